@@ -1,0 +1,1 @@
+"""Users, scopes, grants and principals."""

@@ -1,0 +1,82 @@
+"""The `tabane` command: a thin shell over the service facade."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated
+
+import typer
+
+from tabane.cli import sources
+from tabane.cli.common import emit, handled, service
+from tabane.cli.manage import contexts_app, groups_app, scopes_app, users_app
+from tabane.config import Settings
+
+app = typer.Typer(
+    help="tabane: grounded memory for LLM agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(users_app, name="users")
+app.add_typer(scopes_app, name="scopes")
+app.add_typer(contexts_app, name="contexts")
+app.add_typer(groups_app, name="groups")
+app.add_typer(sources.sources_app, name="sources")
+app.command("ingest")(sources.ingest)
+app.command("sync")(sources.sync)
+
+
+@app.command()
+@handled
+def demo() -> None:
+    """Start the embedded store, ingest the sample corpus and show it.  Example: tabane demo"""
+    from tabane.cli import demo as demo_mod
+
+    started = time.monotonic()
+    with service() as (svc, user):
+        demo_mod.run(svc, user, typer.echo, started)
+
+
+@app.command()
+@handled
+def migrate() -> None:
+    """Apply the database migrations.  Example: tabane migrate"""
+    from tabane.storage import migrate as migrations
+
+    with service() as (svc, _):
+        emit({"revision": migrations.current(svc.store.owner), "head": migrations.head()})
+
+
+@app.command()
+@handled
+def serve(
+    host: Annotated[str | None, typer.Option(help="address to bind (default 127.0.0.1)")] = None,
+    port: Annotated[int | None, typer.Option(help="port (default 8477)")] = None,
+) -> None:
+    """Serve HTTP (and MCP at /mcp).  Example: tabane serve --port 8477"""
+    import uvicorn
+
+    from tabane.api.app import create_app
+    from tabane.service import Tabane
+
+    settings = Settings.from_env()
+    svc = Tabane.open(settings)
+    uvicorn.run(
+        create_app(svc), host=host or settings.host, port=port or settings.port, log_level="info"
+    )
+
+
+@app.command()
+@handled
+def mcp() -> None:
+    """Serve MCP over stdio for a local LLM client.  Example: tabane mcp"""
+    from tabane.mcp.server import run_stdio
+    from tabane.service import Tabane
+
+    with Tabane.open(Settings.from_env()) as svc:
+        run_stdio(svc, svc.local_user())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

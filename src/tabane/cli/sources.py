@@ -1,0 +1,120 @@
+"""`tabane ingest`, `tabane sync` and `tabane sources …`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+from tabane.cli.common import emit, handled, service
+from tabane.ingest.files import DEFAULT_BLOCKLIST, IngestReport
+
+sources_app = typer.Typer(help="Stored sources: list, look up, cite, retract.", no_args_is_help=True)
+Opt = typer.Option
+
+
+def _progress(total: int) -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[current]}"),
+        transient=True,
+        disable=not sys.stderr.isatty(),
+    )
+
+
+def _summary(report: IngestReport) -> None:
+    emit(
+        {
+            "counts": report.counts(),
+            "paragraphs": report.paragraphs,
+            "errors": [
+                {"path": f.path, "error": f.error} for f in report.files if f.outcome == "error"
+            ],
+        }
+    )
+    if report.failed:
+        raise typer.Exit(1)
+
+
+@handled
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="files or folders")],
+    context: Annotated[str, Opt("--context", "-c", help="context to store into")],
+    scope: Annotated[list[str] | None, Opt("--scope", help="scope (repeat for a set)")] = None,
+) -> None:
+    """Ingest files (folders are walked).  Example: tabane ingest notes/*.md --context notes"""
+    with service() as (svc, user):
+        with _progress(len(paths)) as bar:
+            task = bar.add_task("ingest", total=None, current="")
+            report = svc.ingest_paths(
+                user, context, paths, scopes=scope or None,
+                progress=lambda p: bar.update(task, advance=1, current=p),
+            )
+        _summary(report)
+
+
+@handled
+def sync(
+    folder: Path,
+    context: Annotated[str, Opt("--context", "-c")],
+    block: Annotated[list[str] | None, Opt("--block", help="glob to skip (repeat)")] = None,
+    scope: Annotated[list[str] | None, Opt("--scope")] = None,
+) -> None:
+    """Keep a context in step with a folder.  Example: tabane sync ~/notes --context notes"""
+    with service() as (svc, user):
+        with _progress(0) as bar:
+            task = bar.add_task("sync", total=None, current="")
+            report = svc.sync(
+                user, context, folder,
+                blocklist=(*DEFAULT_BLOCKLIST, *(block or [])), scopes=scope or None,
+                progress=lambda p: bar.update(task, advance=1, current=p),
+            )
+        _summary(report)
+
+
+@sources_app.command("list")
+@handled
+def sources_list(
+    context: Annotated[str, Opt("--context", "-c")],
+    limit: Annotated[int, Opt()] = 100,
+    after: Annotated[str | None, Opt(help="continue after this source id")] = None,
+) -> None:
+    """List a context's sources.  Example: tabane sources list --context notes"""
+    with service() as (svc, user):
+        emit(svc.list_sources(user, context, limit=limit, after=after))
+
+
+@sources_app.command("lookup")
+@handled
+def sources_lookup(source_id: str, context: Annotated[str, Opt("--context", "-c")]) -> None:
+    """Show a source and its paragraphs.  Example: tabane sources lookup a.md --context notes"""
+    with service() as (svc, user):
+        info, paragraphs = svc.lookup(user, context, source_id)
+        emit({"source": info, "paragraphs": paragraphs})
+
+
+@sources_app.command("cite")
+@handled
+def sources_cite(
+    source_id: str, paragraph: int, context: Annotated[str, Opt("--context", "-c")]
+) -> None:
+    """Cite one paragraph.  Example: tabane sources cite a.md 0 --context notes"""
+    with service() as (svc, user):
+        emit(svc.cite(user, context, source_id, paragraph))
+
+
+@sources_app.command("retract")
+@handled
+def sources_retract(
+    source_id: str,
+    context: Annotated[str, Opt("--context", "-c")],
+    dry_run: Annotated[bool, Opt("--dry-run", help="only report what would go")] = False,
+) -> None:
+    """Retract a source.  Example: tabane sources retract a.md --context notes --dry-run"""
+    with service() as (svc, user):
+        emit(svc.retract(user, context, source_id, dry_run=dry_run))

@@ -1,0 +1,1 @@
+"""Contexts and groups."""

@@ -1,0 +1,230 @@
+"""Contexts: create, get, list, update, rename, delete; machine and usage statistics.
+
+Every statement runs under the caller's row-level security: a context the caller cannot see does
+not exist for them (`no_context`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from tabane.errors import Forbidden, InvalidInput, Issue, NameTaken, NoContext
+from tabane.storage.schema import Context, ContextUsage, Paragraph, Section, Source
+from tabane.types import Principal, check_name, scope_set
+
+
+@dataclass(frozen=True)
+class ContextStats:
+    sources: int
+    paragraphs: int
+    sections: int
+
+
+@dataclass(frozen=True)
+class ContextUsageStats:
+    reads: int
+    misses: int
+    writes: int
+    last_access: datetime | None
+
+
+@dataclass(frozen=True)
+class ContextInfo:
+    name: str
+    description: str
+    dice_floor: float
+    semantic_floor: float | None
+    scopes: tuple[str, ...]
+    created_at: datetime
+    stats: ContextStats
+    usage: ContextUsageStats
+
+
+def check_floor(value: object, path: str, lo: float, hi: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidInput(f"{path} must be a number", issues=[Issue(path, "not a number")])
+    f = float(value)
+    if math.isnan(f) or not lo <= f <= hi:
+        raise InvalidInput(f"{path} is out of range", issues=[Issue(path, f"{f} not in [{lo}, {hi}]")])
+    return f
+
+
+def writable_scopes(principal: Principal, scopes: object | None, path: str = "scopes") -> list[str]:
+    chosen = principal.default_scopes if scopes is None else scope_set(scopes, path)
+    if not principal.can_write(chosen):
+        missing = sorted(set(chosen) - principal.write)
+        raise Forbidden(
+            "you may not write these scopes", issues=[Issue(path, f"not writable: {missing}")]
+        )
+    return list(chosen)
+
+
+def resolve(session: Session, name: str, path: str = "context") -> Context:
+    ctx = session.scalar(select(Context).where(Context.name == name))
+    if ctx is None:
+        raise NoContext(f"no context {name!r}", issues=[Issue(path, "unknown or not visible")])
+    return ctx
+
+
+def require_writable(principal: Principal, ctx: Context) -> None:
+    if not principal.can_write(tuple(ctx.scopes)):
+        raise Forbidden(
+            f"you may not change context {ctx.name!r}",
+            issues=[Issue("context", f"scopes {sorted(ctx.scopes)} are not all writable")],
+        )
+
+
+def create(
+    session: Session,
+    principal: Principal,
+    name: str,
+    *,
+    description: str = "",
+    dice_floor: float = 0.3,
+    semantic_floor: float | None = None,
+    scopes: object | None = None,
+) -> ContextInfo:
+    name = check_name(name, "name", "context name")
+    values = {
+        "name": name,
+        "description": check_description(description),
+        "dice_floor": check_floor(dice_floor, "dice_floor", 0.0, 1.0),
+        "semantic_floor": None
+        if semantic_floor is None
+        else check_floor(semantic_floor, "semantic_floor", -1.0, 1.0),
+        "scopes": writable_scopes(principal, scopes),
+    }
+    try:
+        with session.begin_nested():
+            ctx = Context(**values)
+            session.add(ctx)
+            session.flush()
+    except IntegrityError:
+        raise NameTaken(f"context {name!r} exists", issues=[Issue("name", "taken")]) from None
+    session.add(ContextUsage(context_id=ctx.id))
+    session.flush()
+    return info(session, ctx)
+
+
+def get(session: Session, name: str) -> ContextInfo:
+    return info(session, resolve(session, name))
+
+
+def list_all(session: Session) -> list[ContextInfo]:
+    return [info(session, c) for c in session.scalars(select(Context).order_by(Context.name))]
+
+
+def update(
+    session: Session, principal: Principal, name: str, changes: dict[str, object]
+) -> ContextInfo:
+    ctx = resolve(session, name)
+    require_writable(principal, ctx)
+    allowed = {"description", "dice_floor", "semantic_floor"}
+    unknown = sorted(set(changes) - allowed)
+    if unknown:
+        raise InvalidInput(
+            "unknown context settings", issues=[Issue(k, "not a context setting") for k in unknown]
+        )
+    if "description" in changes:
+        ctx.description = check_description(changes["description"])
+    if "dice_floor" in changes:
+        ctx.dice_floor = check_floor(changes["dice_floor"], "dice_floor", 0.0, 1.0)
+    if "semantic_floor" in changes:
+        v = changes["semantic_floor"]
+        ctx.semantic_floor = None if v is None else check_floor(v, "semantic_floor", -1.0, 1.0)
+    ctx.updated_at = func.now()  # type: ignore[assignment]
+    session.flush()
+    session.refresh(ctx)
+    return info(session, ctx)
+
+
+def rename(session: Session, principal: Principal, name: str, new_name: str) -> ContextInfo:
+    ctx = resolve(session, name)
+    require_writable(principal, ctx)
+    new_name = check_name(new_name, "new_name", "context name")
+    try:
+        with session.begin_nested():
+            ctx.name = new_name
+            session.flush()
+    except IntegrityError:
+        raise NameTaken(f"context {new_name!r} exists", issues=[Issue("new_name", "taken")]) from None
+    return info(session, ctx)
+
+
+def delete(session: Session, principal: Principal, name: str) -> ContextStats:
+    """Delete a context with everything in it; group memberships go with it."""
+    ctx = resolve(session, name)
+    require_writable(principal, ctx)
+    stats = _stats(session, ctx.id)
+    session.delete(ctx)
+    session.flush()
+    return stats
+
+
+def bump(session: Session, context_id: int, *, reads: int = 0, misses: int = 0, writes: int = 0) -> None:
+    """Count a read, a miss (a read that found nothing) or a write; anyone who can see it may."""
+    stmt = insert(ContextUsage).values(
+        context_id=context_id, reads=reads, misses=misses, writes=writes, last_access=func.now()
+    )
+    session.execute(
+        stmt.on_conflict_do_update(
+            index_elements=[ContextUsage.context_id],
+            set_={
+                "reads": ContextUsage.reads + reads,
+                "misses": ContextUsage.misses + misses,
+                "writes": ContextUsage.writes + writes,
+                "last_access": func.now(),
+            },
+        )
+    )
+
+
+def info(session: Session, ctx: Context) -> ContextInfo:
+    usage = session.get(ContextUsage, ctx.id)
+    return ContextInfo(
+        name=ctx.name,
+        description=ctx.description,
+        dice_floor=ctx.dice_floor,
+        semantic_floor=ctx.semantic_floor,
+        scopes=tuple(ctx.scopes),
+        created_at=ctx.created_at,
+        stats=_stats(session, ctx.id),
+        usage=ContextUsageStats(
+            reads=usage.reads if usage else 0,
+            misses=usage.misses if usage else 0,
+            writes=usage.writes if usage else 0,
+            last_access=usage.last_access if usage else None,
+        ),
+    )
+
+
+def _stats(session: Session, context_id: int) -> ContextStats:
+    live = Source.retracted_at.is_(None)
+    sources = session.scalar(
+        select(func.count()).select_from(Source).where(Source.context_id == context_id, live)
+    )
+    paragraphs = session.scalar(
+        select(func.count()).select_from(Paragraph).where(Paragraph.context_id == context_id)
+    )
+    sections = session.scalar(
+        select(func.count()).select_from(Section).where(Section.context_id == context_id)
+    )
+    return ContextStats(sources or 0, paragraphs or 0, sections or 0)
+
+
+def check_description(value: object) -> str:
+    if not isinstance(value, str):
+        raise InvalidInput("description must be a string", issues=[Issue("description", "not text")])
+    if len(value) > 4000:
+        raise InvalidInput(
+            "description is too long", issues=[Issue("description", f"{len(value)} > 4000 chars")]
+        )
+    return value
+

@@ -1,0 +1,154 @@
+"""One error hierarchy for tabane, each error with a stable snake_case code.
+
+    TabaneError                      code          HTTP
+    ├── InvalidInput                 invalid_input 422  (a field is malformed; `issues` say where)
+    │   ├── InvalidName              invalid_name  422
+    │   ├── BodyTooLarge             body_too_large 413
+    │   └── DocumentError            unreadable_document 422 (undecodable, binary or empty file)
+    ├── NotFound                     not_found     404
+    │   ├── NoContext                no_context    404
+    │   ├── NoGroup                  no_group      404
+    │   ├── NoSource                 no_source     404
+    │   ├── NoParagraph              paragraph_out_of_range 404
+    │   ├── NoUser                   no_user       404
+    │   └── NoScope                  no_scope      404
+    ├── Conflict                     conflict      409
+    │   ├── NameTaken                name_taken    409
+    │   ├── GroupCycle               group_cycle   409
+    │   └── GroupTooDeep             group_too_deep 409
+    ├── Forbidden                    forbidden     403  (the caller may not write these scopes)
+    ├── StoreUnavailable             store_unavailable 503
+    └── StoreBusy                    store_busy    503  (another process holds the data directory)
+
+Every error carries `issues`: `(path, problem)` pairs naming what was wrong and where, and `written`,
+which says what was written before the error (nothing, unless it says otherwise).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One problem found in the input: where it is (a dotted path) and what is wrong."""
+
+    path: str
+    problem: str
+
+
+class TabaneError(Exception):
+    code = "internal"
+    status = 500
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        issues: Iterable[Issue] = (),
+        written: str = "nothing",
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.issues = tuple(issues)
+        self.written = written
+
+    def to_body(self) -> dict[str, object]:
+        return {
+            "error": {
+                "code": self.code,
+                "message": self.message,
+                "issues": [{"path": i.path, "problem": i.problem} for i in self.issues],
+                "written": self.written,
+            }
+        }
+
+
+class InvalidInput(TabaneError):
+    code = "invalid_input"
+    status = 422
+
+
+class InvalidName(InvalidInput):
+    code = "invalid_name"
+
+
+class BodyTooLarge(InvalidInput):
+    code = "body_too_large"
+    status = 413
+
+
+class DocumentError(InvalidInput):
+    code = "unreadable_document"
+
+
+class NotFound(TabaneError):
+    code = "not_found"
+    status = 404
+
+
+class NoContext(NotFound):
+    code = "no_context"
+
+
+class NoGroup(NotFound):
+    code = "no_group"
+
+
+class NoSource(NotFound):
+    code = "no_source"
+
+
+class NoParagraph(NotFound):
+    code = "paragraph_out_of_range"
+
+
+class NoUser(NotFound):
+    code = "no_user"
+
+
+class NoScope(NotFound):
+    code = "no_scope"
+
+
+class Conflict(TabaneError):
+    code = "conflict"
+    status = 409
+
+
+class NameTaken(Conflict):
+    code = "name_taken"
+
+
+class GroupCycle(Conflict):
+    code = "group_cycle"
+
+
+class GroupTooDeep(Conflict):
+    code = "group_too_deep"
+
+
+class Forbidden(TabaneError):
+    code = "forbidden"
+    status = 403
+
+
+class StoreUnavailable(TabaneError):
+    code = "store_unavailable"
+    status = 503
+
+
+class StoreBusy(StoreUnavailable):
+    code = "store_busy"
+
+
+def all_error_classes() -> list[type[TabaneError]]:
+    """Every error class, depth first; the docs test checks each code is documented."""
+    out: list[type[TabaneError]] = []
+    stack: list[type[TabaneError]] = [TabaneError]
+    while stack:
+        cls = stack.pop()
+        out.append(cls)
+        stack.extend(reversed(cls.__subclasses__()))
+    return out

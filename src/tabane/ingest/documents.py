@@ -1,0 +1,157 @@
+"""Ingest one document: validate its metadata, parse it, and store it in one transaction."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import Any
+
+from tabane.contexts import contexts
+from tabane.errors import InvalidInput, Issue
+from tabane.sources.write import SourceMeta, WriteResult, store
+from tabane.storage.store import Store
+from tabane.text.documents import Block, Locator, ParsedDocument, read_document
+from tabane.types import SOURCE_STATES, Principal, scope_set
+
+MAX_SOURCE_ID = 1024
+MAX_TAGS = 64
+
+
+@dataclass(frozen=True)
+class DocumentInput:
+    """One document to ingest: raw bytes to parse, or paragraphs given one by one."""
+
+    source_id: str
+    data: bytes | None = None
+    paragraphs: Sequence[Block] | None = None
+    format: str | None = None
+    title: str | None = None
+    date: str | None = None
+    tags: Sequence[str] | None = None
+    area: str | None = None
+    state: str = "active"
+    scopes: Sequence[str] | None = None
+    questions: Sequence[Sequence[str]] = field(default_factory=tuple)
+    origin: str | None = None
+
+
+def parse(doc: DocumentInput) -> ParsedDocument:
+    check_source_id(doc.source_id)
+    if doc.paragraphs is not None:
+        blocks = tuple(b for b in doc.paragraphs if b.text.strip())
+        return ParsedDocument(format=doc.format or "paragraphs", title=None, blocks=blocks)
+    if doc.data is None:
+        raise InvalidInput("a document needs text or paragraphs", issues=[Issue("text", "missing")])
+    return read_document(doc.data, name=doc.source_id, format=doc.format)
+
+
+def ingest_parsed(
+    store_: Store, principal: Principal, context: str, doc: DocumentInput, parsed: ParsedDocument
+) -> WriteResult:
+    """Store one parsed document in its own transaction."""
+    with store_.session(principal) as session:
+        ctx = contexts.resolve(session, context)
+        scopes = (
+            scope_set(list(doc.scopes), "scopes") if doc.scopes is not None else tuple(ctx.scopes)
+        )
+        meta = SourceMeta(
+            source_id=doc.source_id,
+            title=(doc.title or parsed.title or _default_title(doc.source_id)).strip(),
+            format=parsed.format,
+            content_hash=content_hash(parsed),
+            byte_size=len(doc.data) if doc.data is not None else sum(len(b.text) for b in parsed.blocks),
+            scopes=scopes,
+            date=parse_date(doc.date or parsed.date, "date"),
+            tags=check_tags(doc.tags if doc.tags is not None else parsed.tags),
+            area=doc.area,
+            state=check_state(doc.state),
+            origin=doc.origin,
+        )
+        return store(session, principal, ctx, meta, parsed.blocks, doc.questions)
+
+
+def content_hash(parsed: ParsedDocument) -> str:
+    """A hash of what is stored (paragraph text, sections, locators), not of the raw bytes."""
+    h = hashlib.sha256()
+    for block in parsed.blocks:
+        h.update(block.text.encode())
+        h.update(b"\x00" + "\x1f".join(block.section).encode() + b"\x00")
+        h.update(repr(block.locator.to_json() if block.locator else None).encode() + b"\x1e")
+    return h.hexdigest()
+
+
+def check_source_id(value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput("source_id is empty", issues=[Issue("source_id", "empty")])
+    if len(value) > MAX_SOURCE_ID:
+        raise InvalidInput(
+            "source_id is too long", issues=[Issue("source_id", f"{len(value)} > {MAX_SOURCE_ID}")]
+        )
+    if any(ord(c) < 32 for c in value):
+        raise InvalidInput("source_id has control characters", issues=[Issue("source_id", "control")])
+    return value
+
+
+def check_state(value: str) -> str:
+    if value not in SOURCE_STATES:
+        raise InvalidInput(
+            f"unknown state {value!r}", issues=[Issue("state", f"one of {', '.join(SOURCE_STATES)}")]
+        )
+    return value
+
+
+def check_tags(tags: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(tags, str):
+        raise InvalidInput("tags must be a list", issues=[Issue("tags", "not a list")])
+    out: list[str] = []
+    for i, tag in enumerate(tags):
+        if not isinstance(tag, str) or not tag.strip() or len(tag) > 128:
+            raise InvalidInput("invalid tag", issues=[Issue(f"tags[{i}]", "empty or over 128 chars")])
+        if tag.strip() not in out:
+            out.append(tag.strip())
+    if len(out) > MAX_TAGS:
+        raise InvalidInput("too many tags", issues=[Issue("tags", f"{len(out)} > {MAX_TAGS}")])
+    return tuple(out)
+
+
+def parse_date(value: Any, path: str) -> datetime | None:
+    """An ISO 8601 date or date-time; a date alone means midnight UTC."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            if len(text) == 10:
+                d = date.fromisoformat(text)
+                return datetime(d.year, d.month, d.day, tzinfo=UTC)
+            parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+        except ValueError:
+            pass
+    raise InvalidInput(
+        f"{path} is not an ISO 8601 date", issues=[Issue(path, f"cannot parse {value!r}")]
+    )
+
+
+def block(text: str, section: Sequence[str] = (), locator: dict[str, Any] | None = None) -> Block:
+    """A Block from wire fields (used by the HTTP and MCP surfaces)."""
+    loc = None
+    if locator is not None:
+        start = locator.get("start")
+        if not isinstance(start, int) or isinstance(start, bool) or start < 0:
+            raise InvalidInput("locator.start must be an integer", issues=[Issue("locator", "start")])
+        end = locator.get("end")
+        loc = Locator(kind=locator.get("kind", "line_range"), start=start, end=end)
+    return Block(text=text.strip(), section=tuple(section), locator=loc)
+
+
+def _default_title(source_id: str) -> str:
+    tail = source_id.rstrip("/").rsplit("/", 1)[-1]
+    return tail or source_id
+

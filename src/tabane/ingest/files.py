@@ -1,0 +1,193 @@
+"""Ingest files and keep a folder in sync with a context.
+
+Each file is its own transaction: a bad file is reported and the others go on. A sync derives each
+source id from the file's path relative to the folder, skips unchanged files, replaces changed ones,
+drops empty ones, honours a blocklist of globs, and retracts (soft-deletes) sources whose files
+disappeared since the last sync of the same folder.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import select
+
+from tabane.contexts import contexts
+from tabane.errors import Issue, NoSource, TabaneError
+from tabane.ingest.documents import DocumentInput, ingest_parsed, parse
+from tabane.sources.write import retract
+from tabane.storage.schema import Source
+from tabane.storage.store import Store
+from tabane.types import Principal
+
+DEFAULT_BLOCKLIST = (".*", "*/.*", "**/__pycache__/*", "*.pyc", "*.lock", "*.swp", "*~")
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class FileReport:
+    path: str
+    source_id: str
+    outcome: str  # created | replaced | revived | unchanged | empty | retracted | blocked | error
+    paragraphs: int = 0
+    error: dict[str, object] | None = None
+
+
+@dataclass
+class IngestReport:
+    files: list[FileReport] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for f in self.files:
+            out[f.outcome] = out.get(f.outcome, 0) + 1
+        return out
+
+    @property
+    def paragraphs(self) -> int:
+        return sum(f.paragraphs for f in self.files if f.outcome in ("created", "replaced", "revived"))
+
+    @property
+    def failed(self) -> bool:
+        return any(f.outcome == "error" for f in self.files)
+
+
+def ingest_file(
+    store: Store,
+    principal: Principal,
+    context: str,
+    path: Path,
+    *,
+    source_id: str | None = None,
+    scopes: Sequence[str] | None = None,
+    origin: str | None = None,
+    max_bytes: int,
+) -> FileReport:
+    sid = source_id or str(path)
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise TabaneError(
+                f"{path} is larger than {max_bytes} bytes",
+                issues=[Issue(str(path), f"{size} bytes")],
+            )
+        doc = DocumentInput(source_id=sid, data=path.read_bytes(), scopes=scopes, origin=origin)
+        parsed = parse(doc)
+        if not parsed.blocks:
+            return _drop_empty(store, principal, context, path, sid)
+        result = ingest_parsed(store, principal, context, doc, parsed)
+        return FileReport(str(path), sid, result.outcome, result.paragraphs)
+    except TabaneError as exc:
+        return FileReport(str(path), sid, "error", error=exc.to_body()["error"])  # type: ignore[arg-type]
+    except OSError as exc:
+        return FileReport(str(path), sid, "error", error={"code": "unreadable_file", "message": str(exc)})
+
+
+def ingest_paths(
+    store: Store,
+    principal: Principal,
+    context: str,
+    paths: Iterable[Path],
+    *,
+    scopes: Sequence[str] | None = None,
+    max_bytes: int,
+    progress: Progress | None = None,
+) -> IngestReport:
+    """Ingest files (folders are walked); each file's source id is its path as given."""
+    with store.session(principal) as session:
+        contexts.resolve(session, context)  # fail fast on an unknown context
+    report = IngestReport()
+    for path in _expand(paths):
+        report.files.append(
+            ingest_file(store, principal, context, path, scopes=scopes, max_bytes=max_bytes)
+        )
+        if progress:
+            progress(str(path))
+    return report
+
+
+def sync(
+    store: Store,
+    principal: Principal,
+    context: str,
+    folder: Path,
+    *,
+    blocklist: Sequence[str] = DEFAULT_BLOCKLIST,
+    scopes: Sequence[str] | None = None,
+    max_bytes: int,
+    progress: Progress | None = None,
+) -> IngestReport:
+    root = folder.resolve()
+    if not root.is_dir():
+        raise TabaneError(f"{folder} is not a folder", issues=[Issue("folder", "not a directory")])
+    origin = f"sync:{root}"
+    with store.session(principal) as session:
+        contexts.resolve(session, context)
+    report = IngestReport()
+    seen: set[str] = set()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        rel = path.relative_to(root).as_posix()
+        if blocked(rel, blocklist):
+            continue
+        seen.add(rel)
+        report.files.append(
+            ingest_file(
+                store, principal, context, path,
+                source_id=rel, scopes=scopes, origin=origin, max_bytes=max_bytes,
+            )
+        )
+        if progress:
+            progress(rel)
+    with store.session(principal) as session:
+        ctx = contexts.resolve(session, context)
+        gone = session.scalars(
+            select(Source.source_id).where(
+                Source.context_id == ctx.id,
+                Source.origin == origin,
+                Source.retracted_at.is_(None),
+                Source.source_id.not_in(seen) if seen else Source.source_id.is_not(None),
+            )
+        ).all()
+        for sid in sorted(gone):
+            result = retract(session, principal, ctx, sid, reason="file disappeared")
+            report.files.append(FileReport(str(root / sid), sid, "retracted", result.paragraphs))
+    return report
+
+
+def blocked(rel: str, blocklist: Sequence[str]) -> bool:
+    parts = rel.split("/")
+    return any(
+        fnmatch.fnmatch(rel, pattern) or any(fnmatch.fnmatch(p, pattern) for p in parts)
+        for pattern in blocklist
+    )
+
+
+def _drop_empty(store: Store, principal: Principal, context: str, path: Path, sid: str) -> FileReport:
+    """An empty file stores nothing; if it replaced a stored source, that source is retracted
+    (the report's `paragraphs` then counts the paragraphs removed)."""
+    with store.session(principal) as session:
+        ctx = contexts.resolve(session, context)
+        try:
+            result = retract(session, principal, ctx, sid, reason="file became empty")
+            return FileReport(str(path), sid, "empty", result.paragraphs)
+        except NoSource:
+            return FileReport(str(path), sid, "empty")
+
+
+def _expand(paths: Iterable[Path]) -> list[Path]:
+    out: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            out.extend(
+                sorted(
+                    f for f in p.rglob("*")
+                    if f.is_file() and not blocked(f.relative_to(p).as_posix(), DEFAULT_BLOCKLIST)
+                )
+            )
+        else:
+            out.append(p)
+    return out

@@ -1,0 +1,1 @@
+"""Sources, sections, paragraphs and citations."""

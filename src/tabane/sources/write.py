@@ -1,0 +1,231 @@
+"""Writing a source: store, replace or skip by content hash, and retract — each in the caller's
+transaction, so a crash leaves the old version or the new one, never a half."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from sqlalchemy import delete, func, insert, select
+from sqlalchemy.orm import Session
+
+from tabane.contexts.contexts import bump
+from tabane.errors import Forbidden, Issue, NoSource
+from tabane.storage.schema import Context, Paragraph, Section, Source
+from tabane.text.documents import Block
+from tabane.types import Principal
+
+Outcome = Literal["created", "replaced", "unchanged", "revived"]
+
+
+@dataclass(frozen=True)
+class SourceMeta:
+    """What the caller says about a source besides its text."""
+
+    source_id: str
+    title: str
+    format: str
+    content_hash: str
+    byte_size: int
+    scopes: tuple[str, ...]
+    date: datetime | None = None
+    tags: tuple[str, ...] = ()
+    area: str | None = None
+    state: str = "active"
+    origin: str | None = None
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    source_id: str
+    outcome: Outcome
+    paragraphs: int
+    sections: int
+
+
+@dataclass(frozen=True)
+class RetractResult:
+    source_id: str
+    dry_run: bool
+    sources: int
+    paragraphs: int
+    sections: int
+
+
+def store(
+    session: Session,
+    principal: Principal,
+    ctx: Context,
+    meta: SourceMeta,
+    blocks: Sequence[Block],
+    questions: Sequence[Sequence[str]] = (),
+) -> WriteResult:
+    """Store a parsed document. Same hash and live → unchanged; otherwise the source's sections and
+    paragraphs are replaced inside this transaction."""
+    if not principal.can_write(meta.scopes):
+        missing = sorted(set(meta.scopes) - principal.write)
+        raise Forbidden(
+            f"you may not write source {meta.source_id!r}",
+            issues=[Issue("scopes", f"not writable: {missing}")],
+        )
+    existing = session.scalar(
+        select(Source)
+        .where(Source.context_id == ctx.id, Source.source_id == meta.source_id)
+        .with_for_update()
+    )
+    if existing is not None:
+        if existing.content_hash == meta.content_hash and existing.retracted_at is None:
+            if _metadata_differs(existing, meta):
+                _apply_meta(existing, meta)
+                session.flush()
+            return WriteResult(meta.source_id, "unchanged", existing.paragraph_count, 0)
+        outcome: Outcome = "revived" if existing.retracted_at is not None else "replaced"
+        if not principal.can_write(tuple(existing.scopes)):
+            raise Forbidden(
+                f"you may not replace source {meta.source_id!r}",
+                issues=[Issue("source_id", "the stored version's scopes are not all writable")],
+            )
+        _clear(session, existing.id)
+        source = existing
+        _apply_meta(source, meta)
+        source.retracted_at = None
+        source.retract_reason = None
+        source.stored_at = func.now()  # type: ignore[assignment]
+    else:
+        outcome = "created"
+        source = Source(context_id=ctx.id, source_id=meta.source_id, content_hash=meta.content_hash)
+        _apply_meta(source, meta)
+        session.add(source)
+    source.paragraph_count = len(blocks)
+    session.flush()
+    sections = _write_sections(session, ctx.id, source.id, meta.scopes, blocks)
+    _write_paragraphs(session, ctx.id, source.id, meta.scopes, blocks, sections, questions)
+    bump(session, ctx.id, writes=1)
+    return WriteResult(meta.source_id, outcome, len(blocks), len(sections))
+
+
+def retract(
+    session: Session,
+    principal: Principal,
+    ctx: Context,
+    source_id: str,
+    *,
+    dry_run: bool = False,
+    reason: str = "retracted",
+) -> RetractResult:
+    """Remove a source's paragraphs and sections and mark it retracted (a tombstone remains)."""
+    source = session.scalar(
+        select(Source).where(
+            Source.context_id == ctx.id, Source.source_id == source_id, Source.retracted_at.is_(None)
+        )
+    )
+    if source is None:
+        raise NoSource(f"no source {source_id!r}", issues=[Issue("source_id", "unknown")])
+    if not principal.can_write(tuple(source.scopes)):
+        raise Forbidden(
+            f"you may not retract source {source_id!r}",
+            issues=[Issue("source_id", "its scopes are not all writable")],
+        )
+    paragraphs = session.scalar(
+        select(func.count()).select_from(Paragraph).where(Paragraph.source_pk == source.id)
+    )
+    sections = session.scalar(
+        select(func.count()).select_from(Section).where(Section.source_pk == source.id)
+    )
+    if not dry_run:
+        _clear(session, source.id)
+        source.retracted_at = func.now()  # type: ignore[assignment]
+        source.retract_reason = reason
+        source.paragraph_count = 0
+        session.flush()
+        bump(session, ctx.id, writes=1)
+    return RetractResult(source_id, dry_run, 1, paragraphs or 0, sections or 0)
+
+
+def _clear(session: Session, source_pk: int) -> None:
+    session.execute(delete(Paragraph).where(Paragraph.source_pk == source_pk))
+    session.execute(delete(Section).where(Section.source_pk == source_pk))
+
+
+def _apply_meta(source: Source, meta: SourceMeta) -> None:
+    source.title = meta.title
+    source.format = meta.format
+    source.content_hash = meta.content_hash
+    source.byte_size = meta.byte_size
+    source.scopes = list(meta.scopes)
+    source.date = meta.date
+    source.tags = list(meta.tags)
+    source.area = meta.area
+    source.state = meta.state
+    source.origin = meta.origin
+
+
+def _metadata_differs(source: Source, meta: SourceMeta) -> bool:
+    return (
+        source.title != meta.title
+        or list(source.tags) != list(meta.tags)
+        or source.area != meta.area
+        or source.state != meta.state
+        or source.date != meta.date
+    ) and list(source.scopes) == list(meta.scopes)
+
+
+def _write_sections(
+    session: Session, context_id: int, source_pk: int, scopes: Sequence[str], blocks: Sequence[Block]
+) -> dict[tuple[str, ...], int]:
+    """One row for every heading path and each of its prefixes, parents before children."""
+    paths: list[tuple[str, ...]] = []
+    seen: set[tuple[str, ...]] = set()
+    for block in blocks:
+        for depth in range(1, len(block.section) + 1):
+            prefix = block.section[:depth]
+            if prefix not in seen:
+                seen.add(prefix)
+                paths.append(prefix)
+    ids: dict[tuple[str, ...], int] = {}
+    for ordinal, path in enumerate(paths):
+        ids[path] = session.scalar(
+            insert(Section)
+            .values(
+                source_pk=source_pk,
+                context_id=context_id,
+                ordinal=ordinal,
+                parent_id=ids.get(path[:-1]),
+                path=list(path),
+                title=path[-1],
+                level=len(path),
+                scopes=list(scopes),
+            )
+            .returning(Section.id)
+        )
+    return ids
+
+
+def _write_paragraphs(
+    session: Session,
+    context_id: int,
+    source_pk: int,
+    scopes: Sequence[str],
+    blocks: Sequence[Block],
+    sections: dict[tuple[str, ...], int],
+    questions: Sequence[Sequence[str]],
+) -> None:
+    if not blocks:
+        return
+    rows = [
+        {
+            "source_pk": source_pk,
+            "context_id": context_id,
+            "idx": i,
+            "text": block.text,
+            "section_id": sections.get(block.section),
+            "section_path": list(block.section),
+            "locator": block.locator.to_json() if block.locator else None,
+            "questions": list(questions[i]) if i < len(questions) else [],
+            "scopes": list(scopes),
+        }
+        for i, block in enumerate(blocks)
+    ]
+    session.execute(insert(Paragraph), rows)

@@ -1,0 +1,1 @@
+"""Storage: the embedded server, engines, sessions with SET LOCAL, schema and migrations."""

@@ -1,0 +1,206 @@
+"""The schema as SQLAlchemy 2.0 typed mappings.
+
+Reference tables (users, scopes, grants) are read-only to the application role. Every content table
+mixes in `Scoped`: a non-empty scope set, indexed, compared by the row-level-security policies that
+the migrations install (see storage/rls.py). Per-context tables carry `context_id` so they can later be
+co-located on it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    Text,
+    UniqueConstraint,
+    func,
+)
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column
+
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+def _now() -> Any:
+    return mapped_column(DateTime(timezone=True), server_default=func.now(), nullable=False)
+
+
+class Scoped:
+    """A content row: a non-empty set of scope names, compared by the RLS policies."""
+
+    scopes: Mapped[list[str]] = mapped_column(ARRAY(Text), nullable=False)
+
+    @declared_attr.directive
+    def __table_args__(cls) -> tuple[Any, ...]:
+        name = cls.__tablename__  # type: ignore[attr-defined]
+        return (
+            CheckConstraint("cardinality(scopes) >= 1", name="scopes_nonempty"),
+            Index(f"ix_{name}_scopes", "scopes", postgresql_using="gin"),
+            *getattr(cls, "__extra_args__", ()),
+        )
+
+
+SCOPED_TABLES = (
+    "contexts",
+    "groups",
+    "group_contexts",
+    "group_children",
+    "sources",
+    "sections",
+    "paragraphs",
+)
+
+
+class User(Base):
+    __tablename__ = "users"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(Text, unique=True)
+    created_at: Mapped[datetime] = _now()
+
+
+class Scope(Base):
+    __tablename__ = "scopes"
+    name: Mapped[str] = mapped_column(Text, primary_key=True)
+    description: Mapped[str] = mapped_column(Text, server_default="")
+    created_at: Mapped[datetime] = _now()
+
+
+class Grant(Base):
+    """A user may read `scope`; with `can_write` also write it (write ⊆ read by construction)."""
+
+    __tablename__ = "grants"
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    scope: Mapped[str] = mapped_column(
+        ForeignKey("scopes.name", ondelete="CASCADE", onupdate="CASCADE"), primary_key=True
+    )
+    can_write: Mapped[bool] = mapped_column(Boolean, server_default="false")
+
+
+class Context(Scoped, Base):
+    __tablename__ = "contexts"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(Text, unique=True)
+    description: Mapped[str] = mapped_column(Text, server_default="")
+    dice_floor: Mapped[float] = mapped_column(Float, server_default="0.3")
+    semantic_floor: Mapped[float | None] = mapped_column(Float)
+    created_at: Mapped[datetime] = _now()
+    updated_at: Mapped[datetime] = _now()
+
+
+class ContextUsage(Base):
+    """Usage counters; anyone who can see the context may bump them (policy in rls.py)."""
+
+    __tablename__ = "context_usage"
+    context_id: Mapped[int] = mapped_column(
+        ForeignKey("contexts.id", ondelete="CASCADE"), primary_key=True
+    )
+    reads: Mapped[int] = mapped_column(BigInteger, server_default="0")
+    misses: Mapped[int] = mapped_column(BigInteger, server_default="0")
+    writes: Mapped[int] = mapped_column(BigInteger, server_default="0")
+    last_access: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class Group(Scoped, Base):
+    __tablename__ = "groups"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(Text, unique=True)
+    description: Mapped[str] = mapped_column(Text, server_default="")
+    created_at: Mapped[datetime] = _now()
+
+
+class GroupContext(Scoped, Base):
+    """Membership of a context in a group; carries the group's scope set."""
+
+    __tablename__ = "group_contexts"
+    group_id: Mapped[int] = mapped_column(ForeignKey("groups.id", ondelete="CASCADE"), primary_key=True)
+    context_id: Mapped[int] = mapped_column(
+        ForeignKey("contexts.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+
+
+class GroupChild(Scoped, Base):
+    """A child group inside a parent group; carries the parent's scope set."""
+
+    __tablename__ = "group_children"
+    __extra_args__ = (CheckConstraint("parent_id <> child_id", name="not_self"),)
+    parent_id: Mapped[int] = mapped_column(ForeignKey("groups.id", ondelete="CASCADE"), primary_key=True)
+    child_id: Mapped[int] = mapped_column(
+        ForeignKey("groups.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+
+
+class Source(Scoped, Base):
+    __tablename__ = "sources"
+    __extra_args__ = (
+        UniqueConstraint("context_id", "source_id"),
+        CheckConstraint(
+            "state in ('active', 'waiting', 'someday', 'done', 'archived')", name="state_known"
+        ),
+    )
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    context_id: Mapped[int] = mapped_column(ForeignKey("contexts.id", ondelete="CASCADE"))
+    source_id: Mapped[str] = mapped_column(Text)
+    title: Mapped[str] = mapped_column(Text, server_default="")
+    format: Mapped[str] = mapped_column(Text, server_default="text")
+    date: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    tags: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")
+    area: Mapped[str | None] = mapped_column(Text)
+    state: Mapped[str] = mapped_column(Text, server_default="active")
+    content_hash: Mapped[str] = mapped_column(Text)
+    byte_size: Mapped[int] = mapped_column(BigInteger, server_default="0")
+    paragraph_count: Mapped[int] = mapped_column(Integer, server_default="0")
+    stored_at: Mapped[datetime] = _now()
+    retracted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    retract_reason: Mapped[str | None] = mapped_column(Text)
+    origin: Mapped[str | None] = mapped_column(Text)  # the folder a sync took it from
+
+
+class Section(Scoped, Base):
+    """A heading of a source; `path` is the full heading path, outermost first."""
+
+    __tablename__ = "sections"
+    __extra_args__ = (UniqueConstraint("source_pk", "ordinal"),)
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    source_pk: Mapped[int] = mapped_column(ForeignKey("sources.id", ondelete="CASCADE"))
+    context_id: Mapped[int] = mapped_column(Integer, index=True)
+    ordinal: Mapped[int] = mapped_column(Integer)
+    parent_id: Mapped[int | None] = mapped_column(ForeignKey("sections.id", ondelete="CASCADE"))
+    path: Mapped[list[str]] = mapped_column(ARRAY(Text))
+    title: Mapped[str] = mapped_column(Text)
+    level: Mapped[int] = mapped_column(Integer)
+
+
+class Paragraph(Scoped, Base):
+    """One paragraph; `scopes` is its source's set (denormalized so scans filter cheaply)."""
+
+    __tablename__ = "paragraphs"
+    __extra_args__ = (UniqueConstraint("source_pk", "idx"),)
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    source_pk: Mapped[int] = mapped_column(ForeignKey("sources.id", ondelete="CASCADE"))
+    context_id: Mapped[int] = mapped_column(Integer, index=True)
+    idx: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    section_id: Mapped[int | None] = mapped_column(ForeignKey("sections.id", ondelete="SET NULL"))
+    section_path: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")
+    locator: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    questions: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")

@@ -1,0 +1,132 @@
+"""Open the store: start or reach PostgreSQL, migrate, and hand out sessions under RLS.
+
+Two engines: the owner's (migrations and the reference tables: users, scopes, grants) and the
+application's, which connects as a role that cannot bypass row-level security. Every application
+transaction sets the caller's read and write scope sets with `SET LOCAL` first, so a pooled
+connection never carries one caller's authority into another's transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event, func, select, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session
+
+from tabane.config import Settings
+from tabane.errors import StoreUnavailable
+from tabane.storage import embedded, migrate
+from tabane.storage.rls import APP_ROLE
+from tabane.types import Principal
+
+
+def array_literal(values: frozenset[str] | tuple[str, ...]) -> str:
+    """A PostgreSQL text[] literal with every element quoted."""
+    quoted = ('"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' for v in sorted(values))
+    return "{" + ",".join(quoted) + "}"
+
+
+@dataclass
+class Store:
+    owner: Engine
+    app: Engine
+    embedded_home: Path | None = None
+
+    @contextmanager
+    def session(self, principal: Principal) -> Iterator[Session]:
+        """One transaction acting for `principal`; commits on success, rolls back on error."""
+        with Session(self.app, expire_on_commit=False) as session, session.begin():
+            session.execute(
+                select(
+                    func.set_config("tabane.read_scopes", array_literal(principal.read), True),
+                    func.set_config("tabane.write_scopes", array_literal(principal.write), True),
+                )
+            )
+            yield session
+
+    @contextmanager
+    def admin(self) -> Iterator[Session]:
+        """One owner transaction, for the reference tables (users, scopes, grants) only."""
+        with Session(self.owner, expire_on_commit=False) as session, session.begin():
+            yield session
+
+    def close(self) -> None:
+        self.app.dispose()
+        self.owner.dispose()
+
+
+def open_store(settings: Settings, *, run_migrations: bool = True) -> Store:
+    """Start the embedded server (or reach TABANE_DATABASE_URL), migrate, and check the app role."""
+    home: Path | None = None
+    if settings.database_url is None:
+        home = settings.home
+        with embedded.init_lock(home):
+            socket_dir = embedded.start(home)
+            owner_url = embedded.url(socket_dir, "postgres")
+            _ensure_database(embedded.url(socket_dir, "postgres", "postgres"), embedded.DATABASE)
+            owner = _engine(owner_url)
+            if run_migrations:
+                migrate.upgrade(owner, login_role=True)
+        app = _engine(embedded.url(socket_dir, APP_ROLE))
+    else:
+        owner = _engine(settings.database_url)
+        if run_migrations:
+            migrate.upgrade(owner, login_role=False)
+        if settings.app_database_url:
+            app = _engine(settings.app_database_url)
+        else:
+            app = _engine(settings.database_url, set_role=APP_ROLE)
+    _check_app_role(app)
+    return Store(owner=owner, app=app, embedded_home=home)
+
+
+def _engine(url: str, *, set_role: str | None = None) -> Engine:
+    parsed = make_url(url)
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    engine = create_engine(parsed, pool_pre_ping=True, pool_size=5, max_overflow=10)
+    if set_role is not None:
+
+        @event.listens_for(engine, "connect")
+        def _set_role(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
+            with dbapi_conn.cursor() as cur:
+                cur.execute(f"SET ROLE {set_role}")
+            dbapi_conn.commit()
+
+    return engine
+
+
+def _ensure_database(maintenance_url: str, name: str) -> None:
+    engine = create_engine(maintenance_url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            exists = conn.execute(
+                text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name}
+            ).first()
+            if exists is None:
+                conn.execute(text(f'CREATE DATABASE "{name}"'))
+    finally:
+        engine.dispose()
+
+
+def _check_app_role(app: Engine) -> None:
+    """Refuse to run if the application role could see past row-level security."""
+    try:
+        with app.connect() as conn:
+            row = conn.execute(
+                text(
+                    "SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user"
+                )
+            ).one()
+    except OperationalError as exc:
+        raise StoreUnavailable(f"cannot connect to PostgreSQL: {exc.orig}") from exc
+    if row.rolsuper or row.rolbypassrls:
+        raise StoreUnavailable(
+            "the application role can bypass row-level security; set TABANE_APP_DATABASE_URL "
+            f"to a role without SUPERUSER or BYPASSRLS (for example a member of {APP_ROLE})"
+        )

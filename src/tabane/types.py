@@ -1,0 +1,76 @@
+"""Small value types shared by every layer."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from tabane.errors import InvalidName, Issue
+
+PUBLIC = "public"
+SOURCE_STATES = ("active", "waiting", "someday", "done", "archived")
+
+# Names of contexts and groups: letters (any script), digits, and . _ - ; 1..64 characters;
+# not starting with a dot or dash. Scope names also allow ':' (`user:alice`, `org:acme`).
+_NAME = re.compile(r"^[^\W][\w.\-]{0,63}$", re.UNICODE)
+_SCOPE = re.compile(r"^[^\W][\w.\-:@]{0,127}$", re.UNICODE)
+
+
+def check_name(value: object, path: str = "name", what: str = "name") -> str:
+    """Validate a context/group/user name and return it NFC-normalized."""
+    if not isinstance(value, str):
+        raise InvalidName(f"{what} must be a string", issues=[Issue(path, "not a string")])
+    name = unicodedata.normalize("NFC", value)
+    if not name.strip():
+        raise InvalidName(f"{what} is empty", issues=[Issue(path, "empty")])
+    if len(name) > 64:
+        raise InvalidName(
+            f"{what} is too long", issues=[Issue(path, f"{len(name)} characters, at most 64")]
+        )
+    if not _NAME.match(name):
+        raise InvalidName(
+            f"{what} {name!r} has characters that are not allowed",
+            issues=[Issue(path, "use letters, digits, '.', '_' or '-', starting with a letter or digit")],
+        )
+    return name
+
+
+def check_scope(value: object, path: str = "scope") -> str:
+    if not isinstance(value, str) or not _SCOPE.match(unicodedata.normalize("NFC", value)):
+        raise InvalidName(
+            f"invalid scope name {value!r}",
+            issues=[Issue(path, "use letters, digits, '.', '_', '-', ':' or '@', at most 128")],
+        )
+    return unicodedata.normalize("NFC", value)
+
+
+def scope_set(values: object, path: str = "scopes") -> tuple[str, ...]:
+    """A non-empty, sorted, de-duplicated scope set."""
+    if isinstance(values, str) or not isinstance(values, (list, tuple, set, frozenset)):
+        raise InvalidName("scopes must be a list of names", issues=[Issue(path, "not a list")])
+    out = sorted({check_scope(v, f"{path}[{i}]") for i, v in enumerate(values)})
+    if not out:
+        raise InvalidName("scopes must not be empty", issues=[Issue(path, "empty set")])
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The user a request acts for, with the scope sets it may read and write (write ⊆ read)."""
+
+    user_id: int
+    name: str
+    read: frozenset[str]
+    write: frozenset[str]
+    default_scopes: tuple[str, ...]
+
+    def can_write(self, scopes: tuple[str, ...] | frozenset[str]) -> bool:
+        return set(scopes) <= self.write
+
+    def can_read(self, scopes: tuple[str, ...] | frozenset[str]) -> bool:
+        return set(scopes) <= self.read or set(scopes) == {PUBLIC}
+
+
+def personal_scope(user_name: str) -> str:
+    return f"user:{user_name}"

@@ -1,0 +1,83 @@
+"""Shared fixtures: one real embedded PostgreSQL (with pgvector) for the whole run.
+
+`svc` is the service facade over it; every test gets fresh, uniquely named users and contexts
+through `make_user` and `make_context`, so tests never see each other's rows.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tabane.config import Settings
+from tabane.service import Tabane
+from tabane.types import Principal
+
+_counter = itertools.count()
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}{os.getpid()}x{next(_counter)}"
+
+
+@pytest.fixture(scope="session")
+def tabane_home() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="tabane-test-") as tmp:
+        yield Path(tmp)
+
+
+@pytest.fixture(scope="session")
+def settings(tabane_home: Path) -> Settings:
+    return Settings(home=tabane_home, local_user="tester")
+
+
+@pytest.fixture(scope="session")
+def svc(settings: Settings) -> Iterator[Tabane]:
+    service = Tabane.open(settings)
+    yield service
+    service.close()
+
+
+@pytest.fixture
+def make_user(svc: Tabane) -> Callable[..., Principal]:
+    """A new user with a personal scope; `extra_read`/`extra_write` grant more scopes."""
+
+    def make(
+        prefix: str = "u", extra_read: tuple[str, ...] = (), extra_write: tuple[str, ...] = ()
+    ) -> Principal:
+        name = unique(prefix)
+        svc.add_user(name)
+        for scope in (*extra_read, *extra_write):
+            svc.add_scope(scope)
+        for scope in extra_read:
+            svc.grant(name, scope, write=False)
+        for scope in extra_write:
+            svc.grant(name, scope, write=True)
+        return svc.principal(name)
+
+    return make
+
+
+@pytest.fixture
+def user(make_user: Callable[..., Principal]) -> Principal:
+    return make_user()
+
+
+@pytest.fixture
+def make_context(svc: Tabane, user: Principal) -> Callable[..., str]:
+    def make(owner: Principal | None = None, **settings: object) -> str:
+        name = unique("ctx")
+        svc.create_context(owner or user, name, **settings)
+        return name
+
+    return make
+
+
+@pytest.fixture
+def context(make_context: Callable[..., str]) -> str:
+    return make_context()

@@ -1,0 +1,83 @@
+"""Contexts through the service facade, on the real store."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tabane.errors import Forbidden, InvalidInput, InvalidName, NameTaken, NoContext
+from tabane.service import Tabane
+
+
+def test_create_get_list_update_rename_delete(svc: Tabane, user, context) -> None:
+    info = svc.get_context(user, context)
+    assert info.name == context
+    assert info.dice_floor == pytest.approx(0.3)
+    assert info.scopes == (f"user:{user.name}",)
+    assert context in [c.name for c in svc.list_contexts(user)]
+
+    changed = svc.update_context(user, context, {"description": "d", "semantic_floor": 0.25})
+    assert (changed.description, changed.semantic_floor) == ("d", 0.25)
+
+    renamed = svc.rename_context(user, context, context + "b")
+    assert renamed.name == context + "b"
+    with pytest.raises(NoContext):
+        svc.get_context(user, context)
+    removed = svc.delete_context(user, context + "b")
+    assert removed.sources == 0
+    assert context + "b" not in [c.name for c in svc.list_contexts(user)]
+
+
+@pytest.mark.parametrize(
+    ("bad", "error"),
+    [("", InvalidName), ("a" * 65, InvalidName), ("has space", InvalidName), (".dot", InvalidName)],
+)
+def test_bad_names_are_refused(svc: Tabane, user, bad: str, error: type) -> None:
+    with pytest.raises(error) as info:
+        svc.create_context(user, bad)
+    assert info.value.issues[0].path == "name"
+
+
+def test_duplicate_name(svc: Tabane, user, context) -> None:
+    with pytest.raises(NameTaken):
+        svc.create_context(user, context)
+
+
+@pytest.mark.parametrize("floor", [math.nan, 1.5, -1.01, "0.5", True])
+def test_semantic_floor_must_be_a_number_in_range(svc: Tabane, user, context, floor) -> None:
+    with pytest.raises(InvalidInput) as info:
+        svc.update_context(user, context, {"semantic_floor": floor})
+    assert info.value.issues[0].path == "semantic_floor"
+    assert svc.get_context(user, context).semantic_floor is None
+
+
+def test_unknown_setting_is_refused(svc: Tabane, user, context) -> None:
+    with pytest.raises(InvalidInput) as info:
+        svc.update_context(user, context, {"colour": "red"})
+    assert info.value.issues[0].path == "colour"
+
+
+def test_other_users_cannot_see_or_change_a_private_context(
+    svc: Tabane, user, make_user, context
+) -> None:
+    other = make_user()
+    with pytest.raises(NoContext):
+        svc.get_context(other, context)
+    assert context not in [c.name for c in svc.list_contexts(other)]
+    with pytest.raises(NoContext):
+        svc.delete_context(other, context)
+
+
+def test_reader_without_write_scope_gets_forbidden_and_nothing_changes(
+    svc: Tabane, make_user, make_context
+) -> None:
+    owner = make_user(extra_write=("team:x",))
+    reader = make_user(extra_read=("team:x",))
+    name = make_context(owner, scopes=["team:x"])
+    assert svc.get_context(reader, name).name == name
+    with pytest.raises(Forbidden):
+        svc.update_context(reader, name, {"description": "mine now"})
+    with pytest.raises(Forbidden):
+        svc.create_context(reader, name + "y", scopes=["team:x"])
+    assert svc.get_context(owner, name).description == ""
