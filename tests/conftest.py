@@ -6,8 +6,6 @@ through `make_user` and `make_context`, so tests never see each other's rows.
 
 from __future__ import annotations
 
-import itertools
-import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,14 +14,10 @@ import pytest
 
 from tabane.config import Settings
 from tabane.service import Tabane
+from tabane.storage import embedded
 from tabane.types import Principal
 
-_counter = itertools.count()
-
-
-def unique(prefix: str) -> str:
-    return f"{prefix}{os.getpid()}x{next(_counter)}"
-
+from helpers import unique
 
 @pytest.fixture(scope="session")
 def tabane_home() -> Iterator[Path]:
@@ -41,6 +35,8 @@ def svc(settings: Settings) -> Iterator[Tabane]:
     service = Tabane.open(settings)
     yield service
     service.close()
+    # Processes the tests killed never deregister from the server; stop it for certain.
+    embedded.stop(settings.home)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import signal
 import time
 import warnings
 from collections.abc import Iterator
@@ -59,6 +60,27 @@ def start(home: Path) -> str:
             raise StoreUnavailable(f"could not start the embedded PostgreSQL in {home}: {exc}") from exc
     query = parse_qs(urlsplit(server.get_uri()).query)
     return query["host"][0]
+
+
+def stop(home: Path, timeout: float = 30.0) -> bool:
+    """Fast-shutdown the server in HOME/pg whoever started it; True when one was running."""
+    pidfile = home / "pg" / "postmaster.pid"
+    try:
+        pid = int(pidfile.read_text().splitlines()[0])
+    except (OSError, ValueError, IndexError):
+        return False
+    try:
+        os.kill(pid, signal.SIGINT)
+    except ProcessLookupError:
+        return False
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    raise StoreUnavailable(f"the embedded PostgreSQL (pid {pid}) did not stop in {timeout:.0f}s")
 
 
 def url(socket_dir: str, user: str, database: str = DATABASE) -> str:

@@ -1,0 +1,80 @@
+"""Folder sync: idempotent, replaces changed files, retracts vanished ones, drops empty ones,
+honours the blocklist, and reports bad files without stopping."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tabane.ingest.files import DEFAULT_BLOCKLIST
+from tabane.service import Tabane
+
+
+def _tree(root: Path) -> None:
+    (root / "guide").mkdir(parents=True)
+    (root / "guide" / "intro.md").write_text("# Intro\n\nHello there.\n\nSecond paragraph.\n")
+    (root / "notes.txt").write_text("one\n\ntwo\n")
+    (root / ".hidden.md").write_text("# secret\n\nnot synced\n")
+    (root / "build").mkdir()
+    (root / "build" / "out.md").write_text("# generated\n\nskip me\n")
+
+
+def _ids(svc: Tabane, user, context: str) -> list[str]:
+    return [s.source_id for s in svc.list_sources(user, context).sources]
+
+
+def test_sync_is_idempotent_and_tracks_the_folder(svc: Tabane, user, context, tmp_path) -> None:
+    _tree(tmp_path)
+    blocklist = (*DEFAULT_BLOCKLIST, "build/*")
+    first = svc.sync(user, context, tmp_path, blocklist=blocklist)
+    assert first.counts() == {"created": 2}
+    assert _ids(svc, user, context) == ["guide/intro.md", "notes.txt"]
+
+    second = svc.sync(user, context, tmp_path, blocklist=blocklist)
+    assert second.counts() == {"unchanged": 2}
+
+    (tmp_path / "notes.txt").write_text("one\n\ntwo\n\nthree\n")
+    (tmp_path / "guide" / "intro.md").unlink()
+    (tmp_path / "new.md").write_text("fresh\n")
+    third = svc.sync(user, context, tmp_path, blocklist=blocklist)
+    assert third.counts() == {"created": 1, "replaced": 1, "retracted": 1}
+    assert _ids(svc, user, context) == ["new.md", "notes.txt"]
+    assert svc.lookup(user, context, "notes.txt")[0].paragraphs == 3
+
+    (tmp_path / "new.md").write_text("   \n\n")
+    fourth = svc.sync(user, context, tmp_path, blocklist=blocklist)
+    assert fourth.counts() == {"empty": 1, "unchanged": 1}
+    assert _ids(svc, user, context) == ["notes.txt"]
+
+
+def test_a_bad_file_is_reported_and_the_others_go_on(svc: Tabane, user, context, tmp_path) -> None:
+    (tmp_path / "a.md").write_text("good\n")
+    (tmp_path / "b.bin").write_bytes(b"\x00\x01\x02\xff" * 64)
+    (tmp_path / "c.txt").write_bytes(b"caf\xe9 latin-1 is not utf-8\n")
+    (tmp_path / "d.md").write_text("also good\n")
+    report = svc.sync(user, context, tmp_path)
+    assert report.counts() == {"created": 2, "error": 2}
+    errors = {f.source_id: f.error for f in report.files if f.outcome == "error"}
+    assert set(errors) == {"b.bin", "c.txt"}
+    assert all(e and e["code"] == "unreadable_document" for e in errors.values())
+    assert _ids(svc, user, context) == ["a.md", "d.md"]
+
+
+def test_sync_leaves_other_sources_alone(svc: Tabane, user, context, tmp_path) -> None:
+    from tabane.ingest.documents import DocumentInput
+
+    svc.ingest(user, context, DocumentInput(source_id="by-hand", data=b"manual note\n"))
+    (tmp_path / "x.md").write_text("x\n")
+    svc.sync(user, context, tmp_path)
+    (tmp_path / "x.md").unlink()
+    report = svc.sync(user, context, tmp_path)
+    assert report.counts() == {"retracted": 1}
+    assert _ids(svc, user, context) == ["by-hand"]
+
+
+def test_ingest_paths_walks_folders(svc: Tabane, user, context, tmp_path) -> None:
+    _tree(tmp_path)
+    report = svc.ingest_paths(user, context, [tmp_path / "guide", tmp_path / "notes.txt"])
+    assert report.counts() == {"created": 2}
+    assert report.paragraphs == 4
+    missing = svc.ingest_paths(user, context, [tmp_path / "nope.md"])
+    assert missing.counts() == {"error": 1}

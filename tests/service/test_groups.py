@@ -1,0 +1,79 @@
+"""Groups: membership deltas, strict integrity, a DAG at most three groups tall."""
+
+from __future__ import annotations
+
+import pytest
+
+from tabane.errors import GroupCycle, GroupTooDeep, NoContext, NoGroup
+from tabane.service import Tabane
+
+from helpers import unique
+
+
+def _group(svc: Tabane, user, **fields) -> str:
+    name = unique("grp")
+    svc.create_group(user, name, **fields)
+    return name
+
+
+def test_membership_by_deltas(svc: Tabane, user, make_context) -> None:
+    a, b = make_context(), make_context()
+    g = _group(svc, user, contexts=[a])
+    assert svc.get_group(user, g).contexts == (a,)
+    info = svc.change_group(user, g, add_contexts=[b], remove_contexts=[a])
+    assert info.contexts == (b,)
+    # adding twice is idempotent
+    assert svc.change_group(user, g, add_contexts=[b]).contexts == (b,)
+
+
+def test_members_must_exist_and_nothing_is_written(svc: Tabane, user, context) -> None:
+    g = _group(svc, user)
+    with pytest.raises(NoContext) as info:
+        svc.change_group(user, g, add_contexts=[context, "nope-missing"])
+    assert info.value.issues[0].path == "add_contexts[1]"
+    assert svc.get_group(user, g).contexts == ()
+    with pytest.raises(NoGroup):
+        svc.change_group(user, g, add_groups=["missing-group"])
+
+
+def test_deleting_a_context_or_group_removes_it_everywhere(svc: Tabane, user, make_context) -> None:
+    c = make_context()
+    child = _group(svc, user, contexts=[c])
+    parent = _group(svc, user, groups=[child], contexts=[c])
+    svc.delete_context(user, c)
+    assert svc.get_group(user, child).contexts == ()
+    assert svc.get_group(user, parent).contexts == ()
+    svc.delete_group(user, child)
+    assert svc.get_group(user, parent).groups == ()
+
+
+def test_cycles_are_refused(svc: Tabane, user) -> None:
+    a = _group(svc, user)
+    b = _group(svc, user, groups=[a])
+    with pytest.raises(GroupCycle):
+        svc.change_group(user, a, add_groups=[b])
+    with pytest.raises(GroupCycle):
+        svc.change_group(user, a, add_groups=[a])
+
+
+def test_at_most_three_groups_tall(svc: Tabane, user) -> None:
+    bottom = _group(svc, user)
+    middle = _group(svc, user, groups=[bottom])
+    top = _group(svc, user, groups=[middle])
+    with pytest.raises(GroupTooDeep):
+        _group(svc, user, groups=[top])
+    lonely = _group(svc, user)
+    with pytest.raises(GroupTooDeep):
+        svc.change_group(user, lonely, add_groups=[top])
+    with pytest.raises(GroupTooDeep):
+        svc.change_group(user, bottom, add_groups=[lonely])
+    # a diamond that stays three tall is fine
+    other_middle = _group(svc, user, groups=[bottom])
+    svc.change_group(user, top, add_groups=[other_middle])
+
+
+def test_expand_reaches_nested_children_and_dedupes(svc: Tabane, user, make_context) -> None:
+    a, b, c = make_context(), make_context(), make_context()
+    inner = _group(svc, user, contexts=[b, c])
+    outer = _group(svc, user, contexts=[a, b], groups=[inner])
+    assert svc.expand(user, [c], [outer]) == [c, a, b]
