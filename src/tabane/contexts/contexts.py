@@ -7,6 +7,7 @@ not exist for them (`no_context`).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -52,7 +53,9 @@ def check_floor(value: object, path: str, lo: float, hi: float) -> float:
         raise InvalidInput(f"{path} must be a number", issues=[Issue(path, "not a number")])
     f = float(value)
     if math.isnan(f) or not lo <= f <= hi:
-        raise InvalidInput(f"{path} is out of range", issues=[Issue(path, f"{f} not in [{lo}, {hi}]")])
+        raise InvalidInput(
+            f"{path} is out of range", issues=[Issue(path, f"{f} not in [{lo}, {hi}]")]
+        )
     return f
 
 
@@ -122,7 +125,7 @@ def list_all(session: Session) -> list[ContextInfo]:
 
 
 def update(
-    session: Session, principal: Principal, name: str, changes: dict[str, object]
+    session: Session, principal: Principal, name: str, changes: Mapping[str, object]
 ) -> ContextInfo:
     ctx = resolve(session, name)
     require_writable(principal, ctx)
@@ -139,7 +142,7 @@ def update(
     if "semantic_floor" in changes:
         v = changes["semantic_floor"]
         ctx.semantic_floor = None if v is None else check_floor(v, "semantic_floor", -1.0, 1.0)
-    ctx.updated_at = func.now()  # type: ignore[assignment]
+    ctx.updated_at = func.now()
     session.flush()
     session.refresh(ctx)
     return info(session, ctx)
@@ -154,7 +157,9 @@ def rename(session: Session, principal: Principal, name: str, new_name: str) -> 
             ctx.name = new_name
             session.flush()
     except IntegrityError:
-        raise NameTaken(f"context {new_name!r} exists", issues=[Issue("new_name", "taken")]) from None
+        raise NameTaken(
+            f"context {new_name!r} exists", issues=[Issue("new_name", "taken")]
+        ) from None
     return info(session, ctx)
 
 
@@ -168,7 +173,9 @@ def delete(session: Session, principal: Principal, name: str) -> ContextStats:
     return stats
 
 
-def bump(session: Session, context_id: int, *, reads: int = 0, misses: int = 0, writes: int = 0) -> None:
+def bump(
+    session: Session, context_id: int, *, reads: int = 0, misses: int = 0, writes: int = 0
+) -> None:
     """Count a read, a miss (a read that found nothing) or a write; anyone who can see it may."""
     stmt = insert(ContextUsage).values(
         context_id=context_id, reads=reads, misses=misses, writes=writes, last_access=func.now()
@@ -221,10 +228,11 @@ def _stats(session: Session, context_id: int) -> ContextStats:
 
 def check_description(value: object) -> str:
     if not isinstance(value, str):
-        raise InvalidInput("description must be a string", issues=[Issue("description", "not text")])
+        raise InvalidInput(
+            "description must be a string", issues=[Issue("description", "not text")]
+        )
     if len(value) > 4000:
         raise InvalidInput(
             "description is too long", issues=[Issue("description", f"{len(value)} > 4000 chars")]
         )
     return value
-

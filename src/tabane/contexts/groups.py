@@ -97,7 +97,9 @@ def change(
     for i, gname in enumerate(remove_groups):
         child = resolve(session, gname, f"remove_groups[{i}]")
         session.execute(
-            delete(GroupChild).where(GroupChild.parent_id == group.id, GroupChild.child_id == child.id)
+            delete(GroupChild).where(
+                GroupChild.parent_id == group.id, GroupChild.child_id == child.id
+            )
         )
     for i, gname in enumerate(add_groups):
         child = resolve(session, gname, f"add_groups[{i}]")
@@ -160,7 +162,9 @@ def info(session: Session, group: Group) -> GroupInfo:
         .where(GroupChild.parent_id == group.id)
         .order_by(Group.name)
     ).all()
-    return GroupInfo(group.name, group.description, tuple(group.scopes), tuple(contexts), tuple(children))
+    return GroupInfo(
+        group.name, group.description, tuple(group.scopes), tuple(contexts), tuple(children)
+    )
 
 
 def _require_writable(principal: Principal, group: Group) -> None:
@@ -213,4 +217,3 @@ def _check_edge(session: Session, parent: Group, child: Group, path: str) -> Non
             f"adding {child.name!r} under {parent.name!r} makes a chain of {tall} groups",
             issues=[Issue(path, f"at most {MAX_HEIGHT} groups tall")],
         )
-

@@ -5,7 +5,7 @@ Surfaces (CLI, HTTP, MCP) are thin shells over this class and hold no logic of t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +104,9 @@ class Tabane:
         with self.store.session(user) as session:
             return contexts.list_all(session)
 
-    def update_context(self, user: Principal, name: str, changes: dict[str, object]) -> ContextInfo:
+    def update_context(
+        self, user: Principal, name: str, changes: Mapping[str, object]
+    ) -> ContextInfo:
         with self.store.session(user) as session:
             return contexts.update(session, user, name, changes)
 
@@ -138,7 +140,9 @@ class Tabane:
         with self.store.session(user) as session:
             groups.delete_group(session, user, name)
 
-    def expand(self, user: Principal, contexts_: Sequence[str], groups_: Sequence[str]) -> list[str]:
+    def expand(
+        self, user: Principal, contexts_: Sequence[str], groups_: Sequence[str]
+    ) -> list[str]:
         """The names of every context reached by `contexts` and `groups`."""
         with self.store.session(user) as session:
             return [c.name for c in groups.expand(session, contexts_, groups_)]
@@ -164,8 +168,13 @@ class Tabane:
         progress: Progress | None = None,
     ) -> IngestReport:
         return files.ingest_paths(
-            self.store, user, context, paths,
-            scopes=scopes, max_bytes=self.settings.max_body_bytes, progress=progress,
+            self.store,
+            user,
+            context,
+            paths,
+            scopes=scopes,
+            max_bytes=self.settings.max_body_bytes,
+            progress=progress,
         )
 
     def sync(
@@ -179,9 +188,14 @@ class Tabane:
         progress: Progress | None = None,
     ) -> IngestReport:
         return files.sync(
-            self.store, user, context, folder,
-            blocklist=blocklist, scopes=scopes,
-            max_bytes=self.settings.max_body_bytes, progress=progress,
+            self.store,
+            user,
+            context,
+            folder,
+            blocklist=blocklist,
+            scopes=scopes,
+            max_bytes=self.settings.max_body_bytes,
+            progress=progress,
         )
 
     def list_sources(self, user: Principal, context: str, **page: Any) -> SourcePage:

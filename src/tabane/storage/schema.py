@@ -89,7 +89,9 @@ class Grant(Base):
     """A user may read `scope`; with `can_write` also write it (write ⊆ read by construction)."""
 
     __tablename__ = "grants"
-    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
     scope: Mapped[str] = mapped_column(
         ForeignKey("scopes.name", ondelete="CASCADE", onupdate="CASCADE"), primary_key=True
     )
@@ -132,7 +134,9 @@ class GroupContext(Scoped, Base):
     """Membership of a context in a group; carries the group's scope set."""
 
     __tablename__ = "group_contexts"
-    group_id: Mapped[int] = mapped_column(ForeignKey("groups.id", ondelete="CASCADE"), primary_key=True)
+    group_id: Mapped[int] = mapped_column(
+        ForeignKey("groups.id", ondelete="CASCADE"), primary_key=True
+    )
     context_id: Mapped[int] = mapped_column(
         ForeignKey("contexts.id", ondelete="CASCADE"), primary_key=True, index=True
     )
@@ -143,7 +147,9 @@ class GroupChild(Scoped, Base):
 
     __tablename__ = "group_children"
     __extra_args__ = (CheckConstraint("parent_id <> child_id", name="not_self"),)
-    parent_id: Mapped[int] = mapped_column(ForeignKey("groups.id", ondelete="CASCADE"), primary_key=True)
+    parent_id: Mapped[int] = mapped_column(
+        ForeignKey("groups.id", ondelete="CASCADE"), primary_key=True
+    )
     child_id: Mapped[int] = mapped_column(
         ForeignKey("groups.id", ondelete="CASCADE"), primary_key=True, index=True
     )

@@ -119,9 +119,7 @@ def _check_app_role(app: Engine) -> None:
     try:
         with app.connect() as conn:
             row = conn.execute(
-                text(
-                    "SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user"
-                )
+                text("SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user")
             ).one()
     except OperationalError as exc:
         raise StoreUnavailable(f"cannot connect to PostgreSQL: {exc.orig}") from exc
