@@ -75,13 +75,23 @@ def open_store(settings: Settings, *, run_migrations: bool = True) -> Store:
         app = _engine(embedded.url(socket_dir, APP_ROLE))
     else:
         owner = _engine(settings.database_url)
+        try:
+            _check_server(owner)
+        except StoreUnavailable:
+            owner.dispose()
+            raise
         if run_migrations:
             migrate.upgrade(owner, login_role=False)
         if settings.app_database_url:
             app = _engine(settings.app_database_url)
         else:
             app = _engine(settings.database_url, set_role=APP_ROLE)
-    _check_app_role(app)
+    try:
+        _check_app_role(app)
+    except StoreUnavailable:
+        app.dispose()
+        owner.dispose()
+        raise
     return Store(owner=owner, app=app, embedded_home=home)
 
 
@@ -112,6 +122,22 @@ def _ensure_database(maintenance_url: str, name: str) -> None:
                 conn.execute(text(f'CREATE DATABASE "{name}"'))
     finally:
         engine.dispose()
+
+
+def _check_server(owner: Engine) -> None:
+    """An external server must be PostgreSQL 15 or newer and offer pgvector."""
+    try:
+        with owner.connect() as conn:
+            version = int(conn.execute(text("SHOW server_version_num")).scalar_one())
+            vector = conn.execute(
+                text("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
+            ).first()
+    except OperationalError as exc:
+        raise StoreUnavailable(f"cannot connect to PostgreSQL: {exc.orig}") from exc
+    if version < 150000:
+        raise StoreUnavailable(f"PostgreSQL 15 or newer is needed; this server is {version}")
+    if vector is None:
+        raise StoreUnavailable("the pgvector extension (`vector`) is not available on this server")
 
 
 def _check_app_role(app: Engine) -> None:
