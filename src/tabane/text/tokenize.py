@@ -1,0 +1,75 @@
+"""Normalization and the tokenizer shared by BM25 and resolve (pure functions).
+
+normalize: NFKC, case folding, katakana → hiragana.
+tokenize: ASCII runs give the whole word plus its camelCase and snake_case pieces
+(`HTTPServer` → `httpserver`, `http`, `server`); runs of CJK and other scripts written without
+spaces give overlapping character bigrams (a lone character when the run has one); other scripts
+written with spaces give words. A change of script ends a run.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_KATAKANA = {code: code - 0x60 for code in range(0x30A1, 0x30F7)}
+
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff\u3005\u3006"
+_KANA = "\u3041-\u309f\u30fc"
+_HANGUL = "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
+_THAI_LAO_KHMER_MYANMAR = "\u0e00-\u0eff\u1780-\u17ff\u1000-\u109f"
+
+_RUNS = re.compile(
+    rf"(?P<ascii>[A-Za-z0-9_]+)"
+    rf"|(?P<han>[{_HAN}]+)"
+    rf"|(?P<kana>[{_KANA}]+)"
+    rf"|(?P<hangul>[{_HANGUL}]+)"
+    rf"|(?P<nospace>[{_THAI_LAO_KHMER_MYANMAR}]+)"
+    rf"|(?P<word>[^\W\d_A-Za-z{_HAN}{_KANA}{_HANGUL}{_THAI_LAO_KHMER_MYANMAR}]+)"
+)
+# camelCase boundaries: aB, a1B, and the end of an acronym before a capitalised word (HTTPServer).
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def normalize(text: str) -> str:
+    """NFKC, case folding and katakana → hiragana; the form both sides of a match are compared in."""
+    return unicodedata.normalize("NFKC", text).casefold().translate(_KATAKANA)
+
+
+def tokenize(text: str) -> list[str]:
+    """Index terms of `text`, in order, with repeats (term frequency counts them)."""
+    text = unicodedata.normalize("NFKC", text).translate(_KATAKANA)
+    out: list[str] = []
+    for match in _RUNS.finditer(text):
+        kind = match.lastgroup
+        run = match.group()
+        if kind == "ascii":
+            out.extend(_ascii_terms(run))
+        elif kind == "word":
+            out.append(run.casefold())
+        else:
+            out.extend(_bigrams(run))
+    return out
+
+
+@lru_cache(maxsize=65536)
+def _ascii_terms(run: str) -> tuple[str, ...]:
+    word = run.strip("_")
+    if not word:
+        return ()
+    pieces = [p for part in word.split("_") if part for p in _CAMEL.split(part) if p]
+    whole = word.lower()
+    if len(pieces) <= 1:
+        return (whole,)
+    return (whole, *(p.lower() for p in pieces))
+
+
+def _bigrams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def katakana_to_hiragana(text: str) -> str:
+    return text.translate(_KATAKANA)
