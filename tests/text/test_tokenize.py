@@ -10,7 +10,14 @@ from tabane.text.tokenize import normalize, tokenize
 
 def test_ascii_words_with_camel_and_snake_pieces() -> None:
     assert tokenize("HTTPServer") == ["httpserver", "http", "server"]
-    assert tokenize("snake_case fetchBlock") == ["snake_case", "snake", "case", "fetchblock", "fetch", "block"]
+    assert tokenize("snake_case fetchBlock") == [
+        "snake_case",
+        "snake",
+        "case",
+        "fetchblock",
+        "fetch",
+        "block",
+    ]
     assert tokenize("getHTTPResponse2 x") == ["gethttpresponse2", "get", "http", "response2", "x"]
     assert tokenize("__init__ plain") == ["init", "plain"]
 

@@ -27,7 +27,6 @@ def run(svc: Tabane, user: Principal, say: Callable[[str], None], started: float
         result = svc.ingest(user, DEMO_CONTEXT, DocumentInput(source_id=name, data=data))
         verb = "skipped (unchanged)" if result.outcome == "unchanged" else result.outcome
         say(f"  {name}: {verb}, {result.paragraphs} paragraphs")
-    ctx = svc.get_context(user, DEMO_CONTEXT)
     say("")
     say("contexts:")
     for c in svc.list_contexts(user):
@@ -45,4 +44,5 @@ def run(svc: Tabane, user: Principal, say: Callable[[str], None], started: float
     say(f"  ({citation.source_id}, paragraph {citation.paragraph}) {citation.title!r}")
     say(f"  section: {' > '.join(citation.section) or '-'}; locator: {citation.locator}")
     say(f"  {citation.text[:200]}")
+    ctx = svc.get_context(user, DEMO_CONTEXT)
     say(f"usage of {DEMO_CONTEXT}: {ctx.usage.reads} reads, {ctx.usage.writes} writes")

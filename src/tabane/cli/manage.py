@@ -9,8 +9,12 @@ import typer
 from tabane.cli.common import emit, handled, service
 
 users_app = typer.Typer(help="Users and their scope grants.", no_args_is_help=True)
-scopes_app = typer.Typer(help="Scopes: visibility labels on every stored row.", no_args_is_help=True)
-contexts_app = typer.Typer(help="Contexts: frames of meaning that hold sources.", no_args_is_help=True)
+scopes_app = typer.Typer(
+    help="Scopes: visibility labels on every stored row.", no_args_is_help=True
+)
+contexts_app = typer.Typer(
+    help="Contexts: frames of meaning that hold sources.", no_args_is_help=True
+)
 groups_app = typer.Typer(help="Groups: bundles of contexts and child groups.", no_args_is_help=True)
 
 Opt = typer.Option
@@ -61,7 +65,9 @@ def scopes_list() -> None:
 
 @scopes_app.command("add")
 @handled
-def scopes_add(name: str, description: Annotated[str, Opt(help="what the scope is for")] = "") -> None:
+def scopes_add(
+    name: str, description: Annotated[str, Opt(help="what the scope is for")] = ""
+) -> None:
     """Create a scope.  Example: tabane scopes add org:acme --description 'Acme staff'"""
     with service() as (svc, _):
         svc.add_scope(name, description)

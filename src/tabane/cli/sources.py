@@ -12,7 +12,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from tabane.cli.common import emit, handled, service
 from tabane.ingest.files import DEFAULT_BLOCKLIST, IngestReport
 
-sources_app = typer.Typer(help="Stored sources: list, look up, cite, retract.", no_args_is_help=True)
+sources_app = typer.Typer(
+    help="Stored sources: list, look up, cite, retract.", no_args_is_help=True
+)
 Opt = typer.Option
 
 
@@ -52,7 +54,10 @@ def ingest(
         with _progress(len(paths)) as bar:
             task = bar.add_task("ingest", total=None, current="")
             report = svc.ingest_paths(
-                user, context, paths, scopes=scope or None,
+                user,
+                context,
+                paths,
+                scopes=scope or None,
                 progress=lambda p: bar.update(task, advance=1, current=p),
             )
         _summary(report)
@@ -70,8 +75,11 @@ def sync(
         with _progress(0) as bar:
             task = bar.add_task("sync", total=None, current="")
             report = svc.sync(
-                user, context, folder,
-                blocklist=(*DEFAULT_BLOCKLIST, *(block or [])), scopes=scope or None,
+                user,
+                context,
+                folder,
+                blocklist=(*DEFAULT_BLOCKLIST, *(block or [])),
+                scopes=scope or None,
                 progress=lambda p: bar.update(task, advance=1, current=p),
             )
         _summary(report)

@@ -1,0 +1,107 @@
+"""HTML: the main text without page chrome, as heading-aware blocks.
+
+A page whose author marked its main content (`<main>`, `role="main"`, a single `<article>`: Sphinx,
+rustdoc, mdBook and most current generators do) is read by a plain walk over that element: the
+author's own structure beats a heuristic, and the walk keeps every heading, list, table and code
+block. Any other page goes through trafilatura, which finds the main text among navigation, headers,
+footers and sidebars; where it finds nothing, or falls back to its one-paragraph baseline (tiny
+pages), the walk over the body without its chrome elements is used instead. Both paths see the page
+after html_chrome.prepare.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+import lxml.html
+import trafilatura
+from lxml import etree
+
+from tabane.text.decoding import declared_charset, decode_text
+from tabane.text.documents import Block, ParsedDocument
+from tabane.text.html_blocks import Walker, from_trafilatura
+from tabane.text.html_chrome import prepare
+from tabane.text.metadata import iso_date
+
+# Where a page's publication date may be declared, most specific first.
+_DATE_META = (
+    "article:published_time",
+    "datepublished",
+    "dc.date.issued",
+    "dcterms.date",
+    "dc.date",
+    "date",
+)
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+
+
+def parse_html(data: bytes, name: str) -> ParsedDocument:
+    text = decode_text(data, name, declared=declared_charset(data))
+    text = _XML_DECLARATION.sub("", text, count=1)
+    if not text.strip():
+        return ParsedDocument(format="html", title=None, blocks=())
+    try:
+        tree = lxml.html.document_fromstring(text)
+    except etree.ParserError:  # "Document is empty": nothing but comments or a bare doctype
+        return ParsedDocument(format="html", title=None, blocks=())
+    title = _title(tree)
+    date = _date(tree)
+    prepare(tree)
+    landmark = _landmark(tree)
+    if landmark is not None:
+        blocks = Walker(keep_header=True).run(landmark)
+    else:
+        blocks = _extract(tree)
+        if len(blocks) <= 1:  # nothing, or trafilatura's baseline: the whole page as one paragraph
+            body = tree.find("body")
+            blocks = Walker(keep_header=False).run(body if body is not None else tree) or blocks
+    return ParsedDocument(format="html", title=title, blocks=tuple(blocks), date=date)
+
+
+def _landmark(tree: Any) -> Any:
+    """The element the author marked as the main content (`<main>`, `role="main"`, a single
+    `<article>`), or None; such a page's own structure is trusted over content heuristics."""
+    for path in ("//main", "//*[@role='main']"):
+        found = tree.xpath(path)
+        if found:
+            return found[0]
+    articles = tree.xpath("//article")
+    return articles[0] if len(articles) == 1 else None
+
+
+def _extract(tree: Any) -> list[Block]:
+    extracted = trafilatura.extract(
+        copy.deepcopy(tree),
+        output_format="xml",
+        include_formatting=True,
+        include_comments=False,
+        include_tables=True,
+        include_images=False,
+        include_links=False,
+        favor_recall=True,
+        deduplicate=False,
+    )
+    return from_trafilatura(extracted) if extracted else []
+
+
+def _title(tree: Any) -> str | None:
+    title = tree.findtext(".//title")
+    text = " ".join(str(title).split()) if title else ""
+    return text or None
+
+
+def _date(tree: Any) -> str | None:
+    found: dict[str, str] = {}
+    for meta in tree.iter("meta"):
+        key = (
+            (meta.get("property") or meta.get("name") or meta.get("itemprop") or "").strip().lower()
+        )
+        if key in _DATE_META and key not in found:
+            found[key] = str(meta.get("content") or "")
+    for key in _DATE_META:
+        value = iso_date(found.get(key, ""))
+        if value:
+            return value
+    return None

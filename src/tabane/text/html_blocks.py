@@ -1,0 +1,215 @@
+"""HTML to blocks, two ways: from trafilatura's XML, and by a plain walk over an element.
+
+Both follow HTML's whitespace rules (runs of spaces and newlines collapse; `<br>` breaks a line),
+give one block per paragraph, list, table and `<pre>`, and turn headings into the section path.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from lxml import etree
+
+from tabane.text.documents import Block
+from tabane.text.markdown import Outline, clean_heading
+
+# Page chrome by element name, for the plain walk (a <header> in <main> holds the article's title).
+_WALK_DROP = frozenset({"nav", "header", "footer", "aside", "form", "head", "iframe", "select"})
+_BLOCK_TAGS = frozenset({
+    "address", "article", "aside", "blockquote", "body", "caption", "details", "dialog", "div",
+    "dl", "fieldset", "figcaption", "figure", "footer", "form", "header", "hr", "main", "nav", "ol",
+    "p", "section", "summary", "table", "tbody", "tfoot", "thead", "ul",
+})  # fmt: skip
+# Elements on a line of their own inside a block (a list is one block, a table row one line).
+_LINE_TAGS = frozenset({"li", "tr", "dt", "dd"})
+_ITEM_LINES = frozenset({"p", "div", "ul", "ol", "dl", "section", "blockquote"})
+_HEADING = re.compile(r"^h([1-6])$")
+# Elements of trafilatura's XML that break the line when nested inside another one.
+_XML_BLOCKS = frozenset({"p", "list", "item", "quote", "head", "row", "table"})
+_CJK = "\u2e80-\u2fff\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+_CJK_BREAK = re.compile(f"(?<=[{_CJK}])[ \t\r]*\n\\s*(?=[{_CJK}])")
+_WHITESPACE = re.compile(r"\s+")
+
+
+def from_trafilatura(xml: str) -> list[Block]:
+    root = etree.fromstring(xml)
+    main = root.find("main")
+    if main is None:
+        return []
+    outline = Outline()
+    blocks: list[Block] = []
+    for element in main:
+        tag = element.tag
+        if tag == "head":
+            rend = _HEADING.match(element.get("rend") or "")
+            outline.enter(int(rend.group(1)) if rend else 2, clean_heading(_inline(element)))
+            continue
+        if tag == "code":
+            text = _verbatim("".join(element.itertext()))
+        elif tag == "list":
+            text = "\n".join(_list_lines(element, 0))
+        elif tag == "table":
+            text = "\n".join(_table_lines(element))
+        elif tag == "graphic":
+            continue
+        else:
+            text = _inline(element)
+        if text:
+            blocks.append(Block(text, outline.path))
+    return blocks
+
+
+def _inline(element: Any) -> str:
+    """Text of an element by HTML whitespace rules; `<lb/>` and nested blocks break the line."""
+    parts: list[str] = []
+
+    def walk(node: Any) -> None:
+        if node.text:
+            parts.append(_spaces(node.text))
+        for child in node:
+            if child.tag == "lb":
+                parts.append("\n")
+            elif child.tag in _XML_BLOCKS:
+                parts.append("\n")
+                walk(child)
+                parts.append("\n")
+            else:
+                walk(child)
+            if child.tail:
+                parts.append(_spaces(child.tail))
+
+    walk(element)
+    return _collapse("".join(parts))
+
+
+def _spaces(text: str) -> str:
+    """Source text with HTML whitespace rules: a line break between two CJK characters vanishes (CSS
+    segment break transformation), any other run of whitespace becomes one space."""
+    return _WHITESPACE.sub(" ", _CJK_BREAK.sub("", text))
+
+
+def _collapse(text: str) -> str:
+    """Tidy text whose newlines are real breaks (`<br>`, nested blocks), spaces collapsed."""
+    lines = (" ".join(line.split()) for line in text.split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+def _verbatim(text: str) -> str:
+    return "\n".join(line.rstrip() for line in text.split("\n")).strip()
+
+
+def _list_lines(element: Any, depth: int) -> list[str]:
+    lines: list[str] = []
+    ordered = element.get("rend") == "ol"
+    for number, item in enumerate(element.findall("item"), start=1):
+        nested = [child for child in item if child.tag == "list"]
+        for child in nested:
+            _remove_keeping_tail(child)  # rendered below, indented
+        text = _inline(item).replace("\n", "\n" + "  " * (depth + 1))
+        marker = f"{number}. " if ordered else "- "
+        if text:
+            lines.append("  " * depth + marker + text)
+        for child in nested:
+            lines.extend(_list_lines(child, depth + 1))
+    return lines
+
+
+def _remove_keeping_tail(element: Any) -> None:
+    """Remove an element (rendered elsewhere) but keep the text that follows it."""
+    parent, tail = element.getparent(), element.tail
+    previous = element.getprevious()
+    if tail:
+        if previous is not None:
+            previous.tail = (previous.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    parent.remove(element)
+
+
+def _table_lines(element: Any) -> list[str]:
+    rows = []
+    for row in element.iter("row"):
+        cells = [_inline(cell).replace("\n", " ") for cell in row.findall("cell")]
+        if any(cells):
+            rows.append(" | ".join(cells))
+    return rows
+
+
+class Walker:
+    """A plain walk over the main element, or over the body when trafilatura finds no main text:
+    page chrome elements dropped, one block per block-level element, headings as sections, `<pre>`
+    verbatim."""
+
+    def __init__(self, *, keep_header: bool) -> None:
+        self.outline = Outline()
+        self.blocks: list[Block] = []
+        self._buffer: list[str] = []
+        self._marker = ""
+        self._items = 0  # depth of <li> elements around the current one
+        self._drop = _WALK_DROP - {"header"} if keep_header else _WALK_DROP
+
+    def run(self, root: Any) -> list[Block]:
+        self._walk(root)
+        self._flush()
+        return self.blocks
+
+    def _walk(self, element: Any) -> None:
+        tag = element.tag if isinstance(element.tag, str) else ""  # comments have no str tag
+        heading = _HEADING.match(tag)
+        if not tag or tag in self._drop:
+            pass
+        elif heading:
+            self._flush()
+            self.outline.enter(
+                int(heading.group(1)), clean_heading(" ".join(element.text_content().split()))
+            )
+        elif tag == "pre":
+            self._flush()
+            self._add(_verbatim(element.text_content()))
+        elif tag == "br":
+            self._buffer.append("\n")
+        else:
+            # inside a list item, paragraphs and nested lists are lines of the list's one block
+            block = tag in _BLOCK_TAGS and not (self._items and tag in _ITEM_LINES)
+            line = not block and (tag in _LINE_TAGS or tag in _ITEM_LINES)
+            if block:
+                self._flush()
+            if tag in ("td", "th"):
+                self._buffer.append(" | ")
+            elif line:
+                self._buffer.append("\n")
+            item = int(tag == "li")
+            if item:
+                self._marker = "- "
+            self._items += item
+            if element.text:
+                self._text(element.text)
+            for child in element:
+                self._walk(child)
+            self._items -= item
+            if item:
+                self._marker = ""  # an item with no words of its own (only code, say) gets no dash
+            if block:
+                self._flush()
+            elif line:
+                self._buffer.append("\n")
+        if element.tail:
+            self._text(element.tail)
+
+    def _text(self, raw: str) -> None:
+        text = _spaces(raw)
+        if self._marker and text.strip():
+            self._buffer.append(self._marker)  # a list item's dash goes before its first words
+            self._marker = ""
+            text = text.lstrip()
+        self._buffer.append(text)
+
+    def _flush(self) -> None:
+        lines = _collapse("".join(self._buffer)).split("\n")
+        self._buffer = []
+        self._add("\n".join(line.removeprefix("| ") for line in lines).strip())
+
+    def _add(self, text: str) -> None:
+        if text:
+            self.blocks.append(Block(text, self.outline.path))

@@ -1,0 +1,86 @@
+"""HTML clean-up before extraction: page chrome out, code and definition lists in a shape that
+survives extraction.
+
+Known chrome of documentation generators goes (Sphinx sidebars and "¶" permalinks, DocBook and
+Texinfo navigation bars, AsciiDoc footers, rustdoc anchors), every `<pre>` becomes one `<pre><code>`
+(else highlighted code loses its line breaks in trafilatura), a definition term joins the first
+paragraph of its definition (a signature and what it does; an option and its meaning), and an
+admonition title joins its first paragraph ("Note: …").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lxml import etree
+
+# Whole subtrees that are never body text.
+_DROP_TAGS = ("script", "style", "noscript", "template", "button", "svg")
+# Chrome of documentation generators, by class token and by id.
+_CHROME_CLASSES = (
+    "related", "sphinxsidebar", "sphinxsidebarwrapper", "footer", "mobile-nav", "menu-wrapper",
+    "inline-search", "language_switcher_placeholder", "version_switcher_placeholder", "clearer",
+    "headerlink", "navheader", "navfooter", "toc", "nav-panel", "doc-anchor",
+)  # fmt: skip
+_CHROME_IDS = ("footer", "footer-text")
+_CHROME_XPATH = " | ".join(
+    [f"//{tag}" for tag in _DROP_TAGS]
+    + [
+        f"//*[contains(concat(' ', normalize-space(@class), ' '), ' {name} ')]"
+        for name in _CHROME_CLASSES
+    ]
+    + [f"//*[@id='{name}']" for name in _CHROME_IDS]
+)
+_ADMONITION_TITLE = "//*[contains(concat(' ', normalize-space(@class), ' '), ' admonition-title ')]"
+
+
+def prepare(tree: Any) -> None:
+    """Rewrite a parsed page in place (see the module docstring)."""
+    for element in tree.xpath(_CHROME_XPATH):
+        if element.getparent() is not None:
+            element.drop_tree()
+    for pre in list(tree.iter("pre")):
+        code = pre.text_content()
+        for child in list(pre):
+            pre.remove(child)
+        pre.text = None
+        etree.SubElement(pre, "code").text = code
+    for title in tree.xpath(_ADMONITION_TITLE):
+        _merge_into_next(title, ": ")  # Sphinx: "Note" + its first paragraph read as "Note: …"
+    for term in list(tree.iter("dt")):
+        _merge_into_next(
+            term, None
+        )  # a term or signature and the first paragraph of its definition
+    for element in list(tree.iter("dl", "dt", "dd")):
+        element.tag = {"dl": "div", "dt": "p", "dd": "div"}[element.tag]
+
+
+def _merge_into_next(head: Any, separator: str | None) -> None:
+    """Move `head`'s content to the start of the paragraph that follows it (the next sibling, or
+    that sibling's first child paragraph), joined by `separator`, or by a line break when it is
+    None."""
+    target = head.getnext()
+    if (
+        target is not None
+        and target.tag == "dd"
+        and not (target.text or "").strip()
+        and len(target)
+    ):
+        target = target[0]
+    if target is None or target.tag not in ("p", "dd"):
+        return
+    children = list(head)
+    rest = target.text or ""
+    text = head.text
+    if separator is None:
+        joint = etree.Element("br")
+        joint.tail = rest
+        children.append(joint)
+    elif children:
+        children[-1].tail = (children[-1].tail or "").rstrip() + separator + rest.lstrip()
+    else:
+        text = (text or "").rstrip() + separator + rest.lstrip()
+    for index, child in enumerate(children):
+        target.insert(index, child)  # moves the child, with its tail, out of `head`
+    target.text = text
+    head.drop_tree()

@@ -1,0 +1,207 @@
+"""man pages: roff requests and escapes to sectioned paragraphs."""
+
+from __future__ import annotations
+
+import gzip
+
+from tabane.text.documents import Block, Locator, read_document
+from tabane.text.man import parse_man
+
+PAGE = r""".\" Copyright and other comments are dropped
+.TH KETTLE 1 "2024-05-01" "kettle 2.1" "User Commands"
+.SH NAME
+kettle \- boil water from the command line
+.SH SYNOPSIS
+.B kettle
+[\fB\-t\fR \fItemp\fR] [\fB\-\-quiet\fR]
+.SH DESCRIPTION
+\fBkettle\fP heats water \(em quickly.  \" an inline comment
+It keeps the lid closed\(aqs seal.
+.PP
+A second paragraph with a backslash \e and a zero\&-width escape.
+.SS "Safety rules"
+Never boil the kettle dry.
+.SH OPTIONS
+.TP
+.BR \-t ", " \-\-temperature =\fItemp\fR
+Stop heating at
+.I temp
+degrees.
+.TP
+\fB\-q\fR, \fB\-\-quiet\fR
+Print nothing.
+.SH EXAMPLES
+.nf
+# boil, then keep warm
+
+kettle -t 80
+.fi
+After the example.
+.IP \(bu 2
+First bullet.
+.IP \(bu 2
+Second bullet.
+.RS
+.IP "Long tag here" 4
+Indented body.
+.RE
+"""
+
+
+def blocks(doc_text: str) -> list[tuple[str, tuple[str, ...]]]:
+    return [(b.text, b.section) for b in parse_man(doc_text).blocks]
+
+
+def test_title_sections_and_escapes() -> None:
+    doc = parse_man(PAGE)
+    assert doc.format == "man"
+    assert doc.title == "KETTLE(1)"
+    assert [(b.text, b.section) for b in doc.blocks] == [
+        ("kettle - boil water from the command line", ("NAME",)),
+        ("kettle\n[-t temp] [--quiet]", ("SYNOPSIS",)),
+        ("kettle heats water — quickly.\nIt keeps the lid closed's seal.", ("DESCRIPTION",)),
+        (
+            "A second paragraph with a backslash \\ and a zero-width escape.",
+            ("DESCRIPTION",),
+        ),
+        ("Never boil the kettle dry.", ("DESCRIPTION", "Safety rules")),
+        ("-t, --temperature=temp\nStop heating at\ntemp\ndegrees.", ("OPTIONS",)),
+        ("-q, --quiet\nPrint nothing.", ("OPTIONS",)),
+        ("# boil, then keep warm\n\nkettle -t 80", ("EXAMPLES",)),
+        ("After the example.", ("EXAMPLES",)),
+        ("• First bullet.", ("EXAMPLES",)),
+        ("• Second bullet.", ("EXAMPLES",)),
+        ("Long tag here\nIndented body.", ("EXAMPLES",)),
+    ]
+
+
+def test_locators_are_roff_source_lines() -> None:
+    doc = parse_man(PAGE)
+    tp = next(b for b in doc.blocks if b.text.startswith("-t,"))
+    assert tp.locator == Locator("line_range", 17, 20)  # from the .BR tag line to "degrees."
+
+
+def test_sh_without_arguments_takes_the_next_line() -> None:
+    assert blocks(".SH\nSEE ALSO\nfoo(1)\n") == [("foo(1)", ("SEE ALSO",))]
+
+
+def test_macro_definitions_and_false_conditionals_are_skipped() -> None:
+    source = r""".de Vb
+.ft CW
+.nf
+..
+.ie n \{\
+.ds Q "nroff-quote
+.\}
+.el \{\
+.ds Q "troff-quote
+this text is troff only
+.\}
+.if t .B never shown
+.if n .B shown under nroff
+.if !'po4a'hide' .BR \-d ", " \-\-debug
+.if 'a'b' .B not equal
+.SH X
+quote: \*Q
+.ig
+ignored text
+..
+after
+"""
+    assert blocks(source) == [
+        ("shown under nroff\n-d, --debug", ()),
+        ("quote: nroff-quote\nafter", ("X",)),
+    ]
+
+
+def test_docbook_style_bullets_join_across_conditionals() -> None:
+    source = r""".SH LIST
+.sp
+.RS 4
+.ie n \{\
+\h'-04'\(bu\h'+03'\c
+.\}
+.el \{\
+.sp -1
+.IP \(bu 2.3
+.\}
+first item
+.RE
+"""
+    assert blocks(source) == [("• first item", ("LIST",))]
+
+
+def test_table() -> None:
+    source = ".SH T\n.TS\nallbox tab(:);\nl l.\nName:Value\nT{\nwrapped\nT}:x\n.TE\nafter\n"
+    assert blocks(source) == [("Name | Value\nwrapped\nx", ("T",)), ("after", ("T",))]
+
+
+def test_special_characters_and_strings() -> None:
+    source = r"\(lq\*(lq\(rq \[u00E9] \(:a \[char46] \s+2big\s0 \f(CWmono\fP \fB\fIboth\fR"
+    assert blocks(source) == [("““” é ä . big mono both", ())]
+
+
+def test_mdoc_pages() -> None:
+    source = """.Dd March 21, 1992
+.Dt REV 1
+.Sh NAME
+.Nm rev
+.Nd reverse lines of a file
+.Sh SYNOPSIS
+.Nm
+.Op Fl v Ar file
+.Sh DESCRIPTION
+The
+.Nm
+utility copies files, see
+.Xr cat 1 .
+.Bl -tag -width Ds
+.It Fl v
+Be verbose.
+.El
+"""
+    doc = parse_man(source)
+    assert doc.title == "REV(1)"
+    assert [(b.text, b.section) for b in doc.blocks] == [
+        ("rev\n- reverse lines of a file", ("NAME",)),
+        ("rev\n[-v file]", ("SYNOPSIS",)),
+        ("The\nrev\nutility copies files, see\ncat(1).", ("DESCRIPTION",)),
+        ("-v\nBe verbose.", ("DESCRIPTION",)),
+    ]
+
+
+def test_japanese_man_page_gzipped() -> None:
+    source = (
+        ".TH PASSWD 1\n"
+        ".SH 名前\n"
+        "passwd \\- ユーザパスワードを変更する\n"
+        ".SH 説明\n"
+        "\\fBpasswd\\fR はユーザアカウントのパスワードを変更する。\n"
+        "一般ユーザは自分のアカウントのパスワードしか変更できない。\n"
+        ".SS パスワードの変更\n"
+        "まず古いパスワードを入力するよう促される。\n"
+    )
+    data = gzip.compress(source.encode("utf-8"))
+    doc = read_document(data, name="man1/passwd.1.gz")
+    assert doc.format == "man"
+    assert doc.title == "PASSWD(1)"
+    assert doc.blocks == (
+        Block("passwd - ユーザパスワードを変更する", ("名前",), Locator("line_range", 3, 3)),
+        Block(
+            "passwd はユーザアカウントのパスワードを変更する。\n"
+            "一般ユーザは自分のアカウントのパスワードしか変更できない。",
+            ("説明",),
+            Locator("line_range", 5, 6),
+        ),
+        Block(
+            "まず古いパスワードを入力するよう促される。",
+            ("説明", "パスワードの変更"),
+            Locator("line_range", 8, 8),
+        ),
+    )
+
+
+def test_so_redirect_and_empty_pages_have_no_blocks() -> None:
+    assert parse_man(".so man7/uri.7\n").blocks == ()
+    assert parse_man("").blocks == ()
+    assert parse_man('.\\" only a comment\n.TH X 1\n').blocks == ()
