@@ -119,7 +119,7 @@ def contexts_update(
     dice_floor: Annotated[float | None, Opt()] = None,
     semantic_floor: Annotated[float | None, Opt()] = None,
 ) -> None:
-    """Change a context's description or floors.  Example: tabane contexts update notes --dice-floor 0.4"""
+    """Change description or floors.  Example: tabane contexts update notes --dice-floor 0.4"""
     changes = {
         k: v
         for k, v in (

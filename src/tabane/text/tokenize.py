@@ -33,7 +33,7 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
 def normalize(text: str) -> str:
-    """NFKC, case folding and katakana → hiragana; the form both sides of a match are compared in."""
+    """NFKC, case folding and katakana → hiragana: the form both sides of a match share."""
     return unicodedata.normalize("NFKC", text).casefold().translate(_KATAKANA)
 
 
