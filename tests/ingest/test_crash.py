@@ -66,7 +66,9 @@ def _writing(svc: Tabane) -> bool:
     return bool(rows)
 
 
-def test_sigkill_mid_ingest_leaves_old_or_new(svc: Tabane, settings, user, context, tmp_path) -> None:
+def test_sigkill_mid_ingest_leaves_old_or_new(
+    svc: Tabane, settings, user, context, tmp_path
+) -> None:
     old = _big(tmp_path / "old.md", 50, "old")
     assert svc.ingest(user, context, DocumentInput(source_id="big.md", data=old.read_bytes()))
     new = _big(tmp_path / "new.md", 40_000, "new")

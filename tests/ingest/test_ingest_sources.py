@@ -126,7 +126,9 @@ def test_unwritable_scopes_are_forbidden_and_nothing_written(
         svc.retract(reader, ctx, "kettle.md")
 
 
-def test_sources_narrower_than_the_context_stay_private(svc: Tabane, make_user, make_context) -> None:
+def test_sources_narrower_than_the_context_stay_private(
+    svc: Tabane, make_user, make_context
+) -> None:
     owner = make_user(extra_write=("team:m",))
     teammate = make_user(extra_read=("team:m",))
     ctx = make_context(owner, scopes=["team:m"])
@@ -149,3 +151,35 @@ def test_list_sources_keyset_paging(svc: Tabane, user, context) -> None:
     assert ([s.source_id for s in last.sources], last.next_after) == (["s4.md"], None)
     with pytest.raises(InvalidInput):
         svc.list_sources(user, context, limit=0)
+
+
+def test_changing_only_questions_or_scopes_replaces(svc: Tabane, make_user, make_context) -> None:
+    owner = make_user(extra_write=("team:q",))
+    ctx = make_context(owner)
+    doc = DocumentInput(source_id="q", paragraphs=[block("text")], questions=[["why?"]])
+    assert svc.ingest(owner, ctx, doc).outcome == "created"
+    again = DocumentInput(source_id="q", paragraphs=[block("text")], questions=[["how?"]])
+    assert svc.ingest(owner, ctx, again).outcome == "replaced"
+    assert svc.lookup(owner, ctx, "q")[1][0].questions == ("how?",)
+    wider = DocumentInput(
+        source_id="q", paragraphs=[block("text")], questions=[["how?"]],
+        scopes=[f"user:{owner.name}", "team:q"],
+    )
+    assert svc.ingest(owner, ctx, wider).outcome == "replaced"
+    assert svc.lookup(owner, ctx, "q")[0].scopes == ("team:q", f"user:{owner.name}")
+
+
+@pytest.mark.parametrize("text", ["", "   "])
+def test_empty_given_paragraphs_are_refused(text: str) -> None:
+    with pytest.raises(InvalidInput) as info:
+        block(text, (), None, path="paragraphs[1]")
+    assert info.value.issues[0].path == "paragraphs[1].text"
+
+
+@pytest.mark.parametrize(
+    "locator", [{"kind": "page", "start": 0}, {"kind": "scroll", "start": 1}, {"start": 2}]
+)
+def test_bad_locators_are_invalid_input(locator) -> None:
+    with pytest.raises(InvalidInput) as info:
+        block("text", (), locator)
+    assert info.value.issues[0].path == "paragraph.locator"

@@ -40,8 +40,14 @@ class DocumentInput:
 def parse(doc: DocumentInput) -> ParsedDocument:
     check_source_id(doc.source_id)
     if doc.paragraphs is not None:
-        blocks = tuple(b for b in doc.paragraphs if b.text.strip())
-        return ParsedDocument(format=doc.format or "paragraphs", title=None, blocks=blocks)
+        if len(doc.questions) > len(doc.paragraphs):
+            raise InvalidInput(
+                "more question lists than paragraphs",
+                issues=[Issue("questions", f"{len(doc.questions)} > {len(doc.paragraphs)}")],
+            )
+        return ParsedDocument(
+            format=doc.format or "paragraphs", title=None, blocks=tuple(doc.paragraphs)
+        )
     if doc.data is None:
         raise InvalidInput("a document needs text or paragraphs", issues=[Issue("text", "missing")])
     return read_document(doc.data, name=doc.source_id, format=doc.format)
@@ -60,8 +66,10 @@ def ingest_parsed(
             source_id=doc.source_id,
             title=(doc.title or parsed.title or _default_title(doc.source_id)).strip(),
             format=parsed.format,
-            content_hash=content_hash(parsed),
-            byte_size=len(doc.data) if doc.data is not None else sum(len(b.text) for b in parsed.blocks),
+            content_hash=content_hash(parsed, doc.questions),
+            byte_size=len(doc.data)
+            if doc.data is not None
+            else sum(len(b.text) for b in parsed.blocks),
             scopes=scopes,
             date=parse_date(doc.date or parsed.date, "date"),
             tags=check_tags(doc.tags if doc.tags is not None else parsed.tags),
@@ -72,10 +80,13 @@ def ingest_parsed(
         return store(session, principal, ctx, meta, parsed.blocks, doc.questions)
 
 
-def content_hash(parsed: ParsedDocument) -> str:
-    """A hash of what is stored (paragraph text, sections, locators), not of the raw bytes."""
+def content_hash(parsed: ParsedDocument, questions: Sequence[Sequence[str]] = ()) -> str:
+    """A hash of what is stored (paragraph text, sections, locators, questions), not of the raw
+    bytes: a re-ingest that would store the same rows is skipped."""
     h = hashlib.sha256()
-    for block in parsed.blocks:
+    for i, block in enumerate(parsed.blocks):
+        if i < len(questions):
+            h.update("\x1d".join(questions[i]).encode() + b"\x1d")
         h.update(block.text.encode())
         h.update(b"\x00" + "\x1f".join(block.section).encode() + b"\x00")
         h.update(repr(block.locator.to_json() if block.locator else None).encode() + b"\x1e")
@@ -90,14 +101,17 @@ def check_source_id(value: object) -> str:
             "source_id is too long", issues=[Issue("source_id", f"{len(value)} > {MAX_SOURCE_ID}")]
         )
     if any(ord(c) < 32 for c in value):
-        raise InvalidInput("source_id has control characters", issues=[Issue("source_id", "control")])
+        raise InvalidInput(
+            "source_id has control characters", issues=[Issue("source_id", "control")]
+        )
     return value
 
 
 def check_state(value: str) -> str:
     if value not in SOURCE_STATES:
         raise InvalidInput(
-            f"unknown state {value!r}", issues=[Issue("state", f"one of {', '.join(SOURCE_STATES)}")]
+            f"unknown state {value!r}",
+            issues=[Issue("state", f"one of {', '.join(SOURCE_STATES)}")],
         )
     return value
 
@@ -108,7 +122,9 @@ def check_tags(tags: Sequence[str]) -> tuple[str, ...]:
     out: list[str] = []
     for i, tag in enumerate(tags):
         if not isinstance(tag, str) or not tag.strip() or len(tag) > 128:
-            raise InvalidInput("invalid tag", issues=[Issue(f"tags[{i}]", "empty or over 128 chars")])
+            raise InvalidInput(
+                "invalid tag", issues=[Issue(f"tags[{i}]", "empty or over 128 chars")]
+            )
         if tag.strip() not in out:
             out.append(tag.strip())
     if len(out) > MAX_TAGS:
@@ -139,19 +155,25 @@ def parse_date(value: Any, path: str) -> datetime | None:
     )
 
 
-def block(text: str, section: Sequence[str] = (), locator: dict[str, Any] | None = None) -> Block:
-    """A Block from wire fields (used by the HTTP and MCP surfaces)."""
+def block(
+    text: str,
+    section: Sequence[str] = (),
+    locator: dict[str, Any] | None = None,
+    path: str = "paragraph",
+) -> Block:
+    """A Block from wire fields (used by the HTTP and MCP surfaces); `path` prefixes issues."""
     loc = None
     if locator is not None:
-        start = locator.get("start")
-        if not isinstance(start, int) or isinstance(start, bool) or start < 0:
-            raise InvalidInput("locator.start must be an integer", issues=[Issue("locator", "start")])
-        end = locator.get("end")
-        loc = Locator(kind=locator.get("kind", "line_range"), start=start, end=end)
-    return Block(text=text.strip(), section=tuple(section), locator=loc)
+        try:
+            loc = Locator.from_json(locator)
+        except (ValueError, TypeError, KeyError) as exc:
+            raise InvalidInput("invalid locator", issues=[Issue(f"{path}.locator", str(exc))]) from None
+    try:
+        return Block(text=text.strip(), section=tuple(section), locator=loc)
+    except ValueError as exc:
+        raise InvalidInput("invalid paragraph", issues=[Issue(f"{path}.text", str(exc))]) from None
 
 
 def _default_title(source_id: str) -> str:
     tail = source_id.rstrip("/").rsplit("/", 1)[-1]
     return tail or source_id
-

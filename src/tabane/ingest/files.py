@@ -49,7 +49,9 @@ class IngestReport:
 
     @property
     def paragraphs(self) -> int:
-        return sum(f.paragraphs for f in self.files if f.outcome in ("created", "replaced", "revived"))
+        return sum(
+            f.paragraphs for f in self.files if f.outcome in ("created", "replaced", "revived")
+        )
 
     @property
     def failed(self) -> bool:
@@ -84,7 +86,9 @@ def ingest_file(
     except TabaneError as exc:
         return FileReport(str(path), sid, "error", error=exc.to_body()["error"])  # type: ignore[arg-type]
     except OSError as exc:
-        return FileReport(str(path), sid, "error", error={"code": "unreadable_file", "message": str(exc)})
+        return FileReport(
+            str(path), sid, "error", error={"code": "unreadable_file", "message": str(exc)}
+        )
 
 
 def ingest_paths(
@@ -136,8 +140,14 @@ def sync(
         seen.add(rel)
         report.files.append(
             ingest_file(
-                store, principal, context, path,
-                source_id=rel, scopes=scopes, origin=origin, max_bytes=max_bytes,
+                store,
+                principal,
+                context,
+                path,
+                source_id=rel,
+                scopes=scopes,
+                origin=origin,
+                max_bytes=max_bytes,
             )
         )
         if progress:
@@ -166,7 +176,9 @@ def blocked(rel: str, blocklist: Sequence[str]) -> bool:
     )
 
 
-def _drop_empty(store: Store, principal: Principal, context: str, path: Path, sid: str) -> FileReport:
+def _drop_empty(
+    store: Store, principal: Principal, context: str, path: Path, sid: str
+) -> FileReport:
     """An empty file stores nothing; if it replaced a stored source, that source is retracted
     (the report's `paragraphs` then counts the paragraphs removed)."""
     with store.session(principal) as session:
@@ -184,7 +196,8 @@ def _expand(paths: Iterable[Path]) -> list[Path]:
         if p.is_dir():
             out.extend(
                 sorted(
-                    f for f in p.rglob("*")
+                    f
+                    for f in p.rglob("*")
                     if f.is_file() and not blocked(f.relative_to(p).as_posix(), DEFAULT_BLOCKLIST)
                 )
             )

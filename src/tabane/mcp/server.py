@@ -1,0 +1,259 @@
+"""The MCP server: tabane's tools over stdio and streamable HTTP, on the official MCP SDK (v2).
+
+`build_server` returns the SDK's low-level `mcp.server.Server` with one tool per `tools.TOOLS`
+entry and docs/protocol.md as its instructions. Every call acts as `principal()`, evaluated per call
+in the caller's context, never as anything named in the arguments. Results carry structured content
+(the output schema is the service dataclass's) and the same JSON as text; a `TabaneError` becomes a
+tool error result (`isError`) whose text is the body `{"error": {code, message, issues, written}}`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+from collections.abc import Callable
+from contextvars import ContextVar
+from datetime import date, datetime
+from importlib.resources import files
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from mcp import MCPError
+from mcp import types as mt
+from mcp.server import Server, ServerRequestContext
+from mcp.server.stdio import stdio_server
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import ValidationError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from tabane import __version__
+from tabane.errors import InvalidInput, Issue, TabaneError
+from tabane.mcp import tools
+from tabane.service import Tabane
+from tabane.types import Principal
+
+logger = logging.getLogger(__name__)
+
+PrincipalFn = Callable[[], Principal]
+
+
+def protocol_text() -> str:
+    """The discipline taught to connected models: docs/protocol.md, shipped in the package."""
+    return (files("tabane.mcp") / "protocol.md").read_text(encoding="utf-8")
+
+
+def build_server(svc: Tabane, principal: PrincipalFn) -> Server[Any]:
+    """An MCP server exposing tabane's tools, each acting as `principal()`."""
+    specs = tools.by_name()
+    listed = [_tool(spec) for spec in tools.TOOLS]
+    schemas = {t.name: t.input_schema for t in listed}
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: mt.PaginatedRequestParams | None
+    ) -> mt.ListToolsResult:
+        return mt.ListToolsResult(tools=listed)
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: mt.CallToolRequestParams
+    ) -> mt.CallToolResult:
+        spec = specs.get(params.name)
+        if spec is None:
+            raise MCPError(code=mt.INVALID_PARAMS, message=f"unknown tool {params.name!r}")
+        try:
+            args = spec.args.model_validate(params.arguments or {})
+        except ValidationError as exc:
+            return error_result(invalid_arguments(spec.name, exc))
+        try:
+            value = await anyio.to_thread.run_sync(lambda: spec.run(svc, principal(), args))
+        except TabaneError as exc:
+            return error_result(exc)
+        except Exception:
+            logger.exception("MCP tool %s failed", spec.name)
+            return error_result(TabaneError(f"internal error in {spec.name}; see the server log"))
+        return ok_result(value)
+
+    return Server(
+        "tabane",
+        version=__version__,
+        title="tabane",
+        description="Grounded memory for LLM agents: contexts, groups, sources, citations.",
+        instructions=protocol_text(),
+        get_tool_input_schema=schemas.get,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def _tool(spec: tools.ToolSpec) -> mt.Tool:
+    return mt.Tool(
+        name=spec.name,
+        description=spec.description,
+        input_schema=spec.args.model_json_schema(),
+        output_schema=spec.output_schema(),
+        annotations=mt.ToolAnnotations(
+            read_only_hint=spec.read_only,
+            destructive_hint=spec.destructive,
+            idempotent_hint=spec.idempotent,
+            open_world_hint=False,
+        ),
+    )
+
+
+def invalid_arguments(tool: str, exc: ValidationError) -> InvalidInput:
+    """Arguments that do not fit the tool's schema, one issue per problem (`paragraphs[0].text`)."""
+    issues = [Issue(_path(e["loc"]) or "arguments", e["msg"]) for e in exc.errors()]
+    return InvalidInput(f"invalid arguments for {tool}", issues=issues)
+
+
+def _path(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}" if out else str(part)
+    return out
+
+
+def to_plain(value: Any) -> Any:
+    """Dataclasses, tuples and datetimes as JSON-ready values (datetimes as ISO 8601 strings)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): to_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    return value
+
+
+def ok_result(value: object) -> mt.CallToolResult:
+    plain = to_plain(value)
+    return mt.CallToolResult(content=[_text(plain)], structured_content=plain)
+
+
+def error_result(exc: TabaneError) -> mt.CallToolResult:
+    body = exc.to_body()
+    return mt.CallToolResult(content=[_text(body)], structured_content=body, is_error=True)
+
+
+def _text(plain: object) -> mt.TextContent:
+    return mt.TextContent(type="text", text=json.dumps(plain, ensure_ascii=False))
+
+
+# -- transports ---------------------------------------------------------------------------------
+
+
+def run_stdio(svc: Tabane, principal: Principal) -> None:
+    """Serve MCP over stdin/stdout until the client closes stdin (used by `tabane mcp`).
+
+    The user is fixed for the life of the process: a local client speaks for the local user.
+    """
+    server = build_server(svc, lambda: principal)
+
+    async def serve() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    anyio.run(serve)
+
+
+def mount_mcp(
+    app: Starlette,
+    svc: Tabane,
+    principal: PrincipalFn,
+    *,
+    path: str = "/mcp",
+    security: TransportSecuritySettings | None = None,
+) -> None:
+    """Serve MCP over streamable HTTP at `path` (and `path/`) of an existing FastAPI/Starlette app.
+
+    Stateless, JSON responses: each POST is one self-contained exchange, served by a session manager
+    that lives for that request only. So nothing needs starting: no lifespan hook, no background
+    task group. It works the same under uvicorn, `httpx.ASGITransport` and `TestClient` (which run
+    no lifespan, or run it more than once), any number of API processes can answer without sticky
+    sessions, and every request is authenticated on its own. tabane's tools need nothing from a
+    session: no server-to-client requests, no notifications, no resumable streams.
+
+    `principal()` is called once per HTTP request, before the SDK sees it, in a worker thread that
+    shares the request's context: `current_request()` is the Starlette request (read its headers),
+    and contextvars set by the parent app's middleware are visible. A `TabaneError` it raises is
+    answered with that error's HTTP status and body; every tool call of the request acts as the
+    principal it returned. The routes go first in the app's route list, inside its middleware.
+
+    `security` turns on the SDK's Host/Origin checks (DNS-rebinding protection); pass
+    `TransportSecuritySettings(allowed_hosts=["127.0.0.1:*", "localhost:*"], allowed_origins=[...])`
+    when serving a local machine, or leave it to the parent app (e.g. TrustedHostMiddleware).
+    """
+    acting: ContextVar[Principal] = ContextVar("tabane_mcp_principal")
+    endpoint = _StatelessEndpoint(
+        build_server(svc, acting.get),
+        principal,
+        acting,
+        security=security,
+        # Room for the largest document the service accepts, JSON-escaped.
+        max_body=2 * svc.settings.max_body_bytes + 65536,
+    )
+    base = path.rstrip("/")
+    for route_path in (base + "/", base):
+        # First, so that no catch-all route of the parent app (a UI mount at "/") shadows it.
+        app.router.routes.insert(0, Route(route_path, endpoint=endpoint, include_in_schema=False))
+
+
+_REQUEST: ContextVar[Request] = ContextVar("tabane_mcp_request")
+
+
+def current_request() -> Request:
+    """The HTTP request being served by the MCP endpoint (for a `principal` resolver)."""
+    return _REQUEST.get()
+
+
+class _StatelessEndpoint:
+    """An ASGI app: authenticate, then answer with a fresh stateless session manager."""
+
+    def __init__(
+        self,
+        server: Server[Any],
+        principal: PrincipalFn,
+        acting: ContextVar[Principal],
+        *,
+        security: TransportSecuritySettings | None,
+        max_body: int,
+    ) -> None:
+        self.server = server
+        self.principal = principal
+        self.acting = acting
+        self.security = security
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request_token = _REQUEST.set(Request(scope))  # headers only: the SDK reads the body
+        try:
+            try:
+                user = await anyio.to_thread.run_sync(self.principal)
+            except TabaneError as exc:
+                await JSONResponse(exc.to_body(), status_code=exc.status)(scope, receive, send)
+                return
+            acting_token = self.acting.set(user)
+            try:
+                manager = StreamableHTTPSessionManager(
+                    app=self.server,
+                    stateless=True,
+                    json_response=True,
+                    security_settings=self.security,
+                    max_request_body_size=self.max_body,
+                )
+                async with manager.run():
+                    await manager.handle_request(scope, receive, send)
+            finally:
+                self.acting.reset(acting_token)
+        finally:
+            _REQUEST.reset(request_token)
+
+
+__all__ = ["build_server", "current_request", "mount_mcp", "protocol_text", "run_stdio"]

@@ -1,0 +1,232 @@
+"""The MCP tools: one per service operation, each a thin shell over the `Tabane` facade.
+
+A tool is a `ToolSpec`: a name, a description that teaches when to use it, a pydantic model of its
+arguments (its JSON schema is the tool's input schema; unknown arguments are refused, so no call can
+name a user or borrow authority), the type of its result (its schema is the output schema) and a
+function `(svc, user, args) -> result`. The acting user comes from the server, never from arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar, get_type_hints
+
+from pydantic import TypeAdapter
+
+from tabane.contexts.contexts import ContextInfo
+from tabane.contexts.groups import GroupInfo
+from tabane.errors import InvalidInput, Issue
+from tabane.ingest.documents import DocumentInput, block
+from tabane.mcp.arguments import (
+    Args,
+    ChangeGroupArgs,
+    CiteArgs,
+    ContextDeleted,
+    ContextList,
+    CreateContextArgs,
+    CreateGroupArgs,
+    GroupDeleted,
+    GroupList,
+    IngestArgs,
+    ListSourcesArgs,
+    LookupArgs,
+    NameArgs,
+    NoArgs,
+    RenameArgs,
+    RetractArgs,
+    SourceLookup,
+    UpdateContextArgs,
+)
+from tabane.service import Tabane
+from tabane.sources.read import Citation, SourcePage
+from tabane.sources.write import RetractResult, WriteResult
+from tabane.types import Principal
+
+# -- the tools: each docstring is the description the model reads -----------------------------
+
+# `write` adds rows, `update` may overwrite some, `destroy` removes some; `read` changes nothing.
+Kind = Literal["read", "write", "update", "destroy"]
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    args: type[Args]
+    result: type[Any]
+    run: Callable[[Tabane, Principal, Any], object]
+    kind: Kind
+
+    @property
+    def read_only(self) -> bool:
+        return self.kind == "read"
+
+    @property
+    def destructive(self) -> bool:
+        return self.kind in ("update", "destroy")
+
+    @property
+    def idempotent(self) -> bool:
+        return self.kind != "write"
+
+    def output_schema(self) -> dict[str, Any]:
+        return TypeAdapter(self.result).json_schema(mode="serialization")
+
+
+_registered: list[ToolSpec] = []
+
+
+def _tool(kind: Kind) -> Callable[[_F], _F]:
+    """Register a function `(svc, user, a: <Args>) -> <Result>` as a tool named after it."""
+
+    def register(fn: _F) -> _F:
+        hints = get_type_hints(fn)
+        doc = " ".join((fn.__doc__ or "").split())
+        _registered.append(ToolSpec(fn.__name__, doc, hints["a"], hints["return"], fn, kind))
+        return fn
+
+    return register
+
+
+@_tool("read")
+def list_contexts(svc: Tabane, user: Principal, a: NoArgs) -> ContextList:
+    """Start here. Lists every context you can see with its description, stats (sources,
+    paragraphs, sections) and usage. Choose the context whose description fits the task; a context
+    is one frame of meaning (one spelling, one referent)."""
+    return ContextList(svc.list_contexts(user))
+
+
+@_tool("read")
+def get_context(svc: Tabane, user: Principal, a: NameArgs) -> ContextInfo:
+    """One context's description, settings, scopes, stats and usage."""
+    return svc.get_context(user, a.name)
+
+
+@_tool("write")
+def create_context(svc: Tabane, user: Principal, a: CreateContextArgs) -> ContextInfo:
+    """Create a context: a frame of meaning where one spelling names one referent ('Apple' the
+    fruit and the company belong in different contexts). Check `list_contexts` first; write a
+    description a later reader can choose by."""
+    return svc.create_context(user, a.name, **a.model_dump(exclude={"name"}))
+
+
+@_tool("update")
+def update_context(svc: Tabane, user: Principal, a: UpdateContextArgs) -> ContextInfo:
+    """Change a context's description or floors. Only the fields you pass change."""
+    changes = {k: getattr(a, k) for k in sorted(a.model_fields_set - {"name"})}
+    return svc.update_context(user, a.name, changes)
+
+
+@_tool("update")
+def rename_context(svc: Tabane, user: Principal, a: RenameArgs) -> ContextInfo:
+    """Rename a context; everything in it stays."""
+    return svc.rename_context(user, a.name, a.new_name)
+
+
+@_tool("destroy")
+def delete_context(svc: Tabane, user: Principal, a: NameArgs) -> ContextDeleted:
+    """Delete a context with every source in it (irreversible: ask the user first). Returns what
+    was removed."""
+    return ContextDeleted(a.name, svc.delete_context(user, a.name))
+
+
+@_tool("read")
+def list_groups(svc: Tabane, user: Principal, a: NoArgs) -> GroupList:
+    """List groups: named bundles of contexts and child groups, for reading several contexts at
+    once."""
+    return GroupList(svc.list_groups(user))
+
+
+@_tool("read")
+def get_group(svc: Tabane, user: Principal, a: NameArgs) -> GroupInfo:
+    """One group with its member contexts and child groups."""
+    return svc.get_group(user, a.name)
+
+
+@_tool("write")
+def create_group(svc: Tabane, user: Principal, a: CreateGroupArgs) -> GroupInfo:
+    """Create a group of existing contexts and child groups (a DAG at most 3 groups tall)."""
+    return svc.create_group(user, a.name, **a.model_dump(exclude={"name"}))
+
+
+@_tool("update")
+def change_group(svc: Tabane, user: Principal, a: ChangeGroupArgs) -> GroupInfo:
+    """Change a group by deltas: add_contexts, remove_contexts, add_groups, remove_groups (and
+    optionally its description). Members must exist; cycles are refused."""
+    return svc.change_group(user, a.name, **a.model_dump(exclude={"name"}))
+
+
+@_tool("destroy")
+def delete_group(svc: Tabane, user: Principal, a: NameArgs) -> GroupDeleted:
+    """Delete a group; its contexts and child groups stay."""
+    svc.delete_group(user, a.name)
+    return GroupDeleted(a.name)
+
+
+@_tool("update")
+def ingest_source(svc: Tabane, user: Principal, a: IngestArgs) -> WriteResult:
+    """Store one document in a context, split into paragraphs. Give `text` (Markdown with headings
+    is best: each paragraph keeps its section) or `paragraphs` with section, locator and questions,
+    so citations are precise. Same content again -> 'unchanged', nothing rewritten; changed content
+    under the same source_id -> 'replaced'. Check `list_sources` or `lookup_source` first to reuse
+    the document's existing source_id."""
+    if (a.text is None) == (a.paragraphs is None):
+        raise InvalidInput(
+            "give either text or paragraphs",
+            issues=[Issue("text", "exactly one of text, paragraphs")],
+        )
+    blocks = [
+        block(p.text, p.section, p.locator.model_dump() if p.locator else None, f"paragraphs[{i}]")
+        for i, p in enumerate(a.paragraphs or ())
+    ]
+    doc = DocumentInput(
+        source_id=a.source_id,
+        data=None if a.text is None else a.text.encode(),
+        paragraphs=None if a.paragraphs is None else blocks,
+        questions=[p.questions for p in a.paragraphs or ()],
+        origin="mcp",
+        **a.model_dump(include={"format", "title", "date", "tags", "area", "state", "scopes"}),
+    )
+    return svc.ingest(user, a.context, doc)
+
+
+@_tool("read")
+def list_sources(svc: Tabane, user: Principal, a: ListSourcesArgs) -> SourcePage:
+    """List a context's documents by source_id, a page at a time: pass `next_after` back as
+    `after`. Read this before ingesting or retracting."""
+    return svc.list_sources(user, a.context, **a.model_dump(exclude={"context"}))
+
+
+@_tool("read")
+def lookup_source(svc: Tabane, user: Principal, a: LookupArgs) -> SourceLookup:
+    """A document's metadata and its paragraphs (index, text, section, locator, questions), a
+    window at a time (offset, limit). Use a paragraph's index with `cite`."""
+    info, paragraphs = svc.lookup(user, a.context, a.source_id, offset=a.offset, limit=a.limit)
+    return SourceLookup(info, paragraphs)
+
+
+@_tool("destroy")
+def retract_source(svc: Tabane, user: Principal, a: RetractArgs) -> RetractResult:
+    """Withdraw a document: its paragraphs and sections are removed, a tombstone stays. Run with
+    dry_run=true first to see what would go. Retract a withdrawn, moved or renamed document (before
+    re-ingesting it under its new id), so stale text stops answering."""
+    return svc.retract(user, a.context, a.source_id, dry_run=a.dry_run)
+
+
+@_tool("read")
+def cite(svc: Tabane, user: Principal, a: CiteArgs) -> Citation:
+    """The citation of one paragraph you use: its exact text, the source title, its section and
+    locator. Cite every paragraph your answer relies on."""
+    return svc.cite(user, a.context, a.source_id, a.paragraph)
+
+
+TOOLS: tuple[ToolSpec, ...] = tuple(_registered)
+
+
+def by_name() -> Mapping[str, ToolSpec]:
+    return {t.name: t for t in TOOLS}
+
+
+__all__ = ["TOOLS", "Args", "ToolSpec", "by_name"]

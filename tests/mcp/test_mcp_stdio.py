@@ -1,0 +1,88 @@
+"""`tabane mcp` as a real subprocess, driven by the official SDK's stdio client.
+
+The subprocess joins the embedded PostgreSQL the test session already runs (same TABANE_HOME) and
+acts as TABANE_USER, the only way a stdio client chooses who it is.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client, StdioServerParameters
+
+from tabane.mcp.server import protocol_text
+from tabane.service import Tabane
+
+from helpers import unique
+
+TOOL_NAMES = {
+    "list_contexts",
+    "get_context",
+    "create_context",
+    "update_context",
+    "rename_context",
+    "delete_context",
+    "list_groups",
+    "get_group",
+    "create_group",
+    "change_group",
+    "delete_group",
+    "ingest_source",
+    "list_sources",
+    "lookup_source",
+    "retract_source",
+    "cite",
+}
+DOC = "# Kettle\n\nKettle boils water.\n\n## Safety\n\nNever run it dry.\n"
+
+
+def test_tabane_mcp_over_stdio(svc: Tabane, tabane_home: Path) -> None:
+    user, name = unique("mcp"), unique("ctx")
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "tabane.cli.main", "mcp"],
+        env={"TABANE_HOME": str(tabane_home), "TABANE_USER": user},
+    )
+
+    async def call(c: Client, tool: str, args: dict[str, Any]) -> tuple[bool, Any]:
+        result = await c.call_tool(tool, args)
+        return result.is_error, json.loads(result.content[0].text)
+
+    async def main() -> None:
+        async with Client(params, mode="legacy") as c:
+            assert c.instructions == protocol_text()
+            listed = {t.name: t.description for t in (await c.list_tools()).tools}
+            assert set(listed) >= TOOL_NAMES
+            assert all(listed[n] for n in TOOL_NAMES)
+
+            failed, made = await call(c, "create_context", {"name": name, "description": "kettles"})
+            assert not failed and made["scopes"] == [f"user:{user}"]
+            failed, stored = await call(
+                c, "ingest_source", {"context": name, "source_id": "kettle.md", "text": DOC}
+            )
+            assert not failed and (stored["outcome"], stored["paragraphs"]) == ("created", 2)
+            failed, found = await call(
+                c, "lookup_source", {"context": name, "source_id": "kettle.md"}
+            )
+            assert not failed and found["source"]["title"] == "Kettle"
+            assert [p["section"] for p in found["paragraphs"]] == [["Kettle"], ["Kettle", "Safety"]]
+            failed, cited = await call(
+                c, "cite", {"context": name, "source_id": "kettle.md", "paragraph": 1}
+            )
+            assert not failed
+            assert (cited["text"], cited["section"]) == ("Never run it dry.", ["Kettle", "Safety"])
+            failed, dry = await call(
+                c, "retract_source", {"context": name, "source_id": "kettle.md", "dry_run": True}
+            )
+            assert not failed and (dry["dry_run"], dry["paragraphs"]) == (True, 2)
+            failed, body = await call(c, "get_context", {"name": "no-such-" + name})
+            assert failed and body["error"]["code"] == "no_context"
+
+    anyio.run(main)
+    # The subprocess wrote as TABANE_USER, into the same store.
+    info = svc.get_context(svc.principal(user), name)
+    assert (info.stats.sources, info.stats.paragraphs) == (1, 2)
