@@ -19,6 +19,7 @@ from tabane.types import Principal
 
 from helpers import unique
 
+
 @pytest.fixture(scope="session")
 def tabane_home() -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix="tabane-test-") as tmp:

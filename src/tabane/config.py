@@ -16,10 +16,10 @@ from tabane.errors import InvalidInput, Issue
 # Environment variable -> one-line description. docs/guide.md documents each of these.
 SETTINGS: dict[str, str] = {
     "TABANE_HOME": "data directory (embedded PostgreSQL lives in TABANE_HOME/pg)",
-    "TABANE_DATABASE_URL": "owner URL of an external PostgreSQL >= 15 with pgvector (runs migrations)",
+    "TABANE_DATABASE_URL": "owner URL of an external PostgreSQL >= 15 with pgvector",
     "TABANE_APP_DATABASE_URL": "URL the application connects with (a role that cannot bypass RLS)",
     "TABANE_USER": "name of the implicit local user (default: the login name)",
-    "TABANE_MAX_BODY_BYTES": "largest accepted HTTP body and ingested file, in bytes (default 8 MiB)",
+    "TABANE_MAX_BODY_BYTES": "largest HTTP body and ingested file, in bytes (default 8 MiB)",
     "TABANE_HOST": "address `tabane serve` binds (default 127.0.0.1)",
     "TABANE_PORT": "port `tabane serve` binds (default 8477)",
     "TABANE_RLS_EXAMPLES": "Hypothesis examples for the RLS property test (default 300)",

@@ -1,6 +1,10 @@
 """One error hierarchy for tabane, each error with a stable snake_case code.
 
     TabaneError                      code          HTTP
+    ├── BadRequest                   bad_request   400  (HTTP: a request the server cannot parse)
+    │   └── InvalidJson              invalid_json  400  (HTTP: the body is not valid JSON)
+    ├── Unauthorized                 unauthorized  401  (HTTP: no or bad credentials)
+    ├── MethodNotAllowed             method_not_allowed 405
     ├── InvalidInput                 invalid_input 422  (a field is malformed; `issues` say where)
     │   ├── InvalidName              invalid_name  422
     │   ├── BodyTooLarge             body_too_large 413
@@ -20,8 +24,8 @@
     ├── StoreUnavailable             store_unavailable 503
     └── StoreBusy                    store_busy    503  (another process holds the data directory)
 
-Every error carries `issues`: `(path, problem)` pairs naming what was wrong and where, and `written`,
-which says what was written before the error (nothing, unless it says otherwise).
+Every error carries `issues`: `(path, problem)` pairs naming what was wrong and where, and
+`written`, which says what was written before the error (nothing, unless it says otherwise).
 """
 
 from __future__ import annotations
@@ -63,6 +67,25 @@ class TabaneError(Exception):
                 "written": self.written,
             }
         }
+
+
+class BadRequest(TabaneError):
+    code = "bad_request"
+    status = 400
+
+
+class InvalidJson(BadRequest):
+    code = "invalid_json"
+
+
+class Unauthorized(TabaneError):
+    code = "unauthorized"
+    status = 401
+
+
+class MethodNotAllowed(TabaneError):
+    code = "method_not_allowed"
+    status = 405
 
 
 class InvalidInput(TabaneError):

@@ -31,7 +31,9 @@ def check_name(value: object, path: str = "name", what: str = "name") -> str:
     if not _NAME.match(name):
         raise InvalidName(
             f"{what} {name!r} has characters that are not allowed",
-            issues=[Issue(path, "use letters, digits, '.', '_' or '-', starting with a letter or digit")],
+            issues=[
+                Issue(path, "use letters, digits, '.', '_' or '-', starting with a letter or digit")
+            ],
         )
     return name
 

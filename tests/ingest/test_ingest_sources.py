@@ -162,7 +162,9 @@ def test_changing_only_questions_or_scopes_replaces(svc: Tabane, make_user, make
     assert svc.ingest(owner, ctx, again).outcome == "replaced"
     assert svc.lookup(owner, ctx, "q")[1][0].questions == ("how?",)
     wider = DocumentInput(
-        source_id="q", paragraphs=[block("text")], questions=[["how?"]],
+        source_id="q",
+        paragraphs=[block("text")],
+        questions=[["how?"]],
         scopes=[f"user:{owner.name}", "team:q"],
     )
     assert svc.ingest(owner, ctx, wider).outcome == "replaced"

@@ -64,7 +64,9 @@ def grant(session: Session, user: str, scope: str, *, write: bool) -> None:
     session.execute(
         insert(Grant)
         .values(user_id=uid, scope=scope, can_write=write)
-        .on_conflict_do_update(index_elements=[Grant.user_id, Grant.scope], set_={"can_write": write})
+        .on_conflict_do_update(
+            index_elements=[Grant.user_id, Grant.scope], set_={"can_write": write}
+        )
     )
 
 

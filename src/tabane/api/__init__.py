@@ -1,1 +1,5 @@
-"""tabane.api"""
+"""The HTTP surface (FastAPI)."""
+
+from tabane.api.app import create_app
+
+__all__ = ["create_app"]

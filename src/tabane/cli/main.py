@@ -56,15 +56,26 @@ def serve(
 ) -> None:
     """Serve HTTP (and MCP at /mcp).  Example: tabane serve --port 8477"""
     import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
 
     from tabane.api.app import create_app
     from tabane.service import Tabane
 
     settings = Settings.from_env()
-    svc = Tabane.open(settings)
-    uvicorn.run(
-        create_app(svc), host=host or settings.host, port=port or settings.port, log_level="info"
+    bind = host or settings.host
+    loopback = bind in ("127.0.0.1", "localhost", "::1")
+    security = (
+        TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+        )
+        if loopback
+        else None
     )
+    with Tabane.open(settings) as svc:
+        app_ = create_app(svc, mcp_security=security)
+        uvicorn.run(app_, host=bind, port=port or settings.port, log_level="info")
 
 
 @app.command()

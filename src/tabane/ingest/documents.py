@@ -167,7 +167,9 @@ def block(
         try:
             loc = Locator.from_json(locator)
         except (ValueError, TypeError, KeyError) as exc:
-            raise InvalidInput("invalid locator", issues=[Issue(f"{path}.locator", str(exc))]) from None
+            raise InvalidInput(
+                "invalid locator", issues=[Issue(f"{path}.locator", str(exc))]
+            ) from None
     try:
         return Block(text=text.strip(), section=tuple(section), locator=loc)
     except ValueError as exc:

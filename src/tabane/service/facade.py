@@ -21,6 +21,7 @@ from tabane.ingest.files import IngestReport, Progress
 from tabane.sources import read
 from tabane.sources.read import Citation, ParagraphView, SourceInfo, SourcePage
 from tabane.sources.write import RetractResult, WriteResult, retract
+from tabane.storage import migrate
 from tabane.storage.store import Store, open_store
 from tabane.types import Principal
 
@@ -39,6 +40,10 @@ class Tabane:
 
     def close(self) -> None:
         self.store.close()
+
+    def revision(self) -> str | None:
+        """The schema's migration revision."""
+        return migrate.current(self.store.owner)
 
     def __enter__(self) -> Tabane:
         return self

@@ -117,6 +117,10 @@ def lookup(
     session: Session, ctx: Context, source_id: str, *, offset: int = 0, limit: int = MAX_PAGE
 ) -> tuple[SourceInfo, list[ParagraphView]]:
     """A source's metadata and a window of its paragraphs."""
+    for name, value, lo in (("offset", offset, 0), ("limit", limit, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < lo or value > 10**9:
+            raise InvalidInput(f"{name} is out of range", issues=[Issue(name, f">= {lo}")])
+    limit = min(limit, MAX_PAGE)
     source = find(session, ctx, source_id)
     rows = session.scalars(
         select(Paragraph)

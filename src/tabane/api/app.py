@@ -1,0 +1,73 @@
+"""`create_app`: the HTTP surface, a thin shell over the `Tabane` facade.
+
+Layers, outermost first: CatchAll (500 `internal`, logged) → BodyLimit (413 before any route
+runs) → FastAPI's exception handlers (one error body) → the routes, which authenticate through the
+principal resolver and call one facade method each.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, FastAPI, Request
+from mcp.server.transport_security import TransportSecuritySettings
+
+import tabane
+from tabane.api import routes_contexts, routes_sources
+from tabane.api.deps import PrincipalResolver, Svc
+from tabane.api.errors import BodyLimit, CatchAll, install_handlers
+from tabane.api.schemas import ERROR_RESPONSES, HealthOut
+from tabane.mcp.server import current_request, mount_mcp
+from tabane.service import Tabane
+from tabane.types import Principal
+
+health_router = APIRouter(tags=["health"], responses={500: ERROR_RESPONSES[500]})
+
+
+@health_router.get("/health")
+def health(svc: Svc) -> HealthOut:
+    """Liveness and the schema revision; needs no authentication."""
+    return HealthOut(
+        status="ok",
+        version=tabane.__version__,
+        database="embedded" if svc.settings.embedded else "external",
+        revision=svc.revision(),
+    )
+
+
+def create_app(
+    svc: Tabane,
+    principal: PrincipalResolver | None = None,
+    *,
+    mcp_security: TransportSecuritySettings | None = None,
+) -> FastAPI:
+    """The HTTP app over `svc`, with MCP (streamable HTTP) at `/mcp`. `principal` says whom a
+    request acts for (the authentication seam: an API-key or JWT resolver plugs in here); by
+    default every request acts for the local user, resolved once now. No route takes a user or
+    scope from the request as authority. `mcp_security` turns on the MCP SDK's Host/Origin checks
+    (`tabane serve` does, for loopback)."""
+    if principal is None:
+        local = svc.local_user()
+
+        def principal(request: Request) -> Principal:
+            return local
+
+    app = FastAPI(
+        title="tabane",
+        version=tabane.__version__,
+        description="Grounded memory for LLM agents. Every error answers one body: "
+        '`{"error": {"code", "message", "issues": [{"path", "problem"}], "written"}}`.',
+    )
+    app.state.tabane = svc
+    app.state.principal = principal
+    install_handlers(app)
+    app.include_router(health_router)
+    app.include_router(routes_contexts.router)
+    app.include_router(routes_sources.router)
+
+    # Sub-applications are mounted here and only here: inside BodyLimit and CatchAll below, so
+    # they get the same guards.
+    resolve = principal
+    mount_mcp(app, svc, lambda: resolve(current_request()), security=mcp_security)
+
+    app.add_middleware(BodyLimit, max_bytes=svc.settings.max_body_bytes)
+    app.add_middleware(CatchAll)  # added last = outermost
+    return app

@@ -1,0 +1,209 @@
+"""One error body everywhere, and the two pure ASGI guards around the app.
+
+Every failure answers `{"error": {"code", "message", "issues": [{"path", "problem"}], "written"}}`
+with the status of its `TabaneError`. Framework errors map onto the same body:
+
+    RequestValidationError   422 invalid_input (issue paths like `body.name`, `query.limit`)
+    malformed JSON           400 invalid_json
+    unknown route            404 not_found
+    wrong method             405 method_not_allowed
+    body over the limit      413 body_too_large (BodyLimit, before any route runs)
+    anything unexpected      500 internal (CatchAll; logged, never a traceback in the body)
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from tabane.errors import (
+    BadRequest,
+    BodyTooLarge,
+    Forbidden,
+    InvalidInput,
+    InvalidJson,
+    Issue,
+    MethodNotAllowed,
+    NotFound,
+    TabaneError,
+    Unauthorized,
+)
+
+logger = logging.getLogger("tabane.api")
+
+# Starlette's HTTPException statuses map onto these errors; any other status keeps the shape
+# with the code `http_error`.
+_HTTP_ERRORS: dict[int, type[TabaneError]] = {
+    400: BadRequest,
+    401: Unauthorized,
+    403: Forbidden,
+    404: NotFound,
+    405: MethodNotAllowed,
+    413: BodyTooLarge,
+}
+
+
+def error_response(exc: TabaneError, headers: Mapping[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(exc.to_body(), status_code=exc.status, headers=headers)
+
+
+def coded_error(
+    code: str, status: int, message: str, issues: Iterable[Issue] = (), written: str = "nothing"
+) -> TabaneError:
+    """An error with an HTTP-only code, in the same shape as every service error."""
+    exc = TabaneError(message, issues=issues, written=written)
+    exc.code = code
+    exc.status = status
+    return exc
+
+
+def issue_path(loc: Iterable[Any]) -> str:
+    """`("body", "paragraphs", 0, "text")` -> `body.paragraphs[0].text`."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}" if out else str(part)
+    return out
+
+
+async def _tabane_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, TabaneError)
+    return error_response(exc)
+
+
+async def _validation_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    errors = list(exc.errors())
+    bad_json = [e for e in errors if e.get("type") == "json_invalid"]
+    if bad_json:
+        e = bad_json[0]
+        where = e["loc"][-1] if len(e["loc"]) > 1 else "?"
+        reason = (e.get("ctx") or {}).get("error", "malformed")
+        return error_response(
+            InvalidJson(
+                "the request body is not valid JSON",
+                issues=[Issue("body", f"{reason} at character {where}")],
+            )
+        )
+    issues = [Issue(issue_path(e["loc"]), str(e["msg"])) for e in errors]
+    return error_response(InvalidInput("the request does not match its schema", issues=issues))
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        message = f"no route {request.url.path}"
+    elif exc.status_code == 405:
+        message = f"{request.method} is not allowed on {request.url.path}"
+    else:
+        message = str(exc.detail)
+    cls = _HTTP_ERRORS.get(exc.status_code)
+    error = cls(message) if cls else coded_error("http_error", exc.status_code, message)
+    return error_response(error, headers=exc.headers)
+
+
+def install_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(TabaneError, _tabane_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(HTTPException, _http_error)
+
+
+class _Refused(Exception):
+    """Raised into the app when a streamed body passes the limit (the 413 is already sent)."""
+
+
+class BodyLimit:
+    """Refuse bodies over `max_bytes` with 413 `body_too_large`: at once when Content-Length says
+    so, else as soon as the streamed chunks pass the limit — the body is never buffered here, and
+    no route runs on a refused body, so nothing is written."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = _content_length(scope)
+        if declared is not None and declared > self.max_bytes:
+            await self._refuse(scope, receive, send, f"{declared} bytes")
+            return
+        seen = 0
+        started = refused = False
+
+        async def limited_receive() -> Message:
+            nonlocal seen, refused
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes and not started:
+                    refused = True
+                    await self._refuse(scope, receive, send, f"over {self.max_bytes} bytes")
+                    raise _Refused
+            return message
+
+        async def guarded_send(message: Message) -> None:
+            nonlocal started
+            if refused:
+                return  # the 413 went out; whatever the app answers to _Refused is dropped
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, guarded_send)
+        except Exception:
+            if not refused:
+                raise
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, size: str) -> None:
+        exc = BodyTooLarge(
+            f"the request body is larger than {self.max_bytes} bytes",
+            issues=[Issue("body", f"{size}; the limit is {self.max_bytes}")],
+        )
+        await error_response(exc)(scope, receive, send)
+
+
+def _content_length(scope: Scope) -> int | None:
+    values = [v for k, v in scope.get("headers", ()) if k.lower() == b"content-length"]
+    if len(values) != 1:
+        return None
+    try:
+        return int(values[0])
+    except ValueError:
+        return None
+
+
+class CatchAll:
+    """Answer any unexpected exception with 500 `internal`: logged in full, a generic body."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception:
+            logger.exception("unexpected error in %s %s", scope.get("method"), scope.get("path"))
+            if started:
+                raise  # too late to answer; the server closes the connection
+            exc = TabaneError("internal error; the server log has the details", written="unknown")
+            await error_response(exc)(scope, receive, send)

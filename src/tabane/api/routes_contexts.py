@@ -1,0 +1,91 @@
+"""Contexts and groups (Taguru-compatible paths)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from tabane.api.deps import Svc, User
+from tabane.api.schemas import (
+    ERROR_RESPONSES,
+    ContextCreate,
+    ContextDeleted,
+    ContextList,
+    ContextOut,
+    ContextPatch,
+    ContextRename,
+    GroupCreate,
+    GroupDeleted,
+    GroupList,
+    GroupOut,
+    GroupPatch,
+    StatsOut,
+    out,
+)
+
+router = APIRouter(responses=ERROR_RESPONSES)
+
+
+@router.get("/contexts", tags=["contexts"])
+def list_contexts(svc: Svc, user: User) -> ContextList:
+    """Every context the caller can see, by name."""
+    return ContextList(contexts=[out(ContextOut, c) for c in svc.list_contexts(user)])
+
+
+@router.post("/contexts", status_code=201, tags=["contexts"])
+def create_context(body: ContextCreate, svc: Svc, user: User) -> ContextOut:
+    """Create a context (scopes default to the caller's own)."""
+    fields = body.model_dump(exclude_unset=True, exclude={"name"})
+    return out(ContextOut, svc.create_context(user, body.name, **fields))
+
+
+@router.get("/contexts/{context}", tags=["contexts"])
+def get_context(context: str, svc: Svc, user: User) -> ContextOut:
+    return out(ContextOut, svc.get_context(user, context))
+
+
+@router.patch("/contexts/{context}", tags=["contexts"])
+def update_context(context: str, body: ContextPatch, svc: Svc, user: User) -> ContextOut:
+    """Change the description or floors; only the fields sent change (`semantic_floor: null`
+    clears it)."""
+    return out(ContextOut, svc.update_context(user, context, body.model_dump(exclude_unset=True)))
+
+
+@router.post("/contexts/{context}/rename", tags=["contexts"])
+def rename_context(context: str, body: ContextRename, svc: Svc, user: User) -> ContextOut:
+    return out(ContextOut, svc.rename_context(user, context, body.new_name))
+
+
+@router.delete("/contexts/{context}", tags=["contexts"])
+def delete_context(context: str, svc: Svc, user: User) -> ContextDeleted:
+    """Delete a context with everything in it; answers what was removed."""
+    return ContextDeleted(name=context, removed=out(StatsOut, svc.delete_context(user, context)))
+
+
+@router.get("/groups", tags=["groups"])
+def list_groups(svc: Svc, user: User) -> GroupList:
+    return GroupList(groups=[out(GroupOut, g) for g in svc.list_groups(user)])
+
+
+@router.post("/groups", status_code=201, tags=["groups"])
+def create_group(body: GroupCreate, svc: Svc, user: User) -> GroupOut:
+    """Create a group of contexts and child groups (at most three groups tall, no cycles)."""
+    fields = body.model_dump(exclude_unset=True, exclude={"name"})
+    return out(GroupOut, svc.create_group(user, body.name, **fields))
+
+
+@router.get("/groups/{group}", tags=["groups"])
+def get_group(group: str, svc: Svc, user: User) -> GroupOut:
+    return out(GroupOut, svc.get_group(user, group))
+
+
+@router.patch("/groups/{group}", tags=["groups"])
+def change_group(group: str, body: GroupPatch, svc: Svc, user: User) -> GroupOut:
+    """Change the description and membership, by deltas (members must exist)."""
+    return out(GroupOut, svc.change_group(user, group, **body.model_dump(exclude_unset=True)))
+
+
+@router.delete("/groups/{group}", tags=["groups"])
+def delete_group(group: str, svc: Svc, user: User) -> GroupDeleted:
+    """Delete a group; its contexts and child groups stay."""
+    svc.delete_group(user, group)
+    return GroupDeleted(name=group, deleted=True)

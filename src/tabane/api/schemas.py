@@ -1,0 +1,325 @@
+"""The HTTP wire shapes: pydantic models at the edge, turned into the service's values at once.
+
+Request models are strict (a JSON number is not a string, `true` is not 1), refuse unknown fields
+(a typo, or an attempt to pass a user or scope as authority, is a 422 naming the field) and refuse
+NaN and Infinity. Semantic checks (names, ranges, states, dates) stay in the service, so every
+surface reports them with the same codes.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tabane.errors import InvalidInput, Issue
+from tabane.ingest.documents import DocumentInput, block
+
+
+class Request(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+
+class Response(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+
+R = TypeVar("R", bound=Response)
+
+
+# -- errors -------------------------------------------------------------------------------------
+
+
+class IssueOut(BaseModel):
+    path: str = Field(description="where the problem is, e.g. `body.name` or `dice_floor`")
+    problem: str
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="stable snake_case code to branch on, e.g. `no_context`")
+    message: str
+    issues: list[IssueOut]
+    written: str = Field(description="what was written before the error: `nothing` unless said")
+
+
+class ErrorBody(BaseModel):
+    """The one error body of every route."""
+
+    error: ErrorDetail
+
+
+# -- health -------------------------------------------------------------------------------------
+
+
+class HealthOut(BaseModel):
+    status: Literal["ok"]
+    version: str
+    database: Literal["embedded", "external"]
+    revision: str | None
+
+
+# -- contexts -----------------------------------------------------------------------------------
+
+
+class ContextCreate(Request):
+    name: str
+    description: str = ""
+    dice_floor: float = 0.3
+    semantic_floor: float | None = None
+    scopes: list[str] | None = Field(None, description="default: the caller's default scopes")
+
+
+class ContextPatch(Request):
+    description: str = ""
+    dice_floor: float = 0.3
+    semantic_floor: float | None = Field(None, description="null clears it")
+
+
+class ContextRename(Request):
+    new_name: str
+
+
+class StatsOut(Response):
+    sources: int
+    paragraphs: int
+    sections: int
+
+
+class UsageOut(Response):
+    reads: int
+    misses: int
+    writes: int
+    last_access: datetime | None
+
+
+class ContextOut(Response):
+    name: str
+    description: str
+    dice_floor: float
+    semantic_floor: float | None
+    scopes: list[str]
+    created_at: datetime
+    stats: StatsOut
+    usage: UsageOut
+
+
+class ContextList(BaseModel):
+    contexts: list[ContextOut]
+
+
+class ContextDeleted(BaseModel):
+    name: str
+    removed: StatsOut
+
+
+# -- groups -------------------------------------------------------------------------------------
+
+
+class GroupCreate(Request):
+    name: str
+    description: str = ""
+    contexts: list[str] = []
+    groups: list[str] = []
+    scopes: list[str] | None = None
+
+
+class GroupPatch(Request):
+    description: str | None = None
+    add_contexts: list[str] = []
+    remove_contexts: list[str] = []
+    add_groups: list[str] = []
+    remove_groups: list[str] = []
+
+
+class GroupOut(Response):
+    name: str
+    description: str
+    scopes: list[str]
+    contexts: list[str]
+    groups: list[str]
+
+
+class GroupList(BaseModel):
+    groups: list[GroupOut]
+
+
+class GroupDeleted(BaseModel):
+    name: str
+    deleted: bool
+
+
+# -- sources ------------------------------------------------------------------------------------
+
+LocatorKind = Literal["page", "line_range", "slide", "sheet", "table"]
+
+
+class LocatorModel(Request):
+    kind: LocatorKind = "line_range"
+    start: int = Field(ge=1, description="1-based page number or first line")
+    end: int | None = Field(None, ge=1, description="inclusive last line; null for one page")
+
+
+class LocatorOut(Response):
+    kind: str
+    start: int
+    end: int | None = None
+
+
+class ParagraphIn(Request):
+    text: str
+    section: list[str] = Field([], description="heading path, outermost first")
+    locator: LocatorModel | None = None
+    questions: list[str] = Field([], description="questions this paragraph answers (doc2query)")
+
+
+class IngestIn(Request):
+    source_id: str
+    text: str | None = Field(None, description="the document itself (UTF-8), parsed by format")
+    paragraphs: list[ParagraphIn] | None = None
+    format: str | None = None
+    title: str | None = None
+    date: str | None = Field(None, description="ISO 8601 date or date-time")
+    tags: list[str] | None = None
+    area: str | None = None
+    state: str = "active"
+    scopes: list[str] | None = Field(None, description="default: the context's scopes")
+
+    def to_document(self) -> DocumentInput:
+        """The service's input; exactly one of `text` and `paragraphs` must be given."""
+        if (self.text is None) == (self.paragraphs is None):
+            raise InvalidInput(
+                "give exactly one of text and paragraphs",
+                issues=[Issue("body.text", "give text or paragraphs, not both or neither")],
+            )
+        blocks = None
+        if self.paragraphs is not None:
+            for i, p in enumerate(self.paragraphs):
+                if not p.text.strip():
+                    raise InvalidInput(
+                        "a paragraph is empty",
+                        issues=[Issue(f"body.paragraphs[{i}].text", "empty")],
+                    )
+                loc = p.locator
+                if loc is not None and loc.end is not None and loc.end < loc.start:
+                    raise InvalidInput(
+                        "a locator ends before it starts",
+                        issues=[Issue(f"body.paragraphs[{i}].locator.end", "less than start")],
+                    )
+            blocks = [
+                block(
+                    p.text,
+                    p.section,
+                    p.locator.model_dump() if p.locator else None,
+                    path=f"body.paragraphs[{i}]",
+                )
+                for i, p in enumerate(self.paragraphs)
+            ]
+        return DocumentInput(
+            source_id=self.source_id,
+            data=None if self.text is None else self.text.encode("utf-8"),
+            paragraphs=blocks,
+            format=self.format,
+            title=self.title,
+            date=self.date,
+            tags=self.tags,
+            area=self.area,
+            state=self.state,
+            scopes=self.scopes,
+            questions=tuple(tuple(p.questions) for p in self.paragraphs or ()),
+        )
+
+
+class IngestOut(Response):
+    source_id: str
+    outcome: Literal["created", "replaced", "unchanged", "revived"]
+    paragraphs: int
+    sections: int
+
+
+class SourceOut(Response):
+    source_id: str
+    title: str
+    format: str
+    date: datetime | None
+    tags: list[str]
+    area: str | None
+    state: str
+    stored_at: datetime
+    content_hash: str
+    byte_size: int
+    paragraphs: int
+    scopes: list[str]
+    retracted_at: datetime | None
+
+
+class SourcePageOut(Response):
+    sources: list[SourceOut]
+    next_after: str | None = Field(description="pass back as `after` for the next page")
+
+
+class LookupIn(Request):
+    source_id: str
+    offset: int = Field(0, ge=0)
+    limit: int = Field(500, ge=1, le=500)
+
+
+class ParagraphOut(Response):
+    index: int
+    text: str
+    section: list[str]
+    locator: LocatorOut | None
+    questions: list[str]
+
+
+class LookupOut(BaseModel):
+    source: SourceOut
+    paragraphs: list[ParagraphOut]
+
+
+class RetractIn(Request):
+    source_id: str
+    dry_run: bool = False
+
+
+class RetractOut(Response):
+    source_id: str
+    dry_run: bool
+    sources: int
+    paragraphs: int
+    sections: int
+
+
+class CiteIn(Request):
+    source_id: str
+    paragraph: int
+
+
+class CitationOut(Response):
+    source_id: str
+    paragraph: int
+    text: str
+    title: str
+    section: list[str]
+    locator: LocatorOut | None
+
+
+def out(model: type[R], value: object) -> R:
+    """A service value (a frozen dataclass) as its wire model."""
+    return model.model_validate(value, from_attributes=True)
+
+
+# Documented on every route: the error body with the statuses it comes with.
+ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
+    status: {"model": ErrorBody, "description": description}
+    for status, description in {
+        400: "malformed JSON (`invalid_json`)",
+        403: "the caller may not write these scopes (`forbidden`)",
+        404: "unknown or invisible context, group, source or paragraph",
+        409: "name taken, group cycle or group too deep",
+        413: "request body over the limit (`body_too_large`)",
+        422: "invalid input; `issues` name each field",
+        500: "unexpected error (`internal`); the server log has the details",
+        503: "the store is unavailable",
+    }.items()
+}

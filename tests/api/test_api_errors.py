@@ -1,0 +1,185 @@
+"""The one error body: framework errors, body limits, unexpected exceptions, golden fixtures,
+and the OpenAPI description of all of it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from pathlib import Path
+
+import httpx
+from fastapi.testclient import TestClient
+
+from tabane.api.app import create_app
+
+GOLDEN = Path(__file__).parent / "golden"
+JSON = {"content-type": "application/json"}
+
+
+def error(response, status: int, code: str) -> dict:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert list(body) == ["error"]
+    assert list(body["error"]) == ["code", "message", "issues", "written"]
+    assert body["error"]["code"] == code
+    return body["error"]
+
+
+def test_golden_no_context(client) -> None:
+    response = client.get("/contexts/golden-missing-context")
+    assert response.status_code == 404
+    assert response.headers["content-type"] == "application/json"
+    assert response.json() == json.loads((GOLDEN / "error_no_context.json").read_text())
+
+
+def test_unknown_route_and_method(client) -> None:
+    err = error(client.get("/no/such/route"), 404, "not_found")
+    assert err["written"] == "nothing"
+    response = client.put("/contexts")
+    error(response, 405, "method_not_allowed")
+    assert "allow" in response.headers
+
+
+def test_malformed_json(client, context) -> None:
+    for raw in (b'{"dice_floor": ', b"{'single': 1}", b"\xff\xfe"):
+        err = error(
+            client.patch(f"/contexts/{context}", content=raw, headers=JSON), 400, "invalid_json"
+        )
+        assert [i["path"] for i in err["issues"]] == ["body"]
+    err = error(client.post("/contexts", content=b"[1, 2]", headers=JSON), 422, "invalid_input")
+    assert err["issues"][0]["path"] == "body"
+
+
+def test_validation_paths_name_body_and_query(client, context) -> None:
+    err = error(client.post("/contexts", json={}), 422, "invalid_input")
+    assert err["issues"] == [{"path": "body.name", "problem": "Field required"}]
+    err = error(
+        client.get(f"/contexts/{context}/sources", params={"limit": "many"}), 422, "invalid_input"
+    )
+    assert [i["path"] for i in err["issues"]] == ["query.limit"]
+    err = error(
+        client.get(f"/contexts/{context}/citations", params={"source_id": "x"}),
+        422,
+        "invalid_input",
+    )
+    assert [i["path"] for i in err["issues"]] == ["query.paragraph"]
+
+
+def _sized_ingest(size: int) -> bytes:
+    head, tail = b'{"source_id": "big.md", "text": "', b'"}'
+    return head + b"a" * (size - len(head) - len(tail)) + tail
+
+
+def test_body_over_the_limit_is_refused_and_nothing_written(svc, client, context) -> None:
+    limit = svc.settings.max_body_bytes
+    assert limit == 8 * 1024 * 1024
+    body = _sized_ingest(limit + 1)
+    response = client.post(f"/contexts/{context}/sources", content=body, headers=JSON)
+    err = error(response, 413, "body_too_large")
+    assert err["written"] == "nothing"
+    assert err["issues"] == [
+        {"path": "body", "problem": f"{limit + 1} bytes; the limit is {limit}"}
+    ]
+    assert client.get(f"/contexts/{context}").json()["stats"] == {
+        "sources": 0,
+        "paragraphs": 0,
+        "sections": 0,
+    }
+
+
+def test_body_at_the_limit_is_accepted(svc, client, new_name) -> None:
+    limit = svc.settings.max_body_bytes
+    head = json.dumps({"name": new_name("ctx")}).encode()
+    body = head[:-1] + b" " * (limit - len(head)) + b"}"
+    assert len(body) == limit
+    assert client.post("/contexts", content=body, headers=JSON).status_code == 201
+
+
+def test_chunked_body_over_the_limit_is_refused_while_streaming(svc, user, context) -> None:
+    limit = svc.settings.max_body_bytes
+    chunk = 1024 * 1024
+    sent: list[int] = []
+
+    async def chunks():
+        yield b'{"source_id": "big.md", "text": "'
+        for i in range(3 * limit // chunk):  # three times the limit, if nobody stops us
+            sent.append(i)
+            yield b"a" * chunk
+
+    async def main() -> httpx.Response:
+        transport = httpx.ASGITransport(app=create_app(svc, principal=lambda r: user))
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+            request = http.build_request(
+                "POST", f"/contexts/{context}/sources", content=chunks(), headers=JSON
+            )
+            assert "content-length" not in request.headers
+            assert request.headers["transfer-encoding"] == "chunked"
+            return await http.send(request)
+
+    response = asyncio.run(main())
+    err = error(response, 413, "body_too_large")
+    assert err["issues"][0]["problem"].startswith(f"over {limit} bytes")
+    assert len(sent) <= limit // chunk + 1  # refused as the limit passed, not after buffering
+    assert svc.get_context(user, context).stats.sources == 0
+
+
+def test_unexpected_exception_is_a_generic_500(svc, caplog) -> None:
+    def broken(request):
+        raise RuntimeError("secret-internal-detail")
+
+    client = TestClient(create_app(svc, principal=broken))
+    with caplog.at_level(logging.ERROR, logger="tabane.api"):
+        response = client.get("/contexts")
+    err = error(response, 500, "internal")
+    assert err["issues"] == [] and err["written"] == "unknown"
+    assert "secret-internal-detail" not in response.text
+    assert "Traceback" not in response.text and "RuntimeError" not in response.text
+    assert "secret-internal-detail" in caplog.text  # the log has it all
+    assert client.get("/health").json()["status"] == "ok"  # health needs no principal
+
+
+def test_default_principal_is_the_local_user(svc) -> None:
+    client = TestClient(create_app(svc))
+    local = svc.local_user()
+    name = f"ctxlocal{local.user_id}"
+    created = client.post("/contexts", json={"name": name}).json()
+    assert created["scopes"] == [f"user:{svc.settings.local_user}"]
+    assert client.delete(f"/contexts/{name}").status_code == 200
+
+
+def test_openapi_documents_the_error_body(client) -> None:
+    spec = client.get("/openapi.json").json()
+    schemas = spec["components"]["schemas"]
+    assert {"ErrorBody", "ErrorDetail", "IssueOut"} <= set(schemas)
+    assert "HTTPValidationError" not in schemas
+    ref = {"$ref": "#/components/schemas/ErrorBody"}
+    operation = spec["paths"]["/contexts/{context}"]["get"]
+    for status in ("404", "422", "500"):
+        assert operation["responses"][status]["content"]["application/json"]["schema"] == ref
+
+
+def test_every_route_is_listed_here(client) -> None:
+    """A new route must be added here, and to a test that exercises it."""
+    spec = client.get("/openapi.json").json()
+    routes = {(m.upper(), p) for p, ops in spec["paths"].items() for m in ops}
+    assert routes == {
+        ("GET", "/health"),
+        ("GET", "/contexts"),
+        ("POST", "/contexts"),
+        ("GET", "/contexts/{context}"),
+        ("PATCH", "/contexts/{context}"),
+        ("DELETE", "/contexts/{context}"),
+        ("POST", "/contexts/{context}/rename"),
+        ("GET", "/groups"),
+        ("POST", "/groups"),
+        ("GET", "/groups/{group}"),
+        ("PATCH", "/groups/{group}"),
+        ("DELETE", "/groups/{group}"),
+        ("GET", "/contexts/{context}/sources"),
+        ("POST", "/contexts/{context}/sources"),
+        ("POST", "/contexts/{context}/sources/lookup"),
+        ("POST", "/contexts/{context}/sources/retract"),
+        ("GET", "/contexts/{context}/citations"),
+        ("POST", "/contexts/{context}/citations"),
+    }
