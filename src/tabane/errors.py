@@ -22,7 +22,8 @@
     │   └── GroupTooDeep             group_too_deep 409
     ├── Forbidden                    forbidden     403  (the caller may not write these scopes)
     ├── StoreUnavailable             store_unavailable 503
-    └── StoreBusy                    store_busy    503  (another process holds the data directory)
+    │   └── StoreBusy                store_busy    503  (another process holds the data directory)
+    └── EmbedderUnavailable          embedder_unavailable 503 (the embedding service is failing)
 
 Every error carries `issues`: `(path, problem)` pairs naming what was wrong and where, and
 `written`, which says what was written before the error (nothing, unless it says otherwise).
@@ -164,6 +165,11 @@ class StoreUnavailable(TabaneError):
 
 class StoreBusy(StoreUnavailable):
     code = "store_busy"
+
+
+class EmbedderUnavailable(TabaneError):
+    code = "embedder_unavailable"
+    status = 503
 
 
 def all_error_classes() -> list[type[TabaneError]]:

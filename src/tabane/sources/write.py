@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from tabane.contexts.contexts import bump
 from tabane.errors import Forbidden, Issue, NoSource
+from tabane.search import postings
 from tabane.storage.schema import Context, Paragraph, Section, Source
 from tabane.text.documents import Block
 from tabane.types import Principal
@@ -90,7 +91,7 @@ def store(
                 f"you may not replace source {meta.source_id!r}",
                 issues=[Issue("source_id", "the stored version's scopes are not all writable")],
             )
-        _clear(session, existing.id)
+        _clear(session, ctx.id, existing.id)
         source = existing
         _apply_meta(source, meta)
         source.retracted_at = None
@@ -140,7 +141,7 @@ def retract(
         select(func.count()).select_from(Section).where(Section.source_pk == source.id)
     )
     if not dry_run:
-        _clear(session, source.id)
+        _clear(session, ctx.id, source.id)
         source.retracted_at = func.now()
         source.retract_reason = reason
         source.paragraph_count = 0
@@ -149,7 +150,8 @@ def retract(
     return RetractResult(source_id, dry_run, 1, paragraphs or 0, sections or 0)
 
 
-def _clear(session: Session, source_pk: int) -> None:
+def _clear(session: Session, context_id: int, source_pk: int) -> None:
+    postings.remove(session, context_id, source_pk)
     session.execute(delete(Paragraph).where(Paragraph.source_pk == source_pk))
     session.execute(delete(Section).where(Section.source_pk == source_pk))
 
@@ -227,8 +229,11 @@ def _write_paragraphs(
     sections: dict[tuple[str, ...], int],
     questions: Sequence[Sequence[str]],
 ) -> None:
+    """Insert the paragraphs and, in the same transaction, their BM25 postings."""
     if not blocks:
         return
+    asked = [list(questions[i]) if i < len(questions) else [] for i in range(len(blocks))]
+    terms = [postings.terms_of(block.text, asked[i]) for i, block in enumerate(blocks)]
     rows = [
         {
             "source_pk": source_pk,
@@ -238,9 +243,13 @@ def _write_paragraphs(
             "section_id": sections.get(block.section),
             "section_path": list(block.section),
             "locator": block.locator.to_json() if block.locator else None,
-            "questions": list(questions[i]) if i < len(questions) else [],
+            "questions": asked[i],
+            "token_count": terms[i].length,
             "scopes": list(scopes),
         }
         for i, block in enumerate(blocks)
     ]
-    session.execute(insert(Paragraph), rows)
+    ids = session.scalars(
+        insert(Paragraph).returning(Paragraph.id, sort_by_parameter_order=True), rows
+    ).all()
+    postings.add(session, context_id, source_pk, scopes, list(zip(ids, terms, strict=True)))

@@ -25,6 +25,7 @@ from sqlalchemy import (
     UniqueConstraint,
     func,
 )
+from pgvector.sqlalchemy import Vector
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column
 
@@ -53,9 +54,14 @@ class Scoped:
     @declared_attr.directive
     def __table_args__(cls) -> tuple[Any, ...]:
         name = cls.__tablename__  # type: ignore[attr-defined]
+        # Large derived tables (postings, vectors) are reached through other indexes; a GIN index
+        # on their scope sets would only slow every write.
+        gin = () if getattr(cls, "__no_scope_index__", False) else (
+            Index(f"ix_{name}_scopes", "scopes", postgresql_using="gin"),
+        )
         return (
             CheckConstraint("cardinality(scopes) >= 1", name="scopes_nonempty"),
-            Index(f"ix_{name}_scopes", "scopes", postgresql_using="gin"),
+            *gin,
             *getattr(cls, "__extra_args__", ()),
         )
 
@@ -68,6 +74,10 @@ SCOPED_TABLES = (
     "sources",
     "sections",
     "paragraphs",
+    "postings",
+    "bm25_corpus",
+    "bm25_terms",
+    "paragraph_vectors",
 )
 
 
@@ -105,6 +115,8 @@ class Context(Scoped, Base):
     description: Mapped[str] = mapped_column(Text, server_default="")
     dice_floor: Mapped[float] = mapped_column(Float, server_default="0.3")
     semantic_floor: Mapped[float | None] = mapped_column(Float)
+    embed_model: Mapped[str | None] = mapped_column(Text)  # the model its vectors were made with
+    embed_dim: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = _now()
     updated_at: Mapped[datetime] = _now()
 
@@ -210,3 +222,102 @@ class Paragraph(Scoped, Base):
     section_path: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")
     locator: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     questions: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")
+    token_count: Mapped[int] = mapped_column(Integer, server_default="0")  # BM25 document length
+
+
+class Posting(Scoped, Base):
+    """One term of one paragraph (text and doc2query questions), written with the paragraph.
+
+    `tf` counts the term in the text and the questions, `qtf` in the questions alone, `dl` is the
+    paragraph's length in terms. The covering index answers a BM25 query without the heap."""
+
+    __no_scope_index__ = True
+    __tablename__ = "postings"
+    __extra_args__ = (
+        Index(
+            "ix_postings_lookup",
+            "context_id",
+            "term",
+            postgresql_include=["paragraph_id", "source_pk", "tf", "qtf", "dl", "scopes"],
+        ),
+    )
+    paragraph_id: Mapped[int] = mapped_column(
+        ForeignKey("paragraphs.id", ondelete="CASCADE"), primary_key=True
+    )
+    term: Mapped[str] = mapped_column(Text(collation="C"), primary_key=True)
+    context_id: Mapped[int] = mapped_column(Integer)
+    source_pk: Mapped[int] = mapped_column(BigInteger, index=True)
+    tf: Mapped[int] = mapped_column(Integer)
+    qtf: Mapped[int] = mapped_column(Integer, server_default="0")
+    dl: Mapped[int] = mapped_column(Integer)
+
+
+class CorpusStats(Scoped, Base):
+    """BM25 corpus statistics of one context, one row per scope set: a caller's statistics are
+    the sums over the rows it can see, so they never count what it cannot see."""
+
+    __no_scope_index__ = True
+    __tablename__ = "bm25_corpus"
+    __extra_args__ = (UniqueConstraint("context_id", "scopes"),)
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    context_id: Mapped[int] = mapped_column(ForeignKey("contexts.id", ondelete="CASCADE"))
+    paragraphs: Mapped[int] = mapped_column(BigInteger, server_default="0")
+    total_length: Mapped[int] = mapped_column(BigInteger, server_default="0")
+
+
+class TermStats(Scoped, Base):
+    """Document frequency of a term in one context and scope set (see CorpusStats)."""
+
+    __no_scope_index__ = True
+    __tablename__ = "bm25_terms"
+    __extra_args__ = (UniqueConstraint("context_id", "term", "scopes"),)
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    context_id: Mapped[int] = mapped_column(ForeignKey("contexts.id", ondelete="CASCADE"))
+    term: Mapped[str] = mapped_column(Text(collation="C"))
+    df: Mapped[int] = mapped_column(BigInteger, server_default="0")
+
+
+class ParagraphVector(Scoped, Base):
+    """An embedding of a paragraph (`ord` 0) or of its doc2query question `ord` (1-based).
+
+    The column has no fixed width; per-width HNSW indexes cover `embedding::vector(dim)`."""
+
+    __no_scope_index__ = True
+    __tablename__ = "paragraph_vectors"
+    paragraph_id: Mapped[int] = mapped_column(
+        ForeignKey("paragraphs.id", ondelete="CASCADE"), primary_key=True
+    )
+    ord: Mapped[int] = mapped_column(Integer, primary_key=True)
+    context_id: Mapped[int] = mapped_column(Integer, index=True)
+    source_pk: Mapped[int] = mapped_column(BigInteger, index=True)
+    model: Mapped[str] = mapped_column(Text)
+    dim: Mapped[int] = mapped_column(Integer)
+    embedding: Mapped[Any] = mapped_column(Vector())
+
+
+class Job(Base):
+    """Background work (embedding, derived memory, sync), claimed with FOR UPDATE SKIP LOCKED.
+
+    Not a content table: it holds ids and the scope set the work runs with, never text. A worker
+    acts with exactly that scope set, so it never has more authority than its data needs."""
+
+    __tablename__ = "jobs"
+    __table_args__ = (
+        Index("ix_jobs_ready", "state", "run_after"),
+        CheckConstraint(
+            "state in ('queued', 'running', 'done', 'failed')", name="state_known"
+        ),
+    )
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    kind: Mapped[str] = mapped_column(Text)
+    context_id: Mapped[int | None] = mapped_column(ForeignKey("contexts.id", ondelete="CASCADE"))
+    source_pk: Mapped[int | None] = mapped_column(ForeignKey("sources.id", ondelete="CASCADE"))
+    scopes: Mapped[list[str]] = mapped_column(ARRAY(Text))
+    state: Mapped[str] = mapped_column(Text, server_default="queued")
+    attempts: Mapped[int] = mapped_column(Integer, server_default="0")
+    done_items: Mapped[int] = mapped_column(Integer, server_default="0")
+    total_items: Mapped[int] = mapped_column(Integer, server_default="0")
+    last_error: Mapped[str | None] = mapped_column(Text)
+    run_after: Mapped[datetime] = _now()
+    created_at: Mapped[datetime] = _now()
+    updated_at: Mapped[datetime] = _now()

@@ -1,0 +1,138 @@
+"""BM25 postings and statistics, written and removed in the same transaction as the paragraphs.
+
+Statistics are kept per (context, scope set): a caller's N, average length and document
+frequencies are sums over the rows it can see, so a search never counts what it cannot see and a
+filter never changes them. Statistic rows are always locked in one order (the corpus row, then
+terms sorted) so concurrent writers into one context cannot deadlock.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from typing import Any
+
+from sqlalchemy import ARRAY, BigInteger, BindParameter, Text, bindparam, delete, func, literal, select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
+
+from tabane.storage.bulk import insert_columns
+from tabane.storage.schema import CorpusStats, Paragraph, Posting, TermStats
+from tabane.text.tokenize import tokenize
+
+
+@dataclass(frozen=True)
+class Terms:
+    """The index terms of one paragraph: counts from its text and from its questions."""
+
+    text: Counter[str]
+    questions: Counter[str]
+
+    @property
+    def length(self) -> int:
+        return sum(self.text.values()) + sum(self.questions.values())
+
+
+def terms_of(text: str, questions: Sequence[str] = ()) -> Terms:
+    asked: Counter[str] = Counter()
+    for q in questions:
+        asked.update(tokenize(q))
+    return Terms(Counter(tokenize(text)), asked)
+
+
+def add(
+    session: Session,
+    context_id: int,
+    source_pk: int,
+    scopes: Sequence[str],
+    paragraphs: Sequence[tuple[int, Terms]],
+) -> None:
+    """Write the postings of freshly inserted paragraphs and add them to the statistics."""
+    if not paragraphs:
+        return
+    cols: dict[str, list[object]] = {k: [] for k in ("paragraph_id", "term", "tf", "qtf", "dl")}
+    df: Counter[str] = Counter()
+    total = 0
+    for pid, terms in paragraphs:
+        dl = terms.length
+        total += dl
+        for term in terms.text.keys() | terms.questions.keys():
+            q = terms.questions.get(term, 0)
+            cols["paragraph_id"].append(pid)
+            cols["term"].append(term)
+            cols["tf"].append(terms.text.get(term, 0) + q)
+            cols["qtf"].append(q)
+            cols["dl"].append(dl)
+            df[term] += 1
+    _bump(session, context_id, list(scopes), len(paragraphs), total, df)
+    insert_columns(
+        session,
+        Posting.__table__,  # type: ignore[arg-type]
+        cols,
+        {"context_id": context_id, "source_pk": source_pk, "scopes": list(scopes)},
+    )
+
+
+def remove(session: Session, context_id: int, source_pk: int) -> None:
+    """Take a source's paragraphs out of the statistics and delete their postings (call before
+    the paragraphs themselves are deleted)."""
+    sizes = session.execute(
+        select(Paragraph.scopes, func.count(), func.coalesce(func.sum(Paragraph.token_count), 0))
+        .where(Paragraph.source_pk == source_pk)
+        .group_by(Paragraph.scopes)
+    ).all()
+    for scopes, count, length in sizes:
+        rows = session.execute(
+            select(Posting.term, func.count())
+            .where(Posting.source_pk == source_pk, Posting.scopes == scopes)
+            .group_by(Posting.term)
+        ).all()
+        df = Counter({term: -n for term, n in rows})
+        _bump(session, context_id, list(scopes), -count, -int(length), df)
+    session.execute(delete(Posting).where(Posting.source_pk == source_pk))
+
+
+def _bump(
+    session: Session,
+    context_id: int,
+    scopes: list[str],
+    paragraphs: int,
+    length: int,
+    df: Counter[str],
+) -> None:
+    stmt = insert(CorpusStats).values(
+        context_id=context_id, scopes=scopes, paragraphs=paragraphs, total_length=length
+    )
+    session.execute(
+        stmt.on_conflict_do_update(
+            index_elements=[CorpusStats.context_id, CorpusStats.scopes],
+            set_={
+                "paragraphs": CorpusStats.paragraphs + stmt.excluded.paragraphs,
+                "total_length": CorpusStats.total_length + stmt.excluded.total_length,
+            },
+        )
+    )
+    if not df:
+        return
+    terms = sorted(df)
+    ins = insert(TermStats).from_select(
+        ["term", "df", "context_id", "scopes"],
+        select(
+            func.unnest(_array("terms", terms, Text(collation="C"))).label("term"),
+            func.unnest(_array("dfs", [df[t] for t in terms], BigInteger())).label("df"),
+            literal(context_id, type_=TermStats.context_id.type),
+            literal(scopes, type_=TermStats.scopes.type),
+        ),
+    )
+    session.execute(
+        ins.on_conflict_do_update(
+            index_elements=[TermStats.context_id, TermStats.term, TermStats.scopes],
+            set_={"df": TermStats.df + ins.excluded.df},
+        )
+    )
+
+
+def _array(name: str, values: Sequence[Any], item: Any) -> BindParameter[Any]:
+    return bindparam(name, list(values), type_=ARRAY(item))
