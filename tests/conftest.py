@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tabane.config import Settings
+from tabane.models.local import UseEmbedder
 from tabane.service import Tabane
 from tabane.storage import embedded
 from tabane.types import Principal
@@ -28,7 +29,8 @@ def tabane_home() -> Iterator[Path]:
 
 @pytest.fixture(scope="session")
 def settings(tabane_home: Path) -> Settings:
-    return Settings(home=tabane_home, local_user="tester")
+    # Lexical only and no background thread: tests that need vectors use `vsvc`.
+    return Settings(home=tabane_home, local_user="tester", embedder="none", worker="off")
 
 
 @pytest.fixture(scope="session")
@@ -38,6 +40,17 @@ def svc(settings: Settings) -> Iterator[Tabane]:
     service.close()
     # Processes the tests killed never deregister from the server; stop it for certain.
     embedded.stop(settings.home)
+
+
+@pytest.fixture(scope="session")
+def embedder() -> UseEmbedder:
+    return UseEmbedder()
+
+
+@pytest.fixture(scope="session")
+def vsvc(svc: Tabane, embedder: UseEmbedder) -> Tabane:
+    """The same store with the default embedder; run `vsvc.wait_for_jobs()` to embed."""
+    return Tabane(svc.store, svc.settings, embedder)
 
 
 @pytest.fixture

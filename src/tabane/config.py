@@ -23,6 +23,14 @@ SETTINGS: dict[str, str] = {
     "TABANE_HOST": "address `tabane serve` binds (default 127.0.0.1)",
     "TABANE_PORT": "port `tabane serve` binds (default 8477)",
     "TABANE_RLS_EXAMPLES": "Hypothesis examples for the RLS property test (default 300)",
+    "TABANE_EMBEDDER": "`use` (default, offline, ships in a package), `openai`, or `none`",
+    "TABANE_EMBED_URL": "base URL of an OpenAI-compatible embeddings API",
+    "TABANE_EMBED_MODEL": "model name sent to that API",
+    "TABANE_EMBED_API_KEY": "bearer key for that API",
+    "TABANE_EMBED_DIM": "vector width of that model (discovered from the first answer when unset)",
+    "TABANE_EMBED_MAX_RPS": "most requests per second sent to that API",
+    "TABANE_SEMANTIC_FLOOR": "default cosine floor of the vector lane",
+    "TABANE_WORKER": "`thread` (default: a background worker in the process) or `off`",
 }
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
@@ -43,6 +51,14 @@ class Settings:
     max_body_bytes: int = DEFAULT_MAX_BODY
     host: str = "127.0.0.1"
     port: int = 8477
+    embedder: str = "use"
+    embed_url: str | None = None
+    embed_model: str | None = None
+    embed_api_key: str | None = None
+    embed_dim: int | None = None
+    embed_max_rps: float | None = None
+    semantic_floor: float | None = None
+    worker: str = "thread"
     extra: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -61,7 +77,41 @@ class Settings:
             max_body_bytes=_int(env, "TABANE_MAX_BODY_BYTES", DEFAULT_MAX_BODY, 1),
             host=env.get("TABANE_HOST") or "127.0.0.1",
             port=_int(env, "TABANE_PORT", 8477, 1, 65535),
+            embedder=_choice(env, "TABANE_EMBEDDER", "use", ("use", "openai", "none")),
+            embed_url=env.get("TABANE_EMBED_URL") or None,
+            embed_model=env.get("TABANE_EMBED_MODEL") or None,
+            embed_api_key=env.get("TABANE_EMBED_API_KEY") or None,
+            embed_dim=_int(env, "TABANE_EMBED_DIM", 0, 0, 65536) or None,
+            embed_max_rps=_float(env, "TABANE_EMBED_MAX_RPS", None, 0.0, 1e6),
+            semantic_floor=_float(env, "TABANE_SEMANTIC_FLOOR", None, -1.0, 1.0),
+            worker=_choice(env, "TABANE_WORKER", "thread", ("thread", "off")),
         )
+
+
+def _choice(env: Mapping[str, str], key: str, default: str, allowed: tuple[str, ...]) -> str:
+    value = env.get(key) or default
+    if value not in allowed:
+        raise InvalidInput(
+            f"{key} must be one of {', '.join(allowed)}", issues=[Issue(key, repr(value))]
+        )
+    return value
+
+
+def _float(
+    env: Mapping[str, str], key: str, default: float | None, lo: float, hi: float
+) -> float | None:
+    raw = env.get(key)
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise InvalidInput(f"{key} must be a number", issues=[Issue(key, repr(raw))]) from None
+    if not lo <= value <= hi:  # also refuses NaN
+        raise InvalidInput(
+            f"{key} is out of range", issues=[Issue(key, f"{value} not in [{lo}, {hi}]")]
+        )
+    return value
 
 
 def _login_name() -> str:

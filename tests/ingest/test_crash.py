@@ -23,7 +23,7 @@ from tabane.ingest.documents import DocumentInput
 from tabane.service import Tabane
 
 home, user, context, path = sys.argv[1:5]
-svc = Tabane.open(Settings(home=Path(home), local_user=user))
+svc = Tabane.open(Settings(home=Path(home), local_user=user, embedder="none", worker="off"))
 me = svc.local_user()
 print("writing", flush=True)
 svc.ingest(me, context, DocumentInput(source_id="big.md", data=Path(path).read_bytes()))

@@ -45,7 +45,12 @@ def test_tabane_mcp_over_stdio(svc: Tabane, tabane_home: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "tabane.cli.main", "mcp"],
-        env={"TABANE_HOME": str(tabane_home), "TABANE_USER": user},
+        env={
+            "TABANE_HOME": str(tabane_home),
+            "TABANE_USER": user,
+            "TABANE_EMBEDDER": "none",
+            "TABANE_WORKER": "off",
+        },
     )
 
     async def call(c: Client, tool: str, args: dict[str, Any]) -> tuple[bool, Any]:

@@ -15,12 +15,52 @@ from tabane.service import Tabane
 from tabane.storage.schema import Paragraph, Source
 from tabane.text.tokenize import tokenize
 
-WORDS = (
-    "kettle water boil steam pressure valve python asyncio loop thread event queue socket "
-    "server client request response header body json encode decode file path read write "
-    "commit branch merge rebase stash remote fetch push tag log diff 日本語 検索 文書 設定 "
-    "HTTPServer fetchBlock snake_case"
-).split()
+WORDS = [
+    "kettle",
+    "water",
+    "boil",
+    "steam",
+    "pressure",
+    "valve",
+    "python",
+    "asyncio",
+    "loop",
+    "thread",
+    "event",
+    "queue",
+    "socket",
+    "server",
+    "client",
+    "request",
+    "response",
+    "header",
+    "body",
+    "json",
+    "encode",
+    "decode",
+    "file",
+    "path",
+    "read",
+    "write",
+    "commit",
+    "branch",
+    "merge",
+    "rebase",
+    "stash",
+    "remote",
+    "fetch",
+    "push",
+    "tag",
+    "log",
+    "diff",
+    "日本語",
+    "検索",
+    "文書",
+    "設定",
+    "HTTPServer",
+    "fetchBlock",
+    "snake_case",
+]
 
 
 def _reference(docs: dict[int, list[str]], query: list[str]) -> list[tuple[int, float]]:
@@ -74,7 +114,14 @@ def corpus(svc: Tabane):
 
 @pytest.mark.parametrize(
     "query",
-    ["kettle boil", "asyncio event loop thread", "日本語の検索", "HTTPServer", "server", "git stash"],
+    [
+        "kettle boil",
+        "asyncio event loop thread",
+        "日本語の検索",
+        "HTTPServer",
+        "server",
+        "git stash",
+    ],
 )
 def test_same_top10_and_scores(svc: Tabane, corpus, query: str) -> None:
     context_id, owner, docs = corpus

@@ -10,6 +10,7 @@ from typing import Any
 
 from tabane.contexts import contexts
 from tabane.errors import InvalidInput, Issue
+from tabane.jobs import queue
 from tabane.sources.write import SourceMeta, WriteResult, store
 from tabane.storage.store import Store
 from tabane.text.documents import Block, Locator, ParsedDocument, read_document
@@ -54,9 +55,16 @@ def parse(doc: DocumentInput) -> ParsedDocument:
 
 
 def ingest_parsed(
-    store_: Store, principal: Principal, context: str, doc: DocumentInput, parsed: ParsedDocument
+    store_: Store,
+    principal: Principal,
+    context: str,
+    doc: DocumentInput,
+    parsed: ParsedDocument,
+    *,
+    embed: bool = False,
 ) -> WriteResult:
-    """Store one parsed document in its own transaction."""
+    """Store one parsed document in its own transaction; with `embed`, queue the embedding of
+    its paragraphs in the same transaction (ingest never waits on a model)."""
     with store_.session(principal) as session:
         ctx = contexts.resolve(session, context)
         scopes = (
@@ -77,7 +85,17 @@ def ingest_parsed(
             state=check_state(doc.state),
             origin=doc.origin,
         )
-        return store(session, principal, ctx, meta, parsed.blocks, doc.questions)
+        result = store(session, principal, ctx, meta, parsed.blocks, doc.questions)
+        if embed and result.outcome != "unchanged" and result.paragraphs:
+            queue.enqueue(
+                session,
+                queue.EMBED_SOURCE,
+                context_id=ctx.id,
+                source_pk=result.source_pk,
+                scopes=meta.scopes,
+                read_scopes=[*ctx.scopes, *meta.scopes],
+            )
+        return result
 
 
 def content_hash(parsed: ParsedDocument, questions: Sequence[Sequence[str]] = ()) -> str:

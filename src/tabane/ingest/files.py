@@ -68,6 +68,7 @@ def ingest_file(
     scopes: Sequence[str] | None = None,
     origin: str | None = None,
     max_bytes: int,
+    embed: bool = False,
 ) -> FileReport:
     sid = source_id or str(path)
     try:
@@ -81,7 +82,7 @@ def ingest_file(
         parsed = parse(doc)
         if not parsed.blocks:
             return _drop_empty(store, principal, context, path, sid)
-        result = ingest_parsed(store, principal, context, doc, parsed)
+        result = ingest_parsed(store, principal, context, doc, parsed, embed=embed)
         return FileReport(str(path), sid, result.outcome, result.paragraphs)
     except TabaneError as exc:
         return FileReport(str(path), sid, "error", error=exc.to_body()["error"])  # type: ignore[arg-type]
@@ -100,6 +101,7 @@ def ingest_paths(
     scopes: Sequence[str] | None = None,
     max_bytes: int,
     progress: Progress | None = None,
+    embed: bool = False,
 ) -> IngestReport:
     """Ingest files (folders are walked); each file's source id is its path as given."""
     with store.session(principal) as session:
@@ -107,7 +109,9 @@ def ingest_paths(
     report = IngestReport()
     for path in _expand(paths):
         report.files.append(
-            ingest_file(store, principal, context, path, scopes=scopes, max_bytes=max_bytes)
+            ingest_file(
+                store, principal, context, path, scopes=scopes, max_bytes=max_bytes, embed=embed
+            )
         )
         if progress:
             progress(str(path))
@@ -124,6 +128,7 @@ def sync(
     scopes: Sequence[str] | None = None,
     max_bytes: int,
     progress: Progress | None = None,
+    embed: bool = False,
 ) -> IngestReport:
     root = folder.resolve()
     if not root.is_dir():
@@ -148,6 +153,7 @@ def sync(
                 scopes=scopes,
                 origin=origin,
                 max_bytes=max_bytes,
+                embed=embed,
             )
         )
         if progress:

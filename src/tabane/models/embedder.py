@@ -47,7 +47,9 @@ def checked(vectors: object, rows: int, dim: int, where: str = "embedding") -> V
     if bad.any():
         raise InvalidInput(
             f"{where} is not finite",
-            issues=[Issue(f"{where}[{int(i)}]", "NaN or infinity") for i in np.flatnonzero(bad)[:10]],
+            issues=[
+                Issue(f"{where}[{int(i)}]", "NaN or infinity") for i in np.flatnonzero(bad)[:10]
+            ],
         )
     norms = np.linalg.norm(arr, axis=1)
     if (norms == 0).any():
@@ -55,4 +57,5 @@ def checked(vectors: object, rows: int, dim: int, where: str = "embedding") -> V
         raise InvalidInput(
             f"{where} has zero vectors", issues=[Issue(f"{where}[{int(i)}]", "zero") for i in zero]
         )
-    return (arr / norms[:, None]).astype(np.float32)
+    out: Vectors = (arr / norms[:, None]).astype(np.float32)
+    return out

@@ -16,10 +16,10 @@ from typing import Any
 from sqlalchemy import (
     ARRAY,
     Float,
-    case,
     Select,
     Text,
     bindparam,
+    case,
     func,
     literal,
     select,

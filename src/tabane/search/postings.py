@@ -11,10 +11,19 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-
 from typing import Any
 
-from sqlalchemy import ARRAY, BigInteger, BindParameter, Text, bindparam, delete, func, literal, select
+from sqlalchemy import (
+    ARRAY,
+    BigInteger,
+    BindParameter,
+    Text,
+    bindparam,
+    delete,
+    func,
+    literal,
+    select,
+)
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 

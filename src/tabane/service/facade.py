@@ -6,7 +6,6 @@ Surfaces (CLI, HTTP, MCP) are thin shells over this class and hold no logic of t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from tabane.access import users
@@ -14,31 +13,40 @@ from tabane.config import Settings
 from tabane.contexts import contexts, groups
 from tabane.contexts.contexts import ContextInfo, ContextStats
 from tabane.contexts.groups import GroupInfo
-from tabane.errors import BodyTooLarge, Issue, NoContext, NotFound
-from tabane.ingest import files
-from tabane.ingest.documents import DocumentInput, ingest_parsed, parse
-from tabane.ingest.files import IngestReport, Progress
-from tabane.sources import read
-from tabane.sources.read import Citation, ParagraphView, SourceInfo, SourcePage
-from tabane.sources.write import RetractResult, WriteResult, retract
+from tabane.jobs.worker import Worker
+from tabane.models.embedder import Embedder
+from tabane.models.registry import build_embedder
+from tabane.service.search import SearchService
+from tabane.service.sources import SourcesService
 from tabane.storage import migrate
 from tabane.storage.store import Store, open_store
 from tabane.types import Principal
 
+_UNSET: object = object()
 
-class Tabane:
-    """An open store plus the settings it was opened with."""
 
-    def __init__(self, store: Store, settings: Settings) -> None:
+class Tabane(SourcesService, SearchService):
+    """An open store, the settings it was opened with, the embedder and the background worker."""
+
+    def __init__(
+        self, store: Store, settings: Settings, embedder: Embedder | object | None = _UNSET
+    ) -> None:
         self.store = store
         self.settings = settings
+        self.embedder = build_embedder(settings) if embedder is _UNSET else embedder  # type: ignore[assignment]
+        self.worker = Worker(store, self.embedder)
+        if settings.worker == "thread":
+            self.worker.start()
 
     @classmethod
-    def open(cls, settings: Settings | None = None) -> Tabane:
+    def open(
+        cls, settings: Settings | None = None, *, embedder: Embedder | object | None = _UNSET
+    ) -> Tabane:
         settings = settings or Settings.from_env()
-        return cls(open_store(settings), settings)
+        return cls(open_store(settings), settings, embedder)
 
     def close(self) -> None:
+        self.worker.stop()
         self.store.close()
 
     def revision(self) -> str | None:
@@ -151,98 +159,3 @@ class Tabane:
         """The names of every context reached by `contexts` and `groups`."""
         with self.store.session(user) as session:
             return [c.name for c in groups.expand(session, contexts_, groups_)]
-
-    # -- sources -------------------------------------------------------------------------------
-
-    def ingest(self, user: Principal, context: str, doc: DocumentInput) -> WriteResult:
-        """Store one document (parsed from bytes, or given as paragraphs)."""
-        if doc.data is not None and len(doc.data) > self.settings.max_body_bytes:
-            raise BodyTooLarge(
-                "document is too large",
-                issues=[Issue("text", f"{len(doc.data)} bytes > {self.settings.max_body_bytes}")],
-            )
-        return ingest_parsed(self.store, user, context, doc, parse(doc))
-
-    def ingest_paths(
-        self,
-        user: Principal,
-        context: str,
-        paths: Sequence[Path],
-        *,
-        scopes: Sequence[str] | None = None,
-        progress: Progress | None = None,
-    ) -> IngestReport:
-        return files.ingest_paths(
-            self.store,
-            user,
-            context,
-            paths,
-            scopes=scopes,
-            max_bytes=self.settings.max_body_bytes,
-            progress=progress,
-        )
-
-    def sync(
-        self,
-        user: Principal,
-        context: str,
-        folder: Path,
-        *,
-        blocklist: Sequence[str] = files.DEFAULT_BLOCKLIST,
-        scopes: Sequence[str] | None = None,
-        progress: Progress | None = None,
-    ) -> IngestReport:
-        return files.sync(
-            self.store,
-            user,
-            context,
-            folder,
-            blocklist=blocklist,
-            scopes=scopes,
-            max_bytes=self.settings.max_body_bytes,
-            progress=progress,
-        )
-
-    def list_sources(self, user: Principal, context: str, **page: Any) -> SourcePage:
-        with self.store.session(user) as session:
-            ctx = contexts.resolve(session, context)
-            return read.list_sources(session, ctx, **page)
-
-    def lookup(
-        self, user: Principal, context: str, source_id: str, *, offset: int = 0, limit: int = 500
-    ) -> tuple[SourceInfo, list[ParagraphView]]:
-        try:
-            with self.store.session(user) as session:
-                ctx = contexts.resolve(session, context)
-                found = read.lookup(session, ctx, source_id, offset=offset, limit=limit)
-                contexts.bump(session, ctx.id, reads=1)
-                return found
-        except NotFound as exc:
-            self._miss(user, context, exc)
-            raise
-
-    def retract(
-        self, user: Principal, context: str, source_id: str, *, dry_run: bool = False
-    ) -> RetractResult:
-        with self.store.session(user) as session:
-            ctx = contexts.resolve(session, context)
-            return retract(session, user, ctx, source_id, dry_run=dry_run)
-
-    def cite(self, user: Principal, context: str, source_id: str, paragraph: int) -> Citation:
-        try:
-            with self.store.session(user) as session:
-                ctx = contexts.resolve(session, context)
-                citation = read.cite(session, ctx, source_id, paragraph)
-                contexts.bump(session, ctx.id, reads=1)
-                return citation
-        except NotFound as exc:
-            self._miss(user, context, exc)
-            raise
-
-    def _miss(self, user: Principal, context: str, exc: NotFound) -> None:
-        """Count a read that found nothing (in its own transaction: the read's rolled back)."""
-        if isinstance(exc, NoContext):
-            return
-        with self.store.session(user) as session:
-            ctx = contexts.resolve(session, context)
-            contexts.bump(session, ctx.id, reads=1, misses=1)

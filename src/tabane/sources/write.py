@@ -44,6 +44,7 @@ class WriteResult:
     outcome: Outcome
     paragraphs: int
     sections: int
+    source_pk: int = 0
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,9 @@ def store(
             if _metadata_differs(existing, meta):
                 _apply_meta(existing, meta)
                 session.flush()
-            return WriteResult(meta.source_id, "unchanged", existing.paragraph_count, 0)
+            return WriteResult(
+                meta.source_id, "unchanged", existing.paragraph_count, 0, existing.id
+            )
         outcome: Outcome = "revived" if existing.retracted_at is not None else "replaced"
         if not principal.can_write(tuple(existing.scopes)):
             raise Forbidden(
@@ -107,7 +110,7 @@ def store(
     sections = _write_sections(session, ctx.id, source.id, meta.scopes, blocks)
     _write_paragraphs(session, ctx.id, source.id, meta.scopes, blocks, sections, questions)
     bump(session, ctx.id, writes=1)
-    return WriteResult(meta.source_id, outcome, len(blocks), len(sections))
+    return WriteResult(meta.source_id, outcome, len(blocks), len(sections), source.id)
 
 
 def retract(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from pgvector.sqlalchemy import Vector
 from sqlalchemy import (
     BigInteger,
     Boolean,
@@ -25,7 +26,6 @@ from sqlalchemy import (
     UniqueConstraint,
     func,
 )
-from pgvector.sqlalchemy import Vector
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column
 
@@ -56,8 +56,10 @@ class Scoped:
         name = cls.__tablename__  # type: ignore[attr-defined]
         # Large derived tables (postings, vectors) are reached through other indexes; a GIN index
         # on their scope sets would only slow every write.
-        gin = () if getattr(cls, "__no_scope_index__", False) else (
-            Index(f"ix_{name}_scopes", "scopes", postgresql_using="gin"),
+        gin = (
+            ()
+            if getattr(cls, "__no_scope_index__", False)
+            else (Index(f"ix_{name}_scopes", "scopes", postgresql_using="gin"),)
         )
         return (
             CheckConstraint("cardinality(scopes) >= 1", name="scopes_nonempty"),
@@ -115,8 +117,6 @@ class Context(Scoped, Base):
     description: Mapped[str] = mapped_column(Text, server_default="")
     dice_floor: Mapped[float] = mapped_column(Float, server_default="0.3")
     semantic_floor: Mapped[float | None] = mapped_column(Float)
-    embed_model: Mapped[str | None] = mapped_column(Text)  # the model its vectors were made with
-    embed_dim: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = _now()
     updated_at: Mapped[datetime] = _now()
 
@@ -295,6 +295,18 @@ class ParagraphVector(Scoped, Base):
     embedding: Mapped[Any] = mapped_column(Vector())
 
 
+class ContextModel(Base):
+    """An embedding model whose vectors a context holds (visible with the context; rls.py)."""
+
+    __tablename__ = "context_models"
+    context_id: Mapped[int] = mapped_column(
+        ForeignKey("contexts.id", ondelete="CASCADE"), primary_key=True
+    )
+    model: Mapped[str] = mapped_column(Text, primary_key=True)
+    dim: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = _now()
+
+
 class Job(Base):
     """Background work (embedding, derived memory, sync), claimed with FOR UPDATE SKIP LOCKED.
 
@@ -304,15 +316,14 @@ class Job(Base):
     __tablename__ = "jobs"
     __table_args__ = (
         Index("ix_jobs_ready", "state", "run_after"),
-        CheckConstraint(
-            "state in ('queued', 'running', 'done', 'failed')", name="state_known"
-        ),
+        CheckConstraint("state in ('queued', 'running', 'done', 'failed')", name="state_known"),
     )
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     kind: Mapped[str] = mapped_column(Text)
     context_id: Mapped[int | None] = mapped_column(ForeignKey("contexts.id", ondelete="CASCADE"))
     source_pk: Mapped[int | None] = mapped_column(ForeignKey("sources.id", ondelete="CASCADE"))
-    scopes: Mapped[list[str]] = mapped_column(ARRAY(Text))
+    scopes: Mapped[list[str]] = mapped_column(ARRAY(Text))  # what the work may write
+    read_scopes: Mapped[list[str]] = mapped_column(ARRAY(Text))  # what it may read
     state: Mapped[str] = mapped_column(Text, server_default="queued")
     attempts: Mapped[int] = mapped_column(Integer, server_default="0")
     done_items: Mapped[int] = mapped_column(Integer, server_default="0")

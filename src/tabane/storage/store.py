@@ -50,6 +50,13 @@ class Store:
             yield session
 
     @contextmanager
+    def unscoped(self) -> Iterator[Session]:
+        """An application transaction with no scopes: it sees no scoped row at all. For the tables
+        that hold no content (jobs)."""
+        with Session(self.app, expire_on_commit=False) as session, session.begin():
+            yield session
+
+    @contextmanager
     def admin(self) -> Iterator[Session]:
         """One owner transaction, for the reference tables (users, scopes, grants) only."""
         with Session(self.owner, expire_on_commit=False) as session, session.begin():

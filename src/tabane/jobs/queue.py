@@ -1,0 +1,165 @@
+"""The job table: enqueue in the writer's transaction, claim with FOR UPDATE SKIP LOCKED, retry
+with backoff, and recover work whose worker died (its lease runs out).
+
+A claimed job is `running` with `run_after` as its lease; a worker renews the lease as it makes
+progress. A claim takes queued jobs that are due and running jobs whose lease expired.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy.orm import Session
+
+from tabane.storage.schema import Job
+
+EMBED_SOURCE = "embed_source"  # embed a source's paragraphs that lack vectors of the model
+LEASE = timedelta(seconds=60)
+MAX_ATTEMPTS = 5
+BACKOFF_CAP = 300.0
+
+
+@dataclass(frozen=True)
+class Claimed:
+    id: int
+    kind: str
+    context_id: int | None
+    source_pk: int | None
+    scopes: tuple[str, ...]
+    read_scopes: tuple[str, ...]
+    attempts: int
+
+
+@dataclass(frozen=True)
+class JobView:
+    id: int
+    kind: str
+    state: str
+    attempts: int
+    done_items: int
+    total_items: int
+    last_error: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+def enqueue(
+    session: Session,
+    kind: str,
+    *,
+    context_id: int | None,
+    source_pk: int | None,
+    scopes: Sequence[str],
+    read_scopes: Sequence[str],
+) -> None:
+    """Queue a job unless the same work is already queued (not yet claimed)."""
+    pending = session.scalar(
+        select(Job.id).where(
+            Job.kind == kind,
+            Job.context_id == context_id,
+            Job.source_pk == source_pk if source_pk is not None else Job.source_pk.is_(None),
+            Job.state == "queued",
+        )
+    )
+    if pending is None:
+        session.add(
+            Job(
+                kind=kind,
+                context_id=context_id,
+                source_pk=source_pk,
+                scopes=sorted(scopes),
+                read_scopes=sorted(set(read_scopes) | set(scopes)),
+            )
+        )
+
+
+def claim(session: Session, kinds: Sequence[str]) -> Claimed | None:
+    """Take the oldest due job (or one whose worker's lease ran out) and lease it."""
+    now = func.now()
+    due = or_(
+        and_(Job.state == "queued", Job.run_after <= now),
+        and_(Job.state == "running", Job.run_after <= now),
+    )
+    job = session.scalar(
+        select(Job)
+        .where(due, Job.kind.in_(list(kinds)))
+        .order_by(Job.id)
+        .limit(1)
+        .with_for_update(skip_locked=True)
+    )
+    if job is None:
+        return None
+    job.state = "running"
+    job.attempts += 1
+    job.run_after = now + LEASE
+    job.updated_at = now
+    session.flush()
+    return Claimed(
+        job.id,
+        job.kind,
+        job.context_id,
+        job.source_pk,
+        tuple(job.scopes),
+        tuple(job.read_scopes),
+        job.attempts,
+    )
+
+
+def progress(session: Session, job_id: int, done: int, total: int) -> None:
+    """Record progress and renew the lease."""
+    session.execute(
+        update(Job)
+        .where(Job.id == job_id)
+        .values(
+            done_items=done, total_items=total, run_after=func.now() + LEASE, updated_at=func.now()
+        )
+    )
+
+
+def finish(session: Session, job_id: int) -> None:
+    session.execute(update(Job).where(Job.id == job_id).values(state="done", updated_at=func.now()))
+
+
+def fail(session: Session, job_id: int, attempts: int, error: str) -> None:
+    """Retry later with exponential backoff, or give up after MAX_ATTEMPTS."""
+    if attempts >= MAX_ATTEMPTS:
+        values: dict[str, object] = {"state": "failed"}
+    else:
+        delay = min(BACKOFF_CAP, 2.0**attempts)
+        values = {"state": "queued", "run_after": func.now() + timedelta(seconds=delay)}
+    session.execute(
+        update(Job)
+        .where(Job.id == job_id)
+        .values(last_error=error[:2000], updated_at=func.now(), **values)
+    )
+
+
+def pending(session: Session, context_id: int | None = None) -> int:
+    """Queued or running jobs (for one context, or all)."""
+    stmt = select(func.count()).select_from(Job).where(Job.state.in_(("queued", "running")))
+    if context_id is not None:
+        stmt = stmt.where(Job.context_id == context_id)
+    return int(session.scalar(stmt) or 0)
+
+
+def listing(session: Session, *, limit: int = 50, states: Sequence[str] = ()) -> list[JobView]:
+    stmt = select(Job).order_by(Job.id.desc()).limit(limit)
+    if states:
+        stmt = stmt.where(Job.state.in_(list(states)))
+    return [
+        JobView(
+            j.id,
+            j.kind,
+            j.state,
+            j.attempts,
+            j.done_items,
+            j.total_items,
+            j.last_error,
+            j.created_at,
+            j.updated_at,
+        )
+        for j in session.scalars(stmt)
+    ]

@@ -1,0 +1,119 @@
+"""The worker: claims jobs and runs them with exactly the scopes each job carries.
+
+A local install runs one in a daemon thread; a service runs `tabane worker` processes. Each job
+runs under a principal whose read set is the job's `read_scopes` and whose write set is its
+`scopes`, so a worker never has more authority than the data it works on.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from sqlalchemy import select
+
+from tabane.errors import TabaneError
+from tabane.jobs import queue
+from tabane.models.embedder import Embedder
+from tabane.search import vectors
+from tabane.storage.schema import Source
+from tabane.storage.store import Store
+from tabane.types import Principal
+
+logger = logging.getLogger("tabane.worker")
+
+EMBED_SOURCE = queue.EMBED_SOURCE
+
+
+def job_principal(job: queue.Claimed) -> Principal:
+    return Principal(
+        user_id=0,
+        name=f"job:{job.id}",
+        read=frozenset(job.read_scopes),
+        write=frozenset(job.scopes),
+        default_scopes=job.scopes,
+    )
+
+
+class Worker:
+    def __init__(self, store: Store, embedder: Embedder | None, *, poll: float = 0.5) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.poll = poll
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def kinds(self) -> list[str]:
+        return [EMBED_SOURCE] if self.embedder is not None else []
+
+    def run_once(self) -> bool:
+        """Claim and run one job; False when none was due."""
+        if not self.kinds:
+            return False
+        with self.store.unscoped() as session:
+            job = queue.claim(session, self.kinds)
+        if job is None:
+            return False
+        try:
+            self._run(job)
+        except Exception as exc:  # a failed job is retried later; the worker goes on
+            logger.warning("job %s (%s) failed: %s", job.id, job.kind, exc)
+            message = (
+                exc.message if isinstance(exc, TabaneError) else f"{type(exc).__name__}: {exc}"
+            )
+            with self.store.unscoped() as session:
+                queue.fail(session, job.id, job.attempts, message)
+        else:
+            with self.store.unscoped() as session:
+                queue.finish(session, job.id)
+        return True
+
+    def drain(self, until: Callable[[], bool] | None = None) -> int:
+        """Run jobs until none is due (or `until()` says stop); return how many ran."""
+        ran = 0
+        while (until is None or not until()) and self.run_once():
+            ran += 1
+        return ran
+
+    def start(self) -> None:
+        if self._thread is None and self.kinds:
+            self._thread = threading.Thread(target=self._loop, name="tabane-worker", daemon=True)
+            self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                if not self.run_once():
+                    self._stop.wait(self.poll)
+            except Exception:  # the store went away (shutdown); try again later
+                logger.exception("worker loop")
+                self._stop.wait(self.poll * 4)
+
+    def _run(self, job: queue.Claimed) -> None:
+        assert self.embedder is not None and job.source_pk is not None
+        principal = job_principal(job)
+        with self.store.session(principal) as session:
+            source = session.scalar(select(Source).where(Source.id == job.source_pk))
+            if source is None or source.retracted_at is not None:
+                return
+            if not set(source.scopes) <= principal.write:
+                return  # the source was re-scoped since; the job queued with it does the work
+            scopes = list(source.scopes)
+            todo = vectors.missing(session, source.id, self.embedder.name)
+        done = 0
+        for start in range(0, len(todo), vectors.BATCH):
+            batch = todo[start : start + vectors.BATCH]
+            with self.store.session(principal) as session:
+                done += vectors.embed_batch(
+                    session, self.embedder, source.context_id, source.id, scopes, batch
+                )
+            with self.store.unscoped() as session:
+                queue.progress(session, job.id, done, len(todo))

@@ -1,0 +1,41 @@
+"""Build the configured embedder from settings (at start-up, never at import)."""
+
+from __future__ import annotations
+
+from tabane.config import Settings
+from tabane.errors import InvalidInput, Issue
+from tabane.models.embedder import Embedder
+
+
+def build_embedder(settings: Settings) -> Embedder | None:
+    if settings.embedder == "none":
+        return None
+    if settings.embedder == "openai":
+        from tabane.models.openai_embedder import OpenAIEmbedder
+
+        if not settings.embed_url or not settings.embed_model:
+            raise InvalidInput(
+                "TABANE_EMBEDDER=openai needs TABANE_EMBED_URL and TABANE_EMBED_MODEL",
+                issues=[Issue("TABANE_EMBED_URL", "unset")],
+            )
+        return OpenAIEmbedder(
+            settings.embed_url,
+            settings.embed_model,
+            api_key=settings.embed_api_key,
+            dim=settings.embed_dim,
+            max_rps=settings.embed_max_rps,
+        )
+    from tabane.models.local import UseEmbedder
+
+    return UseEmbedder()
+
+
+# Default cosine floor of the vector lane per model, when neither the call, the context nor
+# TABANE_SEMANTIC_FLOOR sets one. Measured by bench/semantic_floor.py on the dev sets.
+DEFAULT_FLOORS: dict[str, float] = {}
+
+
+def default_floor(settings: Settings, embedder: Embedder | None) -> float | None:
+    if settings.semantic_floor is not None:
+        return settings.semantic_floor
+    return DEFAULT_FLOORS.get(embedder.name) if embedder is not None else None

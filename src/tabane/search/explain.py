@@ -1,0 +1,244 @@
+"""`sources/search/explain`: why an expected (source, paragraph) is or is not among the hits.
+
+The first verdict that applies, in this order: not_stored (also whatever the caller cannot see —
+explain never reveals that an invisible source exists), context_not_searched, retracted,
+paragraph_out_of_range, filtered_out, no_query_terms, no_term_overlap, below_floor,
+below_cutoff, served. It ranks with `search.rank_context` and scores with `bm25.score_terms`,
+the code the search itself runs, so its numbers are the search's numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from tabane.search import bm25, fuse, vectors
+from tabane.search.plan import MAX_LIMIT, MIN_POOL, SearchRequest, eligible
+from tabane.search.search import QueryVector, rank_context, vector_blocker
+from tabane.storage.schema import Context, Paragraph, Source
+from tabane.text.tokenize import tokenize
+
+
+@dataclass(frozen=True)
+class TermEvidence:
+    term: str
+    tf: int
+    df: int
+    idf: float
+    contribution: float
+
+
+@dataclass(frozen=True)
+class Explanation:
+    verdict: str
+    detail: str
+    context: str
+    source_id: str
+    paragraph: int | None = None
+    rank: int | None = None  # overall rank among the fused, interleaved hits
+    lanes: dict[str, fuse.LaneRank] = field(default_factory=dict)
+    cutoff_score: float | None = None
+    limit_to_reach: int | None = None
+    query_terms: tuple[str, ...] = ()
+    paragraph_terms: tuple[str, ...] = ()
+    terms: list[TermEvidence] = field(default_factory=list)
+    vector: dict[str, Any] = field(default_factory=dict)
+
+
+Rerun = Callable[[int], list[tuple[str, str, int]]]
+
+
+def explain(
+    session: Session,
+    reached: Sequence[Context],
+    request: SearchRequest,
+    qv: QueryVector,
+    context: str,
+    source_id: str,
+    paragraph: int | None,
+    *,
+    default_floor: float | None,
+    rerun: Rerun,
+) -> Explanation:
+    def verdict(name: str, detail: str, **kw: Any) -> Explanation:
+        return Explanation(name, detail, context, source_id, paragraph, **kw)
+
+    ctx = session.scalar(select(Context).where(Context.name == context))
+    source = (
+        session.scalar(
+            select(Source).where(Source.context_id == ctx.id, Source.source_id == source_id)
+        )
+        if ctx is not None
+        else None
+    )
+    if ctx is None or source is None:
+        return verdict("not_stored", "no such source is stored where you can see it")
+    if ctx.id not in {c.id for c in reached}:
+        return verdict("context_not_searched", f"the search does not reach context {context!r}")
+    if source.retracted_at is not None:
+        return verdict("retracted", f"the source was retracted ({source.retract_reason})")
+    targets = _targets(session, source.id, paragraph)
+    if not targets:
+        return verdict(
+            "paragraph_out_of_range",
+            f"the source has paragraphs 0..{source.paragraph_count - 1}",
+        )
+    if request.filtered and source.id not in set(session.scalars(eligible(ctx.id, request))):
+        return verdict("filtered_out", "the tags or date window exclude this source")
+    terms = bm25.unique_terms(tokenize(request.query))
+    if not terms and qv.vector is None:
+        return verdict("no_query_terms", "the query has no index terms and no vector lane ran")
+
+    offset = fuse.offset_of(request.after)
+    pool = max(4 * (offset + request.limit), MIN_POOL)
+    ranked = [
+        rank_context(session, c, request, terms, qv, pool=pool, default_floor=default_floor)
+        for c in reached
+    ]
+    order = fuse.interleave([[(r.context.id, f) for f in r.fused] for r in ranked])
+    position = {(cid, f.paragraph_id): (i, f) for i, (cid, f) in enumerate(order, start=1)}
+    found = [(position[(ctx.id, pid)], pid) for pid, _ in targets if (ctx.id, pid) in position]
+    stats = bm25.statistics(session, ctx.id, terms)
+    best_pid = min(found, key=lambda item: item[0][0])[1] if found else targets[0][0]
+    evidence = _evidence(session, ctx, request, qv, terms, stats, best_pid, default_floor)
+    idx = dict(targets)[best_pid]
+    common: dict[str, Any] = {"query_terms": tuple(terms), **evidence}
+
+    if found:
+        (rank, fused), _ = min(found, key=lambda item: item[0][0])
+        common["lanes"] = fused.lanes
+        if offset < rank <= offset + request.limit:
+            return Explanation(
+                "served", f"served at rank {rank}", context, source_id, idx, rank=rank, **common
+            )
+        last = order[min(len(order), offset + request.limit) - 1][1] if order else None
+        reach = _verified_limit(rerun, rank, (context, source_id, idx))
+        return Explanation(
+            "below_cutoff",
+            f"ranked {rank}, past the limit of {request.limit}",
+            context,
+            source_id,
+            idx,
+            rank=rank,
+            cutoff_score=last.score if last else None,
+            limit_to_reach=reach,
+            **common,
+        )
+    overlap = set(common["paragraph_terms"]) & set(terms)
+    vec = common["vector"]
+    if not overlap:
+        if (
+            vec.get("cosine") is not None
+            and vec.get("floor") is not None
+            and (vec["cosine"] < vec["floor"])
+        ):
+            return Explanation(
+                "below_floor",
+                "no shared term, and its cosine is under the floor",
+                context,
+                source_id,
+                idx,
+                **common,
+            )
+        return Explanation(
+            "no_term_overlap",
+            "the query and the paragraph share no term",
+            context,
+            source_id,
+            idx,
+            **common,
+        )
+    lane_rank = _bm25_rank(session, ctx, request, terms, stats, best_pid)
+    return Explanation(
+        "below_cutoff",
+        f"BM25 rank {lane_rank} is past every lane's pool of {pool}; fused rank unknown",
+        context,
+        source_id,
+        idx,
+        rank=None,
+        limit_to_reach=None,
+        **common,
+    )
+
+
+def _targets(session: Session, source_pk: int, paragraph: int | None) -> list[tuple[int, int]]:
+    stmt = select(Paragraph.id, Paragraph.idx).where(Paragraph.source_pk == source_pk)
+    if paragraph is not None:
+        stmt = stmt.where(Paragraph.idx == paragraph)
+    return [(pid, idx) for pid, idx in session.execute(stmt.order_by(Paragraph.idx))]
+
+
+def _evidence(
+    session: Session,
+    ctx: Context,
+    request: SearchRequest,
+    qv: QueryVector,
+    terms: Sequence[str],
+    stats: bm25.Statistics,
+    pid: int,
+    default_floor: float | None,
+) -> dict[str, Any]:
+    text, questions = session.execute(
+        select(Paragraph.text, Paragraph.questions).where(Paragraph.id == pid)
+    ).one()
+    ptokens = tokenize(text) + [t for q in questions for t in tokenize(q)]
+    tf = {t: ptokens.count(t) for t in terms}
+    parts: dict[str, float] = {}
+    if terms:
+        for t in terms:  # each term's share, from the same statement with one term
+            if tf[t] and stats.df.get(t):
+                one = session.execute(
+                    bm25.score_terms(ctx.id, [t], stats, paragraph_ids=[pid])
+                ).first()
+                parts[t] = float(one.score) if one else 0.0
+    term_evidence = [
+        TermEvidence(t, tf[t], stats.df.get(t, 0), stats.idf(t), parts.get(t, 0.0)) for t in terms
+    ]
+    floor = (
+        request.semantic_floor
+        if request.semantic_floor is not None
+        else ctx.semantic_floor
+        if ctx.semantic_floor is not None
+        else default_floor
+    )
+    blocker = vector_blocker(session, ctx, qv) if "vector" in request.lanes else "not_requested"
+    vector: dict[str, Any] = {"ran": blocker is None, "reason": blocker, "floor": floor}
+    if blocker is None:
+        assert qv.vector is not None and qv.model and qv.dim
+        vector["cosine"] = vectors.cosine(session, pid, qv.vector, qv.model, qv.dim)
+    return {
+        "paragraph_terms": tuple(dict.fromkeys(ptokens)),
+        "terms": term_evidence,
+        "vector": vector,
+    }
+
+
+def _bm25_rank(
+    session: Session,
+    ctx: Context,
+    request: SearchRequest,
+    terms: Sequence[str],
+    stats: bm25.Statistics,
+    pid: int,
+) -> int:
+    elig = eligible(ctx.id, request) if request.filtered else None
+    scored = bm25.score_terms(ctx.id, terms, stats, eligible=elig).subquery()
+    mine = select(scored.c.score).where(scored.c.paragraph_id == pid).scalar_subquery()
+    better = session.scalar(
+        select(func.count())
+        .select_from(scored)
+        .where((scored.c.score > mine) | ((scored.c.score == mine) & (scored.c.paragraph_id < pid)))
+    )
+    return int(better or 0) + 1
+
+
+def _verified_limit(rerun: Rerun, rank: int, target: tuple[str, str, int]) -> int | None:
+    """The smallest limit that serves the target on the first page, checked by searching again
+    with it; None when it is over the largest limit a search allows."""
+    if rank > MAX_LIMIT:
+        return None
+    return rank if target in rerun(rank) else None

@@ -1,0 +1,129 @@
+"""The service's search operations: sources/search, its explain twin, and the job queue."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import replace
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from tabane.contexts import contexts, groups
+from tabane.jobs import queue
+from tabane.models.registry import default_floor
+from tabane.search import explain as explain_mod
+from tabane.search import search as search_mod
+from tabane.search.plan import SearchRequest
+from tabane.service.base import ServiceBase
+from tabane.storage.schema import Context, Job, Source
+from tabane.types import Principal
+
+
+class SearchService(ServiceBase):
+    def search(self, user: Principal, request: SearchRequest) -> search_mod.SearchResult:
+        """The paragraph lanes over the contexts and groups named, fused, with their plan."""
+        request.check()
+        qv = search_mod.embed_query(
+            self.embedder if "vector" in request.lanes else None, request.query
+        )
+        with self.store.session(user) as session:
+            reached = groups.expand(session, request.contexts, request.groups)
+            pending = self._pending(session, reached)
+            result = search_mod.search(
+                session,
+                reached,
+                request,
+                qv,
+                default_floor=default_floor(self.settings, self.embedder),
+                pending=pending,
+            )
+            for ctx, plan in zip(reached, result.plan.contexts, strict=True):
+                hits = sum(lp.hits for lp in plan.lanes.values())
+                contexts.bump(session, ctx.id, reads=1, misses=0 if hits else 1)
+                if plan.lanes.get("vector") and plan.lanes["vector"].reason == "model_mismatch":
+                    self._schedule_reembed(session, ctx)
+        return result
+
+    def explain_search(
+        self,
+        user: Principal,
+        request: SearchRequest,
+        context: str,
+        source_id: str,
+        paragraph: int | None = None,
+    ) -> explain_mod.Explanation:
+        """Why (source, paragraph) is or is not among the hits of `request` — the first verdict
+        that applies, with the evidence, from the same scoring code as the search."""
+        request.check()
+        qv = search_mod.embed_query(
+            self.embedder if "vector" in request.lanes else None, request.query
+        )
+        with self.store.session(user) as session:
+            reached = groups.expand(session, request.contexts, request.groups)
+            return explain_mod.explain(
+                session,
+                reached,
+                request,
+                qv,
+                context,
+                source_id,
+                paragraph,
+                default_floor=default_floor(self.settings, self.embedder),
+                rerun=lambda limit: self._rerun(user, request, limit),
+            )
+
+    def _rerun(
+        self, user: Principal, request: SearchRequest, limit: int
+    ) -> list[tuple[str, str, int]]:
+        result = self.search(user, replace(request, limit=limit, after=None))
+        return [(h.context, h.source_id, h.paragraph) for h in result.hits]
+
+    # -- jobs ----------------------------------------------------------------------------------
+
+    def jobs(self, *, limit: int = 50) -> list[queue.JobView]:
+        with self.store.unscoped() as session:
+            return queue.listing(session, limit=limit)
+
+    def wait_for_jobs(
+        self, timeout: float = 600.0, progress: Callable[[int], None] | None = None
+    ) -> int:
+        """Run due jobs in this thread until none is left (or the timeout); return how many
+        remain. Used by the CLI so a local `ingest` ends with its embeddings stored."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.store.unscoped() as session:
+                left = queue.pending(session)
+            if progress:
+                progress(left)
+            if not left:
+                return 0
+            if not self.worker.run_once():
+                time.sleep(0.2)
+        with self.store.unscoped() as session:
+            return queue.pending(session)
+
+    def _pending(self, session: Session, reached: list[Context]) -> dict[int, int]:
+        """Queued embedding jobs per context (the plan reports them as pending embeddings)."""
+        ids = [c.id for c in reached]
+        rows = session.execute(
+            select(Job.context_id, func.count())
+            .where(Job.context_id.in_(ids), Job.state.in_(("queued", "running")))
+            .group_by(Job.context_id)
+        )
+        return {cid: n for cid, n in rows if cid is not None}
+
+    def _schedule_reembed(self, session: Session, ctx: Context) -> None:
+        """The context holds vectors of another model: queue an embedding of every live source
+        the caller can see (each job carries that source's scopes)."""
+        for source in session.scalars(
+            select(Source).where(Source.context_id == ctx.id, Source.retracted_at.is_(None))
+        ):
+            queue.enqueue(
+                session,
+                queue.EMBED_SOURCE,
+                context_id=ctx.id,
+                source_pk=source.id,
+                scopes=source.scopes,
+                read_scopes=[*ctx.scopes, *source.scopes],
+            )

@@ -1,0 +1,117 @@
+"""The service's source operations: ingest, sync, list, look up, retract, cite."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tabane.contexts import contexts
+from tabane.errors import BodyTooLarge, Issue, NoContext, NotFound
+from tabane.ingest import files
+from tabane.ingest.documents import DocumentInput, ingest_parsed, parse
+from tabane.ingest.files import IngestReport, Progress
+from tabane.service.base import ServiceBase
+from tabane.sources import read
+from tabane.sources.read import Citation, ParagraphView, SourceInfo, SourcePage
+from tabane.sources.write import RetractResult, WriteResult, retract
+from tabane.types import Principal
+
+
+class SourcesService(ServiceBase):
+    def ingest(self, user: Principal, context: str, doc: DocumentInput) -> WriteResult:
+        """Store one document (parsed from bytes, or given as paragraphs)."""
+        if doc.data is not None and len(doc.data) > self.settings.max_body_bytes:
+            raise BodyTooLarge(
+                "document is too large",
+                issues=[Issue("text", f"{len(doc.data)} bytes > {self.settings.max_body_bytes}")],
+            )
+        return ingest_parsed(
+            self.store, user, context, doc, parse(doc), embed=self.embedder is not None
+        )
+
+    def ingest_paths(
+        self,
+        user: Principal,
+        context: str,
+        paths: Sequence[Path],
+        *,
+        scopes: Sequence[str] | None = None,
+        progress: Progress | None = None,
+    ) -> IngestReport:
+        return files.ingest_paths(
+            self.store,
+            user,
+            context,
+            paths,
+            scopes=scopes,
+            max_bytes=self.settings.max_body_bytes,
+            progress=progress,
+            embed=self.embedder is not None,
+        )
+
+    def sync(
+        self,
+        user: Principal,
+        context: str,
+        folder: Path,
+        *,
+        blocklist: Sequence[str] = files.DEFAULT_BLOCKLIST,
+        scopes: Sequence[str] | None = None,
+        progress: Progress | None = None,
+    ) -> IngestReport:
+        return files.sync(
+            self.store,
+            user,
+            context,
+            folder,
+            blocklist=blocklist,
+            scopes=scopes,
+            max_bytes=self.settings.max_body_bytes,
+            progress=progress,
+            embed=self.embedder is not None,
+        )
+
+    def list_sources(self, user: Principal, context: str, **page: Any) -> SourcePage:
+        with self.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            return read.list_sources(session, ctx, **page)
+
+    def lookup(
+        self, user: Principal, context: str, source_id: str, *, offset: int = 0, limit: int = 500
+    ) -> tuple[SourceInfo, list[ParagraphView]]:
+        try:
+            with self.store.session(user) as session:
+                ctx = contexts.resolve(session, context)
+                found = read.lookup(session, ctx, source_id, offset=offset, limit=limit)
+                contexts.bump(session, ctx.id, reads=1)
+                return found
+        except NotFound as exc:
+            self._miss(user, context, exc)
+            raise
+
+    def retract(
+        self, user: Principal, context: str, source_id: str, *, dry_run: bool = False
+    ) -> RetractResult:
+        with self.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            return retract(session, user, ctx, source_id, dry_run=dry_run)
+
+    def cite(self, user: Principal, context: str, source_id: str, paragraph: int) -> Citation:
+        try:
+            with self.store.session(user) as session:
+                ctx = contexts.resolve(session, context)
+                citation = read.cite(session, ctx, source_id, paragraph)
+                contexts.bump(session, ctx.id, reads=1)
+                return citation
+        except NotFound as exc:
+            self._miss(user, context, exc)
+            raise
+
+    def _miss(self, user: Principal, context: str, exc: NotFound) -> None:
+        """Count a read that found nothing (in its own transaction: the read's rolled back)."""
+        if isinstance(exc, NoContext):
+            return
+        with self.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            contexts.bump(session, ctx.id, reads=1, misses=1)
