@@ -9,7 +9,7 @@ instead of answering with vectors from another space.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -19,7 +19,6 @@ from tabane.errors import InvalidInput, Issue
 Vectors = npt.NDArray[np.float32]
 
 
-@runtime_checkable
 class Embedder(Protocol):
     name: str
     dim: int
@@ -35,7 +34,8 @@ class Embedder(Protocol):
 
 def checked(vectors: object, rows: int, dim: int, where: str = "embedding") -> Vectors:
     """Refuse NaN, infinities, zero vectors and wrong widths; return unit-length float32 rows."""
-    arr = np.asarray(vectors, dtype=np.float32)
+    with np.errstate(over="ignore"):  # beyond float32 becomes inf, refused below
+        arr = np.asarray(vectors, dtype=np.float32)
     if arr.ndim == 1:
         arr = arr.reshape(1, -1)
     if arr.shape != (rows, dim):
@@ -51,11 +51,12 @@ def checked(vectors: object, rows: int, dim: int, where: str = "embedding") -> V
                 Issue(f"{where}[{int(i)}]", "NaN or infinity") for i in np.flatnonzero(bad)[:10]
             ],
         )
-    norms = np.linalg.norm(arr, axis=1)
+    wide = arr.astype(np.float64)  # float32 squares overflow past 1e19 and underflow below 1e-19
+    norms = np.linalg.norm(wide, axis=1)
     if (norms == 0).any():
         zero = np.flatnonzero(norms == 0)[:10]
         raise InvalidInput(
             f"{where} has zero vectors", issues=[Issue(f"{where}[{int(i)}]", "zero") for i in zero]
         )
-    out: Vectors = (arr / norms[:, None]).astype(np.float32)
+    out: Vectors = (wide / norms[:, None]).astype(np.float32)
     return out

@@ -47,6 +47,9 @@ class Tabane(SourcesService, SearchService):
 
     def close(self) -> None:
         self.worker.stop()
+        closer = getattr(self.embedder, "close", None)
+        if callable(closer):
+            closer()
         self.store.close()
 
     def revision(self) -> str | None:

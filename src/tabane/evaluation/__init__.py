@@ -1,0 +1,1 @@
+"""Retrieval evaluation on the dev sets (shared/eval): corpora, metrics and the docs harness."""
