@@ -8,6 +8,7 @@ from collections.abc import Callable
 from tabane.errors import NameTaken
 from tabane.ingest.documents import DocumentInput
 from tabane.samples import sample_files
+from tabane.search.plan import SearchRequest
 from tabane.service import Tabane
 from tabane.types import Principal
 
@@ -44,5 +45,18 @@ def run(svc: Tabane, user: Principal, say: Callable[[str], None], started: float
     say(f"  ({citation.source_id}, paragraph {citation.paragraph}) {citation.title!r}")
     say(f"  section: {' > '.join(citation.section) or '-'}; locator: {citation.locator}")
     say(f"  {citation.text[:200]}")
+    left = svc.wait_for_jobs(timeout=300)
+    say(f"embeddings: {'done' if not left else f'{left} jobs still queued'}")
+    query = "A context keeps one meaning for each spelling."
+    result = svc.search(user, SearchRequest(query, contexts=(DEMO_CONTEXT,), limit=3))
+    say(f"search: {query!r}")
+    for hit in result.hits:
+        lanes = ", ".join(f"{n} #{lr.rank}" for n, lr in hit.lanes.items())
+        say(f"  {hit.rank}. ({hit.source_id}, {hit.paragraph}) [{lanes}] {hit.text[:80]!r}")
+    for plan in result.plan.contexts:
+        for name, lane in plan.lanes.items():
+            why = f"ran, {lane.hits} hits" if lane.ran else f"did not run: {lane.reason}"
+            floor = f", floor {lane.floor}" if lane.floor is not None else ""
+            say(f"  plan {plan.context} {name}: {why}{floor}")
     ctx = svc.get_context(user, DEMO_CONTEXT)
     say(f"usage of {DEMO_CONTEXT}: {ctx.usage.reads} reads, {ctx.usage.writes} writes")
