@@ -182,4 +182,8 @@ def test_every_route_is_listed_here(client) -> None:
         ("POST", "/contexts/{context}/sources/retract"),
         ("GET", "/contexts/{context}/citations"),
         ("POST", "/contexts/{context}/citations"),
+        ("POST", "/contexts/{context}/sources/search"),
+        ("POST", "/contexts/{context}/sources/search/explain"),
+        ("POST", "/sources/search"),
+        ("POST", "/sources/search/explain"),
     }

@@ -69,7 +69,7 @@ def test_streamable_http_over_uvicorn(svc: Tabane, user: Principal) -> None:
 
     async def session(url: str, mode: str) -> None:
         async with Client(url, mode=mode) as c:
-            assert len((await c.list_tools()).tools) == 16
+            assert len((await c.list_tools()).tools) == 18
             failed, body = await call(c, "get_context", {"name": name})
             assert failed and body["error"]["code"] == "no_context"
 

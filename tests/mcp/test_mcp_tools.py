@@ -42,6 +42,8 @@ TOOL_NAMES = {
     "lookup_source",
     "retract_source",
     "cite",
+    "search_passages",
+    "explain_search",
 }
 DOC = "# Kettle\n\nKettle boils water.\n\n## Safety\n\nNever run it dry.\n"
 

@@ -48,12 +48,12 @@ def run(svc: Tabane, user: Principal, say: Callable[[str], None], started: float
     left = svc.wait_for_jobs(timeout=300)
     say(f"embeddings: {'done' if not left else f'{left} jobs still queued'}")
     query = "A context keeps one meaning for each spelling."
-    result = svc.search(user, SearchRequest(query, contexts=(DEMO_CONTEXT,), limit=3))
+    found = svc.search(user, SearchRequest(query, contexts=(DEMO_CONTEXT,), limit=3))
     say(f"search: {query!r}")
-    for hit in result.hits:
+    for hit in found.hits:
         lanes = ", ".join(f"{n} #{lr.rank}" for n, lr in hit.lanes.items())
         say(f"  {hit.rank}. ({hit.source_id}, {hit.paragraph}) [{lanes}] {hit.text[:80]!r}")
-    for plan in result.plan.contexts:
+    for plan in found.plan.contexts:
         for name, lane in plan.lanes.items():
             why = f"ran, {lane.hits} hits" if lane.ran else f"did not run: {lane.reason}"
             floor = f", floor {lane.floor}" if lane.floor is not None else ""

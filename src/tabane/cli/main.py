@@ -7,8 +7,9 @@ from typing import Annotated
 
 import typer
 
-from tabane.cli import sources
+from tabane.cli import jobs, search, sources
 from tabane.cli.common import emit, handled, service
+from tabane.cli.evaluate import eval_app
 from tabane.cli.manage import contexts_app, groups_app, scopes_app, users_app
 from tabane.config import Settings
 
@@ -23,8 +24,12 @@ app.add_typer(scopes_app, name="scopes")
 app.add_typer(contexts_app, name="contexts")
 app.add_typer(groups_app, name="groups")
 app.add_typer(sources.sources_app, name="sources")
+app.add_typer(eval_app, name="eval")
 app.command("ingest")(sources.ingest)
 app.command("sync")(sources.sync)
+app.command("search")(search.search)
+app.command("jobs")(jobs.jobs)
+app.command("worker")(jobs.worker)
 
 
 @app.command()

@@ -7,15 +7,20 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from tabane.cli.common import emit, handled, service
 from tabane.ingest.files import DEFAULT_BLOCKLIST, IngestReport
+from tabane.service import Tabane
 
 sources_app = typer.Typer(
     help="Stored sources: list, look up, cite, retract.", no_args_is_help=True
 )
 Opt = typer.Option
+Wait = Annotated[
+    bool, Opt("--wait/--no-wait", help="wait until the new paragraphs are embedded (default)")
+]
 
 
 def _progress(total: int) -> Progress:
@@ -27,6 +32,34 @@ def _progress(total: int) -> Progress:
         transient=True,
         disable=not sys.stderr.isatty(),
     )
+
+
+def _wait_for_embeddings(svc: Tabane) -> None:
+    """Run the queued embedding jobs here, with a progress line, so that the vector lane answers
+    as soon as the command ends. Nothing to wait for without an embedder."""
+    if svc.embedder is None:
+        return
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=Console(stderr=True),
+        transient=True,
+        disable=not sys.stderr.isatty(),
+    )
+    with bar:
+        task = bar.add_task("embedding", total=None)
+        most = 0
+
+        def progress(left: int) -> None:
+            nonlocal most
+            most = max(most, left)
+            label = f"embedding: {left} job(s) left"
+            bar.update(task, total=most, completed=most - left, description=label)
+
+        left = svc.wait_for_jobs(progress=progress)
+    if left:
+        typer.echo(f"{left} embedding job(s) still queued; `tabane jobs` shows them", err=True)
 
 
 def _summary(report: IngestReport) -> None:
@@ -48,6 +81,7 @@ def ingest(
     paths: Annotated[list[Path], typer.Argument(help="files or folders")],
     context: Annotated[str, Opt("--context", "-c", help="context to store into")],
     scope: Annotated[list[str] | None, Opt("--scope", help="scope (repeat for a set)")] = None,
+    wait: Wait = True,
 ) -> None:
     """Ingest files (folders are walked).  Example: tabane ingest notes/*.md --context notes"""
     with service() as (svc, user):
@@ -60,6 +94,8 @@ def ingest(
                 scopes=scope or None,
                 progress=lambda p: bar.update(task, advance=1, current=p),
             )
+        if wait:
+            _wait_for_embeddings(svc)
         _summary(report)
 
 
@@ -69,6 +105,7 @@ def sync(
     context: Annotated[str, Opt("--context", "-c")],
     block: Annotated[list[str] | None, Opt("--block", help="glob to skip (repeat)")] = None,
     scope: Annotated[list[str] | None, Opt("--scope")] = None,
+    wait: Wait = True,
 ) -> None:
     """Keep a context in step with a folder.  Example: tabane sync ~/notes --context notes"""
     with service() as (svc, user):
@@ -82,6 +119,8 @@ def sync(
                 scopes=scope or None,
                 progress=lambda p: bar.update(task, advance=1, current=p),
             )
+        if wait:
+            _wait_for_embeddings(svc)
         _summary(report)
 
 

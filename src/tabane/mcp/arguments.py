@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tabane.contexts.contexts import ContextInfo, ContextStats
 from tabane.contexts.groups import GroupInfo
+from tabane.search.plan import MAX_LIMIT
 from tabane.sources.read import MAX_PAGE, ParagraphView, SourceInfo
 from tabane.types import SOURCE_STATES
 
@@ -232,3 +233,40 @@ class RetractArgs(SourceArgs):
 
 class CiteArgs(SourceArgs):
     paragraph: Annotated[int, Field(ge=0, description="The paragraph's index (from lookup).")]
+
+
+class SearchArgs(Args):
+    query: Annotated[
+        str,
+        Field(
+            description="Phrased like the ANSWER you expect: a plausible declarative sentence "
+            "from the passage you hope to find, not the question."
+        ),
+    ]
+    contexts: Annotated[list[str], Field(description="Contexts to search.")] = []
+    groups: Annotated[list[str], Field(description="Groups to search (nested ones too).")] = []
+    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Hits per page.")] = 10
+    after: Annotated[str | None, Field(description="`next_after` of the previous page.")] = None
+    tags: Annotated[list[str] | None, Field(description="Only sources with any of these.")] = None
+    since: Annotated[
+        str | None, Field(description="ISO 8601: only sources dated (else stored) on or after.")
+    ] = None
+    until: Annotated[str | None, Field(description="ISO 8601: only sources dated before.")] = None
+    semantic_floor: Annotated[
+        float | None, Field(ge=-1.0, le=1.0, description="Cosine floor of the vector lane.")
+    ] = None
+
+
+class ExpectedIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    context: Annotated[
+        str | None, Field(description="Its context; default: the only context searched.")
+    ] = None
+    source_id: SourceId
+    paragraph: Annotated[
+        int | None, Field(ge=0, description="One paragraph; omit for the source's best one.")
+    ] = None
+
+
+class ExplainArgs(SearchArgs):
+    expected: Annotated[ExpectedIn, Field(description="The passage you expected to be found.")]

@@ -17,7 +17,7 @@ from pydantic import TypeAdapter
 from tabane.contexts.contexts import ContextInfo
 from tabane.contexts.groups import GroupInfo
 from tabane.errors import InvalidInput, Issue
-from tabane.ingest.documents import DocumentInput, block
+from tabane.ingest.documents import DocumentInput, block, parse_date
 from tabane.mcp.arguments import (
     Args,
     ChangeGroupArgs,
@@ -26,6 +26,7 @@ from tabane.mcp.arguments import (
     ContextList,
     CreateContextArgs,
     CreateGroupArgs,
+    ExplainArgs,
     GroupDeleted,
     GroupList,
     IngestArgs,
@@ -35,9 +36,13 @@ from tabane.mcp.arguments import (
     NoArgs,
     RenameArgs,
     RetractArgs,
+    SearchArgs,
     SourceLookup,
     UpdateContextArgs,
 )
+from tabane.search.explain import Explanation
+from tabane.search.plan import SearchRequest
+from tabane.search.search import SearchResult
 from tabane.service import Tabane
 from tabane.sources.read import Citation, SourcePage
 from tabane.sources.write import RetractResult, WriteResult
@@ -220,6 +225,55 @@ def cite(svc: Tabane, user: Principal, a: CiteArgs) -> Citation:
     """The citation of one paragraph you use: its exact text, the source title, its section and
     locator. Cite every paragraph your answer relies on."""
     return svc.cite(user, a.context, a.source_id, a.paragraph)
+
+
+@_tool("read")
+def search_passages(svc: Tabane, user: Principal, a: SearchArgs) -> SearchResult:
+    """Find paragraphs in `contexts` and/or `groups`. Phrase `query` like the ANSWER you expect: a
+    plausible declarative sentence the passage would contain ('The kettle switches off when the
+    water boils'), not the question ('when does the kettle stop?'). Each hit has context,
+    source_id, paragraph, text, section and locator: `cite` what you use. `via_question` marks a
+    hit that matched through a question stored with it (doc2query). When hits are empty or
+    wrong, read `plan` before rewording: a lane skipped and why (no_embedder, no_vectors yet,
+    model_mismatch, no_query_terms), its floor, the filter's eligible_sources,
+    pending_embeddings. Pass `next_after` back as `after` for more."""
+    return svc.search(user, _request(a))
+
+
+@_tool("read")
+def explain_search(svc: Tabane, user: Principal, a: ExplainArgs) -> Explanation:
+    """Ask why a passage you expected is missing (or where it ranks) instead of re-running the
+    search with varied wording. Give the same arguments as `search_passages` plus `expected`
+    (context, source_id, optionally paragraph). Returns the first verdict that applies:
+    not_stored (also anything you cannot see), context_not_searched, retracted,
+    paragraph_out_of_range, filtered_out, no_query_terms, no_term_overlap (both sides' terms
+    shown), below_floor, below_cutoff (rank and a verified limit_to_reach) or served, with each
+    query term's tf, df, idf and BM25 contribution and the vector cosine."""
+    context = a.expected.context
+    if context is None:
+        if len(a.contexts) != 1 or a.groups:
+            raise InvalidInput(
+                "say which context the expected source is in",
+                issues=[Issue("expected.context", "required unless one context is searched")],
+            )
+        context = a.contexts[0]
+    return svc.explain_search(
+        user, _request(a), context, a.expected.source_id, a.expected.paragraph
+    )
+
+
+def _request(a: SearchArgs) -> SearchRequest:
+    return SearchRequest(
+        query=a.query,
+        contexts=tuple(a.contexts),
+        groups=tuple(a.groups),
+        limit=a.limit,
+        after=a.after,
+        tags=None if a.tags is None else tuple(a.tags),
+        since=parse_date(a.since, "since"),
+        until=parse_date(a.until, "until"),
+        semantic_floor=a.semantic_floor,
+    )
 
 
 TOOLS: tuple[ToolSpec, ...] = tuple(_registered)

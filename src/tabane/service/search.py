@@ -21,7 +21,9 @@ from tabane.types import Principal
 
 
 class SearchService(ServiceBase):
-    def search(self, user: Principal, request: SearchRequest) -> search_mod.SearchResult:
+    def search(
+        self, user: Principal, request: SearchRequest, *, count_usage: bool = True
+    ) -> search_mod.SearchResult:
         """The paragraph lanes over the contexts and groups named, fused, with their plan."""
         request.check()
         qv = search_mod.embed_query(
@@ -40,8 +42,14 @@ class SearchService(ServiceBase):
             )
             for ctx, plan in zip(reached, result.plan.contexts, strict=True):
                 hits = sum(lp.hits for lp in plan.lanes.values())
-                contexts.bump(session, ctx.id, reads=1, misses=0 if hits else 1)
-                if plan.lanes.get("vector") and plan.lanes["vector"].reason == "model_mismatch":
+                if count_usage:
+                    contexts.bump(session, ctx.id, reads=1, misses=0 if hits else 1)
+                vector = plan.lanes.get("vector")
+                stale = vector is not None and (
+                    vector.reason == "model_mismatch"
+                    or (vector.reason == "no_vectors" and not plan.pending_embeddings)
+                )
+                if stale and self.embedder is not None:
                     self._schedule_reembed(session, ctx)
         return result
 
@@ -76,7 +84,7 @@ class SearchService(ServiceBase):
     def _rerun(
         self, user: Principal, request: SearchRequest, limit: int
     ) -> list[tuple[str, str, int]]:
-        result = self.search(user, replace(request, limit=limit, after=None))
+        result = self.search(user, replace(request, limit=limit, after=None), count_usage=False)
         return [(h.context, h.source_id, h.paragraph) for h in result.hits]
 
     # -- jobs ----------------------------------------------------------------------------------
@@ -96,8 +104,8 @@ class SearchService(ServiceBase):
                 left = queue.pending(session)
             if progress:
                 progress(left)
-            if not left:
-                return 0
+            if not left or not self.worker.kinds:  # nothing here can run them
+                return left
             if not self.worker.run_once():
                 time.sleep(0.2)
         with self.store.unscoped() as session:
@@ -114,8 +122,9 @@ class SearchService(ServiceBase):
         return {cid: n for cid, n in rows if cid is not None}
 
     def _schedule_reembed(self, session: Session, ctx: Context) -> None:
-        """The context holds vectors of another model: queue an embedding of every live source
-        the caller can see (each job carries that source's scopes)."""
+        """The context holds no vectors of the configured model (another model's, or none — its
+        sources were stored with no embedder): queue an embedding of every live source the caller
+        can see (each job carries that source's scopes; the job skips embedded paragraphs)."""
         for source in session.scalars(
             select(Source).where(Source.context_id == ctx.id, Source.retracted_at.is_(None))
         ):

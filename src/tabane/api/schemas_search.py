@@ -1,0 +1,185 @@
+"""The wire shapes of `sources/search` and its explain twin.
+
+Requests are strict like every request model (unknown fields, NaN and Infinity refused); dates
+travel as ISO 8601 strings and are parsed here, so a malformed one is a 422 naming its path
+(`body.since`). The responses mirror the service's `SearchResult` and `Explanation` in full: the
+plan is the answer to "why these hits (or none)".
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import Field
+
+from tabane.api.schemas import LocatorOut, Request, Response
+from tabane.errors import InvalidInput, Issue
+from tabane.ingest.documents import parse_date
+from tabane.search.plan import MAX_LIMIT, SearchRequest
+
+# -- requests -----------------------------------------------------------------------------------
+
+
+class SearchIn(Request):
+    """A search of the context in the path."""
+
+    query: str = Field(
+        description="phrased like the answer you expect (a plausible sentence), not the question"
+    )
+    limit: int = Field(10, ge=1, le=MAX_LIMIT, description="hits per page")
+    after: str | None = Field(None, description="`next_after` of the previous page")
+    tags: list[str] | None = Field(None, description="only sources with any of these tags")
+    since: str | None = Field(
+        None, description="ISO 8601; only sources whose date (else stored time) is on or after it"
+    )
+    until: str | None = Field(None, description="ISO 8601; only sources dated before it")
+    semantic_floor: float | None = Field(
+        None, ge=-1.0, le=1.0, description="cosine floor of the vector lane for this call"
+    )
+
+    def to_request(
+        self, contexts: tuple[str, ...] = (), groups: tuple[str, ...] = ()
+    ) -> SearchRequest:
+        return SearchRequest(
+            query=self.query,
+            contexts=contexts,
+            groups=groups,
+            limit=self.limit,
+            after=self.after,
+            tags=None if self.tags is None else tuple(self.tags),
+            since=parse_date(self.since, "body.since"),
+            until=parse_date(self.until, "body.until"),
+            semantic_floor=self.semantic_floor,
+        )
+
+
+class CrossSearchIn(SearchIn):
+    """A search over the contexts named and every context the groups reach."""
+
+    contexts: list[str] = Field([], description="contexts to search")
+    groups: list[str] = Field([], description="groups to search (nested groups included)")
+
+    def scoped(self) -> SearchRequest:
+        return self.to_request(tuple(self.contexts), tuple(self.groups))
+
+
+class Expected(Request):
+    context: str | None = Field(
+        None, description="where the source is stored; default: the only context searched"
+    )
+    source_id: str
+    paragraph: int | None = Field(None, ge=0, description="null: the source's best paragraph")
+
+
+class ExplainIn(SearchIn):
+    expected: Expected
+
+
+class CrossExplainIn(CrossSearchIn):
+    expected: Expected
+
+    def expected_context(self) -> str:
+        if self.expected.context is not None:
+            return self.expected.context
+        if len(self.contexts) == 1 and not self.groups:
+            return self.contexts[0]
+        raise InvalidInput(
+            "say which context the expected source is in",
+            issues=[Issue("body.expected.context", "required unless one context is searched")],
+        )
+
+
+# -- responses ----------------------------------------------------------------------------------
+
+
+class LaneRankOut(Response):
+    rank: int = Field(description="1-based rank within that lane")
+    score: float = Field(description="the lane's own score: BM25, or cosine similarity")
+
+
+class HitOut(Response):
+    context: str
+    source_id: str
+    paragraph: int
+    title: str
+    text: str
+    section: list[str]
+    locator: LocatorOut | None
+    rank: int = Field(description="1-based rank over every context searched")
+    context_rank: int = Field(description="rank within its own context")
+    score: float = Field(description="the fused (RRF) score")
+    lanes: dict[str, LaneRankOut] = Field(
+        description="`bm25` and/or `vector`: the lanes that found it"
+    )
+    via_question: list[str] = Field(
+        description="query terms (or `vector`) that matched through a doc2query question"
+    )
+
+
+class LanePlanOut(Response):
+    ran: bool
+    reason: str | None = Field(
+        description="why it did not run: no_embedder, no_vectors, model_mismatch, no_query_terms"
+    )
+    hits: int
+    floor: float | None
+    model: str | None
+
+
+class FilterPlanOut(Response):
+    tags: list[str] | None
+    since: datetime | None
+    until: datetime | None
+    eligible_sources: int
+    total_sources: int
+
+
+class ContextPlanOut(Response):
+    context: str
+    lanes: dict[str, LanePlanOut]
+    filter: FilterPlanOut | None
+    pending_embeddings: int = Field(description="embedding jobs still queued for this context")
+
+
+class SearchPlanOut(Response):
+    query_terms: list[str]
+    contexts: list[ContextPlanOut]
+    pool: int = Field(description="candidates each lane gathers")
+    rrf_k: int
+    limit: int
+    offset: int
+    notes: list[str]
+
+
+class SearchOut(Response):
+    hits: list[HitOut]
+    plan: SearchPlanOut
+    next_after: str | None = Field(description="pass back as `after` for the next page")
+
+
+class TermEvidenceOut(Response):
+    term: str
+    tf: int
+    df: int
+    idf: float
+    contribution: float = Field(description="this term's share of the paragraph's BM25 score")
+
+
+class ExplanationOut(Response):
+    verdict: str = Field(
+        description="not_stored, context_not_searched, retracted, paragraph_out_of_range, "
+        "filtered_out, no_query_terms, no_term_overlap, below_floor, below_cutoff or served"
+    )
+    detail: str
+    context: str
+    source_id: str
+    paragraph: int | None
+    rank: int | None
+    lanes: dict[str, LaneRankOut]
+    cutoff_score: float | None
+    limit_to_reach: int | None = Field(description="a limit verified to serve it, if any")
+    query_terms: list[str]
+    paragraph_terms: list[str]
+    terms: list[TermEvidenceOut]
+    vector: dict[str, Any] = Field(description="the cosine and floor, or why the lane did not run")

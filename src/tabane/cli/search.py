@@ -1,0 +1,70 @@
+"""`tabane search`: sources/search (hits and plan) or, with --explain, its explain twin."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from tabane.cli.common import emit, handled, service
+from tabane.errors import InvalidInput, Issue
+from tabane.ingest.documents import parse_date
+from tabane.search.plan import SearchRequest
+
+Opt = typer.Option
+
+
+@handled
+def search(
+    query: Annotated[str, typer.Argument(help="phrased like the answer you expect")],
+    context: Annotated[
+        list[str] | None, Opt("--context", "-c", help="context to search (repeat for more)")
+    ] = None,
+    group: Annotated[
+        list[str] | None, Opt("--group", "-g", help="group to search (repeat for more)")
+    ] = None,
+    limit: Annotated[int, Opt(help="hits per page (1-100)")] = 10,
+    after: Annotated[str | None, Opt(help="`next_after` of the previous page")] = None,
+    tag: Annotated[
+        list[str] | None, Opt("--tag", help="only sources with this tag (repeat: any of)")
+    ] = None,
+    since: Annotated[str | None, Opt(help="ISO 8601: only sources dated on or after")] = None,
+    until: Annotated[str | None, Opt(help="ISO 8601: only sources dated before")] = None,
+    floor: Annotated[float | None, Opt(help="cosine floor of the vector lane, in [-1, 1]")] = None,
+    explain: Annotated[
+        str | None, Opt(metavar="SOURCE_ID", help="explain why this source is (not) a hit")
+    ] = None,
+    paragraph: Annotated[
+        int | None, Opt(help="with --explain: the expected paragraph (default: its best)")
+    ] = None,
+    explain_context: Annotated[
+        str | None, Opt(help="with --explain: its context (default: the only --context)")
+    ] = None,
+) -> None:
+    """Search paragraphs; prints the hits and the plan (which lanes ran, or why not).
+    Example: tabane search "the kettle switches off when the water boils" -c notes"""
+    contexts, groups = tuple(context or ()), tuple(group or ())
+    request = SearchRequest(
+        query=query,
+        contexts=contexts,
+        groups=groups,
+        limit=limit,
+        after=after,
+        tags=tuple(tag) if tag else None,
+        since=parse_date(since, "--since"),
+        until=parse_date(until, "--until"),
+        semantic_floor=floor,
+    )
+    with service() as (svc, user):
+        if explain is None:
+            emit(svc.search(user, request))
+            return
+        where = explain_context
+        if where is None:
+            if len(contexts) != 1 or groups:
+                raise InvalidInput(
+                    "say which context the source is in",
+                    issues=[Issue("--explain-context", "required unless one --context is given")],
+                )
+            where = contexts[0]
+        emit(svc.explain_search(user, request, where, explain, paragraph))

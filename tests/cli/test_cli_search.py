@@ -1,0 +1,191 @@
+"""`tabane search` (and --explain), `tabane jobs`, `tabane worker --once`, and `tabane ingest`
+waiting for its embeddings — in process through Typer's runner, on the session's store."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from tabane.cli.main import app
+from tabane.ingest.documents import DocumentInput, block
+from tabane.search.plan import SearchRequest
+from tabane.service import Tabane
+from tabane.types import Principal
+
+TEXTS = [
+    "The kettle boils water quickly.",
+    "Descale the kettle element monthly.",
+    "A kettle note.",
+    "Gardening is not about kettles at all.",
+]
+
+
+@pytest.fixture
+def cli(tabane_home: Path, user: Principal):
+    """Run `tabane …` as `user`; returns (exit code, parsed stdout or None, stderr)."""
+    runner = CliRunner()
+
+    def run(*args: str, embedder: str = "none") -> tuple[int, Any, str]:
+        env = {
+            "TABANE_HOME": str(tabane_home),
+            "TABANE_USER": user.name,
+            "TABANE_EMBEDDER": embedder,
+            "TABANE_WORKER": "off",
+        }
+        result = runner.invoke(app, list(args), env=env)
+        if result.exception and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        out = json.loads(result.stdout) if result.exit_code == 0 and result.stdout else None
+        return result.exit_code, out, result.stderr
+
+    return run
+
+
+@pytest.fixture
+def stored(svc: Tabane, user: Principal, context: str) -> str:
+    svc.ingest(
+        user, context, DocumentInput(source_id="kettle", paragraphs=[block(t) for t in TEXTS])
+    )
+    return context
+
+
+def test_search_prints_hits_and_plan(cli, svc, user, stored, make_context) -> None:
+    code, out, _ = cli("search", "kettle boils water", "--context", stored)
+    assert code == 0
+    assert set(out) == {"hits", "plan", "next_after"}
+    top = out["hits"][0]
+    assert (top["context"], top["source_id"], top["paragraph"], top["rank"]) == (
+        stored,
+        "kettle",
+        0,
+        1,
+    )
+    assert out["plan"]["contexts"][0]["lanes"]["vector"]["reason"] == "no_embedder"
+
+    other = make_context()
+    svc.ingest(user, other, DocumentInput(source_id="o", paragraphs=[block("A kettle.")]))
+    svc.create_group(user, f"g{other}", contexts=[other])
+    code, out, _ = cli("search", "kettle", "-c", stored, "-g", f"g{other}", "--limit", "2")
+    assert code == 0
+    assert [h["context"] for h in out["hits"]] == [stored, other]
+    assert out["next_after"]
+
+    code, out, _ = cli("search", "kettle", "-c", stored, "--tag", "work", "--since", "2020-01-01")
+    assert code == 0 and out["hits"] == []
+    assert out["plan"]["contexts"][0]["filter"]["eligible_sources"] == 0
+
+
+def test_search_refuses_bad_input(cli, stored) -> None:
+    code, _, err = cli("search", "kettle", "-c", f"nosuch{stored}")
+    assert code == 2 and "error [no_context]" in err
+    code, _, err = cli("search", "kettle", "-c", stored, "--limit", "0")
+    assert code == 2 and "error [invalid_input]" in err and "limit" in err
+    code, _, err = cli("search", "kettle", "-c", stored, "--floor", "nan")
+    assert code == 2 and "semantic_floor" in err
+    code, _, err = cli("search", "kettle", "-c", stored, "--since", "someday")
+    assert code == 2 and "--since" in err
+    code, _, err = cli("search", "kettle")
+    assert code == 2 and "contexts" in err
+    code, _, err = cli("search", "kettle", "-c", stored, "-c", stored, "--explain", "kettle")
+    assert code == 2 and "--explain-context" in err
+
+
+def test_search_explain(cli, svc, user, stored) -> None:
+    code, out, _ = cli("search", "kettle boils water", "-c", stored, "--explain", "kettle")
+    assert code == 0 and (out["verdict"], out["rank"], out["paragraph"]) == ("served", 1, 0)
+    assert {t["term"] for t in out["terms"]} == {"kettle", "boils", "water"}
+
+    last = svc.search(user, SearchRequest("kettle", contexts=(stored,))).hits[-1].paragraph
+    code, out, _ = cli(
+        "search", "kettle", "-c", stored, "--limit", "1", "--explain", "kettle",
+        "--paragraph", str(last),
+    )  # fmt: skip
+    assert code == 0 and out["verdict"] == "below_cutoff"
+    assert out["limit_to_reach"] == out["rank"] > 1
+
+    code, out, _ = cli(
+        "search", "boils water", "-c", stored, "--explain", "kettle", "--paragraph", "3",
+        "--explain-context", stored,
+    )  # fmt: skip
+    assert code == 0 and out["verdict"] == "no_term_overlap"
+    code, out, _ = cli("search", "kettle", "-c", stored, "--explain", "never-stored")
+    assert code == 0 and out["verdict"] == "not_stored"
+
+
+def test_worker_once_runs_the_queued_jobs_and_jobs_lists_them(
+    cli, vsvc: Tabane, user, context
+) -> None:
+    before = max((j.id for j in vsvc.jobs(limit=1)), default=0)
+    vsvc.ingest(
+        user, context, DocumentInput(source_id="g", paragraphs=[block("Tomatoes need sun.")])
+    )
+    code, out, _ = cli("jobs")
+    assert code == 0
+    mine = [j for j in out["jobs"] if j["id"] > before]
+    assert mine and mine[0]["kind"] == "embed_source" and mine[0]["state"] == "queued"
+    assert set(mine[0]) >= {"id", "kind", "state", "attempts", "done", "total", "last_error"}
+
+    code, out, err = cli("worker", "--once", embedder="use")
+    assert code == 0 and out["ran"] >= 1
+    assert "use-multilingual-v3" in err and f"job {mine[0]['id']} embed_source: done" in err
+
+    code, out, _ = cli("jobs")
+    done = next(j for j in out["jobs"] if j["id"] == mine[0]["id"])
+    assert (done["state"], done["done"], done["total"], done["attempts"]) == ("done", 1, 1, 1)
+    result = vsvc.search(user, SearchRequest("plants and sunlight", contexts=(context,)))
+    assert result.plan.contexts[0].lanes["vector"].ran
+
+    code, out, err = cli("worker", "--once")
+    assert code == 0 and out["ran"] == 0 and "no embedder" in err
+
+
+def test_ingest_waits_for_its_embeddings(cli, vsvc: Tabane, user, context, tmp_path) -> None:
+    (tmp_path / "a.md").write_text("# Garden\n\nTomatoes need full sun.\n")
+    (tmp_path / "b.md").write_text("# Desk\n\nThe invoice is due monthly.\n")
+
+    code, out, _ = cli("ingest", str(tmp_path / "a.md"), "-c", context, embedder="use")
+    assert code == 0 and out["counts"]["created"] == 1
+    plan = vsvc.search(user, SearchRequest("sunlight", contexts=(context,))).plan.contexts[0]
+    assert plan.lanes["vector"].ran and plan.pending_embeddings == 0
+
+    code, out, _ = cli("ingest", str(tmp_path / "b.md"), "-c", context, "--no-wait", embedder="use")
+    assert code == 0
+    plan = vsvc.search(user, SearchRequest("invoice", contexts=(context,))).plan.contexts[0]
+    assert plan.pending_embeddings == 1
+    assert vsvc.wait_for_jobs(timeout=120) == 0
+
+
+def test_worker_runs_until_sigterm(tabane_home: Path, user: Principal) -> None:
+    env = {
+        **os.environ,
+        "TABANE_HOME": str(tabane_home),
+        "TABANE_USER": user.name,
+        "TABANE_EMBEDDER": "none",
+        "TABANE_WORKER": "thread",  # irrelevant: the command is the worker
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tabane.cli.main", "worker", "--poll", "0.2"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()  # the start-up line: the loop is running
+        assert "worker:" in first, first
+        proc.send_signal(signal.SIGTERM)
+        _, rest = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0
+    assert "stopping" in rest and "worker: stopped" in rest
