@@ -42,3 +42,25 @@ def test_every_cli_command_has_an_example() -> None:
     for path, cmd in reference.walk(typer.main.get_command(app), ("tabane",)):
         if not hasattr(cmd, "commands"):
             assert "Example: tabane" in (cmd.help or ""), " ".join(path)
+
+
+def test_http_reference_is_current(svc) -> None:
+    from tabane.api.app import create_app
+    from tabane.api.reference import render
+
+    assert (ROOT / "docs" / "http.md").read_text() == render(create_app(svc)), (
+        "run: python -m tabane.api.reference > docs/http.md"
+    )
+
+
+def test_every_route_has_a_description(svc) -> None:
+    from tabane.api.app import create_app
+
+    spec = create_app(svc).openapi()
+    bare = [
+        f"{m.upper()} {p}"
+        for p, ops in spec["paths"].items()
+        for m, op in ops.items()
+        if not (op.get("description") or "").strip()
+    ]
+    assert bare == []

@@ -40,6 +40,7 @@ def create_context(body: ContextCreate, svc: Svc, user: User) -> ContextOut:
 
 @router.get("/contexts/{context}", tags=["contexts"])
 def get_context(context: str, svc: Svc, user: User) -> ContextOut:
+    """One context with its settings, machine stats and usage stats."""
     return out(ContextOut, svc.get_context(user, context))
 
 
@@ -75,6 +76,7 @@ def create_group(body: GroupCreate, svc: Svc, user: User) -> GroupOut:
 
 @router.get("/groups/{group}", tags=["groups"])
 def get_group(group: str, svc: Svc, user: User) -> GroupOut:
+    """One group with its member contexts and child groups."""
     return out(GroupOut, svc.get_group(user, group))
 
 
