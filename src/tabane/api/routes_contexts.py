@@ -53,6 +53,7 @@ def update_context(context: str, body: ContextPatch, svc: Svc, user: User) -> Co
 
 @router.post("/contexts/{context}/rename", tags=["contexts"])
 def rename_context(context: str, body: ContextRename, svc: Svc, user: User) -> ContextOut:
+    """Rename a context; its sources, memberships and statistics follow it."""
     return out(ContextOut, svc.rename_context(user, context, body.new_name))
 
 
@@ -64,6 +65,7 @@ def delete_context(context: str, svc: Svc, user: User) -> ContextDeleted:
 
 @router.get("/groups", tags=["groups"])
 def list_groups(svc: Svc, user: User) -> GroupList:
+    """Every group the caller can see, with its members."""
     return GroupList(groups=[out(GroupOut, g) for g in svc.list_groups(user)])
 
 
