@@ -185,3 +185,17 @@ def test_bad_locators_are_invalid_input(locator) -> None:
     with pytest.raises(InvalidInput) as info:
         block("text", (), locator)
     assert info.value.issues[0].path == "paragraph.locator"
+
+
+def test_same_bytes_are_recognised_before_parsing(svc: Tabane, user, context) -> None:
+    from tabane.ingest.documents import stored_unchanged
+
+    assert stored_unchanged(svc.store, user, context, _doc()) is None  # nothing stored yet
+    svc.ingest(user, context, _doc())
+    same = stored_unchanged(svc.store, user, context, _doc())
+    assert same is not None and (same.outcome, same.paragraphs) == ("unchanged", 3)
+    assert stored_unchanged(svc.store, user, context, _doc(DOC + b"\n")) is None
+    # explicit metadata always goes through the full path (it may change the stored row)
+    assert stored_unchanged(svc.store, user, context, _doc(title="Other")) is None
+    assert svc.ingest(user, context, _doc(title="Other")).outcome == "unchanged"
+    assert svc.lookup(user, context, "kettle.md")[0].title == "Other"

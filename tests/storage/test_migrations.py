@@ -20,3 +20,7 @@ def test_no_drift_between_mappings_and_migrations(svc: Tabane) -> None:
     # The per-width HNSW indexes on expressions live only in the migration.
     drift = [d for d in diff if not (d[0] == "remove_index" and "_hnsw_" in d[1].name)]
     assert drift == []
+
+
+def test_head_constant_matches_the_scripts() -> None:
+    assert migrate.HEAD == migrate.head()

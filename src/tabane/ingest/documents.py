@@ -8,10 +8,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
 
+from sqlalchemy import select
+
 from tabane.contexts import contexts
 from tabane.errors import InvalidInput, Issue
 from tabane.jobs import queue
 from tabane.sources.write import SourceMeta, WriteResult, store
+from tabane.storage.schema import Source
 from tabane.storage.store import Store
 from tabane.text.documents import Block, Locator, ParsedDocument, read_document
 from tabane.types import SOURCE_STATES, Principal, scope_set
@@ -84,6 +87,7 @@ def ingest_parsed(
             area=doc.area,
             state=check_state(doc.state),
             origin=doc.origin,
+            raw_hash=raw_hash(doc.data) if doc.data is not None else None,
         )
         result = store(session, principal, ctx, meta, parsed.blocks, doc.questions)
         if embed and result.outcome != "unchanged" and result.paragraphs:
@@ -96,6 +100,36 @@ def ingest_parsed(
                 read_scopes=[*ctx.scopes, *meta.scopes],
             )
         return result
+
+
+def raw_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def stored_unchanged(
+    store_: Store, principal: Principal, context: str, doc: DocumentInput
+) -> WriteResult | None:
+    """The stored result when `doc` is byte-for-byte what is stored and says nothing else about
+    itself (no explicit metadata or scopes): then it need not even be parsed."""
+    explicit = (doc.title, doc.date, doc.tags, doc.area, doc.scopes, doc.format)
+    if doc.data is None or doc.questions or any(v is not None for v in explicit):
+        return None
+    if doc.state != "active":
+        return None
+    digest = raw_hash(doc.data)
+    with store_.session(principal) as session:
+        ctx = contexts.resolve(session, context)
+        row = session.execute(
+            select(Source.id, Source.paragraph_count, Source.origin).where(
+                Source.context_id == ctx.id,
+                Source.source_id == doc.source_id,
+                Source.raw_hash == digest,
+                Source.retracted_at.is_(None),
+            )
+        ).first()
+    if row is None or row.origin != doc.origin:
+        return None
+    return WriteResult(doc.source_id, "unchanged", row.paragraph_count, 0, row.id)
 
 
 def content_hash(parsed: ParsedDocument, questions: Sequence[Sequence[str]] = ()) -> str:

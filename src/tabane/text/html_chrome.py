@@ -22,21 +22,26 @@ _CHROME_CLASSES = (
     "inline-search", "language_switcher_placeholder", "version_switcher_placeholder", "clearer",
     "headerlink", "navheader", "navfooter", "toc", "nav-panel", "doc-anchor",
 )  # fmt: skip
-_CHROME_IDS = ("footer", "footer-text")
-_CHROME_XPATH = " | ".join(
-    [f"//{tag}" for tag in _DROP_TAGS]
-    + [
-        f"//*[contains(concat(' ', normalize-space(@class), ' '), ' {name} ')]"
-        for name in _CHROME_CLASSES
-    ]
-    + [f"//*[@id='{name}']" for name in _CHROME_IDS]
-)
+_CHROME_IDS = frozenset(("footer", "footer-text"))
+_CHROME_CLASS_SET = frozenset(_CHROME_CLASSES)
+_DROP_TAG_SET = frozenset(_DROP_TAGS)
 _ADMONITION_TITLE = "//*[contains(concat(' ', normalize-space(@class), ' '), ' admonition-title ')]"
 
 
 def prepare(tree: Any) -> None:
     """Rewrite a parsed page in place (see the module docstring)."""
-    for element in tree.xpath(_CHROME_XPATH):
+    # One pass over the tree (a union of XPath scans was most of the time spent parsing HTML).
+    chrome = [
+        element
+        for element in tree.iter()
+        if isinstance(element.tag, str)
+        and (
+            element.tag in _DROP_TAG_SET
+            or element.get("id") in _CHROME_IDS
+            or not _CHROME_CLASS_SET.isdisjoint((element.get("class") or "").split())
+        )
+    ]
+    for element in chrome:
         if element.getparent() is not None:
             element.drop_tree()
     for pre in list(tree.iter("pre")):
