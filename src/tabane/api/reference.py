@@ -59,7 +59,9 @@ def render(app: FastAPI) -> str:
             if text:
                 lines.append(text + "\n")
             params = [
-                f"`{p['name']}` ({p['in']})" for p in op.get("parameters", []) if p["in"] != "header"
+                f"`{p['name']}` ({p['in']})"
+                for p in op.get("parameters", [])
+                if p["in"] != "header"
             ]
             if params:
                 lines.append("Parameters: " + ", ".join(params) + "\n")
