@@ -22,7 +22,15 @@ def _whoami(svc: Tabane) -> tuple[str, str]:
 
 
 def test_owner_url_alone_switches_to_the_app_role(svc: Tabane, tmp_path, context, user) -> None:
-    external = Tabane.open(Settings(home=tmp_path, embedder="none", worker="off", database_url=_owner_url(svc), local_user="x"))
+    external = Tabane.open(
+        Settings(
+            home=tmp_path,
+            embedder="none",
+            worker="off",
+            database_url=_owner_url(svc),
+            local_user="x",
+        )
+    )
     try:
         assert _whoami(external) == ("postgres", "tabane_app")
         assert external.get_context(user, context).name == context
@@ -34,7 +42,15 @@ def test_owner_url_alone_switches_to_the_app_role(svc: Tabane, tmp_path, context
 def test_separate_app_url_connects_as_the_app_role(svc: Tabane, tmp_path) -> None:
     owner = _owner_url(svc)
     app_url = owner.replace("postgres@", "tabane_app@", 1)
-    external = Tabane.open(Settings(home=tmp_path, embedder="none", worker="off", database_url=owner, app_database_url=app_url))
+    external = Tabane.open(
+        Settings(
+            home=tmp_path,
+            embedder="none",
+            worker="off",
+            database_url=owner,
+            app_database_url=app_url,
+        )
+    )
     try:
         assert _whoami(external) == ("tabane_app", "tabane_app")
     finally:
@@ -44,7 +60,15 @@ def test_separate_app_url_connects_as_the_app_role(svc: Tabane, tmp_path) -> Non
 def test_an_app_url_that_bypasses_rls_is_refused(svc: Tabane, tmp_path) -> None:
     owner = _owner_url(svc)
     with pytest.raises(StoreUnavailable) as info:
-        Tabane.open(Settings(home=tmp_path, embedder="none", worker="off", database_url=owner, app_database_url=owner))
+        Tabane.open(
+            Settings(
+                home=tmp_path,
+                embedder="none",
+                worker="off",
+                database_url=owner,
+                app_database_url=owner,
+            )
+        )
     assert "bypass row-level security" in info.value.message
 
 

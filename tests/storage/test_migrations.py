@@ -23,4 +23,4 @@ def test_no_drift_between_mappings_and_migrations(svc: Tabane) -> None:
 
 
 def test_head_constant_matches_the_scripts() -> None:
-    assert migrate.HEAD == migrate.head()
+    assert migrate.head() == migrate.HEAD
