@@ -53,15 +53,16 @@ def missing(session: Session, source_pk: int, model: str) -> list[tuple[int, str
     return [(pid, text, list(qs)) for pid, text, qs in rows]
 
 
-def embed_batch(
-    session: Session,
-    embedder: Embedder,
-    context_id: int,
-    source_pk: int,
-    scopes: Sequence[str],
-    paragraphs: Sequence[tuple[int, str, list[str]]],
-) -> int:
-    """Embed paragraphs (text as ord 0, each question as ord 1..n) and store the vectors."""
+@dataclass(frozen=True)
+class Batch:
+    """Texts to embed (each paragraph's text as ord 0, its questions as 1..n) and their keys."""
+
+    texts: list[str]
+    keys: list[tuple[int, int]]
+    paragraphs: int
+
+
+def batch_of(paragraphs: Sequence[tuple[int, str, list[str]]]) -> Batch:
     texts: list[str] = []
     keys: list[tuple[int, int]] = []
     for pid, text, questions in paragraphs:
@@ -70,9 +71,27 @@ def embed_batch(
         for i, q in enumerate(questions, start=1):
             texts.append(q)
             keys.append((pid, i))
-    if not texts:
+    return Batch(texts, keys, len(paragraphs))
+
+
+def embed(embedder: Embedder, batch: Batch) -> Vectors:
+    """The batch's vectors, checked (width, NaN, zero) before anything is stored."""
+    raw = embedder.embed_documents(batch.texts)
+    return checked(raw, len(batch.texts), embedder.dim, "embeddings")
+
+
+def store(
+    session: Session,
+    embedder: Embedder,
+    context_id: int,
+    source_pk: int,
+    scopes: Sequence[str],
+    batch: Batch,
+    vectors: Vectors,
+) -> int:
+    """Write a batch's vectors (a vector already stored is kept) and record the model."""
+    if not batch.texts:
         return 0
-    vectors = checked(embedder.embed_documents(texts), len(texts), embedder.dim, "embeddings")
     rows = [
         {
             "paragraph_id": pid,
@@ -84,11 +103,11 @@ def embed_batch(
             "embedding": vec,
             "scopes": list(scopes),
         }
-        for (pid, ord_), vec in zip(keys, vectors, strict=True)
+        for (pid, ord_), vec in zip(batch.keys, vectors, strict=True)
     ]
     session.execute(insert(ParagraphVector).on_conflict_do_nothing(), rows)
     record_model(session, context_id, embedder)
-    return len(paragraphs)
+    return batch.paragraphs
 
 
 def record_model(session: Session, context_id: int, embedder: Embedder) -> None:
