@@ -1,8 +1,10 @@
 """The worker: claims jobs and runs them with exactly the scopes each job carries.
 
-A local install runs one in a daemon thread; a service runs `tabane worker` processes. Each job
-runs under a principal whose read set is the job's `read_scopes` and whose write set is its
-`scopes`, so a worker never has more authority than the data it works on.
+A local install runs one in a daemon thread; a service runs `tabane worker` processes. The queue
+itself is kept through the owner's connection (the jobs table is under row-level security: a
+caller sees and queues only jobs within its own scopes). Each job runs under a principal whose
+read set is the job's `read_scopes` and whose write set is its `scopes`, so a worker never has
+more authority than the data it works on.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ class Worker:
         """Claim and run one job; False when none was due."""
         if not self.kinds:
             return False
-        with self.store.unscoped() as session:
+        with self.store.admin() as session:
             job = queue.claim(session, self.kinds)
         if job is None:
             return False
@@ -64,10 +66,10 @@ class Worker:
             message = (
                 exc.message if isinstance(exc, TabaneError) else f"{type(exc).__name__}: {exc}"
             )
-            with self.store.unscoped() as session:
+            with self.store.admin() as session:
                 queue.fail(session, job.id, job.attempts, message)
         else:
-            with self.store.unscoped() as session:
+            with self.store.admin() as session:
                 queue.finish(session, job.id)
         return True
 
@@ -116,7 +118,7 @@ class Worker:
             nonlocal done
             with self.store.session(principal) as session:
                 done += vectors.store(session, embedder, context_id, source_pk, scopes, batch, vecs)
-            with self.store.unscoped() as session:
+            with self.store.admin() as session:
                 queue.progress(session, job.id, done, len(todo))
 
         # The model runs here while the previous batch is written in a second thread (and

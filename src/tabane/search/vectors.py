@@ -131,7 +131,8 @@ def lane(
     session.execute(
         select(
             func.set_config("hnsw.iterative_scan", "relaxed_order", True),
-            func.set_config("hnsw.ef_search", str(max(64, 2 * pool)), True),
+            # pgvector accepts ef_search up to 1000
+            func.set_config("hnsw.ef_search", str(min(1000, max(64, 2 * pool))), True),
         )
     )
     distance = ParagraphVector.embedding.cast(Vector(dim)).cosine_distance(

@@ -50,7 +50,7 @@ class SearchService(ServiceBase):
                     or (vector.reason == "no_vectors" and not plan.pending_embeddings)
                 )
                 if stale and self.embedder is not None:
-                    self._schedule_reembed(session, ctx)
+                    self._schedule_reembed(session, user, ctx)
         return result
 
     def explain_search(
@@ -90,7 +90,7 @@ class SearchService(ServiceBase):
     # -- jobs ----------------------------------------------------------------------------------
 
     def jobs(self, *, limit: int = 50) -> list[queue.JobView]:
-        with self.store.unscoped() as session:
+        with self.store.admin() as session:
             return queue.listing(session, limit=limit)
 
     def wait_for_jobs(
@@ -100,7 +100,7 @@ class SearchService(ServiceBase):
         remain. Used by the CLI so a local `ingest` ends with its embeddings stored."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            with self.store.unscoped() as session:
+            with self.store.admin() as session:
                 left = queue.pending(session)
             if progress:
                 progress(left)
@@ -108,7 +108,7 @@ class SearchService(ServiceBase):
                 return left
             if not self.worker.run_once():
                 time.sleep(0.2)
-        with self.store.unscoped() as session:
+        with self.store.admin() as session:
             return queue.pending(session)
 
     def _pending(self, session: Session, reached: list[Context]) -> dict[int, int]:
@@ -121,13 +121,15 @@ class SearchService(ServiceBase):
         )
         return {cid: n for cid, n in rows if cid is not None}
 
-    def _schedule_reembed(self, session: Session, ctx: Context) -> None:
+    def _schedule_reembed(self, session: Session, user: Principal, ctx: Context) -> None:
         """The context holds no vectors of the configured model (another model's, or none — its
         sources were stored with no embedder): queue an embedding of every live source the caller
         can see (each job carries that source's scopes; the job skips embedded paragraphs)."""
         for source in session.scalars(
             select(Source).where(Source.context_id == ctx.id, Source.retracted_at.is_(None))
         ):
+            if not user.can_write(tuple(source.scopes)):
+                continue  # a reader cannot queue work that writes with the source's scopes
             queue.enqueue(
                 session,
                 queue.EMBED_SOURCE,

@@ -38,6 +38,36 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON {table} TO {APP_ROLE};
 """
 
 
+def in_context_sql(table: str, *, drop: bool = False) -> str:
+    """Writes to a table of per-context rows also need the context to be visible: a foreign key
+    alone would let a caller attach rows to a context it cannot see."""
+    writable = "(scopes <@ tabane_write_scopes())"
+    visible = "" if drop else " AND EXISTS (SELECT 1 FROM contexts c WHERE c.id = context_id)"
+    return f"""
+DROP POLICY {table}_insert ON {table};
+DROP POLICY {table}_update ON {table};
+CREATE POLICY {table}_insert ON {table} FOR INSERT WITH CHECK ({writable}{visible});
+CREATE POLICY {table}_update ON {table} FOR UPDATE USING {writable}
+    WITH CHECK ({writable}{visible});
+"""
+
+
+def jobs_sql(*, drop: bool = False) -> str:
+    """Jobs hold no content, but a worker runs each with its scope sets: only someone who may
+    write `scopes` and read `read_scopes` may queue one, and only they see it. Workers claim and
+    finish jobs through the owner's connection."""
+    if drop:
+        return "DROP POLICY jobs_own ON jobs; ALTER TABLE jobs NO FORCE ROW LEVEL SECURITY;" + (
+            " ALTER TABLE jobs DISABLE ROW LEVEL SECURITY;"
+        )
+    mine = "(scopes <@ tabane_write_scopes() AND read_scopes <@ tabane_read_scopes())"
+    return f"""
+ALTER TABLE jobs ENABLE ROW LEVEL SECURITY;
+ALTER TABLE jobs FORCE ROW LEVEL SECURITY;
+CREATE POLICY jobs_own ON jobs FOR ALL USING {mine} WITH CHECK {mine};
+"""
+
+
 def child_table_sql(table: str, parent: str, key: str) -> str:
     """A table whose rows are visible and changeable to whoever can see the parent row."""
     visible = f"(EXISTS (SELECT 1 FROM {parent} p WHERE p.id = {key}))"

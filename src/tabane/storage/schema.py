@@ -19,6 +19,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Integer,
     MetaData,
@@ -44,6 +45,21 @@ class Base(DeclarativeBase):
 
 def _now() -> Any:
     return mapped_column(DateTime(timezone=True), server_default=func.now(), nullable=False)
+
+
+def _same_scopes(column: str, parent: str) -> ForeignKeyConstraint:
+    """A child row must name its parent AND carry the parent's exact scope set.
+
+    A foreign-key check is not a read: without the scope set in the key, a caller could attach a
+    row it may write under a parent it cannot see. With it, the parent's scopes equal the child's,
+    which RLS has already checked against the caller's write set. Scope sets are stored sorted
+    (`types.scope_set`), so equal sets compare equal."""
+    return ForeignKeyConstraint(
+        [column, "scopes"],
+        [f"{parent}.id", f"{parent}.scopes"],
+        onupdate="CASCADE",
+        ondelete="CASCADE",
+    )
 
 
 class Scoped:
@@ -136,6 +152,7 @@ class ContextUsage(Base):
 
 class Group(Scoped, Base):
     __tablename__ = "groups"
+    __extra_args__ = (UniqueConstraint("id", "scopes"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(Text, unique=True)
     description: Mapped[str] = mapped_column(Text, server_default="")
@@ -146,9 +163,8 @@ class GroupContext(Scoped, Base):
     """Membership of a context in a group; carries the group's scope set."""
 
     __tablename__ = "group_contexts"
-    group_id: Mapped[int] = mapped_column(
-        ForeignKey("groups.id", ondelete="CASCADE"), primary_key=True
-    )
+    __extra_args__ = (_same_scopes("group_id", "groups"),)
+    group_id: Mapped[int] = mapped_column(Integer, primary_key=True)
     context_id: Mapped[int] = mapped_column(
         ForeignKey("contexts.id", ondelete="CASCADE"), primary_key=True, index=True
     )
@@ -158,10 +174,11 @@ class GroupChild(Scoped, Base):
     """A child group inside a parent group; carries the parent's scope set."""
 
     __tablename__ = "group_children"
-    __extra_args__ = (CheckConstraint("parent_id <> child_id", name="not_self"),)
-    parent_id: Mapped[int] = mapped_column(
-        ForeignKey("groups.id", ondelete="CASCADE"), primary_key=True
+    __extra_args__ = (
+        CheckConstraint("parent_id <> child_id", name="not_self"),
+        _same_scopes("parent_id", "groups"),
     )
+    parent_id: Mapped[int] = mapped_column(Integer, primary_key=True)
     child_id: Mapped[int] = mapped_column(
         ForeignKey("groups.id", ondelete="CASCADE"), primary_key=True, index=True
     )
@@ -171,6 +188,7 @@ class Source(Scoped, Base):
     __tablename__ = "sources"
     __extra_args__ = (
         UniqueConstraint("context_id", "source_id"),
+        UniqueConstraint("id", "scopes"),
         CheckConstraint(
             "state in ('active', 'waiting', 'someday', 'done', 'archived')", name="state_known"
         ),
@@ -198,9 +216,12 @@ class Section(Scoped, Base):
     """A heading of a source; `path` is the full heading path, outermost first."""
 
     __tablename__ = "sections"
-    __extra_args__ = (UniqueConstraint("source_pk", "ordinal"),)
+    __extra_args__ = (
+        UniqueConstraint("source_pk", "ordinal"),
+        _same_scopes("source_pk", "sources"),
+    )
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
-    source_pk: Mapped[int] = mapped_column(ForeignKey("sources.id", ondelete="CASCADE"))
+    source_pk: Mapped[int] = mapped_column(BigInteger)
     context_id: Mapped[int] = mapped_column(Integer, index=True)
     ordinal: Mapped[int] = mapped_column(Integer)
     parent_id: Mapped[int | None] = mapped_column(ForeignKey("sections.id", ondelete="CASCADE"))
@@ -213,9 +234,13 @@ class Paragraph(Scoped, Base):
     """One paragraph; `scopes` is its source's set (denormalized so scans filter cheaply)."""
 
     __tablename__ = "paragraphs"
-    __extra_args__ = (UniqueConstraint("source_pk", "idx"),)
+    __extra_args__ = (
+        UniqueConstraint("source_pk", "idx"),
+        UniqueConstraint("id", "scopes"),
+        _same_scopes("source_pk", "sources"),
+    )
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
-    source_pk: Mapped[int] = mapped_column(ForeignKey("sources.id", ondelete="CASCADE"))
+    source_pk: Mapped[int] = mapped_column(BigInteger)
     context_id: Mapped[int] = mapped_column(Integer, index=True)
     idx: Mapped[int] = mapped_column(Integer)
     text: Mapped[str] = mapped_column(Text)
@@ -241,10 +266,9 @@ class Posting(Scoped, Base):
             "term",
             postgresql_include=["paragraph_id", "source_pk", "tf", "qtf", "dl", "scopes"],
         ),
+        _same_scopes("paragraph_id", "paragraphs"),
     )
-    paragraph_id: Mapped[int] = mapped_column(
-        ForeignKey("paragraphs.id", ondelete="CASCADE"), primary_key=True
-    )
+    paragraph_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     term: Mapped[str] = mapped_column(Text(collation="C"), primary_key=True)
     context_id: Mapped[int] = mapped_column(Integer)
     source_pk: Mapped[int] = mapped_column(BigInteger, index=True)
@@ -285,9 +309,8 @@ class ParagraphVector(Scoped, Base):
 
     __no_scope_index__ = True
     __tablename__ = "paragraph_vectors"
-    paragraph_id: Mapped[int] = mapped_column(
-        ForeignKey("paragraphs.id", ondelete="CASCADE"), primary_key=True
-    )
+    __extra_args__ = (_same_scopes("paragraph_id", "paragraphs"),)
+    paragraph_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     ord: Mapped[int] = mapped_column(Integer, primary_key=True)
     context_id: Mapped[int] = mapped_column(Integer, index=True)
     source_pk: Mapped[int] = mapped_column(BigInteger, index=True)

@@ -51,8 +51,8 @@ class Store:
 
     @contextmanager
     def unscoped(self) -> Iterator[Session]:
-        """An application transaction with no scopes: it sees no scoped row at all. For the tables
-        that hold no content (jobs)."""
+        """An application transaction with no scopes: it sees only rows scoped exactly {public}
+        and can write nothing."""
         with Session(self.app, expire_on_commit=False) as session, session.begin():
             yield session
 

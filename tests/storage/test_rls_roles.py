@@ -1,0 +1,415 @@
+"""The application role and the catalog: nothing around the policies lets a caller past them.
+
+The application engine connects as `tabane_app`: not a superuser, no BYPASSRLS, owns nothing.
+Every scoped table has row-level security enabled and forced. A transaction with no `SET LOCAL`
+(a raw connection outside `Store.session`) reads no non-public row and writes nothing; a
+`SET LOCAL` never outlives its transaction on a pooled connection; the reference tables are
+read-only to the application.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from psycopg import errors as pg_errors
+from sqlalchemy import Connection, Table, delete, func, insert, select, text, update
+from sqlalchemy.exc import DBAPIError
+
+from tabane.service import Tabane
+from tabane.storage.rls import APP_ROLE
+from tabane.storage.schema import SCOPED_TABLES, Base
+from tabane.types import Principal
+
+CHILD_TABLES = ("context_usage",)
+# Tables with a `scopes` column that are not content: `jobs` holds ids and the scope set a job runs
+# with, and is not under row-level security (see the note in schema.py).
+NOT_CONTENT = ("jobs",)
+REFERENCE_TABLES = ("users", "scopes", "grants")
+PUBLIC = ["public"]
+
+_serial = itertools.count()
+
+
+def table(name: str) -> Table:
+    return Base.metadata.tables[name]
+
+
+def tag() -> str:
+    return f"roles{os.getpid()}x{next(_serial)}x"
+
+
+def principal(read: set[str], write: set[str] | None = None) -> Principal:
+    w = frozenset(write if write is not None else read)
+    return Principal(
+        user_id=0, name="p", read=frozenset(read), write=w, default_scopes=tuple(sorted(w))
+    )
+
+
+def _id(conn: Connection, table_name: str, /, **values: Any) -> int:
+    t = table(table_name)
+    return int(conn.execute(insert(t).values(**values).returning(t.c.id)).scalar_one())
+
+
+def seed_tree(conn: Connection, prefix: str, scopes: list[str]) -> dict[str, int]:
+    """One row in every scoped table, all carrying `scopes` (written by the owner)."""
+    ctx = _id(conn, "contexts", name=f"{prefix}ctx", scopes=scopes)
+    g1 = _id(conn, "groups", name=f"{prefix}g1", scopes=scopes)
+    g2 = _id(conn, "groups", name=f"{prefix}g2", scopes=scopes)
+    conn.execute(insert(table("group_contexts")).values(group_id=g1, context_id=ctx, scopes=scopes))
+    conn.execute(insert(table("group_children")).values(parent_id=g1, child_id=g2, scopes=scopes))
+    src = _id(
+        conn, "sources", context_id=ctx, source_id=f"{prefix}s", content_hash="h", scopes=scopes
+    )
+    sec = _id(
+        conn,
+        "sections",
+        source_pk=src,
+        context_id=ctx,
+        ordinal=0,
+        path=["h"],
+        title="h",
+        level=1,
+        scopes=scopes,
+    )
+    par = _id(
+        conn,
+        "paragraphs",
+        source_pk=src,
+        context_id=ctx,
+        idx=0,
+        text="t",
+        section_id=sec,
+        scopes=scopes,
+    )
+    for name, row in extra_rows(ctx, src, par, 0).items():
+        conn.execute(insert(table(name)).values(**row, scopes=scopes))
+    conn.execute(insert(table("context_usage")).values(context_id=ctx))
+    return {"ctx": ctx, "g1": g1, "g2": g2, "src": src, "par": par}
+
+
+def extra_rows(ctx: int, src: int, par: int, n: int) -> dict[str, dict[str, Any]]:
+    """Rows of the search tables (postings, BM25 statistics, vectors), numbered by `n`."""
+    return {
+        "postings": {
+            "paragraph_id": par,
+            "term": f"t{n}",
+            "context_id": ctx,
+            "source_pk": src,
+            "tf": 1,
+            "dl": 1,
+        },
+        "bm25_terms": {"context_id": ctx, "term": f"t{n}", "df": 1},
+        "paragraph_vectors": {
+            "paragraph_id": par,
+            "ord": n,
+            "context_id": ctx,
+            "source_pk": src,
+            "model": "m",
+            "dim": 3,
+            "embedding": [1.0, 0.0, 0.0],
+        },
+        # one row per (context, scope set): a second one would need another scope set
+        **(
+            {"bm25_corpus": {"context_id": ctx, "paragraphs": 1, "total_length": 1}}
+            if n == 0
+            else {}
+        ),
+    }
+
+
+def new_rows(prefix: str, ids: dict[str, int], scopes: list[Any]) -> dict[str, dict[str, Any]]:
+    """A fresh (not yet stored) row for every scoped table, next to a seeded tree."""
+    return {
+        "contexts": {"name": f"{prefix}new", "scopes": scopes},
+        "groups": {"name": f"{prefix}new", "scopes": scopes},
+        "group_contexts": {"group_id": ids["g2"], "context_id": ids["ctx"], "scopes": scopes},
+        "group_children": {"parent_id": ids["g2"], "child_id": ids["g1"], "scopes": scopes},
+        "sources": {
+            "context_id": ids["ctx"],
+            "source_id": f"{prefix}new",
+            "content_hash": "h",
+            "scopes": scopes,
+        },
+        "sections": {
+            "source_pk": ids["src"],
+            "context_id": ids["ctx"],
+            "ordinal": 1,
+            "path": ["h"],
+            "title": "h",
+            "level": 1,
+            "scopes": scopes,
+        },
+        "paragraphs": {
+            "source_pk": ids["src"],
+            "context_id": ids["ctx"],
+            "idx": 1,
+            "text": "t",
+            "scopes": scopes,
+        },
+        "bm25_corpus": {"context_id": ids["ctx"], "scopes": scopes},
+        **{
+            name: {**row, "scopes": scopes}
+            for name, row in extra_rows(ids["ctx"], ids["src"], ids["par"], 1).items()
+        },
+    }
+
+
+@pytest.fixture
+def trees(svc: Tabane) -> Any:
+    """Seed trees through the owner; remove them (and everything under them) afterwards."""
+    prefixes: list[str] = []
+
+    def make(scopes: list[str]) -> tuple[str, dict[str, int]]:
+        prefix = tag()
+        prefixes.append(prefix)
+        with svc.store.owner.begin() as conn:
+            return prefix, seed_tree(conn, prefix, scopes)
+
+    yield make
+    with svc.store.owner.begin() as conn:
+        for name in ("contexts", "groups"):
+            t = table(name)
+            for prefix in prefixes:
+                conn.execute(delete(t).where(t.c.name.startswith(prefix, autoescape=True)))
+
+
+def refused_by_rls(exc: DBAPIError) -> bool:
+    return isinstance(exc.orig, pg_errors.InsufficientPrivilege) and (
+        "row-level security" in str(exc.orig)
+    )
+
+
+# --- the role ---------------------------------------------------------------------------------
+
+
+def test_app_engine_connects_as_a_role_that_cannot_bypass_rls(svc: Tabane) -> None:
+    with svc.store.app.connect() as conn:
+        assert conn.execute(select(func.current_user())).scalar_one() == APP_ROLE
+        # Neither the role nor any role it is a member of is a superuser or has BYPASSRLS.
+        powerful = conn.execute(
+            text(
+                "SELECT rolname FROM pg_roles"
+                " WHERE pg_has_role(current_user, oid, 'MEMBER') AND (rolsuper OR rolbypassrls)"
+            )
+        ).all()
+        assert powerful == []
+        # It owns no relation (an owner could switch row-level security off).
+        owned = conn.execute(
+            text("SELECT relname FROM pg_class WHERE pg_has_role(current_user, relowner, 'MEMBER')")
+        ).all()
+        assert owned == []
+
+
+def test_every_scoped_table_forces_row_level_security(svc: Tabane) -> None:
+    with svc.store.owner.connect() as conn:
+        rows = conn.execute(
+            text(
+                "SELECT relname, relrowsecurity, relforcerowsecurity FROM pg_class"
+                " WHERE relnamespace = 'public'::regnamespace AND relkind = 'r'"
+                " AND relname = ANY(:names)"
+            ),
+            {"names": [*SCOPED_TABLES, *CHILD_TABLES]},
+        ).all()
+    assert {r.relname: (r.relrowsecurity, r.relforcerowsecurity) for r in rows} == {
+        name: (True, True) for name in (*SCOPED_TABLES, *CHILD_TABLES)
+    }
+
+
+def test_every_table_with_a_scope_set_is_a_scoped_table() -> None:
+    with_scopes = {t.name for t in Base.metadata.sorted_tables if "scopes" in t.c}
+    assert sorted(with_scopes - set(NOT_CONTENT)) == sorted(SCOPED_TABLES)
+
+
+def test_policies_are_exactly_the_ones_rls_py_defines(svc: Tabane) -> None:
+    """An extra permissive policy would widen visibility (policies of one command are OR-ed)."""
+    with svc.store.owner.connect() as conn:
+        rows = conn.execute(
+            text(
+                "SELECT tablename, policyname, permissive, cmd, roles FROM pg_policies"
+                " WHERE schemaname = 'public'"
+            )
+        ).all()
+    got: dict[str, set[tuple[str, str, str]]] = {}
+    for r in rows:
+        assert list(r.roles) == ["public"], r  # no role-specific exceptions
+        got.setdefault(r.tablename, set()).add((r.policyname, r.permissive, r.cmd))
+    want = {
+        name: {
+            (f"{name}_select", "PERMISSIVE", "SELECT"),
+            (f"{name}_insert", "PERMISSIVE", "INSERT"),
+            (f"{name}_update", "PERMISSIVE", "UPDATE"),
+            (f"{name}_delete", "PERMISSIVE", "DELETE"),
+        }
+        for name in SCOPED_TABLES
+    }
+    want["context_usage"] = {("context_usage_all", "PERMISSIVE", "ALL")}
+    assert {name: got.get(name, set()) for name in want} == want
+
+
+# --- no SET LOCAL -----------------------------------------------------------------------------
+
+
+@contextmanager
+def without_scopes(svc: Tabane, how: str) -> Iterator[Any]:
+    """A raw connection of the application engine, or Store.unscoped(): no SET LOCAL at all."""
+    if how == "raw":
+        with svc.store.app.connect() as conn:
+            yield conn
+    else:
+        with svc.store.unscoped() as session:
+            yield session
+
+
+@pytest.mark.parametrize("how", ["raw", "unscoped"])
+def test_without_set_local_only_public_rows_are_visible(svc: Tabane, trees: Any, how: str) -> None:
+    _, private = trees(["user:zz"])
+    _, public = trees(PUBLIC)
+    _, mixed = trees(["public", "user:zz"])
+    with without_scopes(svc, how) as conn:
+        assert conn.execute(select(func.current_setting("tabane.read_scopes", True))).scalar() in (
+            None,
+            "",
+        )
+        for name in SCOPED_TABLES:
+            t = table(name)
+            hidden = select(func.count()).select_from(t).where(t.c.scopes != PUBLIC)
+            assert conn.execute(hidden).scalar_one() == 0, name
+        ctx = table("contexts")
+        seen = conn.execute(
+            select(ctx.c.id).where(ctx.c.id.in_([private["ctx"], public["ctx"], mixed["ctx"]]))
+        )
+        assert seen.scalars().all() == [public["ctx"]]
+        usage = table("context_usage")
+        seen_usage = conn.execute(
+            select(usage.c.context_id).where(
+                usage.c.context_id.in_([private["ctx"], public["ctx"], mixed["ctx"]])
+            )
+        )
+        assert seen_usage.scalars().all() == [public["ctx"]]
+
+
+@pytest.mark.parametrize("name", SCOPED_TABLES)
+@pytest.mark.parametrize("scopes", [PUBLIC, ["user:zz"]])
+def test_without_set_local_every_insert_is_refused(
+    svc: Tabane, trees: Any, name: str, scopes: list[str]
+) -> None:
+    prefix, ids = trees(["user:zz"])
+    rows = new_rows(prefix, ids, scopes)
+    assert name in rows, f"add a fresh {name} row to new_rows()"
+    row = rows[name]
+    with svc.store.app.connect() as conn, pytest.raises(DBAPIError) as info:
+        conn.execute(insert(table(name)).values(**row))
+    assert refused_by_rls(info.value), info.value
+
+
+def test_without_set_local_updates_and_deletes_reach_nothing(svc: Tabane, trees: Any) -> None:
+    _, public = trees(PUBLIC)
+    ctx = table("contexts")
+    with svc.store.app.begin() as conn:
+        changed = conn.execute(update(ctx).where(ctx.c.id == public["ctx"]).values(description="x"))
+        assert changed.rowcount == 0
+        assert conn.execute(delete(ctx).where(ctx.c.id == public["ctx"])).rowcount == 0
+    with svc.store.owner.connect() as conn:
+        assert (
+            conn.execute(select(ctx.c.description).where(ctx.c.id == public["ctx"])).one()[0] == ""
+        )
+
+
+@pytest.mark.parametrize(
+    ("scopes", "error"),
+    [
+        ([], pg_errors.CheckViolation),  # {} <@ any set: the CHECK constraint is what stops it
+        ([None], pg_errors.InsufficientPrivilege),  # NULL is inside no set
+        (None, pg_errors.InsufficientPrivilege),  # NULL <@ set is NULL: RLS refuses it first
+    ],
+)
+def test_degenerate_scope_sets_are_refused(
+    svc: Tabane, scopes: list[Any] | None, error: type[Exception]
+) -> None:
+    ctx = table("contexts")
+    with (
+        svc.store.session(principal({"public", "user:a"})) as session,
+        pytest.raises(DBAPIError) as info,
+    ):
+        session.execute(insert(ctx).values(name=tag(), scopes=scopes))
+    assert isinstance(info.value.orig, error), info.value
+
+
+# --- SET LOCAL stays inside its transaction ---------------------------------------------------
+
+
+def test_set_local_does_not_leak_into_the_next_transaction(svc: Tabane, trees: Any) -> None:
+    scope = f"user:{tag()}"
+    _, ids = trees([scope])
+    ctx = table("contexts")
+    visible = select(ctx.c.id).where(ctx.c.id == ids["ctx"])
+    with svc.store.session(principal({scope})) as session:
+        assert session.execute(visible).scalars().all() == [ids["ctx"]]
+        pid = session.execute(select(func.pg_backend_pid())).scalar_one()
+
+    # Hold connections from the same pool until the one that session used comes back; every
+    # connection on the way must see nothing of the scope either.
+    pool = svc.store.app.pool
+    held = []
+    try:
+        for _ in range(pool.size() + 1):
+            conn = svc.store.app.connect()
+            held.append(conn)
+            with conn.begin():
+                assert conn.execute(visible).scalars().all() == []
+                setting = conn.execute(select(func.current_setting("tabane.read_scopes", True)))
+                assert setting.scalar() in (None, "")
+                if conn.execute(select(func.pg_backend_pid())).scalar_one() == pid:
+                    break
+        else:
+            pytest.fail("the session's pooled connection never came back")
+    finally:
+        for conn in held:
+            conn.close()
+
+
+# --- reference tables -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", REFERENCE_TABLES)
+def test_reference_tables_are_read_only_to_the_app(svc: Tabane, name: str) -> None:
+    t = table(name)
+    values = {
+        "users": {"name": tag()},
+        "scopes": {"name": tag()},
+        "grants": {"user_id": 0, "scope": "public"},
+    }[name]
+    everyone = principal({"public", "user:a"})
+    with svc.store.session(everyone) as session:
+        session.execute(select(t).limit(1)).all()  # readable
+    key = next(iter(t.primary_key.columns))
+    for statement in (
+        insert(t).values(**values),
+        update(t).where(key.is_(None)).values(**values),
+        delete(t).where(key.is_(None)),
+    ):
+        with svc.store.session(everyone) as session, pytest.raises(DBAPIError) as info:
+            session.execute(statement)
+        assert isinstance(info.value.orig, pg_errors.InsufficientPrivilege), info.value
+        assert "permission denied" in str(info.value.orig)
+
+
+# --- parents ----------------------------------------------------------------------------------
+
+CHILDREN = [name for name in SCOPED_TABLES if name not in ("contexts", "groups")]
+
+
+@pytest.mark.parametrize("name", CHILDREN)
+def test_no_row_under_a_parent_the_caller_cannot_see(svc: Tabane, trees: Any, name: str) -> None:
+    """A caller who may write `public` adds a public row under someone's private tree: a
+    paragraph in their source, a source or BM25 statistics in their context, a link into their
+    group. The owner of the tree would then read it as part of their own data."""
+    prefix, ids = trees(["user:zz"])
+    row = new_rows(prefix, ids, PUBLIC)[name]
+    with pytest.raises(DBAPIError), svc.store.session(principal({"public", "user:a"})) as session:
+        session.execute(insert(table(name)).values(**row))
