@@ -121,6 +121,9 @@ def corpus(svc: Tabane):
         "HTTPServer",
         "server",
         "git stash",
+        # many terms, the most common ones included: exercises the MaxScore pruning of the lane
+        "kettle water boil steam pressure valve python asyncio loop thread snake_case",
+        "kettle water boil steam",
     ],
 )
 def test_same_top10_and_scores(svc: Tabane, corpus, query: str) -> None:
@@ -132,6 +135,8 @@ def test_same_top10_and_scores(svc: Tabane, corpus, query: str) -> None:
         stats = bm25.statistics(session, context_id, terms)
         assert stats.paragraphs == 2900
         got = bm25.lane(session, context_id, terms, stats, pool=10)
+        deep = bm25.lane(session, context_id, terms, stats, pool=60)
     assert [h.paragraph_id for h in got] == [pid for pid, _ in expected]
+    assert [h.paragraph_id for h in deep] == [pid for pid, _ in _reference(docs, terms)[:60]]
     for hit, (_, score) in zip(got, expected, strict=True):
         assert hit.score == pytest.approx(score, abs=1e-6)

@@ -1,0 +1,35 @@
+"""A context whose vectors come from another model: the plan says so, a re-embedding is queued,
+and once it has run the vector lane answers in the new model's space (never mixed)."""
+
+from __future__ import annotations
+
+from tabane.ingest.documents import DocumentInput, block
+from tabane.models.fake_openai import FakeOpenAIServer
+from tabane.models.openai_embedder import OpenAIEmbedder
+from tabane.search.plan import SearchRequest
+from tabane.service import Tabane
+
+
+def test_model_change_is_detected_and_reembeds(svc: Tabane, vsvc: Tabane, user, context) -> None:
+    texts = ["The kettle boils water.", "Roses want pruning in late winter."]
+    vsvc.ingest(user, context, DocumentInput(source_id="a", paragraphs=[block(t) for t in texts]))
+    assert vsvc.wait_for_jobs(timeout=120) == 0
+    with (
+        FakeOpenAIServer(dim=32) as server,
+        OpenAIEmbedder(server.url, "fake-model", dim=32) as other,
+    ):
+        switched = Tabane(svc.store, svc.settings, other)
+        request = SearchRequest("boiling water", contexts=(context,))
+        first = switched.search(user, request)
+        lane = first.plan.contexts[0].lanes["vector"]
+        assert (lane.ran, lane.reason) == (False, "model_mismatch")
+        assert first.hits and all("vector" not in h.lanes for h in first.hits)
+        assert switched.search(user, request).plan.contexts[0].pending_embeddings == 1
+        assert switched.wait_for_jobs(timeout=60) == 0
+        after = switched.search(user, request)
+        lane = after.plan.contexts[0].lanes["vector"]
+        assert lane.ran and lane.model == "openai:fake-model"
+        assert any("vector" in h.lanes for h in after.hits)
+    # the original model's vectors are still there and still answer for the default embedder
+    again = vsvc.search(user, SearchRequest("boiling water", contexts=(context,)))
+    assert again.plan.contexts[0].lanes["vector"].model == "use-multilingual-v3"
