@@ -25,7 +25,7 @@ from sqlalchemy import (
     select,
 )
 from sqlalchemy.dialects.postgresql import aggregate_order_by
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 
 from tabane.storage.schema import CorpusStats, Posting, TermStats
 
@@ -89,12 +89,9 @@ def score_terms(
     *,
     eligible: Select[Any] | None = None,
     paragraph_ids: Sequence[int] | None = None,
-    candidates_from: Sequence[str] | None = None,
 ) -> Select[Any]:
     """A statement yielding (paragraph_id, score, question_terms) for every paragraph that holds
-    at least one of `terms`, best first; callers add LIMIT. `eligible` selects source ids;
-    `candidates_from` limits the paragraphs scored to those holding one of these terms (their
-    scores still count every term)."""
+    at least one of `terms`, best first; callers add LIMIT. `eligible` selects source ids."""
     present = [t for t in terms if stats.df.get(t)]
     weights = (
         func.unnest(
@@ -124,16 +121,6 @@ def score_terms(
         stmt = stmt.where(Posting.source_pk.in_(eligible))
     if paragraph_ids is not None:
         stmt = stmt.where(Posting.paragraph_id.in_(list(paragraph_ids)))
-    if candidates_from is not None:
-        holder = aliased(Posting)
-        stmt = stmt.where(
-            Posting.paragraph_id.in_(
-                select(holder.paragraph_id).where(
-                    holder.context_id == context_id,
-                    holder.term == func.any(_texts("bm25_essential", candidates_from)),
-                )
-            )
-        )
     return stmt
 
 
@@ -146,32 +133,10 @@ def lane(
     pool: int,
     eligible: Select[Any] | None = None,
 ) -> list[LaneHit]:
-    """The best `pool` paragraphs by BM25, exactly, without summing every posting of every
-    common term (MaxScore). A term adds at most idf·(k1+1) to any score. Candidates come from
-    the rarest terms ("essential"); when the `pool`-th candidate already scores more than all
-    the other terms together could give a paragraph holding none of the essential ones, no such
-    paragraph can enter the pool and the ranking is exact. Otherwise the next rarest term joins
-    the essential ones and the lane asks again. Common words ("the", "how") then cost nothing
-    but lookups on the candidates (docs/benchmarks.md, search latency)."""
-    present = sorted((t for t in terms if stats.df.get(t)), key=lambda t: (stats.df[t], t))
-    if not present:
+    """The best `pool` paragraphs by BM25."""
+    if not any(stats.df.get(t) for t in terms):
         return []
-    bound = {t: stats.idf(t) * (K1 + 1) for t in present}
-    essential = 1
-    while True:
-        rest = present[essential:]
-        stmt = score_terms(
-            context_id,
-            terms,
-            stats,
-            eligible=eligible,
-            candidates_from=present[:essential] if rest else None,
-        )
-        rows = session.execute(stmt.limit(pool)).all()
-        threshold = float(rows[-1].score) if len(rows) == pool else 0.0
-        if not rest or sum(bound[t] for t in rest) < threshold:
-            break
-        essential += 1
+    rows = session.execute(score_terms(context_id, terms, stats, eligible=eligible).limit(pool))
     return [
         LaneHit(pid, float(score), rank, tuple(asked or ()))
         for rank, (pid, score, asked) in enumerate(rows, start=1)
