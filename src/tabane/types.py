@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
 
 from tabane.errors import InvalidName, Issue
 
@@ -76,3 +80,26 @@ class Principal:
 
 def personal_scope(user_name: str) -> str:
     return f"user:{user_name}"
+
+
+def to_plain(value: Any) -> Any:
+    """Dataclasses, tuples and datetimes as JSON-ready values (datetimes as ISO 8601 strings);
+    every surface renders the facade's results through this."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): to_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    return value
+
+
+def issue_path(loc: Iterable[Any]) -> str:
+    """A validation location as an issue path: `("body", "paragraphs", 0, "text")` ->
+    `body.paragraphs[0].text`."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}" if out else str(part)
+    return out

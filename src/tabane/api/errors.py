@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -35,6 +34,7 @@ from tabane.errors import (
     TabaneError,
     Unauthorized,
 )
+from tabane.types import issue_path
 
 logger = logging.getLogger("tabane.api")
 
@@ -62,14 +62,6 @@ def coded_error(
     exc.code = code
     exc.status = status
     return exc
-
-
-def issue_path(loc: Iterable[Any]) -> str:
-    """`("body", "paragraphs", 0, "text")` -> `body.paragraphs[0].text`."""
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}" if out else str(part)
-    return out
 
 
 async def _tabane_error(request: Request, exc: Exception) -> Response:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime
 from functools import wraps
 from typing import Any, ParamSpec, TypeVar
 
@@ -16,7 +14,7 @@ import typer
 from tabane.config import Settings
 from tabane.errors import TabaneError
 from tabane.service import Tabane
-from tabane.types import Principal
+from tabane.types import Principal, to_plain
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -27,19 +25,6 @@ def service() -> Iterator[tuple[Tabane, Principal]]:
     """Open the store for one command and act as the local user."""
     with Tabane.open(Settings.from_env()) as svc:
         yield svc, svc.local_user()
-
-
-def to_plain(value: Any) -> Any:
-    """Dataclasses, tuples and datetimes as JSON-ready values."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, dict):
-        return {str(k): to_plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_plain(v) for v in value]
-    if isinstance(value, datetime):
-        return value.isoformat()
-    return value
 
 
 def emit(value: Any) -> None:

@@ -9,8 +9,9 @@ from typing import Annotated
 
 import typer
 
-from tabane.cli.common import handled, service, to_plain
+from tabane.cli.common import handled, service
 from tabane.evaluation.docs_eval import EvalReport, run_docs_eval
+from tabane.types import to_plain
 
 eval_app = typer.Typer(help="Evaluate retrieval on graded question sets.", no_args_is_help=True)
 Opt = typer.Option

@@ -9,12 +9,10 @@ tool error result (`isError`) whose text is the body `{"error": {code, message, 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 from collections.abc import Callable
 from contextvars import ContextVar
-from datetime import date, datetime
 from importlib.resources import files
 from typing import Any
 
@@ -37,7 +35,7 @@ from tabane import __version__
 from tabane.errors import InvalidInput, Issue, TabaneError
 from tabane.mcp import tools
 from tabane.service import Tabane
-from tabane.types import Principal
+from tabane.types import Principal, issue_path, to_plain
 
 logger = logging.getLogger(__name__)
 
@@ -108,28 +106,8 @@ def _tool(spec: tools.ToolSpec) -> mt.Tool:
 
 def invalid_arguments(tool: str, exc: ValidationError) -> InvalidInput:
     """Arguments that do not fit the tool's schema, one issue per problem (`paragraphs[0].text`)."""
-    issues = [Issue(_path(e["loc"]) or "arguments", e["msg"]) for e in exc.errors()]
+    issues = [Issue(issue_path(e["loc"]) or "arguments", e["msg"]) for e in exc.errors()]
     return InvalidInput(f"invalid arguments for {tool}", issues=issues)
-
-
-def _path(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}" if out else str(part)
-    return out
-
-
-def to_plain(value: Any) -> Any:
-    """Dataclasses, tuples and datetimes as JSON-ready values (datetimes as ISO 8601 strings)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, dict):
-        return {str(k): to_plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_plain(v) for v in value]
-    if isinstance(value, (datetime, date)):
-        return value.isoformat()
-    return value
 
 
 def ok_result(value: object) -> mt.CallToolResult:
