@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import itertools
 import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 _counter = itertools.count()
 
@@ -11,3 +16,24 @@ _counter = itertools.count()
 def unique(prefix: str) -> str:
     """A name no other test (or test process) uses."""
     return f"{prefix}{os.getpid()}x{next(_counter)}"
+
+
+@contextmanager
+def serve(app: Any) -> Iterator[str]:
+    """Run `app` with uvicorn on a free port of 127.0.0.1 in a thread; yield its base URL."""
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, name="uvicorn")
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        assert not thread.is_alive()

@@ -5,15 +5,10 @@ where no lifespan runs, and through `tabane.api.app.create_app`."""
 from __future__ import annotations
 
 import json
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import anyio
 import httpx2
-import uvicorn
 from fastapi import FastAPI
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -25,7 +20,7 @@ from tabane.mcp.server import current_request, mount_mcp
 from tabane.service import Tabane
 from tabane.types import Principal
 
-from helpers import unique
+from helpers import serve, unique
 
 DOC = "# Kettle\n\nKettle boils water.\n\n## Safety\n\nNever run it dry.\n"
 RPC_HEADERS = {
@@ -33,25 +28,6 @@ RPC_HEADERS = {
     "content-type": "application/json",
     "mcp-protocol-version": "2025-11-25",
 }
-
-
-@contextmanager
-def serve(app: FastAPI) -> Iterator[str]:
-    """Run `app` with uvicorn on a free port of 127.0.0.1 in a thread; yield its base URL."""
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, name="uvicorn")
-    thread.start()
-    try:
-        deadline = time.monotonic() + 30
-        while not server.started:
-            assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.01)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-        assert not thread.is_alive()
 
 
 async def call(c: Client, tool: str, args: dict[str, Any]) -> tuple[bool, Any]:

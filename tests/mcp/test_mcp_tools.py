@@ -1,4 +1,5 @@
-"""Every MCP tool through the official SDK client, in process, on the real store.
+"""Every MCP tool through the official SDK client — in memory, over streamable HTTP and over stdio —
+on the real store.
 
 `Client(server)` connects in memory: mode "legacy" runs the initialize handshake over JSON-RPC
 streams, mode "auto" the 2026 per-request protocol; both reach the same tool handler.
@@ -8,21 +9,23 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from mcp import Client, MCPError
+from fastapi import FastAPI
+from mcp import Client, MCPError, StdioServerParameters
 
 from tabane.errors import all_error_classes
 from tabane.mcp import tools
-from tabane.mcp.server import build_server, protocol_text
+from tabane.mcp.server import build_server, mount_mcp, protocol_text
 from tabane.service import Tabane
 from tabane.types import Principal
 
-from helpers import unique
+from helpers import serve, unique
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOL_NAMES = {
@@ -70,19 +73,41 @@ def connect(
     principal: Principal | Callable[[], Principal],
     body: Callable[[Client], Awaitable[None]],
     mode: str = "legacy",
+    transport: str = "memory",
 ) -> None:
+    """Run `body` with an official SDK client: in memory, over streamable HTTP (uvicorn on a real
+    socket), or over stdio (`tabane mcp` as a subprocess acting as the principal's user)."""
     fn = principal if callable(principal) else (lambda: principal)
-    server = build_server(svc, fn)
 
-    async def main() -> None:
-        async with Client(server, mode=mode) as c:
+    async def main(target: Any) -> None:
+        async with Client(target, mode=mode) as c:
             await body(c)
 
-    anyio.run(main)
+    if transport == "memory":
+        anyio.run(main, build_server(svc, fn))
+    elif transport == "http":
+        app = FastAPI()
+        mount_mcp(app, svc, fn)
+        with serve(app) as url:
+            anyio.run(main, f"{url}/mcp")
+    else:
+        env = {
+            "TABANE_HOME": str(svc.settings.home),
+            "TABANE_USER": fn().name,
+            "TABANE_EMBEDDER": "none",
+            "TABANE_WORKER": "off",
+        }
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "tabane.cli.main", "mcp"], env=env
+        )
+        anyio.run(main, params)
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
-def test_every_tool_end_to_end(svc: Tabane, user: Principal, mode: str) -> None:
+@pytest.mark.parametrize(
+    ("transport", "mode"),
+    [("memory", "legacy"), ("memory", "auto"), ("http", "legacy"), ("stdio", "legacy")],
+)
+def test_every_tool_end_to_end(svc: Tabane, user: Principal, transport: str, mode: str) -> None:
     name, other, g1, g2 = unique("ctx"), unique("ctx"), unique("grp"), unique("grp")
 
     async def body(c: Client) -> None:
@@ -211,7 +236,7 @@ def test_every_tool_end_to_end(svc: Tabane, user: Principal, mode: str) -> None:
         assert (await err(c, "get_context", {"name": name}))["code"] == "no_context"
         assert (await ok(c, "get_group", {"name": g1}))["contexts"] == []
 
-    connect(svc, user, body, mode)
+    connect(svc, user, body, mode, transport)
 
 
 def test_a_reader_cannot_write_a_team_context(svc: Tabane, make_user, make_context) -> None:
