@@ -314,7 +314,7 @@ class ParagraphVector(Scoped, Base):
     ord: Mapped[int] = mapped_column(Integer, primary_key=True)
     context_id: Mapped[int] = mapped_column(Integer, index=True)
     source_pk: Mapped[int] = mapped_column(BigInteger, index=True)
-    model: Mapped[str] = mapped_column(Text)
+    model: Mapped[str] = mapped_column(Text, primary_key=True)  # models coexist until re-embedded
     dim: Mapped[int] = mapped_column(Integer)
     embedding: Mapped[Any] = mapped_column(Vector())
 

@@ -79,7 +79,7 @@ def upgrade() -> None:
     sa.Column('scopes', postgresql.ARRAY(sa.Text()), nullable=False),
     sa.CheckConstraint('cardinality(scopes) >= 1', name=op.f('ck_paragraph_vectors_scopes_nonempty')),
     sa.ForeignKeyConstraint(['paragraph_id'], ['paragraphs.id'], name=op.f('fk_paragraph_vectors_paragraph_id_paragraphs'), ondelete='CASCADE'),
-    sa.PrimaryKeyConstraint('paragraph_id', 'ord', name=op.f('pk_paragraph_vectors'))
+    sa.PrimaryKeyConstraint('paragraph_id', 'ord', 'model', name=op.f('pk_paragraph_vectors'))
     )
     op.create_index(op.f('ix_paragraph_vectors_context_id'), 'paragraph_vectors', ['context_id'], unique=False)
     op.create_index(op.f('ix_paragraph_vectors_source_pk'), 'paragraph_vectors', ['source_pk'], unique=False)
