@@ -14,29 +14,13 @@ from typing import Any
 import anyio
 from mcp import Client, StdioServerParameters
 
+from tabane.mcp import tools
 from tabane.mcp.server import protocol_text
 from tabane.service import Tabane
 
 from helpers import unique
 
-TOOL_NAMES = {
-    "list_contexts",
-    "get_context",
-    "create_context",
-    "update_context",
-    "rename_context",
-    "delete_context",
-    "list_groups",
-    "get_group",
-    "create_group",
-    "change_group",
-    "delete_group",
-    "ingest_source",
-    "list_sources",
-    "lookup_source",
-    "retract_source",
-    "cite",
-}
+TOOL_NAMES = {t.name for t in tools.TOOLS}  # the server registers exactly these
 DOC = "# Kettle\n\nKettle boils water.\n\n## Safety\n\nNever run it dry.\n"
 
 
@@ -61,7 +45,7 @@ def test_tabane_mcp_over_stdio(svc: Tabane, tabane_home: Path) -> None:
         async with Client(params, mode="legacy") as c:
             assert c.instructions == protocol_text()
             listed = {t.name: t.description for t in (await c.list_tools()).tools}
-            assert set(listed) >= TOOL_NAMES
+            assert set(listed) == TOOL_NAMES
             assert all(listed[n] for n in TOOL_NAMES)
 
             failed, made = await call(c, "create_context", {"name": name, "description": "kettles"})
