@@ -91,13 +91,12 @@ def ingest_parsed(
         )
         result = store(session, principal, ctx, meta, parsed.blocks, doc.questions)
         if embed and result.outcome != "unchanged" and result.paragraphs:
-            queue.enqueue(
+            queue.enqueue_embedding(
                 session,
-                queue.EMBED_SOURCE,
                 context_id=ctx.id,
+                context_scopes=ctx.scopes,
                 source_pk=result.source_pk,
-                scopes=meta.scopes,
-                read_scopes=[*ctx.scopes, *meta.scopes],
+                source_scopes=meta.scopes,
             )
         return result
 

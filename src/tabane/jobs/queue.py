@@ -76,6 +76,26 @@ def enqueue(
         )
 
 
+def enqueue_embedding(
+    session: Session,
+    *,
+    context_id: int,
+    context_scopes: Sequence[str],
+    source_pk: int,
+    source_scopes: Sequence[str],
+) -> None:
+    """Queue the embedding of a source: the job writes with the source's scopes and reads with
+    those and the context's (the caller's transaction must be allowed both)."""
+    enqueue(
+        session,
+        EMBED_SOURCE,
+        context_id=context_id,
+        source_pk=source_pk,
+        scopes=source_scopes,
+        read_scopes=[*context_scopes, *source_scopes],
+    )
+
+
 def claim(session: Session, kinds: Sequence[str]) -> Claimed | None:
     """Take the oldest due job (or one whose worker's lease ran out) and lease it."""
     now = func.now()

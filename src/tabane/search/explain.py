@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tabane.search import bm25, fuse, vectors
-from tabane.search.plan import MAX_LIMIT, MIN_POOL, SearchRequest, eligible
+from tabane.search.plan import MAX_LIMIT, MIN_POOL, SearchRequest, effective_floor, eligible
 from tabane.search.search import QueryVector, rank_context, vector_blocker
 from tabane.storage.schema import Context, Paragraph, Source
 from tabane.text.tokenize import tokenize
@@ -198,13 +198,7 @@ def _evidence(
     term_evidence = [
         TermEvidence(t, tf[t], stats.df.get(t, 0), stats.idf(t), parts.get(t, 0.0)) for t in terms
     ]
-    floor = (
-        request.semantic_floor
-        if request.semantic_floor is not None
-        else ctx.semantic_floor
-        if ctx.semantic_floor is not None
-        else default_floor
-    )
+    floor = effective_floor(request, ctx.semantic_floor, default_floor)
     blocker = vector_blocker(session, ctx, qv) if "vector" in request.lanes else "not_requested"
     vector: dict[str, Any] = {"ran": blocker is None, "reason": blocker, "floor": floor}
     if blocker is None:

@@ -102,6 +102,15 @@ class SearchPlan:
     notes: list[str] = field(default_factory=list)
 
 
+def effective_floor(
+    request: SearchRequest, context_floor: float | None, default: float | None
+) -> float | None:
+    """The vector lane's floor: the call's, else the context's, else the configured default."""
+    if request.semantic_floor is not None:
+        return request.semantic_floor
+    return context_floor if context_floor is not None else default
+
+
 def eligible(context_id: int, request: SearchRequest) -> Select[Any]:
     """Live source ids of a context that pass the filter: tags any-of, and a half-open
     [since, until) window over `date ?? stored_at`. A source with no tags never matches tags."""

@@ -24,6 +24,7 @@ from tabane.search.plan import (
     LanePlan,
     SearchPlan,
     SearchRequest,
+    effective_floor,
     eligible,
     filter_plan,
 )
@@ -108,13 +109,7 @@ def rank_context(
             plans["bm25"] = LanePlan(True, hits=len(hits))
     via_qvec: set[int] = set()
     if "vector" in request.lanes:
-        floor = (
-            request.semantic_floor
-            if request.semantic_floor is not None
-            else ctx.semantic_floor
-            if ctx.semantic_floor is not None
-            else default_floor
-        )
+        floor = effective_floor(request, ctx.semantic_floor, default_floor)
         reason = vector_blocker(session, ctx, qv)
         if reason is not None:
             plans["vector"] = LanePlan(False, reason, floor=floor, model=qv.model)

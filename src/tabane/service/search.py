@@ -130,11 +130,10 @@ class SearchService(ServiceBase):
         ):
             if not user.can_write(tuple(source.scopes)):
                 continue  # a reader cannot queue work that writes with the source's scopes
-            queue.enqueue(
+            queue.enqueue_embedding(
                 session,
-                queue.EMBED_SOURCE,
                 context_id=ctx.id,
+                context_scopes=ctx.scopes,
                 source_pk=source.id,
-                scopes=source.scopes,
-                read_scopes=[*ctx.scopes, *source.scopes],
+                source_scopes=source.scopes,
             )
