@@ -15,11 +15,14 @@
     │   ├── NoSource                 no_source     404
     │   ├── NoParagraph              paragraph_out_of_range 404
     │   ├── NoUser                   no_user       404
+    │   ├── NoConcept                no_concept    404
+    │   ├── NoClaim                  no_claim      404
     │   └── NoScope                  no_scope      404
     ├── Conflict                     conflict      409
     │   ├── NameTaken                name_taken    409
     │   ├── GroupCycle               group_cycle   409
-    │   └── GroupTooDeep             group_too_deep 409
+    │   ├── GroupTooDeep             group_too_deep 409
+    │   └── AliasConflict            alias_conflict 409 (an alias would join two concepts)
     ├── Forbidden                    forbidden     403  (the caller may not write these scopes)
     ├── StoreUnavailable             store_unavailable 503
     │   └── StoreBusy                store_busy    503  (another process holds the data directory)
@@ -132,6 +135,14 @@ class NoUser(NotFound):
     code = "no_user"
 
 
+class NoConcept(NotFound):
+    code = "no_concept"
+
+
+class NoClaim(NotFound):
+    code = "no_claim"
+
+
 class NoScope(NotFound):
     code = "no_scope"
 
@@ -151,6 +162,10 @@ class GroupCycle(Conflict):
 
 class GroupTooDeep(Conflict):
     code = "group_too_deep"
+
+
+class AliasConflict(Conflict):
+    code = "alias_conflict"
 
 
 class Forbidden(TabaneError):

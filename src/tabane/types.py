@@ -7,10 +7,10 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
-from tabane.errors import InvalidName, Issue
+from tabane.errors import InvalidInput, InvalidName, Issue
 
 PUBLIC = "public"
 SOURCE_STATES = ("active", "waiting", "someday", "done", "archived")
@@ -103,3 +103,26 @@ def issue_path(loc: Iterable[Any]) -> str:
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else f".{part}" if out else str(part)
     return out
+
+
+def parse_date(value: Any, path: str) -> datetime | None:
+    """An ISO 8601 date or date-time; a date alone means midnight UTC."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            if len(text) == 10:
+                d = date.fromisoformat(text)
+                return datetime(d.year, d.month, d.day, tzinfo=UTC)
+            parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+        except ValueError:
+            pass
+    raise InvalidInput(
+        f"{path} is not an ISO 8601 date", issues=[Issue(path, f"cannot parse {value!r}")]
+    )

@@ -15,8 +15,8 @@ from pydantic import Field
 
 from tabane.api.schemas import LocatorOut, Request, Response
 from tabane.errors import InvalidInput, Issue
-from tabane.ingest.documents import parse_date
 from tabane.search.plan import MAX_LIMIT, SearchRequest
+from tabane.types import parse_date
 
 # -- requests -----------------------------------------------------------------------------------
 

@@ -8,8 +8,8 @@ import typer
 
 from tabane.cli.common import emit, handled, service
 from tabane.errors import InvalidInput, Issue
-from tabane.ingest.documents import parse_date
 from tabane.search.plan import SearchRequest
+from tabane.types import parse_date
 
 Opt = typer.Option
 

@@ -5,19 +5,19 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy import select
 
 from tabane.contexts import contexts
 from tabane.errors import InvalidInput, Issue
+from tabane.graph import claims
 from tabane.jobs import queue
 from tabane.sources.write import SourceMeta, WriteResult, store
 from tabane.storage.schema import Source
 from tabane.storage.store import Store
 from tabane.text.documents import Block, Locator, ParsedDocument, read_document
-from tabane.types import SOURCE_STATES, Principal, scope_set
+from tabane.types import SOURCE_STATES, Principal, parse_date, scope_set
 
 MAX_SOURCE_ID = 1024
 MAX_TAGS = 64
@@ -90,6 +90,8 @@ def ingest_parsed(
             raw_hash=raw_hash(doc.data) if doc.data is not None else None,
         )
         result = store(session, principal, ctx, meta, parsed.blocks, doc.questions)
+        if result.outcome == "replaced":  # the old version's claims pointed at its paragraphs
+            claims.close_by_source(session, principal, ctx, meta.source_id, reason="replaced")
         if embed and result.outcome != "unchanged" and result.paragraphs:
             queue.enqueue_embedding(
                 session,
@@ -181,29 +183,6 @@ def check_tags(tags: Sequence[str]) -> tuple[str, ...]:
     if len(out) > MAX_TAGS:
         raise InvalidInput("too many tags", issues=[Issue("tags", f"{len(out)} > {MAX_TAGS}")])
     return tuple(out)
-
-
-def parse_date(value: Any, path: str) -> datetime | None:
-    """An ISO 8601 date or date-time; a date alone means midnight UTC."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if isinstance(value, date):
-        return datetime(value.year, value.month, value.day, tzinfo=UTC)
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            if len(text) == 10:
-                d = date.fromisoformat(text)
-                return datetime(d.year, d.month, d.day, tzinfo=UTC)
-            parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-            return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-        except ValueError:
-            pass
-    raise InvalidInput(
-        f"{path} is not an ISO 8601 date", issues=[Issue(path, f"cannot parse {value!r}")]
-    )
 
 
 def block(

@@ -17,7 +17,7 @@ from pydantic import TypeAdapter
 from tabane.contexts.contexts import ContextInfo
 from tabane.contexts.groups import GroupInfo
 from tabane.errors import InvalidInput, Issue
-from tabane.ingest.documents import DocumentInput, block, parse_date
+from tabane.ingest.documents import DocumentInput, block
 from tabane.mcp.arguments import (
     Args,
     ChangeGroupArgs,
@@ -46,7 +46,7 @@ from tabane.search.search import SearchResult
 from tabane.service import Tabane
 from tabane.sources.read import Citation, SourcePage
 from tabane.sources.write import RetractResult, WriteResult
-from tabane.types import Principal
+from tabane.types import Principal, parse_date
 
 # -- the tools: each docstring is the description the model reads -----------------------------
 

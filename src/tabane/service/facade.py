@@ -16,6 +16,7 @@ from tabane.contexts.groups import GroupInfo
 from tabane.jobs.worker import Worker
 from tabane.models.embedder import Embedder
 from tabane.models.registry import build_embedder
+from tabane.service.graph import GraphWriteService
 from tabane.service.search import SearchService
 from tabane.service.sources import SourcesService
 from tabane.storage import migrate
@@ -25,7 +26,7 @@ from tabane.types import Principal
 _UNSET: object = object()
 
 
-class Tabane(SourcesService, SearchService):
+class Tabane(SourcesService, SearchService, GraphWriteService):
     """An open store, the settings it was opened with, the embedder and the background worker."""
 
     def __init__(

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from tabane.contexts import contexts
 from tabane.errors import BodyTooLarge, Issue, NoContext, NotFound
+from tabane.graph import claims
 from tabane.ingest import files
 from tabane.ingest.documents import DocumentInput, ingest_parsed, parse, stored_unchanged
 from tabane.ingest.files import IngestReport, Progress
@@ -98,7 +100,9 @@ class SourcesService(ServiceBase):
     ) -> RetractResult:
         with self.store.session(user) as session:
             ctx = contexts.resolve(session, context)
-            return retract(session, user, ctx, source_id, dry_run=dry_run)
+            result = retract(session, user, ctx, source_id, dry_run=dry_run)
+            closed = claims.close_by_source(session, user, ctx, source_id, dry_run=dry_run)
+            return replace(result, claims=closed.claims, associations=closed.associations)
 
     def cite(self, user: Principal, context: str, source_id: str, paragraph: int) -> Citation:
         try:

@@ -55,6 +55,8 @@ class RetractResult:
     sources: int
     paragraphs: int
     sections: int
+    claims: int = 0  # claims attributed to the source that were closed with it
+    associations: int = 0  # the edges whose weight those claims carried
 
 
 def store(

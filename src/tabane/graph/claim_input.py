@@ -1,0 +1,201 @@
+"""Validating a batch of claims from the wire: every problem is reported with its path
+(`associations[17].weight: not finite`) and a batch with any problem writes nothing."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from tabane.errors import InvalidInput, Issue
+from tabane.graph.vocabulary import check_spelling
+from tabane.storage.schema import EPISTEMIC_KINDS
+from tabane.types import parse_date
+
+MAX_BATCH = 10_000
+MAX_WEIGHT = 1e6
+MAX_STATEMENT = 20_000
+FIELDS = frozenset(
+    {
+        "subject",
+        "label",
+        "object",
+        "weight",
+        "statement",
+        "source",
+        "paragraph",
+        "author",
+        "role",
+        "kind",
+        "perspective",
+        "valid_from",
+        "valid_until",
+        "closes",
+    }
+)
+
+
+@dataclass(frozen=True)
+class ClaimInput:
+    """One claim as the caller stated it (spellings not yet mapped through aliases)."""
+
+    subject: str | None
+    label: str | None
+    object: str | None
+    weight: float | None
+    statement: str | None = None
+    source: str | None = None
+    paragraph: int | None = None
+    author: str | None = None
+    role: str | None = None
+    kind: str = "world"
+    perspective: str | None = None
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    closes: tuple[int, ...] = ()
+
+    @property
+    def triple(self) -> tuple[str, str, str] | None:
+        if self.subject is None or self.label is None or self.object is None:
+            return None
+        return (self.subject, self.label, self.object)
+
+
+def parse_claims(
+    items: object, path: str = "associations", *, require_triple: bool = True
+) -> list[ClaimInput]:
+    """Parse a list of claim objects; raises InvalidInput listing every issue."""
+    if not isinstance(items, (list, tuple)):
+        raise InvalidInput(f"{path} must be a list", issues=[Issue(path, "not a list")])
+    if not items:
+        raise InvalidInput(f"{path} is empty", issues=[Issue(path, "empty")])
+    if len(items) > MAX_BATCH:
+        raise InvalidInput(
+            f"{path} is too large", issues=[Issue(path, f"{len(items)} > {MAX_BATCH} claims")]
+        )
+    issues: list[Issue] = []
+    out: list[ClaimInput] = []
+    for i, item in enumerate(items):
+        claim = parse_claim(item, f"{path}[{i}]", issues, require_triple=require_triple)
+        if claim is not None:
+            out.append(claim)
+    if issues:
+        raise InvalidInput(f"{len(issues)} problem(s) in {path}; nothing written", issues=issues)
+    return out
+
+
+def parse_claim(
+    item: object, path: str, issues: list[Issue], *, require_triple: bool = True
+) -> ClaimInput | None:
+    if not isinstance(item, Mapping):
+        issues.append(Issue(path, "not an object"))
+        return None
+    before = len(issues)
+    for name in sorted(set(item) - FIELDS):
+        issues.append(Issue(f"{path}.{name}", "unknown field"))
+    ends = {
+        name: _spelling(item.get(name), f"{path}.{name}", issues)
+        for name in ("subject", "label", "object")
+    }
+    present = [name for name, value in ends.items() if item.get(name) is not None]
+    if require_triple or present:
+        for name in ("subject", "label", "object"):
+            if item.get(name) is None:
+                issues.append(Issue(f"{path}.{name}", "missing"))
+    weight = _weight(item.get("weight"), f"{path}.weight", issues, needed=bool(present))
+    statement = _text(item.get("statement"), f"{path}.statement", issues, MAX_STATEMENT)
+    if not present and statement is None and not require_triple:
+        issues.append(Issue(path, "needs a triple (subject, label, object) or a statement"))
+    kind = item.get("kind", "world")
+    if kind not in EPISTEMIC_KINDS:
+        issues.append(Issue(f"{path}.kind", f"unknown; use one of {', '.join(EPISTEMIC_KINDS)}"))
+    paragraph = item.get("paragraph")
+    if paragraph is not None and (
+        isinstance(paragraph, bool) or not isinstance(paragraph, int) or paragraph < 0
+    ):
+        issues.append(Issue(f"{path}.paragraph", "not a non-negative integer"))
+    source = _text(item.get("source"), f"{path}.source", issues, 2000)
+    if paragraph is not None and source is None:
+        issues.append(Issue(f"{path}.paragraph", "needs a source"))
+    valid_from = _time(item.get("valid_from"), f"{path}.valid_from", issues)
+    valid_until = _time(item.get("valid_until"), f"{path}.valid_until", issues)
+    if valid_from and valid_until and valid_from >= valid_until:
+        issues.append(Issue(f"{path}.valid_until", "must be after valid_from"))
+    closes = _ids(item.get("closes", ()), f"{path}.closes", issues)
+    if len(issues) > before:
+        return None
+    return ClaimInput(
+        subject=ends["subject"],
+        label=ends["label"],
+        object=ends["object"],
+        weight=weight,
+        statement=statement,
+        source=source,
+        paragraph=paragraph,
+        author=_text(item.get("author"), f"{path}.author", issues, 200),
+        role=_text(item.get("role"), f"{path}.role", issues, 100),
+        kind=str(kind),
+        perspective=_text(item.get("perspective"), f"{path}.perspective", issues, 200),
+        valid_from=valid_from,
+        valid_until=valid_until,
+        closes=closes,
+    )
+
+
+def _spelling(value: object, path: str, issues: list[Issue]) -> str | None:
+    return None if value is None else check_spelling(value, path, issues)
+
+
+def _weight(value: object, path: str, issues: list[Issue], *, needed: bool) -> float | None:
+    if value is None:
+        if needed:
+            issues.append(Issue(path, "missing"))
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        issues.append(Issue(path, "not a number"))
+        return None
+    weight = float(value)
+    if not math.isfinite(weight):
+        issues.append(Issue(path, "not finite"))
+        return None
+    if abs(weight) > MAX_WEIGHT:
+        issues.append(Issue(path, f"|weight| > {MAX_WEIGHT:g}"))
+        return None
+    return weight
+
+
+def _text(value: object, path: str, issues: list[Issue], limit: int) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        issues.append(Issue(path, "not a string"))
+        return None
+    if not value.strip():
+        issues.append(Issue(path, "empty"))
+        return None
+    if len(value) > limit:
+        issues.append(Issue(path, f"{len(value)} characters, at most {limit}"))
+        return None
+    return value
+
+
+def _time(value: object, path: str, issues: list[Issue]) -> datetime | None:
+    try:
+        return parse_date(value, path)
+    except InvalidInput as exc:
+        issues.extend(exc.issues)
+        return None
+
+
+def _ids(value: object, path: str, issues: list[Issue]) -> tuple[int, ...]:
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        issues.append(Issue(path, "not a list of claim ids"))
+        return ()
+    out: list[int] = []
+    for i, v in enumerate(value):
+        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+            issues.append(Issue(f"{path}[{i}]", "not a claim id"))
+        else:
+            out.append(v)
+    return tuple(out)

@@ -1,0 +1,281 @@
+"""The vocabulary of a context's graph: concepts and labels, their canonical spellings, the
+normalized keys and bigrams resolve matches, and entry-only aliases.
+
+A spelling has one row per scope set that minted it, so a spelling is visible exactly to those
+who can see a claim that used it. Case twins (`Frame`, `frame`) are different spellings, hence
+different concepts, even though they share a key.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from sqlalchemy import delete, select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
+
+from tabane.errors import AliasConflict, Forbidden, InvalidInput, Issue, NoConcept, NotFound
+from tabane.storage.bulk import insert_columns
+from tabane.storage.schema import Context, VocabEntry, VocabGram
+from tabane.text.spelling import char_grams, spelling_key
+from tabane.text.tokenize import normalize
+from tabane.types import Principal
+
+Kind = Literal["concept", "label"]
+KINDS: tuple[Kind, ...] = ("concept", "label")
+MAX_SPELLING = 300
+
+
+def check_spelling(value: object, path: str, issues: list[Issue]) -> str | None:
+    """A concept or label spelling: non-empty text without control characters, NFC-normalized.
+    Problems are appended to `issues` (so a batch reports all of them); returns None then."""
+    if not isinstance(value, str):
+        issues.append(Issue(path, "not a string"))
+        return None
+    name = unicodedata.normalize("NFC", value)
+    if not name.strip():
+        issues.append(Issue(path, "empty"))
+        return None
+    if len(name) > MAX_SPELLING:
+        issues.append(Issue(path, f"{len(name)} characters, at most {MAX_SPELLING}"))
+        return None
+    if any(unicodedata.category(ch) == "Cc" for ch in name):
+        issues.append(Issue(path, "contains control characters"))
+        return None
+    return name
+
+
+def spelling(value: object, path: str) -> str:
+    issues: list[Issue] = []
+    name = check_spelling(value, path, issues)
+    if name is None:
+        raise InvalidInput(f"invalid {path}", issues=issues)
+    return name
+
+
+def check_kind(value: object, path: str = "kind") -> Kind:
+    if value not in KINDS:
+        raise InvalidInput(f"unknown {path}", issues=[Issue(path, "use 'concept' or 'label'")])
+    return value
+
+
+def ensure(
+    session: Session,
+    context_id: int,
+    kind: Kind,
+    names: Iterable[str],
+    scopes: Sequence[str],
+) -> list[str]:
+    """Mint the canonical spellings not yet stored under `scopes`; returns the new ones, sorted."""
+    wanted = sorted(set(names))
+    if not wanted:
+        return []
+    stmt = (
+        insert(VocabEntry)
+        .values(
+            [
+                {
+                    "context_id": context_id,
+                    "kind": kind,
+                    "name": name,
+                    "norm": normalize(name),
+                    "key": spelling_key(name),
+                    "grams": len(char_grams(spelling_key(name))),
+                    "scopes": list(scopes),
+                }
+                for name in wanted
+            ]
+        )
+        .on_conflict_do_nothing(index_elements=["context_id", "kind", "name", "scopes"])
+        .returning(VocabEntry.id, VocabEntry.name, VocabEntry.key)
+    )
+    minted = session.execute(stmt).all()
+    _index_grams(session, context_id, kind, scopes, [(row.id, row.key) for row in minted])
+    # A spelling minted under these scopes may already exist under others the caller can see.
+    seen = set(
+        session.scalars(
+            select(VocabEntry.name).where(
+                VocabEntry.context_id == context_id,
+                VocabEntry.kind == kind,
+                VocabEntry.name.in_([row.name for row in minted]),
+                VocabEntry.scopes != list(scopes),
+            )
+        )
+    )
+    return sorted(row.name for row in minted if row.name not in seen)
+
+
+def _index_grams(
+    session: Session,
+    context_id: int,
+    kind: Kind,
+    scopes: Sequence[str],
+    entries: Sequence[tuple[int, str]],
+) -> None:
+    ids: list[int] = []
+    grams: list[str] = []
+    for entry_id, key in entries:
+        for gram in sorted(char_grams(key)):
+            ids.append(entry_id)
+            grams.append(gram)
+    insert_columns(
+        session,
+        VocabGram.__table__,  # type: ignore[arg-type]
+        {"entry_id": ids, "gram": grams},
+        {"context_id": context_id, "kind": kind, "scopes": list(scopes)},
+    )
+
+
+def canonical(
+    session: Session, context_id: int, kind: Kind, spellings: Collection[str]
+) -> dict[str, str]:
+    """The canonical spelling of every alias among `spellings` (aliases are entry-only)."""
+    if not spellings:
+        return {}
+    rows = session.execute(
+        select(VocabEntry.name, VocabEntry.alias_of)
+        .where(
+            VocabEntry.context_id == context_id,
+            VocabEntry.kind == kind,
+            VocabEntry.name.in_(list(set(spellings))),
+            VocabEntry.alias_of.is_not(None),
+        )
+        .order_by(VocabEntry.name, VocabEntry.alias_of)
+    ).all()
+    return {row.name: row.alias_of for row in rows if row.alias_of is not None}
+
+
+def exists(session: Session, context_id: int, kind: Kind, name: str) -> bool:
+    """Whether `name` is a canonical spelling the caller can see."""
+    return (
+        session.scalar(
+            select(VocabEntry.id)
+            .where(
+                VocabEntry.context_id == context_id,
+                VocabEntry.kind == kind,
+                VocabEntry.name == name,
+                VocabEntry.alias_of.is_(None),
+            )
+            .limit(1)
+        )
+        is not None
+    )
+
+
+@dataclass(frozen=True)
+class AliasInfo:
+    alias: str
+    target: str
+    kind: str
+    scopes: tuple[str, ...]
+
+
+def add_alias(
+    session: Session,
+    principal: Principal,
+    ctx: Context,
+    kind: Kind,
+    alias: str,
+    target: str,
+    scopes: Sequence[str],
+) -> tuple[AliasInfo, bool]:
+    """Register `alias` as an entry spelling of the existing `target`; (info, created)."""
+    if not principal.can_write(tuple(scopes)):
+        raise Forbidden("you may not write these scopes", issues=[Issue("scopes", "not writable")])
+    if alias == target:
+        raise InvalidInput("an alias must differ from its target", issues=[Issue("alias", "same")])
+    target = canonical(session, ctx.id, kind, [target]).get(target, target)
+    if not exists(session, ctx.id, kind, target):
+        raise NoConcept(
+            f"no {kind} {target!r} in context {ctx.name!r}",
+            issues=[Issue("target", f"not a {kind} of this context; write it first")],
+        )
+    if exists(session, ctx.id, kind, alias):
+        raise AliasConflict(
+            f"{alias!r} is already a {kind}: an alias cannot join two existing {kind}s",
+            issues=[Issue("alias", f"an existing {kind}; merging is not an alias")],
+        )
+    current = canonical(session, ctx.id, kind, [alias]).get(alias)
+    if current is not None and current != target:
+        raise AliasConflict(
+            f"{alias!r} is already an alias of {current!r}",
+            issues=[Issue("alias", f"points at {current!r}; delete that alias first")],
+        )
+    stmt = (
+        insert(VocabEntry)
+        .values(
+            context_id=ctx.id,
+            kind=kind,
+            name=alias,
+            norm=normalize(alias),
+            key=spelling_key(alias),
+            grams=len(char_grams(spelling_key(alias))),
+            alias_of=target,
+            scopes=list(scopes),
+        )
+        .on_conflict_do_nothing(index_elements=["context_id", "kind", "name", "scopes"])
+        .returning(VocabEntry.id, VocabEntry.key)
+    )
+    row = session.execute(stmt).first()
+    if row is not None:
+        _index_grams(session, ctx.id, kind, scopes, [(row.id, row.key)])
+    return AliasInfo(alias, target, kind, tuple(scopes)), row is not None
+
+
+def remove_alias(
+    session: Session, principal: Principal, ctx: Context, kind: Kind, alias: str
+) -> int:
+    """Retract an alias (every row of it the caller may write); NotFound when there is none."""
+    rows = session.execute(
+        select(VocabEntry.id, VocabEntry.scopes).where(
+            VocabEntry.context_id == ctx.id,
+            VocabEntry.kind == kind,
+            VocabEntry.name == alias,
+            VocabEntry.alias_of.is_not(None),
+        )
+    ).all()
+    if not rows:
+        raise NotFound(f"no alias {alias!r}", issues=[Issue("alias", "not an alias here")])
+    mine = [row.id for row in rows if principal.can_write(tuple(row.scopes))]
+    if not mine:
+        raise Forbidden(
+            f"you may not retract alias {alias!r}", issues=[Issue("alias", "scopes not writable")]
+        )
+    session.execute(delete(VocabEntry).where(VocabEntry.id.in_(mine)))
+    return len(mine)
+
+
+def list_aliases(
+    session: Session, context_id: int, kind: Kind | None = None, target: str | None = None
+) -> list[AliasInfo]:
+    stmt = select(VocabEntry).where(
+        VocabEntry.context_id == context_id, VocabEntry.alias_of.is_not(None)
+    )
+    if kind is not None:
+        stmt = stmt.where(VocabEntry.kind == kind)
+    if target is not None:
+        stmt = stmt.where(VocabEntry.alias_of == target)
+    rows = session.scalars(stmt.order_by(VocabEntry.kind, VocabEntry.name, VocabEntry.id))
+    out: dict[tuple[str, str], AliasInfo] = {}
+    for row in rows:
+        out.setdefault(
+            (row.kind, row.name),
+            AliasInfo(row.name, row.alias_of or "", row.kind, tuple(row.scopes)),
+        )
+    return list(out.values())
+
+
+def counts(session: Session, context_id: int) -> Mapping[str, int]:
+    """Distinct canonical spellings per kind the caller can see."""
+    from sqlalchemy import func
+
+    rows = session.execute(
+        select(VocabEntry.kind, func.count(func.distinct(VocabEntry.name)))
+        .where(VocabEntry.context_id == context_id, VocabEntry.alias_of.is_(None))
+        .group_by(VocabEntry.kind)
+    ).all()
+    found = {row[0]: int(row[1]) for row in rows}
+    return {kind: found.get(kind, 0) for kind in KINDS}

@@ -1,0 +1,80 @@
+"""The service's graph writes: claims in batches, retraction, aliases."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tabane.contexts import contexts
+from tabane.graph import claims as claims_mod
+from tabane.graph import vocabulary
+from tabane.graph.claim_input import ClaimInput
+from tabane.graph.claims import CloseReport, WriteReport
+from tabane.graph.vocabulary import AliasInfo, Kind
+from tabane.service.base import ServiceBase
+from tabane.types import Principal
+
+
+class GraphWriteService(ServiceBase):
+    def add_claims(
+        self,
+        user: Principal,
+        context: str,
+        claims: Sequence[ClaimInput],
+        *,
+        scopes: Sequence[str] | None = None,
+    ) -> WriteReport:
+        """Write a batch of claims (all or nothing). Default scopes: the context's own."""
+        with self.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            chosen = (
+                tuple(ctx.scopes)
+                if scopes is None
+                else tuple(contexts.writable_scopes(user, scopes))
+            )
+            return claims_mod.write_batch(session, user, ctx, claims, chosen)
+
+    def retract_associations(
+        self,
+        user: Principal,
+        context: str,
+        edges: Sequence[tuple[str, str, str, str | None, str | None]],
+        *,
+        dry_run: bool = False,
+    ) -> CloseReport:
+        """Close the claims of each (subject, label, object, perspective?, source?) edge."""
+        with self.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            return claims_mod.retract_edges(session, user, ctx, edges, dry_run=dry_run)
+
+    def add_alias(
+        self,
+        user: Principal,
+        context: str,
+        alias: str,
+        target: str,
+        *,
+        kind: Kind = "concept",
+        scopes: Sequence[str] | None = None,
+    ) -> tuple[AliasInfo, bool]:
+        with self.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            chosen = (
+                tuple(ctx.scopes)
+                if scopes is None
+                else tuple(contexts.writable_scopes(user, scopes))
+            )
+            return vocabulary.add_alias(session, user, ctx, kind, alias, target, chosen)
+
+    def remove_alias(
+        self, user: Principal, context: str, alias: str, *, kind: Kind = "concept"
+    ) -> int:
+        with self.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            return vocabulary.remove_alias(session, user, ctx, kind, alias)
+
+    def list_aliases(
+        self, user: Principal, context: str, *, kind: Kind | None = None
+    ) -> list[AliasInfo]:
+        with self.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            return vocabulary.list_aliases(session, ctx.id, kind)

@@ -1,0 +1,216 @@
+"""Claims, associations, aliases and retraction against the real store."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import pytest
+from sqlalchemy import func, select
+
+from tabane.errors import AliasConflict, Forbidden, InvalidInput, NoClaim
+from tabane.graph.claim_input import parse_claims
+from tabane.ingest.documents import DocumentInput
+from tabane.service import Tabane
+from tabane.storage.schema import Association, Claim
+from tabane.types import Principal
+
+
+def edge(svc: Tabane, user: Principal, context: str, s: str, l: str, o: str) -> tuple[float, int]:
+    with svc.store.session(user) as session:
+        row = session.execute(
+            select(func.sum(Association.weight), func.sum(Association.claims)).where(
+                Association.subject == s,
+                Association.label == l,
+                Association.object == o,
+                Association.context_id.in_(
+                    select(Claim.context_id).where(Claim.subject == s).scalar_subquery()
+                ),
+            )
+        ).one()
+    return (float(row[0] or 0.0), int(row[1] or 0))
+
+
+def test_batch_nets_weights_and_mints_spellings(svc: Tabane, user: Principal, context: str) -> None:
+    batch = parse_claims(
+        [
+            {"subject": "ストレス", "label": "引き起こす", "object": "不眠", "weight": 1.0},
+            {"subject": "ストレス", "label": "引き起こす", "object": "不眠", "weight": 0.5},
+            {"subject": "カフェイン", "label": "引き起こす", "object": "不眠", "weight": -0.8},
+        ]
+    )
+    report = svc.add_claims(user, context, batch)
+    assert len(report.claims) == 3 and report.associations == 2
+    assert report.minted_concepts == ("カフェイン", "ストレス", "不眠")
+    assert report.minted_labels == ("引き起こす",)
+    assert edge(svc, user, context, "ストレス", "引き起こす", "不眠") == (1.5, 2)
+    assert edge(svc, user, context, "カフェイン", "引き起こす", "不眠") == (-0.8, 1)
+    again = svc.add_claims(user, context, parse_claims([batch[0].__dict__ | {"closes": []}]))
+    assert again.minted_concepts == () and again.minted_labels == ()
+    assert edge(svc, user, context, "ストレス", "引き起こす", "不眠") == (2.5, 3)
+
+
+def test_bad_batch_names_every_problem_and_writes_nothing(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    items: list[object] = [{"subject": "a", "label": "b", "object": "c", "weight": 1}] * 20
+    items[3] = {"subject": "a", "label": "b", "object": "c", "weight": math.nan}
+    items[17] = {"subject": " ", "label": "b", "object": "c", "weight": math.inf, "x": 1}
+    items[18] = {"subject": "a", "label": "b", "object": "c", "weight": 2e6}
+    with pytest.raises(InvalidInput) as err:
+        parse_claims(items)
+    problems = {(i.path, i.problem) for i in err.value.issues}
+    assert ("associations[3].weight", "not finite") in problems
+    assert ("associations[17].weight", "not finite") in problems
+    assert ("associations[17].subject", "empty") in problems
+    assert ("associations[17].x", "unknown field") in problems
+    assert ("associations[18].weight", "|weight| > 1e+06") in problems
+    with pytest.raises(InvalidInput):
+        parse_claims([{"subject": "a", "label": "b", "object": "c", "weight": 1}] * 10_001)
+
+
+def test_paragraph_attribution_must_exist(svc: Tabane, user: Principal, context: str) -> None:
+    svc.ingest(user, context, DocumentInput(source_id="doc", data=b"one\n\ntwo", format="text"))
+    good = {"subject": "a", "label": "b", "object": "c", "weight": 1, "source": "doc"}
+    with pytest.raises(InvalidInput) as err:
+        svc.add_claims(
+            user, context, parse_claims([good | {"paragraph": 0}, good | {"paragraph": 2}])
+        )
+    assert [i.path for i in err.value.issues] == ["associations[1].paragraph"]
+    assert edge(svc, user, context, "a", "b", "c") == (0.0, 0)
+
+
+def test_retracting_a_source_closes_its_claims_and_keeps_the_edge(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    svc.ingest(user, context, DocumentInput(source_id="paper-a", data=b"Stress causes insomnia.", format="text"))
+    claim = {"subject": "stress", "label": "causes", "object": "insomnia"}
+    svc.add_claims(
+        user,
+        context,
+        parse_claims(
+            [claim | {"weight": 1.0, "source": "paper-a", "paragraph": 0}, claim | {"weight": 0.25}]
+        ),
+    )
+    result = svc.retract(user, context, "paper-a")
+    assert (result.claims, result.associations) == (1, 1)
+    assert edge(svc, user, context, "stress", "causes", "insomnia") == (0.25, 1)
+    svc.retract_associations(user, context, [("stress", "causes", "insomnia", None, None)])
+    assert edge(svc, user, context, "stress", "causes", "insomnia") == (0.0, 0)
+
+
+def test_a_correction_closes_the_earlier_claim(svc: Tabane, user: Principal, context: str) -> None:
+    first = svc.add_claims(
+        user,
+        context,
+        parse_claims([{"subject": "Hana", "label": "lives_in", "object": "Oslo", "weight": 1}]),
+    )
+    svc.add_claims(
+        user,
+        context,
+        parse_claims(
+            [
+                {
+                    "subject": "Hana",
+                    "label": "lives_in",
+                    "object": "Bergen",
+                    "weight": 1,
+                    "closes": list(first.claims),
+                    "valid_from": "2024-05-01",
+                }
+            ]
+        ),
+    )
+    assert edge(svc, user, context, "Hana", "lives_in", "Oslo") == (0.0, 0)
+    assert edge(svc, user, context, "Hana", "lives_in", "Bergen") == (1.0, 1)
+    with pytest.raises(NoClaim):
+        svc.add_claims(
+            user,
+            context,
+            parse_claims(
+                [
+                    {
+                        "subject": "x",
+                        "label": "y",
+                        "object": "z",
+                        "weight": 1,
+                        "closes": list(first.claims),
+                    }
+                ]
+            ),
+        )
+
+
+def test_aliases_are_entry_only(svc: Tabane, user: Principal, context: str) -> None:
+    svc.add_claims(
+        user,
+        context,
+        parse_claims(
+            [
+                {"subject": "arm_motors", "label": "kind", "object": "function", "weight": 1},
+                {"subject": "motors_armed", "label": "kind", "object": "flag", "weight": 1},
+            ]
+        ),
+    )
+    info, created = svc.add_alias(user, context, "armMotors", "arm_motors")
+    assert created and info.target == "arm_motors"
+    report = svc.add_claims(
+        user,
+        context,
+        parse_claims([{"subject": "armMotors", "label": "calls", "object": "pwm", "weight": 1}]),
+    )
+    assert report.aliased == {"armMotors": "arm_motors"}
+    assert edge(svc, user, context, "arm_motors", "calls", "pwm") == (1.0, 1)
+    with pytest.raises(AliasConflict):  # an alias may not join two existing concepts
+        svc.add_alias(user, context, "motors_armed", "arm_motors")
+    with pytest.raises(AliasConflict):
+        svc.add_alias(user, context, "armMotors", "motors_armed")
+    assert svc.remove_alias(user, context, "armMotors") == 1
+    assert [a.alias for a in svc.list_aliases(user, context)] == []
+
+
+def test_case_twins_are_distinct(svc: Tabane, user: Principal, context: str) -> None:
+    report = svc.add_claims(
+        user,
+        context,
+        parse_claims(
+            [
+                {"subject": "Frame", "label": "kind", "object": "type", "weight": 1},
+                {"subject": "frame", "label": "kind", "object": "accessor", "weight": 1},
+            ]
+        ),
+    )
+    assert report.minted_concepts == ("Frame", "accessor", "frame", "type")
+
+
+def test_personal_kinds_keep_one_partition_per_author(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    opinion = {"subject": "jazz", "label": "is", "object": "good", "kind": "opinion"}
+    svc.add_claims(
+        user,
+        context,
+        parse_claims(
+            [opinion | {"weight": 1, "author": "alice"}, opinion | {"weight": -1, "author": "bob"}]
+        ),
+    )
+    with svc.store.session(user) as session:
+        rows = session.execute(
+            select(Association.perspective, Association.weight).where(Association.subject == "jazz")
+        ).all()
+    assert sorted(rows) == [("alice", 1.0), ("bob", -1.0)]
+
+
+def test_claims_need_writable_scopes(
+    svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
+) -> None:
+    owner = make_user()
+    other = make_user(extra_read=[f"user:{owner.name}"])
+    context = make_context(owner)
+    with pytest.raises(Forbidden):
+        svc.add_claims(
+            other,
+            context,
+            parse_claims([{"subject": "a", "label": "b", "object": "c", "weight": 1}]),
+            scopes=[f"user:{owner.name}"],
+        )
