@@ -16,12 +16,14 @@ from tabane.storage.schema import Association, Claim
 from tabane.types import Principal
 
 
-def edge(svc: Tabane, user: Principal, context: str, s: str, l: str, o: str) -> tuple[float, int]:
+def edge(
+    svc: Tabane, user: Principal, context: str, s: str, label: str, o: str
+) -> tuple[float, int]:
     with svc.store.session(user) as session:
         row = session.execute(
             select(func.sum(Association.weight), func.sum(Association.claims)).where(
                 Association.subject == s,
-                Association.label == l,
+                Association.label == label,
                 Association.object == o,
                 Association.context_id.in_(
                     select(Claim.context_id).where(Claim.subject == s).scalar_subquery()
@@ -83,7 +85,11 @@ def test_paragraph_attribution_must_exist(svc: Tabane, user: Principal, context:
 def test_retracting_a_source_closes_its_claims_and_keeps_the_edge(
     svc: Tabane, user: Principal, context: str
 ) -> None:
-    svc.ingest(user, context, DocumentInput(source_id="paper-a", data=b"Stress causes insomnia.", format="text"))
+    svc.ingest(
+        user,
+        context,
+        DocumentInput(source_id="paper-a", data=b"Stress causes insomnia.", format="text"),
+    )
     claim = {"subject": "stress", "label": "causes", "object": "insomnia"}
     svc.add_claims(
         user,

@@ -20,7 +20,7 @@ from fastapi import FastAPI
 from mcp import Client, MCPError, StdioServerParameters
 
 from tabane.errors import all_error_classes
-from tabane.mcp import tools
+from tabane.mcp import registry
 from tabane.mcp.server import build_server, mount_mcp, protocol_text
 from tabane.service import Tabane
 from tabane.types import Principal
@@ -309,7 +309,7 @@ def test_no_argument_can_name_another_user(svc: Tabane, make_user, make_context)
     attacker = make_user()
 
     async def body(c: Client) -> None:
-        for spec in tools.TOOLS:
+        for spec in registry.all_tools():
             props = spec.args.model_json_schema().get("properties", {})
             assert not {"user", "user_id", "principal", "as_user"} & set(props), spec.name
         forged = await err(c, "get_context", {"name": theirs, "user": victim.name})
@@ -377,12 +377,12 @@ def test_protocol_doc_is_shipped_and_complete() -> None:
     assert doc == protocol_text()
     assert 60 <= len(doc.splitlines()) <= 120
     mentioned = set(re.findall(r"`([a-z_]+)`", doc))
-    assert {t.name for t in tools.TOOLS} <= mentioned
+    assert {t.name for t in registry.all_tools()} <= mentioned
     assert {cls.code for cls in all_error_classes()} <= mentioned
 
 
 def test_every_parameter_is_described() -> None:
-    for spec in tools.TOOLS:
+    for spec in registry.all_tools():
         schema = spec.args.model_json_schema()
         assert schema.get("additionalProperties") is False, spec.name
         for where in (schema, *schema.get("$defs", {}).values()):

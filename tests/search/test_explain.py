@@ -19,8 +19,9 @@ TEXTS = [
 @pytest.fixture
 def stored(svc: Tabane, user, context) -> str:
     svc.ingest(
-        user, context, DocumentInput(source_id="k", paragraphs=[block(t) for t in TEXTS],
-                                     tags=["home"])
+        user,
+        context,
+        DocumentInput(source_id="k", paragraphs=[block(t) for t in TEXTS], tags=["home"]),
     )
     return context
 
@@ -93,7 +94,8 @@ def test_context_not_searched(svc, user, stored, make_context):
 
 def test_below_floor_with_vectors(vsvc, user, context):
     vsvc.ingest(
-        user, context,
+        user,
+        context,
         DocumentInput(source_id="v", paragraphs=[block("Tomatoes need sun."), block("Kettle.")]),
     )
     vsvc.wait_for_jobs(timeout=120)

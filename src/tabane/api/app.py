@@ -11,7 +11,14 @@ from fastapi import APIRouter, FastAPI, Request
 from mcp.server.transport_security import TransportSecuritySettings
 
 import tabane
-from tabane.api import routes_contexts, routes_search, routes_sources
+from tabane.api import (
+    routes_contexts,
+    routes_graph,
+    routes_graph_reads,
+    routes_resolve,
+    routes_search,
+    routes_sources,
+)
 from tabane.api.deps import PrincipalResolver, Svc
 from tabane.api.errors import BodyLimit, CatchAll, install_handlers
 from tabane.api.schemas import ERROR_RESPONSES, HealthOut
@@ -63,6 +70,9 @@ def create_app(
     app.include_router(routes_contexts.router)
     app.include_router(routes_sources.router)
     app.include_router(routes_search.router)
+    app.include_router(routes_graph.router)
+    app.include_router(routes_resolve.router)
+    app.include_router(routes_graph_reads.router)
 
     # Sub-applications are mounted here and only here: inside BodyLimit and CatchAll below, so
     # they get the same guards.

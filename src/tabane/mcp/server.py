@@ -1,10 +1,11 @@
 """The MCP server: tabane's tools over stdio and streamable HTTP, on the official MCP SDK (v2).
 
-`build_server` returns the SDK's low-level `mcp.server.Server` with one tool per `tools.TOOLS`
-entry and docs/protocol.md as its instructions. Every call acts as `principal()`, evaluated per call
-in the caller's context, never as anything named in the arguments. Results carry structured content
-(the output schema is the service dataclass's) and the same JSON as text; a `TabaneError` becomes a
-tool error result (`isError`) whose text is the body `{"error": {code, message, issues, written}}`.
+`build_server` returns the SDK's low-level `mcp.server.Server` with one tool per
+`registry.all_tools()` entry and docs/protocol.md as its instructions. Every call acts as
+`principal()`, evaluated per call in the caller's context, never as anything named in the
+arguments. Results carry structured content (the output schema is the service dataclass's) and
+the same JSON as text; a `TabaneError` becomes a tool error result (`isError`) whose text is
+the body `{"error": {code, message, issues, written}}`.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from starlette.types import Receive, Scope, Send
 
 from tabane import __version__
 from tabane.errors import InvalidInput, Issue, TabaneError
-from tabane.mcp import tools
+from tabane.mcp import registry
 from tabane.service import Tabane
 from tabane.types import Principal, issue_path, to_plain
 
@@ -49,8 +50,8 @@ def protocol_text() -> str:
 
 def build_server(svc: Tabane, principal: PrincipalFn) -> Server[Any]:
     """An MCP server exposing tabane's tools, each acting as `principal()`."""
-    specs = tools.by_name()
-    listed = [_tool(spec) for spec in tools.TOOLS]
+    specs = registry.by_name()
+    listed = [_tool(spec) for spec in registry.all_tools()]
     schemas = {t.name: t.input_schema for t in listed}
 
     async def list_tools(
@@ -89,7 +90,7 @@ def build_server(svc: Tabane, principal: PrincipalFn) -> Server[Any]:
     )
 
 
-def _tool(spec: tools.ToolSpec) -> mt.Tool:
+def _tool(spec: registry.ToolSpec) -> mt.Tool:
     return mt.Tool(
         name=spec.name,
         description=spec.description,

@@ -1,25 +1,13 @@
-"""The MCP tools: one per service operation, each a thin shell over the `Tabane` facade.
-
-A tool is a `ToolSpec`: a name, a description that teaches when to use it, a pydantic model of its
-arguments (its JSON schema is the tool's input schema; unknown arguments are refused, so no call can
-name a user or borrow authority), the type of its result (its schema is the output schema) and a
-function `(svc, user, args) -> result`. The acting user comes from the server, never from arguments.
-"""
+"""The MCP tools for contexts, groups, sources and search: each a thin shell over the `Tabane`
+facade, registered with `registry.tool` (see registry.py for what a tool is)."""
 
 from __future__ import annotations
-
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, get_type_hints
-
-from pydantic import TypeAdapter
 
 from tabane.contexts.contexts import ContextInfo
 from tabane.contexts.groups import GroupInfo
 from tabane.errors import InvalidInput, Issue
 from tabane.ingest.documents import DocumentInput, block
 from tabane.mcp.arguments import (
-    Args,
     ChangeGroupArgs,
     CiteArgs,
     ContextDeleted,
@@ -40,6 +28,7 @@ from tabane.mcp.arguments import (
     SourceLookup,
     UpdateContextArgs,
 )
+from tabane.mcp.registry import tool as _tool
 from tabane.search.explain import Explanation
 from tabane.search.plan import SearchRequest
 from tabane.search.search import SearchResult
@@ -47,52 +36,6 @@ from tabane.service import Tabane
 from tabane.sources.read import Citation, SourcePage
 from tabane.sources.write import RetractResult, WriteResult
 from tabane.types import Principal, parse_date
-
-# -- the tools: each docstring is the description the model reads -----------------------------
-
-# `write` adds rows, `update` may overwrite some, `destroy` removes some; `read` changes nothing.
-Kind = Literal["read", "write", "update", "destroy"]
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    name: str
-    description: str
-    args: type[Args]
-    result: type[Any]
-    run: Callable[[Tabane, Principal, Any], object]
-    kind: Kind
-
-    @property
-    def read_only(self) -> bool:
-        return self.kind == "read"
-
-    @property
-    def destructive(self) -> bool:
-        return self.kind in ("update", "destroy")
-
-    @property
-    def idempotent(self) -> bool:
-        return self.kind != "write"
-
-    def output_schema(self) -> dict[str, Any]:
-        return TypeAdapter(self.result).json_schema(mode="serialization")
-
-
-_registered: list[ToolSpec] = []
-
-
-def _tool(kind: Kind) -> Callable[[_F], _F]:
-    """Register a function `(svc, user, a: <Args>) -> <Result>` as a tool named after it."""
-
-    def register(fn: _F) -> _F:
-        hints = get_type_hints(fn)
-        doc = " ".join((fn.__doc__ or "").split())
-        _registered.append(ToolSpec(fn.__name__, doc, hints["a"], hints["return"], fn, kind))
-        return fn
-
-    return register
 
 
 @_tool("read")
@@ -274,13 +217,3 @@ def _request(a: SearchArgs) -> SearchRequest:
         until=parse_date(a.until, "until"),
         semantic_floor=a.semantic_floor,
     )
-
-
-TOOLS: tuple[ToolSpec, ...] = tuple(_registered)
-
-
-def by_name() -> Mapping[str, ToolSpec]:
-    return {t.name: t for t in TOOLS}
-
-
-__all__ = ["TOOLS", "Args", "ToolSpec", "by_name"]

@@ -17,6 +17,8 @@ from tabane.jobs.worker import Worker
 from tabane.models.embedder import Embedder
 from tabane.models.registry import build_embedder
 from tabane.service.graph import GraphWriteService
+from tabane.service.graph_read import GraphReadService
+from tabane.service.resolve import ResolveService
 from tabane.service.search import SearchService
 from tabane.service.sources import SourcesService
 from tabane.storage import migrate
@@ -26,7 +28,7 @@ from tabane.types import Principal
 _UNSET: object = object()
 
 
-class Tabane(SourcesService, SearchService, GraphWriteService):
+class Tabane(SourcesService, SearchService, GraphWriteService, ResolveService, GraphReadService):
     """An open store, the settings it was opened with, the embedder and the background worker."""
 
     def __init__(
