@@ -11,6 +11,8 @@ import typer
 
 from tabane.cli.common import handled, service
 from tabane.evaluation.docs_eval import EvalReport, run_docs_eval
+from tabane.evaluation.graph_eval import render as render_graph
+from tabane.evaluation.graph_eval import run_graph_eval
 from tabane.types import to_plain
 
 eval_app = typer.Typer(help="Evaluate retrieval on graded question sets.", no_args_is_help=True)
@@ -91,3 +93,35 @@ def render(report: EvalReport, *, per_question: bool = False) -> str:
                 f"{s.mrr10:.3f} | {r.first_relevant or '-'} |"
             )
     return "\n".join(lines)
+
+
+@eval_app.command("graph")
+@handled
+def graph(
+    set_path: Annotated[Path, typer.Argument(metavar="SET", help="graph.json of the eval set")],
+    prefix: Annotated[
+        str, Opt("--prefix", help="contexts are named PREFIX + the set's context name")
+    ] = "eval-",
+    limit: Annotated[int, Opt("--limit", help="associations of evidence per question")] = 20,
+    json_out: Annotated[Path | None, Opt("--json", help="also write the full report here")] = None,
+) -> None:
+    """Load the graph set (passages as sources, associations attributed to their paragraphs,
+    aliases) into fresh contexts — an existing PREFIX+name context is replaced — then score the
+    resolve → query/activate pipeline: needed-triple coverage (the golden floor is 100%), cue
+    resolution@1/@5 by cue class, disambiguation confusion and text support.
+    Example: tabane eval graph shared/eval/dev/graph.json --json graph.json"""
+    started = time.monotonic()
+    with service() as (svc, user):
+        report = run_graph_eval(
+            svc,
+            user,
+            set_path,
+            prefix=prefix,
+            limit=limit,
+            progress=lambda msg: typer.echo(
+                f"[{time.monotonic() - started:7.0f}s] {msg}", err=True
+            ),
+        )
+    if json_out is not None:
+        json_out.write_text(json.dumps(to_plain(report), ensure_ascii=False, indent=1) + "\n")
+    typer.echo(render_graph(report))

@@ -11,9 +11,9 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
-from sqlalchemy import delete, select
+from sqlalchemy import ARRAY, Integer, Text, bindparam, delete, func, literal, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -73,21 +73,25 @@ def ensure(
     wanted = sorted(set(names))
     if not wanted:
         return []
+    keys = [spelling_key(name) for name in wanted]
+    columns: dict[str, tuple[list[Any], Any]] = {
+        "name": (wanted, ARRAY(Text())),
+        "norm": ([normalize(name) for name in wanted], ARRAY(Text())),
+        "key": (keys, ARRAY(Text())),
+        "grams": ([len(char_grams(key)) for key in keys], ARRAY(Integer())),
+    }
+    arrays = [bindparam(f"v_{col}", values, type_=t) for col, (values, t) in columns.items()]
+    rows = func.unnest(*arrays).table_valued(*columns).render_derived(name="v")
     stmt = (
         insert(VocabEntry)
-        .values(
-            [
-                {
-                    "context_id": context_id,
-                    "kind": kind,
-                    "name": name,
-                    "norm": normalize(name),
-                    "key": spelling_key(name),
-                    "grams": len(char_grams(spelling_key(name))),
-                    "scopes": list(scopes),
-                }
-                for name in wanted
-            ]
+        .from_select(
+            ["context_id", "kind", "scopes", *columns],
+            select(
+                literal(context_id),
+                literal(kind),
+                literal(list(scopes), type_=ARRAY(Text())),
+                *(rows.c[col] for col in columns),
+            ),
         )
         .on_conflict_do_nothing(index_elements=["context_id", "kind", "name", "scopes"])
         .returning(VocabEntry.id, VocabEntry.name, VocabEntry.key)
@@ -270,8 +274,6 @@ def list_aliases(
 
 def counts(session: Session, context_id: int) -> Mapping[str, int]:
     """Distinct canonical spellings per kind the caller can see."""
-    from sqlalchemy import func
-
     rows = session.execute(
         select(VocabEntry.kind, func.count(func.distinct(VocabEntry.name)))
         .where(VocabEntry.context_id == context_id, VocabEntry.alias_of.is_(None))

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from tabane.contexts import contexts
 from tabane.errors import InvalidInput, Issue
 from tabane.graph import claims
 from tabane.jobs import queue
-from tabane.sources.write import SourceMeta, WriteResult, store
-from tabane.storage.schema import Source
+from tabane.sources.write import RetractResult, SourceMeta, WriteResult, retract, store
+from tabane.storage.schema import Context, Source
 from tabane.storage.store import Store
 from tabane.text.documents import Block, Locator, ParsedDocument, read_document
 from tabane.types import SOURCE_STATES, Principal, parse_date, scope_set
@@ -209,3 +210,18 @@ def block(
 def _default_title(source_id: str) -> str:
     tail = source_id.rstrip("/").rsplit("/", 1)[-1]
     return tail or source_id
+
+
+def retract_source(
+    session: Session,
+    principal: Principal,
+    ctx: Context,
+    source_id: str,
+    *,
+    dry_run: bool = False,
+    reason: str = "retracted",
+) -> RetractResult:
+    """Retract a source and close every claim attributed to it, in the caller's transaction."""
+    result = retract(session, principal, ctx, source_id, dry_run=dry_run, reason=reason)
+    closed = claims.close_by_source(session, principal, ctx, source_id, dry_run=dry_run)
+    return replace(result, claims=closed.claims, associations=closed.associations)

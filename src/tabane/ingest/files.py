@@ -17,8 +17,13 @@ from sqlalchemy import select
 
 from tabane.contexts import contexts
 from tabane.errors import Issue, NoSource, TabaneError
-from tabane.ingest.documents import DocumentInput, ingest_parsed, parse, stored_unchanged
-from tabane.sources.write import retract
+from tabane.ingest.documents import (
+    DocumentInput,
+    ingest_parsed,
+    parse,
+    retract_source,
+    stored_unchanged,
+)
 from tabane.storage.schema import Source
 from tabane.storage.store import Store
 from tabane.types import Principal
@@ -172,7 +177,7 @@ def sync(
             )
         ).all()
         for sid in sorted(gone):
-            result = retract(session, principal, ctx, sid, reason="file disappeared")
+            result = retract_source(session, principal, ctx, sid, reason="file disappeared")
             report.files.append(FileReport(str(root / sid), sid, "retracted", result.paragraphs))
     return report
 
@@ -193,7 +198,7 @@ def _drop_empty(
     with store.session(principal) as session:
         ctx = contexts.resolve(session, context)
         try:
-            result = retract(session, principal, ctx, sid, reason="file became empty")
+            result = retract_source(session, principal, ctx, sid, reason="file became empty")
             return FileReport(str(path), sid, "empty", result.paragraphs)
         except NoSource:
             return FileReport(str(path), sid, "empty")

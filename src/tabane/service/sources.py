@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from tabane.contexts import contexts
 from tabane.errors import BodyTooLarge, Issue, NoContext, NotFound
-from tabane.graph import claims
 from tabane.ingest import files
-from tabane.ingest.documents import DocumentInput, ingest_parsed, parse, stored_unchanged
+from tabane.ingest.documents import (
+    DocumentInput,
+    ingest_parsed,
+    parse,
+    retract_source,
+    stored_unchanged,
+)
 from tabane.ingest.files import IngestReport, Progress
 from tabane.service.base import ServiceBase
 from tabane.sources import read
 from tabane.sources.read import Citation, ParagraphView, SourceInfo, SourcePage
-from tabane.sources.write import RetractResult, WriteResult, retract
+from tabane.sources.write import RetractResult, WriteResult
 from tabane.types import Principal
 
 
@@ -100,9 +104,7 @@ class SourcesService(ServiceBase):
     ) -> RetractResult:
         with self.store.session(user) as session:
             ctx = contexts.resolve(session, context)
-            result = retract(session, user, ctx, source_id, dry_run=dry_run)
-            closed = claims.close_by_source(session, user, ctx, source_id, dry_run=dry_run)
-            return replace(result, claims=closed.claims, associations=closed.associations)
+            return retract_source(session, user, ctx, source_id, dry_run=dry_run)
 
     def cite(self, user: Principal, context: str, source_id: str, paragraph: int) -> Citation:
         try:

@@ -1,0 +1,271 @@
+"""`tabane eval graph`: the graph golden floor (shared/eval/README-memory-graph.md §4).
+
+Pipeline per question: resolve every cue spelling in the question's context (top candidate of the
+first tier that answers, all exact case twins), then gather evidence = edges touching the seeds
+(`query` with `any`, strongest first) followed by the edges on the paths `activate` found, cut at
+`limit` associations. Reported: needed-triple coverage (micro, macro, all-needed rate; by kind and
+hops; the sign must agree), cue resolution@1/@5 by cue class, disambiguation confusion, and text
+support (needed triples whose source paragraph a `sources/search` of the question returns).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tabane.evaluation.graph_set import GraphContext, GraphQuestion, Triple, install, load
+from tabane.search.plan import SearchRequest
+from tabane.service import Tabane
+from tabane.text.spelling import char_grams, containment, dice, spelling_key
+from tabane.text.tokenize import normalize
+from tabane.types import Principal
+
+Progress = Callable[[str], None]
+LIMIT = 20  # associations of evidence per question (README-memory-graph.md §4 example)
+
+
+@dataclass
+class Coverage:
+    questions: int = 0
+    needed: int = 0
+    present: int = 0
+    all_needed: int = 0
+    partial: float = 0.0  # sum of per-question fractions
+
+    def add(self, hit: int, total: int) -> None:
+        self.questions += 1
+        self.needed += total
+        self.present += hit
+        self.all_needed += int(hit == total)
+        self.partial += hit / total if total else 1.0
+
+    @property
+    def micro(self) -> float:
+        return self.present / self.needed if self.needed else 0.0
+
+    @property
+    def macro(self) -> float:
+        return self.partial / self.questions if self.questions else 0.0
+
+    @property
+    def all_rate(self) -> float:
+        return self.all_needed / self.questions if self.questions else 0.0
+
+
+@dataclass
+class Resolution:
+    cues: int = 0
+    at1: int = 0
+    at5: int = 0
+
+
+@dataclass
+class QuestionResult:
+    id: str
+    kind: str
+    hops: int
+    needed: int
+    present: int
+    missing: list[Triple]
+    seeds: list[str]
+    distractor_above: bool
+    distractor_within: bool
+    text_support: int
+
+
+@dataclass
+class GraphEvalReport:
+    set: str
+    limit: int
+    loaded: dict[str, dict[str, int]] = field(default_factory=dict)
+    overall: Coverage = field(default_factory=Coverage)
+    by_kind: dict[str, Coverage] = field(default_factory=dict)
+    by_hops: dict[str, Coverage] = field(default_factory=dict)
+    resolution: dict[str, Resolution] = field(default_factory=dict)
+    with_distractors: int = 0
+    distractor_above: int = 0
+    distractor_within: int = 0
+    text_support: int = 0
+    rows: list[QuestionResult] = field(default_factory=list)
+
+
+def cue_class(cue: str, target: str, aliases: dict[str, str]) -> str:
+    """exact, alias, normalized (equal after NFKC/case/kana/separators), partial, typo/variant or
+    descriptive — how hard the cue is, judged from the spellings alone."""
+    if cue == target:
+        return "exact"
+    if aliases.get(cue) == target:
+        return "alias"
+    if normalize(cue) == normalize(target) or spelling_key(cue) == spelling_key(target):
+        return "normalized"
+    ck, tk = spelling_key(cue), spelling_key(target)
+    if containment(ck, tk) > 0:
+        return "partial"
+    if dice(char_grams(ck), char_grams(tk)) >= 0.4:
+        return "typo_or_variant"
+    return "descriptive"
+
+
+def run_graph_eval(
+    svc: Tabane,
+    user: Principal,
+    set_path: Path,
+    *,
+    prefix: str = "eval-",
+    limit: int = LIMIT,
+    progress: Progress | None = None,
+) -> GraphEvalReport:
+    say = progress or (lambda _msg: None)
+    data = load(set_path)
+    report = GraphEvalReport(set=set_path.name, limit=limit)
+    for gc in data.contexts:
+        say(f"loading {gc.name}")
+        report.loaded[gc.name] = install(svc, user, gc, prefix + gc.name)
+    if svc.embedder is not None:
+        say("embedding paragraphs and glosses")
+        svc.wait_for_jobs()
+    for q in data.questions:
+        gc = data.context(q.context)
+        row = _question(svc, user, prefix + q.context, gc, q, limit, report)
+        report.rows.append(row)
+        for bucket in (
+            report.overall,
+            report.by_kind.setdefault(q.kind, Coverage()),
+            report.by_hops.setdefault(str(q.hops), Coverage()),
+        ):
+            bucket.add(row.present, row.needed)
+        if q.distractors:
+            report.with_distractors += 1
+            report.distractor_above += int(row.distractor_above)
+            report.distractor_within += int(row.distractor_within)
+        report.text_support += row.text_support
+    return report
+
+
+def _question(
+    svc: Tabane,
+    user: Principal,
+    context: str,
+    gc: GraphContext,
+    q: GraphQuestion,
+    limit: int,
+    report: GraphEvalReport,
+) -> QuestionResult:
+    seeds: list[str] = []
+    for cue in q.cues:
+        names = resolved_names(svc, user, context, cue)
+        target = q.resolves_to[cue]
+        stats = report.resolution.setdefault(cue_class(cue, target, dict(gc.aliases)), Resolution())
+        stats.cues += 1
+        stats.at1 += int(names[:1] == [target])
+        stats.at5 += int(target in names[:5])
+        seeds.extend(seed_names(svc, user, context, cue)[:2])
+    seeds = list(dict.fromkeys(seeds))
+    evidence = gather(svc, user, context, seeds, limit)
+    ranked = {(e[0], e[1], e[2]): (i, e[3]) for i, e in reversed(list(enumerate(evidence)))}
+    present = [t for t in q.needed if t in ranked and _same_sign(ranked[t][1], gc.weight(t))]
+    best_needed = min((ranked[t][0] for t in present), default=len(evidence))
+    distractor_ranks = [ranked[t][0] for t in q.distractors if t in ranked]
+    paragraphs = _searched(svc, user, context, q.question)
+    supported = sum(1 for t in q.needed if _source_of(gc, t) in paragraphs)
+    return QuestionResult(
+        id=q.id,
+        kind=q.kind,
+        hops=q.hops,
+        needed=len(q.needed),
+        present=len(present),
+        missing=[t for t in q.needed if t not in present],
+        seeds=seeds,
+        distractor_above=any(r < best_needed for r in distractor_ranks),
+        distractor_within=bool(distractor_ranks),
+        text_support=supported,
+    )
+
+
+def _same_sign(returned: float, stored: float) -> bool:
+    return (returned > 0) == (stored > 0) and returned != 0
+
+
+def _source_of(gc: GraphContext, t: Triple) -> str:
+    for a in gc.associations:
+        if (a["subject"], a["label"], a["object"]) == t:
+            return str(a["source"])
+    return ""
+
+
+def _searched(svc: Tabane, user: Principal, context: str, question: str) -> set[str]:
+    result = svc.search(user, SearchRequest(query=question, contexts=(context,), limit=10))
+    return {h.source_id for h in result.hits}
+
+
+# -- adapters over the service's graph reads ---------------------------------------------------
+
+
+def resolved_names(svc: Tabane, user: Principal, context: str, cue: str) -> list[str]:
+    """Candidate names in the order resolve serves them (lexical tier first, then semantic)."""
+    result: Any = svc.resolve(user, context, cue, limit=10)  # type: ignore[attr-defined]
+    return list(dict.fromkeys(c.name for c in result.candidates))
+
+
+def seed_names(svc: Tabane, user: Principal, context: str, cue: str) -> list[str]:
+    return resolved_names(svc, user, context, cue)
+
+
+def gather(
+    svc: Tabane, user: Principal, context: str, seeds: Sequence[str], limit: int
+) -> list[tuple[str, str, str, float]]:
+    """Edges touching the seeds, strongest first, then the edges activation walked through."""
+    if not seeds:
+        return []
+    out: dict[Triple, float] = {}
+    touching: Any = svc.query(user, contexts=[context], any=list(seeds), limit=limit)  # type: ignore[attr-defined]
+    for e in touching.edges:
+        out.setdefault(e.triple, e.weight)
+    walked: Any = svc.activate(user, context, list(seeds), limit=20)  # type: ignore[attr-defined]
+    for e in _activated_edges(walked):
+        out.setdefault(e.triple, e.weight)
+    return [(s, lbl, o, w) for (s, lbl, o), w in list(out.items())[:limit]]
+
+
+def _activated_edges(result: Any) -> Iterable[Any]:
+    return getattr(result, "edges", ())
+
+
+def summary_rows(report: GraphEvalReport) -> list[tuple[str, Coverage]]:
+    rows = [("all", report.overall)]
+    rows += [(f"kind={k}", v) for k, v in sorted(report.by_kind.items())]
+    rows += [(f"hops={k}", v) for k, v in sorted(report.by_hops.items())]
+    return rows
+
+
+def render(report: GraphEvalReport) -> str:
+    lines = [
+        f"**{report.set}** — pipeline: resolve each cue → query `any` + activate; "
+        f"evidence limit {report.limit} associations",
+        "",
+        "| slice | questions | micro | macro | all-needed |",
+        "|---|---|---|---|---|",
+    ]
+    for name, c in summary_rows(report):
+        lines.append(
+            f"| {name} | {c.questions} | {c.micro:.3f} | {c.macro:.3f} | {c.all_rate:.3f} |"
+        )
+    lines += ["", "| cue class | cues | resolution@1 | resolution@5 |", "|---|---|---|---|"]
+    for name, r in sorted(report.resolution.items()):
+        lines.append(f"| {name} | {r.cues} | {r.at1 / r.cues:.3f} | {r.at5 / r.cues:.3f} |")
+    n = report.with_distractors or 1
+    needed = report.overall.needed or 1
+    lines += [
+        "",
+        f"- disambiguation: distractor above the best needed triple in "
+        f"{report.distractor_above}/{report.with_distractors} ({report.distractor_above / n:.3f});"
+        f" a distractor within the limit in {report.distractor_within}/{report.with_distractors}",
+        f"- text support: {report.text_support}/{report.overall.needed} needed triples have their "
+        f"source among the top-10 paragraphs ({report.text_support / needed:.3f})",
+    ]
+    for row in report.rows:
+        if row.missing:
+            lines.append(f"- missed {row.id} ({row.kind}): {row.missing} — seeds {row.seeds}")
+    return "\n".join(lines)
