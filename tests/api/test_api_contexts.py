@@ -50,7 +50,16 @@ def test_context_lifecycle(client, user, new_name) -> None:
     assert set(info) == CONTEXT_KEYS
     assert (info["name"], info["description"], info["dice_floor"]) == (name, "first", 0.3)
     assert info["scopes"] == [f"user:{user.name}"]
-    assert info["stats"] == {"sources": 0, "paragraphs": 0, "sections": 0}
+    assert info["stats"] == {
+        "sources": 0,
+        "paragraphs": 0,
+        "sections": 0,
+        "concepts": 0,
+        "labels": 0,
+        "associations": 0,
+        "top_concepts": [],
+        "label_samples": [],
+    }
     assert set(info["usage"]) == {"reads", "misses", "writes", "last_access"}
 
     listed = client.get("/contexts").json()
@@ -78,7 +87,16 @@ def test_context_lifecycle(client, user, new_name) -> None:
     deleted = client.delete(f"/contexts/{name}b")
     assert deleted.json() == {
         "name": name + "b",
-        "removed": {"sources": 1, "paragraphs": 2, "sections": 1},
+        "removed": {
+            "sources": 1,
+            "paragraphs": 2,
+            "sections": 1,
+            "concepts": 0,
+            "labels": 0,
+            "associations": 0,
+            "top_concepts": [],
+            "label_samples": [],
+        },
     }
     error(client.get(f"/contexts/{name}b"), 404, "no_context")
 

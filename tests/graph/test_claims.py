@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import func, select
 
-from tabane.errors import AliasConflict, Forbidden, InvalidInput, NoClaim
+from tabane.contexts import contexts
+from tabane.errors import AliasConflict, Forbidden, InvalidInput, NoClaim, NoConcept
+from tabane.graph import claims as claims_mod
 from tabane.graph.claim_input import parse_claims
+from tabane.graph.edges import Window, net
 from tabane.ingest.documents import DocumentInput
 from tabane.service import Tabane
-from tabane.storage.schema import Association, Claim
+from tabane.storage.schema import Association, Claim, Context
 from tabane.types import Principal
+
+from helpers import unique
 
 
 def edge(
@@ -25,9 +31,8 @@ def edge(
                 Association.subject == s,
                 Association.label == label,
                 Association.object == o,
-                Association.context_id.in_(
-                    select(Claim.context_id).where(Claim.subject == s).scalar_subquery()
-                ),
+                Association.context_id
+                == select(Context.id).where(Context.name == context).scalar_subquery(),
             )
         ).one()
     return (float(row[0] or 0.0), int(row[1] or 0))
@@ -220,3 +225,137 @@ def test_claims_need_writable_scopes(
             parse_claims([{"subject": "a", "label": "b", "object": "c", "weight": 1}]),
             scopes=[f"user:{owner.name}"],
         )
+
+
+def test_a_claim_may_be_a_statement_alone(svc: Tabane, user: Principal, context: str) -> None:
+    with pytest.raises(InvalidInput) as err:  # graph writes need the triple by default
+        parse_claims([{"statement": "Stress is common."}])
+    assert {i.path for i in err.value.issues} == {
+        "associations[0].subject",
+        "associations[0].label",
+        "associations[0].object",
+    }
+    with pytest.raises(InvalidInput) as err:  # part of a triple is never enough
+        parse_claims([{"statement": "x", "subject": "a"}], require_triple=False)
+    assert {i.path for i in err.value.issues} == {
+        "associations[0].label",
+        "associations[0].object",
+        "associations[0].weight",
+    }
+    with pytest.raises(InvalidInput) as err:
+        parse_claims([{"author": "me"}], require_triple=False)
+    assert [i.path for i in err.value.issues] == ["associations[0]"]
+    triple = svc.add_claims(
+        user,
+        context,
+        parse_claims([{"subject": "stress", "label": "is", "object": "common", "weight": 1}]),
+    )
+    said = parse_claims(
+        [{"statement": "Stress is not that common.", "closes": list(triple.claims)}],
+        require_triple=False,
+    )
+    assert said[0].triple is None and said[0].weight is None
+    report = svc.add_claims(user, context, said)
+    assert (report.associations, report.minted_concepts, report.closed) == (0, (), 1)
+    # The statement closed the triple claim: the edge stays, at 0.
+    assert edge(svc, user, context, "stress", "is", "common") == (0.0, 0)
+    with svc.store.session(user) as session:
+        row = session.execute(select(Claim).where(Claim.id == report.claims[0])).scalar_one()
+        assert (row.subject, row.weight, row.statement) == (None, None, said[0].statement)
+
+
+def test_retracting_no_edges_closes_nothing(svc: Tabane, user: Principal, context: str) -> None:
+    """An OR of no conditions is no condition: it must not reach every claim of the context."""
+    svc.add_claims(
+        user, context, parse_claims([{"subject": "a", "label": "r", "object": "b", "weight": 1}])
+    )
+    with svc.store.session(user) as session:
+        ctx = contexts.resolve(session, context)
+        report = claims_mod.retract_edges(session, user, ctx, [])
+    assert (report.claims, report.associations) == (0, 0)
+    assert edge(svc, user, context, "a", "r", "b") == (1.0, 1)
+
+
+def test_an_alias_in_another_scope_set_than_its_concept(
+    svc: Tabane, make_user: Callable[..., Principal]
+) -> None:
+    """Alice's concept is private, her alias of it public: Bob's writes through the alias land
+    on the canonical spelling (in his own scope set); he cannot alias her private concept."""
+    alice, bob = make_user("alice"), make_user("bob")
+    context = unique("ctx")
+    svc.create_context(alice, context, scopes=["public"])
+    mine = [f"user:{alice.name}"]
+    claim = {"subject": "arm_motors", "label": "calls", "object": "pwm", "weight": 1}
+    svc.add_claims(alice, context, parse_claims([claim]), scopes=mine)
+    with pytest.raises(NoConcept):  # Bob cannot see arm_motors
+        svc.add_alias(bob, context, "armMotors", "arm_motors", scopes=["public"])
+    info, created = svc.add_alias(alice, context, "armMotors", "arm_motors", scopes=["public"])
+    assert created and info.scopes == ("public",)
+    assert [(a.alias, a.target) for a in svc.list_aliases(bob, context)] == [
+        ("armMotors", "arm_motors")
+    ]
+    report = svc.add_claims(
+        bob,
+        context,
+        parse_claims([{"subject": "armMotors", "label": "calls", "object": "pwm", "weight": 0.5}]),
+        scopes=["public"],
+    )
+    assert report.aliased == {"armMotors": "arm_motors"}
+    assert report.minted_concepts == ("arm_motors", "pwm")  # new to Bob's scope set
+    assert edge(svc, bob, context, "arm_motors", "calls", "pwm") == (0.5, 1)
+    assert edge(svc, alice, context, "arm_motors", "calls", "pwm") == (1.5, 2)
+    with pytest.raises(AliasConflict):  # the public alias already points elsewhere
+        svc.add_alias(bob, context, "armMotors", "pwm", scopes=["public"])
+    # Retracting through the alias reaches the canonical edge, only where the caller may write.
+    closed = svc.retract_associations(bob, context, [("armMotors", "calls", "pwm", None, None)])
+    assert closed.claims == 1
+    assert edge(svc, alice, context, "arm_motors", "calls", "pwm") == (1.0, 1)
+
+
+def test_window_reads_count_superseded_claims_for_their_valid_time(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    lives = {"subject": "Hana", "label": "lives_in", "weight": 1}
+    old = svc.add_claims(
+        user, context, parse_claims([lives | {"object": "Oslo", "valid_from": "2020-01-01"}])
+    )
+    svc.add_claims(
+        user,
+        context,
+        parse_claims(
+            [
+                lives
+                | {"object": "Bergen", "valid_from": "2024-05-01", "closes": list(old.claims)},
+                lives | {"object": "Rome", "valid_from": "2019-01-01", "weight": 0.5},
+                {"subject": "Hana", "label": "likes", "object": "tea", "weight": 1},  # from now
+            ]
+        ),
+    )
+    svc.retract_associations(user, context, [("Hana", "lives_in", "Rome", None, None)])
+
+    def read(window: Window | None) -> dict[str, tuple[float, int]]:
+        with svc.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            edges = net([ctx.id], window)
+            rows = session.execute(select(edges.c.object, edges.c.weight, edges.c.claims))
+            return {r.object: (float(r.weight), int(r.claims)) for r in rows}
+
+    def at(day: str) -> datetime:
+        return datetime.fromisoformat(day).replace(tzinfo=UTC)
+
+    # Without a window: the association rows, closed edges at 0.
+    assert read(None) == {
+        "Oslo": (0.0, 0),
+        "Bergen": (1.0, 1),
+        "Rome": (0.0, 0),
+        "tea": (1.0, 1),
+    }
+    # A retracted claim was never true; a superseded one was, until its successor began.
+    assert read(Window(until=at("2023-01-01"))) == {"Oslo": (1.0, 1)}
+    assert read(Window(until=at("2019-06-01"))) == {}
+    assert read(Window(since=at("2023-01-01"), until=at("2025-01-01"))) == {
+        "Oslo": (1.0, 1),
+        "Bergen": (1.0, 1),
+    }
+    assert read(Window(since=at("2024-05-01"), until=at("2025-01-01"))) == {"Bergen": (1.0, 1)}
+    assert read(Window(since=at("2025-01-01"))) == {"Bergen": (1.0, 1), "tea": (1.0, 1)}

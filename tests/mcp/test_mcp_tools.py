@@ -48,6 +48,17 @@ TOOL_NAMES = {
     "search_passages",
     "explain_search",
 }
+
+
+def test_every_tool_is_called_by_some_mcp_test() -> None:
+    """A tool no test calls through an MCP client does not exist."""
+    tests = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests" / "mcp").glob("*.py"))
+    uncalled = {
+        t.name for t in registry.all_tools() if not re.search(rf'["\']{t.name}["\']', tests)
+    }
+    assert uncalled == set()
+
+
 DOC = "# Kettle\n\nKettle boils water.\n\n## Safety\n\nNever run it dry.\n"
 
 
@@ -113,7 +124,8 @@ def test_every_tool_end_to_end(svc: Tabane, user: Principal, transport: str, mod
     async def body(c: Client) -> None:
         assert c.instructions == protocol_text()
         listed = {t.name: t for t in (await c.list_tools()).tools}
-        assert set(listed) == TOOL_NAMES
+        assert set(listed) == {t.name for t in registry.all_tools()}
+        assert set(listed) >= TOOL_NAMES  # these are exercised here; the graph tools elsewhere
         assert all(t.description and t.output_schema for t in listed.values())
 
         made = await ok(c, "create_context", {"name": name, "description": "kitchen things"})
@@ -231,7 +243,16 @@ def test_every_tool_end_to_end(svc: Tabane, user: Principal, transport: str, mod
         removed = await ok(c, "delete_context", {"name": name})
         assert removed == {
             "deleted": name,
-            "removed": {"sources": 1, "paragraphs": 2, "sections": 2},
+            "removed": {
+                "sources": 1,
+                "paragraphs": 2,
+                "sections": 2,
+                "concepts": 0,
+                "labels": 0,
+                "associations": 0,
+                "top_concepts": [],
+                "label_samples": [],
+            },
         }
         assert (await err(c, "get_context", {"name": name}))["code"] == "no_context"
         assert (await ok(c, "get_group", {"name": g1}))["contexts"] == []
@@ -375,7 +396,7 @@ def test_protocol_doc_is_shipped_and_complete() -> None:
     doc = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
     assert doc == (ROOT / "src" / "tabane" / "mcp" / "protocol.md").read_text(encoding="utf-8")
     assert doc == protocol_text()
-    assert 60 <= len(doc.splitlines()) <= 120
+    assert 60 <= len(doc.splitlines()) <= 200  # a manual, not a book
     mentioned = set(re.findall(r"`([a-z_]+)`", doc))
     assert {t.name for t in registry.all_tools()} <= mentioned
     assert {cls.code for cls in all_error_classes()} <= mentioned

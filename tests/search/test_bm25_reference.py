@@ -102,13 +102,15 @@ def corpus(svc: Tabane):
     with svc.store.session(owner) as session:
         from sqlalchemy import select
 
-        rows = session.execute(
-            select(Paragraph.id, Paragraph.text, Paragraph.context_id).join(
-                Source, Source.id == Paragraph.source_pk
-            )
+        from tabane.storage.schema import Context
+
+        context_id = session.scalar(select(Context.id).where(Context.name == name))
+        rows = session.execute(  # public rows of other tests' contexts are visible too
+            select(Paragraph.id, Paragraph.text)
+            .join(Source, Source.id == Paragraph.source_pk)
+            .where(Source.context_id == context_id)
         ).all()
-        context_id = rows[0].context_id
-        docs = {r.id: tokenize(r.text) for r in rows if r.context_id == context_id}
+        docs = {r.id: tokenize(r.text) for r in rows}
     return context_id, owner, docs
 
 

@@ -126,6 +126,22 @@ def _paragraphs(conn: Connection, tag: str, slots: Slots) -> Parents:
     return {**p, "par": _ids(conn, "paragraphs", rows)}
 
 
+def _vocabulary(conn: Connection, tag: str, slots: Slots) -> Parents:
+    ctx = _contexts(conn, tag, slots)
+    rows = {
+        n: {
+            "context_id": ctx[n],
+            "kind": "concept",
+            "name": f"{tag}v{n}",
+            "norm": "v",
+            "key": "v",
+            "scopes": s,
+        }
+        for n, s in slots.items()
+    }
+    return {"ctx": ctx, "voc": _ids(conn, "vocabulary", rows)}
+
+
 @dataclass(frozen=True)
 class Spec:
     """How to make the row of one slot of one scoped table, and change a non-scope column.
@@ -282,6 +298,73 @@ SPECS: dict[str, Spec] = {
         },
         lambda p, i: {"model": "after"},
     ),
+    "vocabulary": Spec(
+        "vocabulary",
+        ("context_id", "kind", "name"),
+        lambda conn, tag, slots: {"ctx": _contexts(conn, tag, slots)},
+        lambda p, tag, n: {
+            "context_id": p["ctx"][n],
+            "kind": "concept",
+            "name": f"{tag}r{n}",
+            "norm": "before",
+            "key": "k",
+        },
+        lambda p, i: {"norm": "after"},
+    ),
+    "vocabulary_grams": Spec(
+        "vocabulary_grams",
+        ("entry_id", "gram"),
+        _vocabulary,
+        lambda p, tag, n: {
+            "entry_id": p["voc"][n],
+            "gram": f"g{n}",
+            "context_id": p["ctx"][n],
+            "kind": "concept",
+        },
+        lambda p, i: {"kind": "label"},
+    ),
+    "vocabulary_vectors": Spec(
+        "vocabulary_vectors",
+        ("entry_id", "model"),
+        _vocabulary,
+        lambda p, tag, n: {
+            "entry_id": p["voc"][n],
+            "model": "m",
+            "context_id": p["ctx"][n],
+            "dim": 3,
+            "gloss": "before",
+            "embedding": [1.0, 0.0, 0.0],
+        },
+        lambda p, i: {"gloss": "after"},
+    ),
+    "claims": Spec(  # no natural key: the author names the row
+        "claims",
+        ("context_id", "author"),
+        lambda conn, tag, slots: {"ctx": _contexts(conn, tag, slots)},
+        lambda p, tag, n: {
+            "context_id": p["ctx"][n],
+            "subject": "s",
+            "label": "l",
+            "object": "o",
+            "weight": 1.0,
+            "author": f"{tag}r{n}",
+        },
+        lambda p, i: {"weight": -0.5},
+    ),
+    "associations": Spec(
+        "associations",
+        ("context_id", "subject"),
+        lambda conn, tag, slots: {"ctx": _contexts(conn, tag, slots)},
+        lambda p, tag, n: {
+            "context_id": p["ctx"][n],
+            "subject": f"{tag}r{n}",
+            "label": "l",
+            "object": "o",
+            "weight": 1.0,
+            "claims": 1,
+        },
+        lambda p, i: {"weight": -0.5, "claims": 2},
+    ),
 }
 
 
@@ -395,7 +478,16 @@ def refused_by_rls(exc: DBAPIError) -> bool:
 # Child rows whose foreign key includes the parent's scope set (schema._same_scopes): such a row
 # cannot change its scope set alone — its parent's would have to change with it.
 SAME_SCOPES_AS_PARENT = frozenset(
-    ("group_contexts", "group_children", "sections", "paragraphs", "postings", "paragraph_vectors")
+    (
+        "group_contexts",
+        "group_children",
+        "sections",
+        "paragraphs",
+        "postings",
+        "paragraph_vectors",
+        "vocabulary_grams",
+        "vocabulary_vectors",
+    )
 )
 KEY_MISMATCH = -1  # attempt(): the foreign key (parent id, scopes) refused the row
 

@@ -86,10 +86,21 @@ def seed_tree(conn: Connection, prefix: str, scopes: list[str]) -> dict[str, int
         section_id=sec,
         scopes=scopes,
     )
-    for name, row in extra_rows(ctx, src, par, 0).items():
+    voc = _id(
+        conn,
+        "vocabulary",
+        context_id=ctx,
+        kind="concept",
+        name="v",
+        norm="v",
+        key="v",
+        scopes=scopes,
+    )
+    rows = {**extra_rows(ctx, src, par, 0), **graph_rows(ctx, voc, 0)}
+    for name, row in rows.items():
         conn.execute(insert(table(name)).values(**row, scopes=scopes))
     conn.execute(insert(table("context_usage")).values(context_id=ctx))
-    return {"ctx": ctx, "g1": g1, "g2": g2, "src": src, "par": par}
+    return {"ctx": ctx, "g1": g1, "g2": g2, "src": src, "par": par, "voc": voc}
 
 
 def extra_rows(ctx: int, src: int, par: int, n: int) -> dict[str, dict[str, Any]]:
@@ -119,6 +130,50 @@ def extra_rows(ctx: int, src: int, par: int, n: int) -> dict[str, dict[str, Any]
             if n == 0
             else {}
         ),
+    }
+
+
+def graph_rows(ctx: int, voc: int, n: int) -> dict[str, dict[str, Any]]:
+    """Rows of the graph tables (a spelling, its bigram and gloss vector, a claim and the
+    association it nets into), numbered by `n`; `voc` is the parent of the bigram and vector."""
+    return {
+        "vocabulary": {
+            "context_id": ctx,
+            "kind": "concept",
+            "name": f"w{n}",
+            "norm": f"w{n}",
+            "key": f"w{n}",
+        },
+        "vocabulary_grams": {
+            "entry_id": voc,
+            "gram": f"g{n}",
+            "context_id": ctx,
+            "kind": "concept",
+        },
+        "vocabulary_vectors": {
+            "entry_id": voc,
+            "model": f"m{n}",
+            "context_id": ctx,
+            "dim": 3,
+            "gloss": "g",
+            "embedding": [1.0, 0.0, 0.0],
+        },
+        "claims": {
+            "context_id": ctx,
+            "subject": "s",
+            "label": "l",
+            "object": "o",
+            "weight": 1.0,
+            "author": "a",
+        },
+        "associations": {
+            "context_id": ctx,
+            "subject": f"s{n}",
+            "label": "l",
+            "object": "o",
+            "weight": 1.0,
+            "claims": 1,
+        },
     }
 
 
@@ -155,6 +210,10 @@ def new_rows(prefix: str, ids: dict[str, int], scopes: list[Any]) -> dict[str, d
         **{
             name: {**row, "scopes": scopes}
             for name, row in extra_rows(ids["ctx"], ids["src"], ids["par"], 1).items()
+        },
+        **{
+            name: {**row, "scopes": scopes}
+            for name, row in graph_rows(ids["ctx"], ids["voc"], 1).items()
         },
     }
 

@@ -71,6 +71,7 @@ def create_app(
     app.include_router(routes_sources.router)
     app.include_router(routes_search.router)
     app.include_router(routes_graph.router)
+    app.include_router(routes_graph.protocol_router)
     app.include_router(routes_resolve.router)
     app.include_router(routes_graph_reads.router)
 

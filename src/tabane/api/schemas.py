@@ -84,6 +84,11 @@ class StatsOut(Response):
     sources: int
     paragraphs: int
     sections: int
+    concepts: int = Field(0, description="canonical concept spellings you can see")
+    labels: int = Field(0, description="canonical label spellings you can see")
+    associations: int = Field(0, description="distinct live edges you can see")
+    top_concepts: list[str] = Field(default_factory=list, description="by degree")
+    label_samples: list[str] = Field(default_factory=list, description="most used labels")
 
 
 class UsageOut(Response):
@@ -288,6 +293,8 @@ class RetractOut(Response):
     sources: int
     paragraphs: int
     sections: int
+    claims: int = Field(0, description="claims attributed to the source, closed with it")
+    associations: int = Field(0, description="edges whose weight those claims carried")
 
 
 class CiteIn(Request):

@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from tabane.cli import jobs, search, sources
+from tabane.cli import graph, graph_reads, jobs, search, sources
+from tabane.cli import resolve as resolve_cli
 from tabane.cli.common import emit, handled, service
 from tabane.cli.evaluate import eval_app
 from tabane.cli.manage import contexts_app, groups_app, scopes_app, users_app
@@ -24,12 +25,17 @@ app.add_typer(scopes_app, name="scopes")
 app.add_typer(contexts_app, name="contexts")
 app.add_typer(groups_app, name="groups")
 app.add_typer(sources.sources_app, name="sources")
+app.add_typer(graph.associations_app, name="associations")
+app.add_typer(graph.aliases_app, name="aliases")
 app.add_typer(eval_app, name="eval")
 app.command("ingest")(sources.ingest)
 app.command("sync")(sources.sync)
 app.command("search")(search.search)
 app.command("jobs")(jobs.jobs)
 app.command("worker")(jobs.worker)
+graph_reads.register(app)
+app.command("resolve")(resolve_cli.resolve)
+app.command("audit")(resolve_cli.audit)
 
 
 @app.command()

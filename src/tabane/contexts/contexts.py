@@ -17,6 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from tabane.errors import Forbidden, InvalidInput, Issue, NameTaken, NoContext
+from tabane.graph.stats import graph_stats
 from tabane.storage.schema import Context, ContextUsage, Paragraph, Section, Source
 from tabane.types import Principal, check_name, scope_set
 
@@ -26,6 +27,11 @@ class ContextStats:
     sources: int
     paragraphs: int
     sections: int
+    concepts: int = 0
+    labels: int = 0
+    associations: int = 0  # distinct live edges the caller can see
+    top_concepts: tuple[str, ...] = ()  # by degree
+    label_samples: tuple[str, ...] = ()  # most used labels
 
 
 @dataclass(frozen=True)
@@ -223,7 +229,17 @@ def _stats(session: Session, context_id: int) -> ContextStats:
     sections = session.scalar(
         select(func.count()).select_from(Section).where(Section.context_id == context_id)
     )
-    return ContextStats(sources or 0, paragraphs or 0, sections or 0)
+    graph = graph_stats(session, context_id)
+    return ContextStats(
+        sources or 0,
+        paragraphs or 0,
+        sections or 0,
+        graph.concepts,
+        graph.labels,
+        graph.associations,
+        graph.top_concepts,
+        graph.label_samples,
+    )
 
 
 def check_description(value: object) -> str:

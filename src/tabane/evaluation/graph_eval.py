@@ -10,10 +10,9 @@ support (needed triples whose source paragraph a `sources/search` of the questio
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from tabane.evaluation.graph_set import GraphContext, GraphQuestion, Triple, install, load
 from tabane.search.plan import SearchRequest
@@ -24,6 +23,8 @@ from tabane.types import Principal
 
 Progress = Callable[[str], None]
 LIMIT = 20  # associations of evidence per question (README-memory-graph.md §4 example)
+POOL = 200  # candidate edges touching the seeds, before the question orders them
+SEEDS = 3  # lexical candidates adopted per cue when no exact or alias match exists
 
 
 @dataclass
@@ -161,9 +162,9 @@ def _question(
         stats.cues += 1
         stats.at1 += int(names[:1] == [target])
         stats.at5 += int(target in names[:5])
-        seeds.extend(seed_names(svc, user, context, cue)[:2])
+        seeds.extend(seed_names(svc, user, context, cue))
     seeds = list(dict.fromkeys(seeds))
-    evidence = gather(svc, user, context, seeds, limit)
+    evidence = gather(svc, user, context, seeds, limit, q.question)
     ranked = {(e[0], e[1], e[2]): (i, e[3]) for i, e in reversed(list(enumerate(evidence)))}
     present = [t for t in q.needed if t in ranked and _same_sign(ranked[t][1], gc.weight(t))]
     best_needed = min((ranked[t][0] for t in present), default=len(evidence))
@@ -204,33 +205,50 @@ def _searched(svc: Tabane, user: Principal, context: str, question: str) -> set[
 
 
 def resolved_names(svc: Tabane, user: Principal, context: str, cue: str) -> list[str]:
-    """Candidate names in the order resolve serves them (lexical tier first, then semantic)."""
-    result: Any = svc.resolve(user, context, cue, limit=10)  # type: ignore[attr-defined]
-    return list(dict.fromkeys(c.name for c in result.candidates))
+    """Candidate names in the order resolve serves them: the lexical tier, then the semantic."""
+    result = svc.resolve(user, context, cue, limit=10)
+    return list(dict.fromkeys(c.name for c in [*result.candidates, *result.semantic]))
 
 
 def seed_names(svc: Tabane, user: Principal, context: str, cue: str) -> list[str]:
-    return resolved_names(svc, user, context, cue)
+    """The concepts adopted for a cue: every exact or alias match (case twins), else the best
+    few of each tier — the question then decides which of their edges are evidence."""
+    result = svc.resolve(user, context, cue, limit=10, count_usage=False)
+    exact = [c.name for c in result.candidates if c.kind in ("exact", "alias")]
+    if exact:
+        return exact
+    return [c.name for c in (*result.candidates[:SEEDS], *result.semantic[:SEEDS])]
 
 
 def gather(
-    svc: Tabane, user: Principal, context: str, seeds: Sequence[str], limit: int
+    svc: Tabane,
+    user: Principal,
+    context: str,
+    seeds: Sequence[str],
+    limit: int,
+    question: str = "",
 ) -> list[tuple[str, str, str, float]]:
-    """Edges touching the seeds, strongest first, then the edges activation walked through."""
+    """Candidate edges — those touching the seeds and those activation walked through — ordered
+    by how much of the edge the question names (bigram overlap of the edge's spelling keys with
+    the question's), then by the order they were found; the first `limit` are the evidence."""
     if not seeds:
         return []
-    out: dict[Triple, float] = {}
-    touching: Any = svc.query(user, contexts=[context], any=list(seeds), limit=limit)  # type: ignore[attr-defined]
+    found: dict[Triple, float] = {}
+    touching = svc.query(user, contexts=[context], any=list(seeds), limit=POOL)
     for e in touching.edges:
-        out.setdefault(e.triple, e.weight)
-    walked: Any = svc.activate(user, context, list(seeds), limit=20)  # type: ignore[attr-defined]
-    for e in _activated_edges(walked):
-        out.setdefault(e.triple, e.weight)
-    return [(s, lbl, o, w) for (s, lbl, o), w in list(out.items())[:limit]]
+        found.setdefault(e.triple, e.weight)
+    walked = svc.activate(user, context, list(seeds), limit=20)
+    for e in walked.edges:
+        found.setdefault(e.triple, e.weight)
+    asked = char_grams(spelling_key(question))
+    order = {t: i for i, t in enumerate(found)}
 
+    def named(t: Triple) -> float:
+        grams = char_grams(spelling_key("".join(t)))
+        return len(grams & asked) / len(grams) if grams else 0.0
 
-def _activated_edges(result: Any) -> Iterable[Any]:
-    return getattr(result, "edges", ())
+    ranked = sorted(found, key=lambda t: (-named(t), order[t]))
+    return [(*t, found[t]) for t in ranked[:limit]]
 
 
 def summary_rows(report: GraphEvalReport) -> list[tuple[str, Coverage]]:

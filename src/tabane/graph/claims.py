@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import ARRAY, Text, and_, bindparam, func, literal, or_, select, true, update
+from sqlalchemy import ARRAY, Text, and_, bindparam, false, func, literal, or_, select, true, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -325,7 +325,8 @@ def retract_edges(
         if source is not None:
             parts.append(Claim.source == source)
         clauses.append(and_(*parts))
-    return close_where(session, principal, ctx, or_(*clauses), dry_run=dry_run)
+    # or_() of nothing would be no condition at all: every open claim of the context.
+    return close_where(session, principal, ctx, or_(false(), *clauses), dry_run=dry_run)
 
 
 def close_by_source(

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from tabane.storage.schema import Job
 
 EMBED_SOURCE = "embed_source"  # embed a source's paragraphs that lack vectors of the model
+EMBED_GLOSSES = "embed_glosses"  # (re)embed a context's concept glosses of one scope set
 LEASE = timedelta(seconds=60)
 MAX_ATTEMPTS = 5
 BACKOFF_CAP = 300.0
@@ -94,6 +95,28 @@ def enqueue_embedding(
         scopes=source_scopes,
         read_scopes=[*context_scopes, *source_scopes],
     )
+
+
+def enqueue_glosses(session: Session, *, context_id: int, scopes: Sequence[str]) -> None:
+    """Queue the gloss embedding of a context's concepts stored under `scopes` (the job reads
+    and writes with exactly that set, so a gloss never carries a fact its readers cannot see)."""
+    pending = session.scalar(
+        select(Job.id).where(
+            Job.kind == EMBED_GLOSSES,
+            Job.context_id == context_id,
+            Job.scopes == sorted(scopes),
+            Job.state == "queued",
+        )
+    )
+    if pending is None:
+        session.add(
+            Job(
+                kind=EMBED_GLOSSES,
+                context_id=context_id,
+                scopes=sorted(scopes),
+                read_scopes=sorted(scopes),
+            )
+        )
 
 
 def claim(session: Session, kinds: Sequence[str]) -> Claimed | None:

@@ -17,6 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from sqlalchemy import select
 
 from tabane.errors import TabaneError
+from tabane.graph import gloss
 from tabane.jobs import queue
 from tabane.models.embedder import Embedder, Vectors
 from tabane.search import vectors
@@ -49,7 +50,7 @@ class Worker:
 
     @property
     def kinds(self) -> list[str]:
-        return [EMBED_SOURCE] if self.embedder is not None else []
+        return [EMBED_SOURCE, queue.EMBED_GLOSSES] if self.embedder is not None else []
 
     def run_once(self) -> bool:
         """Claim and run one job; False when none was due."""
@@ -101,6 +102,9 @@ class Worker:
                 self._stop.wait(self.poll * 4)
 
     def _run(self, job: queue.Claimed) -> None:
+        if job.kind == queue.EMBED_GLOSSES:
+            self._run_glosses(job)
+            return
         assert self.embedder is not None and job.source_pk is not None
         principal = job_principal(job)
         with self.store.session(principal) as session:
@@ -134,3 +138,17 @@ class Worker:
                 pending = writer.submit(write, batch, vecs)
             if pending is not None:
                 pending.result()
+
+    def _run_glosses(self, job: queue.Claimed) -> None:
+        """Re-embed the glosses of one context and scope set that changed (graph/gloss.py)."""
+        assert self.embedder is not None and job.context_id is not None
+        principal = job_principal(job)
+        with self.store.session(principal) as session:
+            todo = gloss.stale(session, job.context_id, job.scopes, self.embedder.name)
+        for start in range(0, len(todo), gloss.BATCH):
+            batch = todo[start : start + gloss.BATCH]
+            vecs = gloss.embed(self.embedder, batch)
+            with self.store.session(principal) as session:
+                gloss.store(session, self.embedder, job.context_id, job.scopes, batch, vecs)
+            with self.store.admin() as session:
+                queue.progress(session, job.id, start + len(batch), len(todo))

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tabane.contexts import contexts
+from tabane.errors import InvalidInput, Issue
 from tabane.graph import claims as claims_mod
 from tabane.graph import vocabulary
 from tabane.graph.claim_input import ClaimInput
 from tabane.graph.claims import CloseReport, WriteReport
 from tabane.graph.vocabulary import AliasInfo, Kind
+from tabane.jobs import queue
 from tabane.service.base import ServiceBase
 from tabane.types import Principal
 
@@ -31,7 +33,10 @@ class GraphWriteService(ServiceBase):
                 if scopes is None
                 else tuple(contexts.writable_scopes(user, scopes))
             )
-            return claims_mod.write_batch(session, user, ctx, claims, chosen)
+            report = claims_mod.write_batch(session, user, ctx, claims, chosen)
+            if self.embedder is not None:  # glosses changed: re-embed them in the background
+                queue.enqueue_glosses(session, context_id=ctx.id, scopes=chosen)
+            return report
 
     def retract_associations(
         self,
@@ -42,6 +47,7 @@ class GraphWriteService(ServiceBase):
         dry_run: bool = False,
     ) -> CloseReport:
         """Close the claims of each (subject, label, object, perspective?, source?) edge."""
+        _check_edges(edges)
         with self.store.session(user) as session:
             ctx = contexts.resolve(session, context)
             return claims_mod.retract_edges(session, user, ctx, edges, dry_run=dry_run)
@@ -56,6 +62,8 @@ class GraphWriteService(ServiceBase):
         kind: Kind = "concept",
         scopes: Sequence[str] | None = None,
     ) -> tuple[AliasInfo, bool]:
+        alias, target = vocabulary.spelling(alias, "alias"), vocabulary.spelling(target, "target")
+        kind = vocabulary.check_kind(kind)
         with self.store.session(user) as session:
             ctx = contexts.resolve(session, context)
             chosen = (
@@ -78,3 +86,16 @@ class GraphWriteService(ServiceBase):
         with self.store.session(user) as session:
             ctx = contexts.resolve(session, context)
             return vocabulary.list_aliases(session, ctx.id, kind)
+
+
+def _check_edges(edges: Sequence[tuple[str, str, str, str | None, str | None]]) -> None:
+    """Every edge to retract names a subject, label and object (issues say which one is bad)."""
+    if not edges:
+        raise InvalidInput("no associations to retract", issues=[Issue("associations", "empty")])
+    issues: list[Issue] = []
+    for i, edge in enumerate(edges):
+        for name, value in zip(("subject", "label", "object"), edge[:3], strict=True):
+            vocabulary.check_spelling(value, f"associations[{i}].{name}", issues)
+    if issues:
+        problems = f"{len(issues)} problem(s) in associations; nothing closed"
+        raise InvalidInput(problems, issues=issues)

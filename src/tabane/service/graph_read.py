@@ -1,10 +1,245 @@
-"""The service's graph reads: query, describe, activate, explore, paths, unreachable_from,
-labels, citations."""
+"""The service's graph reads: query (across contexts and groups), describe, activate, explore,
+paths, unreachable_from, labels and association citations. Every read runs under the caller's
+row-level security and counts a read (and a miss when it found nothing) on its contexts."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from tabane.contexts import contexts as contexts_mod
+from tabane.contexts import groups as groups_mod
+from tabane.errors import InvalidInput, Issue
+from tabane.graph import query as query_mod
+from tabane.graph import query_cite, query_concepts, vocabulary, walk, walk_paths
+from tabane.graph.query import EdgeQuery, QueryResult
+from tabane.graph.query_cite import AssociationCitations
+from tabane.graph.query_concepts import ConceptDescription, LabelPage
+from tabane.graph.walk import ActivationResult, ExploreResult
+from tabane.graph.walk_fetch import Graph
+from tabane.graph.walk_paths import PathsResult, UnreachableResult
 from tabane.service.base import ServiceBase
+from tabane.storage.schema import Context
+from tabane.types import Principal
+
+
+def _cues(value: str | Sequence[str], path: str) -> tuple[str, ...]:
+    issues: list[Issue] = []
+    names = query_mod.cue_list(value, path, issues)
+    query_mod.raise_if(issues, path)
+    return names or ()
+
+
+def _labels(session: Session, ctx: Context, labels: Sequence[str] | None) -> tuple[str, ...] | None:
+    if labels is None:
+        return None
+    names, _ = query_mod.canonical_of(session, ctx.id, "label", _cues(labels, "labels"))
+    return names
+
+
+def _origins(
+    session: Session, ctx: Context, value: str | Sequence[str], path: str
+) -> tuple[str, ...]:
+    names = _cues(value, path)
+    paths = [path] if isinstance(value, str) else [f"{path}[{i}]" for i in range(len(names))]
+    return tuple(dict.fromkeys(query_mod.require_concepts(session, ctx, names, paths)))
 
 
 class GraphReadService(ServiceBase):
-    pass
+    def query(
+        self,
+        user: Principal,
+        *,
+        contexts: Sequence[str] = (),
+        groups: Sequence[str] = (),
+        subject: str | Sequence[str] | None = None,
+        label: str | Sequence[str] | None = None,
+        object: str | Sequence[str] | None = None,
+        any: str | Sequence[str] | None = None,
+        perspective: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int = query_mod.DEFAULT_LIMIT,
+        after: str | None = None,
+    ) -> QueryResult:
+        """Edges matching each given position (a spelling or an OR-list; `any`: touching a cue
+        as subject or object) over `contexts` and every context the `groups` reach, strongest
+        |weight| first, tagged with their context; `total` counts them all, `next` pages on."""
+        q = EdgeQuery.build(
+            subject=subject,
+            label=label,
+            object=object,
+            any=any,
+            perspective=perspective,
+            since=since,
+            until=until,
+            limit=limit,
+            after=after,
+        )
+        if not contexts and not groups:
+            raise InvalidInput(
+                "name at least one context or group",
+                issues=[Issue("contexts", "empty, and no groups either")],
+            )
+        with self.store.session(user) as session:
+            reached = groups_mod.expand(session, list(contexts), list(groups))
+            result = query_mod.query(session, reached, q)
+            hit = {e.context for e in result.edges}
+            for ctx in reached:
+                found = ctx.name in hit or (result.total > 0 and result.next is not None)
+                contexts_mod.bump(session, ctx.id, reads=1, misses=0 if found else 1)
+            return result
+
+    def describe(self, user: Principal, context: str, concept: str) -> ConceptDescription:
+        """One concept: label counts per role (as subject, as object), degree, Σ|weight|, and
+        its aliases."""
+        with self.store.session(user) as session:
+            ctx = contexts_mod.resolve(session, context)
+            (name,) = _origins(session, ctx, concept, "concept")
+            result = query_concepts.describe(session, ctx, name)
+            contexts_mod.bump(session, ctx.id, reads=1, misses=0 if result.degree else 1)
+            return result
+
+    def activate(
+        self,
+        user: Principal,
+        context: str,
+        origins: str | Sequence[str],
+        *,
+        decay: float = 0.5,
+        limit: int = 20,
+        min_activation: float = 1e-6,
+        labels: Sequence[str] | None = None,
+        perspective: str | None = None,
+    ) -> ActivationResult:
+        """Best-first spreading activation from `origins` (each at 1.0): the `limit` most
+        activated other concepts, each with the path that reached it."""
+        walk.check_activate(decay, limit, min_activation)
+        with self.store.session(user) as session:
+            ctx = contexts_mod.resolve(session, context)
+            start = _origins(session, ctx, origins, "origins")
+            graph = Graph(
+                session, ctx, labels=_labels(session, ctx, labels), perspective=perspective
+            )
+            result = walk.activate(
+                graph, start, decay=decay, limit=limit, min_activation=min_activation
+            )
+            contexts_mod.bump(session, ctx.id, reads=1, misses=0 if result.concepts else 1)
+            return result
+
+    def explore(
+        self,
+        user: Principal,
+        context: str,
+        origins: str | Sequence[str],
+        *,
+        depth: int = 2,
+        labels: Sequence[str] | None = None,
+        limit: int = 1000,
+        perspective: str | None = None,
+    ) -> ExploreResult:
+        """Every concept within `depth` hops of the origins, with its hop distance."""
+        walk.check_explore(depth, limit)
+        with self.store.session(user) as session:
+            ctx = contexts_mod.resolve(session, context)
+            start = _origins(session, ctx, origins, "origins")
+            graph = Graph(
+                session, ctx, labels=_labels(session, ctx, labels), perspective=perspective
+            )
+            result = walk.explore(graph, start, depth=depth, limit=limit)
+            contexts_mod.bump(session, ctx.id, reads=1, misses=0 if result.concepts else 1)
+            return result
+
+    def paths(
+        self,
+        user: Principal,
+        context: str,
+        origins: str | Sequence[str],
+        targets: str | Sequence[str],
+        *,
+        max_depth: int = 4,
+        budget: int = 1000,
+        limit: int = 10,
+        labels: Sequence[str] | None = None,
+        perspective: str | None = None,
+    ) -> PathsResult:
+        """Simple paths from any origin to any target, shortest first; `capped` when the
+        expansion budget ran out before the search was complete."""
+        walk_paths.check_paths(max_depth, budget, limit)
+        with self.store.session(user) as session:
+            ctx = contexts_mod.resolve(session, context)
+            start = _origins(session, ctx, origins, "origins")
+            goal = _origins(session, ctx, targets, "targets")
+            graph = Graph(
+                session, ctx, labels=_labels(session, ctx, labels), perspective=perspective
+            )
+            result = walk_paths.paths(
+                graph, start, goal, max_depth=max_depth, budget=budget, limit=limit
+            )
+            contexts_mod.bump(session, ctx.id, reads=1, misses=0 if result.paths else 1)
+            return result
+
+    def unreachable_from(
+        self,
+        user: Principal,
+        context: str,
+        origin: str,
+        *,
+        limit: int = 100,
+        after: str | None = None,
+    ) -> UnreachableResult:
+        """The coverage audit: the context's concepts no chain of edges joins to `origin`."""
+        walk_paths.check_page(limit)
+        with self.store.session(user) as session:
+            ctx = contexts_mod.resolve(session, context)
+            (start,) = _origins(session, ctx, origin, "origin")
+            result = walk_paths.unreachable_from(
+                Graph(session, ctx), start, limit=limit, after=after
+            )
+            contexts_mod.bump(session, ctx.id, reads=1)
+            return result
+
+    def labels(
+        self,
+        user: Principal,
+        context: str,
+        *,
+        prefix: str | None = None,
+        limit: int = 100,
+        after: str | None = None,
+    ) -> LabelPage:
+        """The label vocabulary (canonical spellings) with live edge counts, a page at a time."""
+        with self.store.session(user) as session:
+            ctx = contexts_mod.resolve(session, context)
+            page = query_concepts.labels(session, ctx, prefix=prefix, limit=limit, after=after)
+            contexts_mod.bump(session, ctx.id, reads=1, misses=0 if page.labels else 1)
+            return page
+
+    def association_citations(
+        self,
+        user: Principal,
+        context: str,
+        subject: str,
+        label: str,
+        object: str,
+        *,
+        perspective: str | None = None,
+    ) -> AssociationCitations:
+        """The claims behind one association with the cited paragraphs' text, section and
+        locator, per perspective partition."""
+        issues: list[Issue] = []
+        spelled = [
+            vocabulary.check_spelling(v, p, issues)
+            for v, p in ((subject, "subject"), (label, "label"), (object, "object"))
+        ]
+        query_mod.raise_if(issues, "association")
+        s, lab, o = (x or "" for x in spelled)
+        with self.store.session(user) as session:
+            ctx = contexts_mod.resolve(session, context)
+            s, o = query_mod.require_concepts(session, ctx, [s, o], ["subject", "object"])
+            (lab,), _ = query_mod.canonical_of(session, ctx.id, "label", [lab])
+            result = query_cite.citations(session, ctx, s, lab, o, perspective)
+            contexts_mod.bump(session, ctx.id, reads=1)
+            return result

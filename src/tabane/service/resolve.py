@@ -1,9 +1,147 @@
-"""The service's resolve operations: resolve, resolve_label, their explain twins, audits."""
+"""The service's resolve operations: resolve, resolve_label, their explain twins, the audit."""
 
 from __future__ import annotations
 
+from tabane.contexts import contexts
+from tabane.errors import InvalidInput, Issue
+from tabane.graph import audit as audit_mod
+from tabane.graph import resolve as res
+from tabane.graph import resolve_explain
+from tabane.graph.resolve import Request, Resolution
+from tabane.graph.resolve_explain import ResolveExplanation
+from tabane.graph.vocabulary import Kind, check_kind
+from tabane.models.registry import default_floor
 from tabane.service.base import ServiceBase
+from tabane.types import Principal
+
+MAX_AUDIT = 1000
 
 
 class ResolveService(ServiceBase):
-    pass
+    def resolve(
+        self,
+        user: Principal,
+        context: str,
+        cue: str,
+        *,
+        kind: Kind = "concept",
+        limit: int = 10,
+        dice_floor: float | None = None,
+        semantic_floor: float | None = None,
+        count_usage: bool = True,
+    ) -> Resolution:
+        """Stored spellings for `cue`: the lexical tier (exact, alias, containment, fuzzy) and,
+        when that is weak, the semantic tier over concept glosses — two lists, never merged."""
+        request = Request(cue, kind, limit, dice_floor, semantic_floor)
+        request.check()
+        with self.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            result = res.resolve(
+                session,
+                ctx,
+                request,
+                embedder=self.embedder,
+                default_semantic_floor=default_floor(self.settings, self.embedder),
+            )
+            if count_usage:
+                found = bool(result.candidates or result.semantic)
+                contexts.bump(session, ctx.id, reads=1, misses=0 if found else 1)
+            return result
+
+    def resolve_label(
+        self,
+        user: Principal,
+        context: str,
+        cue: str,
+        *,
+        limit: int = 10,
+        dice_floor: float | None = None,
+    ) -> Resolution:
+        """`resolve` over the label vocabulary (lexical tiers only)."""
+        return self.resolve(user, context, cue, kind="label", limit=limit, dice_floor=dice_floor)
+
+    def explain_resolve(
+        self,
+        user: Principal,
+        context: str,
+        cue: str,
+        expected: str,
+        *,
+        kind: Kind = "concept",
+        limit: int = 10,
+        dice_floor: float | None = None,
+        semantic_floor: float | None = None,
+    ) -> ResolveExplanation:
+        """Why `expected` is or is not among resolve's candidates for `cue`: the first verdict
+        that applies, computed by resolve's own scoring code."""
+        request = Request(cue, kind, limit, dice_floor, semantic_floor)
+        request.check()
+
+        def rerun(again: Request) -> Resolution:
+            return self.resolve(
+                user,
+                context,
+                again.cue,
+                kind=again.kind,
+                limit=again.limit,
+                dice_floor=again.dice_floor,
+                semantic_floor=again.semantic_floor,
+                count_usage=False,
+            )
+
+        with self.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            return resolve_explain.explain(
+                session,
+                ctx,
+                request,
+                expected,
+                embedder=self.embedder,
+                default_semantic_floor=default_floor(self.settings, self.embedder),
+                rerun=rerun,
+            )
+
+    def audit_vocabulary(
+        self, user: Principal, context: str, *, kind: Kind | None = None, limit: int = 100
+    ) -> audit_mod.Audit:
+        """Lexical and semantic twin candidates of the context's vocabulary."""
+        if kind is not None:
+            check_kind(kind)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_AUDIT:
+            raise InvalidInput(
+                "invalid audit request", issues=[Issue("limit", f"{limit!r} not in 1..{MAX_AUDIT}")]
+            )
+        kinds: tuple[Kind, ...] = (kind,) if kind else ("concept", "label")
+        with self.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            lexical: list[audit_mod.Twin] = []
+            capped = False
+            for k in kinds:
+                twins, cut = audit_mod.lexical_twins(session, ctx, k)
+                lexical += twins
+                capped = capped or cut
+            lexical.sort(key=lambda t: (-t.score, t.kind, t.a, t.b))
+            floor = (
+                ctx.semantic_floor
+                if ctx.semantic_floor is not None
+                else default_floor(self.settings, self.embedder)
+            )
+            semantic: list[audit_mod.Twin] = []
+            reason: str | None = None
+            if "concept" not in kinds:
+                reason = "labels_not_embedded"
+            elif self.embedder is None:
+                reason = "no_embedder"
+            else:
+                semantic, cut = audit_mod.semantic_twins(session, ctx, self.embedder, floor, limit)
+                capped = capped or cut
+            return audit_mod.Audit(
+                context=ctx.name,
+                lexical=lexical[:limit],
+                semantic=semantic,
+                lexical_floor=audit_mod.LEXICAL_TWIN,
+                semantic_floor=floor,
+                semantic_reason=reason,
+                capped=capped or len(lexical) > limit,
+                limit=limit,
+            )

@@ -16,6 +16,8 @@ def spelling_key(name: str) -> str:
     """The normalized spelling without whitespace and punctuation (all of it if that is all)."""
     norm = normalize(name)
     key = "".join(ch for ch in norm if unicodedata.category(ch)[0] not in "PZC")
+    if key != norm:  # a combining mark that followed a separator composes again
+        key = normalize(key)
     return key or norm
 
 

@@ -33,8 +33,11 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
 def normalize(text: str) -> str:
-    """NFKC, case folding and katakana → hiragana: the form both sides of a match share."""
-    return unicodedata.normalize("NFKC", text).casefold().translate(_KATAKANA)
+    """NFKC, case folding and katakana → hiragana: the form both sides of a match share.
+    NFKC again after folding (as Unicode's NFKC_Casefold does): folding can leave a combining
+    mark beside a new base character, and the result must be a fixed point."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return unicodedata.normalize("NFKC", folded).translate(_KATAKANA)
 
 
 def tokenize(text: str) -> list[str]:

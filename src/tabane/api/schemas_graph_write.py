@@ -1,0 +1,124 @@
+"""The wire shapes of the graph writes: claims in batches, association retraction, aliases.
+
+A batch's items travel as plain JSON objects and are checked by the service's own parser
+(`parse_claims`), so every surface reports the same path-addressed issues
+(`associations[17].weight: not finite`) and a batch with any problem writes nothing. The item
+shape is still documented in the OpenAPI schema (`ClaimIn`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+
+from tabane.api.schemas import Request, Response
+from tabane.graph.claim_input import MAX_BATCH, MAX_STATEMENT, MAX_WEIGHT
+from tabane.graph.vocabulary import MAX_SPELLING
+
+Kind = Literal["concept", "label"]
+
+
+class ClaimIn(BaseModel):
+    """One claim of a batch (documentation of the item shape; `parse_claims` checks it)."""
+
+    model_config = ConfigDict(extra="forbid", title="ClaimIn")
+
+    subject: str = Field(max_length=MAX_SPELLING, description="concept spelling (resolve first)")
+    label: str = Field(max_length=MAX_SPELLING, description="edge label, e.g. `causes`")
+    object: str = Field(max_length=MAX_SPELLING, description="concept spelling (resolve first)")
+    weight: float = Field(
+        ge=-MAX_WEIGHT, le=MAX_WEIGHT, description="finite; negative means 'not' (does not cause)"
+    )
+    statement: str | None = Field(
+        None, max_length=MAX_STATEMENT, description="the sentence the claim was read from"
+    )
+    source: str | None = Field(None, description="source_id the claim is attributed to")
+    paragraph: int | None = Field(None, ge=0, description="paragraph index within `source`")
+    author: str | None = Field(None, description="who holds the claim; default: you")
+    role: str | None = Field(None, description="the author's role, free text")
+    kind: Literal["world", "experience", "observation", "opinion", "preference"] = Field(
+        "world", description="epistemic kind; the personal kinds get one partition per author"
+    )
+    perspective: str | None = Field(None, description="partition key of a personal kind")
+    valid_from: str | None = Field(None, description="ISO 8601; when the claim starts to hold")
+    valid_until: str | None = Field(None, description="ISO 8601; when it stops holding")
+    closes: list[int] = Field([], description="ids of earlier claims this one corrects")
+
+
+# Items are validated by `parse_claims` (one set of issues for every surface); the schema still
+# shows their shape.
+_ITEMS_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "maxItems": MAX_BATCH,
+    "items": ClaimIn.model_json_schema(),
+    "description": f"up to {MAX_BATCH} claims, written all or nothing",
+}
+ClaimItems = Annotated[list[Any], WithJsonSchema(_ITEMS_SCHEMA)]
+
+
+class AssociationsIn(Request):
+    associations: ClaimItems
+    scopes: list[str] | None = Field(
+        None, description="scopes the claims are stored under (default: the context's)"
+    )
+
+
+class WriteReportOut(Response):
+    claims: list[int] = Field(description="the new claim ids, in input order")
+    associations: int = Field(description="distinct associations whose weight changed")
+    minted_concepts: list[str] = Field(
+        description="concept spellings this batch created: check they are not near-duplicates"
+    )
+    minted_labels: list[str] = Field(description="label spellings this batch created")
+    aliased: dict[str, str] = Field(description="alias spellings written as their canonical one")
+    closed: int = Field(description="earlier claims closed by `closes`")
+
+
+class EdgeIn(Request):
+    subject: str
+    label: str
+    object: str
+    perspective: str | None = Field(None, description="only this partition ('' = world)")
+    source: str | None = Field(None, description="only claims attributed to this source")
+
+
+class RetractAssociationsIn(Request):
+    associations: list[EdgeIn] = Field(
+        min_length=1, max_length=MAX_BATCH, description="edges whose live claims to close"
+    )
+    dry_run: bool = Field(False, description="count what would close, close nothing")
+
+
+class CloseReportOut(Response):
+    claims: int = Field(description="claims closed (or that would close)")
+    associations: int = Field(description="associations whose weight dropped")
+    dry_run: bool
+
+
+class AliasIn(Request):
+    alias: str = Field(description="the entry-only spelling to add")
+    target: str = Field(description="an existing canonical spelling")
+    kind: Kind = Field("concept", description="`concept` or `label`")
+    scopes: list[str] | None = Field(None, description="default: the context's scopes")
+
+
+class AliasOut(Response):
+    alias: str
+    target: str
+    kind: str
+    scopes: list[str]
+
+
+class AliasWritten(AliasOut):
+    created: bool = Field(description="false when the alias already existed")
+
+
+class AliasList(BaseModel):
+    aliases: list[AliasOut]
+
+
+class AliasRemoved(BaseModel):
+    alias: str
+    kind: str
+    removed: int = Field(description="alias rows retracted (one per scope set)")

@@ -1,0 +1,119 @@
+"""The wire shapes of resolve, resolve_label, their explain twins and the vocabulary audit.
+
+Requests are strict (unknown fields, NaN and Infinity refused); range checks stay in the
+service so every surface reports them with the same codes and paths. Responses mirror the
+service's `Resolution`, `ResolveExplanation` and `Audit` in full.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from tabane.api.schemas import Request, Response
+
+
+class ResolveIn(Request):
+    cue: str = Field(description="any spelling of the name you mean (a typo or variant is fine)")
+    limit: int = Field(10, description="lexical candidates to return (1-100)")
+    dice_floor: float | None = Field(
+        None, description="Dice floor of the fuzzy tier for this call (default: the context's)"
+    )
+    semantic_floor: float | None = Field(
+        None, description="cosine floor of the semantic tier for this call"
+    )
+
+
+class ResolveExplainIn(ResolveIn):
+    expected: str = Field(description="the stored spelling you expected resolve to return")
+
+
+class FloorOut(Response):
+    value: float | None
+    source: str = Field(description="where it came from: call, context, default or none")
+
+
+class CandidateOut(Response):
+    name: str = Field(description="the canonical spelling (write this one)")
+    score: float = Field(description="lexical: 1.0, containment or Dice; semantic: cosine")
+    kind: str = Field(description="exact, alias, containment, fuzzy or semantic")
+    tier: str = Field(description="lexical or semantic: scores of two tiers are never compared")
+    rank: int = Field(description="1-based within its tier")
+    via: str | None = Field(description="the stored spelling that matched, if not the name")
+    gloss: str | None = Field(description="the name with its heaviest facts (top candidates)")
+    warnings: list[str] = Field(description="e.g. `distinct from X` for a recorded 別物 pair")
+
+
+class SemanticPlanOut(Response):
+    ran: bool
+    reason: str | None = Field(
+        description="why not: lexical_strong, no_embedder, labels_not_embedded, "
+        "no_gloss_vectors, gloss_vectors_pending"
+    )
+    model: str | None
+    floor: FloorOut
+    pending_jobs: int
+
+
+class ResolveOut(Response):
+    context: str
+    cue: str
+    kind: str = Field(description="concept or label")
+    key: str = Field(description="the normalized cue resolve matched with")
+    candidates: list[CandidateOut] = Field(description="the lexical tier, best first")
+    semantic: list[CandidateOut] = Field(description="the semantic tier (top 5), best first")
+    eclipsed: bool = Field(description="the cue is a stored spelling: nothing else was scored")
+    dice_floor: FloorOut
+    semantic_plan: SemanticPlanOut
+    stop_grams: list[str] = Field(description="the cue's over-common bigrams, left out of Dice")
+    total: int = Field(description="lexical candidates before the limit")
+    limit: int
+
+
+class ResolveExplanationOut(Response):
+    verdict: str = Field(
+        description="not_in_vocabulary, served, eclipsed_by_exact, below_floor, cut_by_limit, "
+        "semantic_never_ran or semantic_below_floor"
+    )
+    detail: str
+    cue: str
+    expected: str
+    canonical: str | None
+    kind: str
+    rank: int | None
+    score: float | None
+    match: str | None
+    tier: str | None
+    dice_floor: FloorOut | None
+    admitting_floor: float | None = Field(description="a dice_floor that would admit it")
+    limit: int | None
+    limit_to_reach: int | None = Field(description="a limit verified to serve it, if any")
+    eclipsed_by: list[str]
+    semantic_reason: str | None
+    cosine: float | None
+    semantic_floor: FloorOut | None
+    nearest: list[str] = Field(description="the nearest stored spellings (not_in_vocabulary)")
+
+
+class AuditIn(Request):
+    kind: str | None = Field(None, description="concept or label; default: both")
+    limit: int = Field(100, description="twin pairs per tier (1-1000)")
+
+
+class TwinOut(Response):
+    a: str
+    b: str
+    kind: str
+    tier: str = Field(description="lexical (Dice) or semantic (gloss cosine)")
+    score: float
+    distinct: bool = Field(description="recorded as different referents (別物 / distinct_from)")
+
+
+class AuditOut(Response):
+    context: str
+    lexical: list[TwinOut]
+    semantic: list[TwinOut]
+    lexical_floor: float
+    semantic_floor: float | None
+    semantic_reason: str | None
+    capped: bool = Field(description="a work bound or the limit cut the search for pairs")
+    limit: int

@@ -1,0 +1,209 @@
+"""Concept glosses: a canonical name plus its heaviest facts (`東京都 — 所在地→関東; 首都←日本`).
+
+Resolve attaches a gloss to its top candidates so a look-alike (京都 inside 東京都) can be seen
+for what it is, and the semantic tier embeds glosses (vectors in `vocabulary_vectors`, written by
+the `embed_glosses` job). A gloss that will be embedded is built only from facts whose scope set
+lies inside the spelling's own (the job runs with exactly that scope set), so a vector never
+carries a fact its readers could not see. Pairs recorded as distinct (label `別物` or
+`distinct_from`, positive net weight) make resolve warn on either spelling.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import and_, func, or_, select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
+
+from tabane.models.embedder import Embedder, Vectors, checked
+from tabane.storage.schema import Association, VocabEntry, VocabVector
+
+GLOSS_FACTS = 3  # facts per gloss shown by resolve
+EMBED_FACTS = 5  # facts per gloss that is embedded
+DISTINCT_LABELS = ("別物", "distinct_from")
+BATCH = 64
+
+
+@dataclass(frozen=True)
+class Fact:
+    subject: str
+    label: str
+    object: str
+    weight: float
+
+
+def _net_facts(session: Session, context_id: int, names: Collection[str] | None) -> list[Fact]:
+    """Live net edges (summed over visible rows and perspectives) touching `names` (or all)."""
+    a = Association
+    stmt = select(
+        a.subject, a.label, a.object, func.sum(a.weight).label("w"), func.sum(a.claims).label("n")
+    ).where(a.context_id == context_id)
+    if names is not None:
+        wanted = sorted(set(names))
+        stmt = stmt.where(or_(a.subject.in_(wanted), a.object.in_(wanted)))
+    stmt = stmt.group_by(a.subject, a.label, a.object)
+    return [
+        Fact(r.subject, r.label, r.object, float(r.w)) for r in session.execute(stmt) if r.n and r.w
+    ]
+
+
+def render(name: str, facts: Sequence[Fact], limit: int) -> str:
+    """`name — label→object; label←subject` with the heaviest facts first (ties by text)."""
+    parts: list[tuple[float, str]] = []
+    for f in facts:
+        if f.subject == name:
+            text = f"{f.label}→{f.object}"
+        elif f.object == name:
+            text = f"{f.label}←{f.subject}"
+        else:
+            continue
+        if f.weight < 0:
+            text = f"not {text}"
+        parts.append((abs(f.weight), text))
+    parts.sort(key=lambda p: (-p[0], p[1]))
+    shown = list(dict.fromkeys(text for _, text in parts))[:limit]
+    return f"{name} — {'; '.join(shown)}" if shown else name
+
+
+def glosses(
+    session: Session, context_id: int, names: Collection[str], limit: int = GLOSS_FACTS
+) -> dict[str, str]:
+    """The gloss of each name, from the facts the caller can see."""
+    if not names:
+        return {}
+    facts = _net_facts(session, context_id, names)
+    by_name: dict[str, list[Fact]] = defaultdict(list)
+    for f in facts:
+        by_name[f.subject].append(f)
+        if f.object != f.subject:
+            by_name[f.object].append(f)
+    return {n: render(n, by_name.get(n, []), limit) for n in names}
+
+
+def distinct_from(session: Session, context_id: int, names: Collection[str]) -> dict[str, set[str]]:
+    """For each name, the spellings recorded as a different referent (either direction)."""
+    if not names:
+        return {}
+    a = Association
+    wanted = sorted(set(names))
+    rows = session.execute(
+        select(a.subject, a.object)
+        .where(
+            a.context_id == context_id,
+            a.label.in_(DISTINCT_LABELS),
+            or_(a.subject.in_(wanted), a.object.in_(wanted)),
+        )
+        .group_by(a.subject, a.object)
+        .having(and_(func.sum(a.weight) > 0, func.sum(a.claims) > 0))
+    )
+    out: dict[str, set[str]] = defaultdict(set)
+    for s, o in rows:
+        out[s].add(o)
+        out[o].add(s)
+    return dict(out)
+
+
+def distinct_pairs(session: Session, context_id: int) -> set[frozenset[str]]:
+    """Every pair recorded as distinct in the context (for the audit)."""
+    a = Association
+    rows = session.execute(
+        select(a.subject, a.object)
+        .where(a.context_id == context_id, a.label.in_(DISTINCT_LABELS))
+        .group_by(a.subject, a.object)
+        .having(and_(func.sum(a.weight) > 0, func.sum(a.claims) > 0))
+    )
+    return {frozenset((s, o)) for s, o in rows if s != o}
+
+
+# -- the embed_glosses job -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GlossTodo:
+    entry_id: int
+    name: str
+    gloss: str
+
+
+def stale(session: Session, context_id: int, scopes: Sequence[str], model: str) -> list[GlossTodo]:
+    """Concepts stored under exactly `scopes` whose gloss changed since it was last embedded
+    with `model` (or was never embedded). Run it with a principal reading only `scopes`."""
+    v = VocabEntry
+    entries = list(
+        session.execute(
+            select(v.id, v.name).where(
+                v.context_id == context_id,
+                v.kind == "concept",
+                v.alias_of.is_(None),
+                v.scopes == sorted(scopes),
+            )
+        )
+    )
+    if not entries:
+        return []
+    facts = _net_facts(session, context_id, None)
+    by_name: dict[str, list[Fact]] = defaultdict(list)
+    for f in facts:
+        by_name[f.subject].append(f)
+        if f.object != f.subject:
+            by_name[f.object].append(f)
+    have = {
+        entry_id: text
+        for entry_id, text in session.execute(
+            select(VocabVector.entry_id, VocabVector.gloss).where(
+                VocabVector.context_id == context_id, VocabVector.model == model
+            )
+        )
+    }
+    todo = []
+    for entry_id, name in sorted(entries, key=lambda e: e[0]):
+        text = render(name, by_name.get(name, []), EMBED_FACTS)
+        if have.get(entry_id) != text:
+            todo.append(GlossTodo(entry_id, name, text))
+    return todo
+
+
+def embed(embedder: Embedder, todo: Sequence[GlossTodo]) -> Vectors:
+    """The glosses' vectors, refused on NaN, infinities, zero rows or a wrong width."""
+    raw = embedder.embed_documents([t.gloss for t in todo])
+    return checked(raw, len(todo), embedder.dim, "gloss_embeddings")
+
+
+def store(
+    session: Session,
+    embedder: Embedder,
+    context_id: int,
+    scopes: Sequence[str],
+    todo: Sequence[GlossTodo],
+    vectors: Vectors,
+) -> int:
+    """Write (or replace) the gloss vectors of one batch."""
+    if not todo:
+        return 0
+    rows = [
+        {
+            "entry_id": t.entry_id,
+            "model": embedder.name,
+            "context_id": context_id,
+            "dim": embedder.dim,
+            "gloss": t.gloss,
+            "embedding": vec,
+            "scopes": sorted(scopes),
+        }
+        for t, vec in zip(todo, vectors, strict=True)
+    ]
+    stmt = insert(VocabVector)
+    stmt = stmt.on_conflict_do_update(
+        index_elements=["entry_id", "model"],
+        set_={
+            "dim": stmt.excluded.dim,
+            "gloss": stmt.excluded.gloss,
+            "embedding": stmt.excluded.embedding,
+            "updated_at": func.now(),
+        },
+    )
+    session.execute(stmt, rows)
+    return len(rows)

@@ -1,0 +1,235 @@
+"""resolve/explain: why an expected spelling is or is not among resolve's candidates.
+
+The first verdict that applies: `not_in_vocabulary` (with the nearest stored spellings — an
+invisible spelling looks exactly like one that does not exist), `served` (rank, score, kind,
+tier), `eclipsed_by_exact` (the cue is another stored spelling, so nothing else was scored),
+`below_floor` (the Dice score, the floor in effect and the floor that would admit it),
+`cut_by_limit` (its rank and a limit verified by re-running resolve), `semantic_never_ran` (why),
+`semantic_below_floor` (the cosine and the floor). It scores with resolve's own code
+(`resolve.lexical`, `resolve_lexical.score_key`, `resolve.semantic`), so the numbers agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from tabane.errors import InvalidInput, Issue
+from tabane.graph import resolve as res
+from tabane.graph import resolve_lexical as lex
+from tabane.graph.resolve import Floor, Request, Resolution
+from tabane.graph.vocabulary import check_spelling
+from tabane.models.embedder import Embedder
+from tabane.storage.schema import Context, VocabEntry
+
+NEAREST = 5
+
+
+@dataclass(frozen=True)
+class ResolveExplanation:
+    verdict: str
+    detail: str
+    cue: str
+    expected: str  # as asked
+    canonical: str | None  # what `expected` resolves to (None when not in the vocabulary)
+    kind: str
+    rank: int | None = None
+    score: float | None = None
+    match: str | None = None  # exact | alias | containment | fuzzy | semantic
+    tier: str | None = None
+    dice_floor: Floor | None = None
+    admitting_floor: float | None = None  # the dice floor that would admit it
+    limit: int | None = None
+    limit_to_reach: int | None = None  # verified by re-running resolve
+    eclipsed_by: tuple[str, ...] = ()
+    semantic_reason: str | None = None
+    cosine: float | None = None
+    semantic_floor: Floor | None = None
+    nearest: tuple[str, ...] = ()
+
+
+Rerun = Callable[[Request], Resolution]
+
+
+def _canonical(session: Session, ctx: Context, kind: str, name: str) -> tuple[str, str] | None:
+    """(canonical, key) of a visible spelling, or None."""
+    rows = session.execute(
+        select(VocabEntry.name, VocabEntry.alias_of, VocabEntry.key)
+        .where(VocabEntry.context_id == ctx.id, VocabEntry.kind == kind, VocabEntry.name == name)
+        .order_by(VocabEntry.alias_of.is_not(None), VocabEntry.id)
+    ).all()
+    if not rows:
+        return None
+    row = rows[0]
+    return (row.alias_of or row.name, row.key)
+
+
+def _keys_of(session: Session, ctx: Context, kind: str, canonical: str) -> list[tuple[str, str]]:
+    """(spelling, key) of the canonical spelling and every alias of it the caller can see."""
+    v = VocabEntry
+    rows = session.execute(
+        select(v.name, v.key).where(
+            v.context_id == ctx.id,
+            v.kind == kind,
+            (v.name == canonical) | (v.alias_of == canonical),
+        )
+    )
+    return sorted({(r.name, r.key) for r in rows})
+
+
+def explain(
+    session: Session,
+    ctx: Context,
+    request: Request,
+    expected: str,
+    *,
+    embedder: Embedder | None,
+    default_semantic_floor: float | None,
+    rerun: Rerun,
+) -> ResolveExplanation:
+    request.check()
+    issues: list[Issue] = []
+    if check_spelling(expected, "expected", issues) is None:
+        raise InvalidInput("invalid expected spelling", issues=issues)
+    dice, sem_floor = res.floors(ctx, request, default_semantic_floor)
+    assert dice.value is not None
+    base = {"cue": request.cue, "expected": expected, "kind": request.kind, "dice_floor": dice}
+    found = _canonical(session, ctx, request.kind, expected)
+    if found is None:
+        near = res.lexical(session, ctx, request.kind, expected, 0.0, NEAREST)
+        nearest = tuple(s.canonical for s in near.ranked[:NEAREST])
+        return ResolveExplanation(
+            "not_in_vocabulary",
+            f"no {request.kind} spelled {expected!r} is stored where you can see it",
+            canonical=None,
+            nearest=nearest,
+            **base,  # type: ignore[arg-type]
+        )
+    canonical = found[0]
+    base["canonical"] = canonical
+    lexed = res.lexical(session, ctx, request.kind, request.cue, dice.value, request.limit)
+    ranks = {s.canonical: (i, s) for i, s in enumerate(lexed.ranked, start=1)}
+    if canonical in ranks:
+        rank, s = ranks[canonical]
+        if rank <= request.limit:
+            return ResolveExplanation(
+                "served",
+                f"served at rank {rank} ({s.kind}, {s.score:.3f})",
+                rank=rank,
+                score=s.score,
+                match=s.kind,
+                tier="lexical",
+                limit=request.limit,
+                **base,  # type: ignore[arg-type]
+            )
+    if lexed.eclipsed:
+        others = tuple(sorted({s.canonical for s in lexed.exact}))
+        return ResolveExplanation(
+            "eclipsed_by_exact",
+            f"the cue is the stored spelling of {', '.join(others)}: nothing else was scored",
+            eclipsed_by=others,
+            **base,  # type: ignore[arg-type]
+        )
+    # Its own best spelling's score, by the same scoring function.
+    best: lex.Scored | None = None
+    for name, key in _keys_of(session, ctx, request.kind, canonical):
+        score, how = lex.score_key(lexed.cue, key)
+        cand = lex.Scored(name, canonical, key, score, how)
+        if best is None or (score, -lex.KIND_ORDER[how]) > (best.score, -lex.KIND_ORDER[best.kind]):
+            best = cand
+    assert best is not None
+    if canonical not in ranks and best.score > 0 and best.score < dice.value:
+        return ResolveExplanation(
+            "below_floor",
+            f"Dice {best.score:.3f} is under the dice floor {dice.value} ({dice.source}); "
+            f"dice_floor {best.score:.3f} admits it",
+            score=best.score,
+            match=best.kind,
+            tier="lexical",
+            admitting_floor=best.score,
+            **base,  # type: ignore[arg-type]
+        )
+    if canonical in ranks:
+        rank, s = ranks[canonical]
+        reach = _verified_limit(rerun, request, canonical, rank)
+        return ResolveExplanation(
+            "cut_by_limit",
+            f"ranked {rank}, past the limit of {request.limit}",
+            rank=rank,
+            score=s.score,
+            match=s.kind,
+            tier="lexical",
+            limit=request.limit,
+            limit_to_reach=reach,
+            **base,  # type: ignore[arg-type]
+        )
+    reason, _ = res.semantic_blocker(session, ctx, request.kind, lexed.best, embedder)
+    if reason is not None:
+        return ResolveExplanation(
+            "semantic_never_ran",
+            f"no lexical overlap, and the semantic tier did not run: {reason}",
+            semantic_reason=reason,
+            semantic_floor=sem_floor,
+            **base,  # type: ignore[arg-type]
+        )
+    assert embedder is not None
+    vector = embedder.embed_query(request.cue)
+    cosine = res.cosine_of(session, ctx, embedder, vector, canonical)
+    if cosine is None:
+        return ResolveExplanation(
+            "semantic_never_ran",
+            f"{canonical!r} has no gloss vector of {embedder.name} yet",
+            semantic_reason="no_gloss_vector",
+            semantic_floor=sem_floor,
+            **base,  # type: ignore[arg-type]
+        )
+    hits = res.semantic(session, ctx, embedder, vector, sem_floor.value)
+    for i, (name, score) in enumerate(hits, start=1):
+        if name == canonical:
+            return ResolveExplanation(
+                "served",
+                f"served by the semantic tier at rank {i} (cosine {score:.3f})",
+                rank=i,
+                score=score,
+                match="semantic",
+                tier="semantic",
+                cosine=score,
+                semantic_floor=sem_floor,
+                **base,  # type: ignore[arg-type]
+            )
+    if sem_floor.value is not None and cosine < sem_floor.value:
+        return ResolveExplanation(
+            "semantic_below_floor",
+            f"gloss cosine {cosine:.3f} is under the semantic floor {sem_floor.value} "
+            f"({sem_floor.source})",
+            score=cosine,
+            cosine=cosine,
+            tier="semantic",
+            semantic_floor=sem_floor,
+            **base,  # type: ignore[arg-type]
+        )
+    return ResolveExplanation(
+        "cut_by_limit",
+        f"gloss cosine {cosine:.3f} is above the floor but outside the semantic top "
+        f"{res.SEMANTIC_TOP}",
+        score=cosine,
+        cosine=cosine,
+        tier="semantic",
+        match="semantic",
+        semantic_floor=sem_floor,
+        **base,  # type: ignore[arg-type]
+    )
+
+
+def _verified_limit(rerun: Rerun, request: Request, canonical: str, rank: int) -> int | None:
+    """The smallest limit at which a fresh resolve serves it (checked, not assumed)."""
+    for limit in (rank, min(res.MAX_LIMIT, rank + 5)):
+        if limit > res.MAX_LIMIT:
+            return None
+        got = rerun(replace(request, limit=limit))
+        if any(c.name == canonical for c in got.candidates):
+            return limit
+    return None

@@ -1,0 +1,138 @@
+"""The graph reads over HTTP: one round trip per route, the error body, paths in issues."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from tabane.graph.claim_input import parse_claims
+from tabane.ingest.documents import DocumentInput, block
+from tabane.service import Tabane
+from tabane.types import Principal
+
+from helpers import unique
+
+
+def c(s: str, label: str, o: str, w: float = 1.0, **more: Any) -> dict[str, Any]:
+    return {"subject": s, "label": label, "object": o, "weight": w, **more}
+
+
+def seed(svc: Tabane, user: Principal, context: str) -> None:
+    svc.ingest(
+        user,
+        context,
+        DocumentInput(
+            source_id="brew.md",
+            paragraphs=[block("Washing comes first.", ["Process"], {"kind": "page", "start": 2})],
+        ),
+    )
+    claims = [
+        c("brewing", "first_step", "washing", 1.0, source="brew.md", paragraph=0),
+        c("washing", "next_step", "soaking"),
+        c("soaking", "next_step", "steaming"),
+        c("brewing", "step", "washing"),
+        c("brewing", "step", "soaking"),
+        c("brewing", "step", "steaming"),
+        c("island", "r", "isle"),
+    ]
+    svc.add_claims(user, context, parse_claims(claims))
+
+
+def test_every_read_route_round_trips(
+    svc: Tabane, user: Principal, client: TestClient, context: str
+) -> None:
+    seed(svc, user, context)
+    base = f"/contexts/{context}"
+    r = client.post(f"{base}/query", json={"label": "next_step", "limit": 1})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["total"] == 2 and body["next"] and len(body["edges"]) == 1
+    assert body["edges"][0]["context"] == context and body["edges"][0]["perspective"] is None
+    r2 = client.post(f"{base}/query", json={"label": "next_step", "after": body["next"]})
+    assert r2.json()["next"] is None and r2.json()["edges"] != body["edges"]
+
+    first = client.post(f"{base}/query", json={"any": ["washing"], "label": ["first_step"]})
+    (edge,) = first.json()["edges"]
+    assert edge["attributions"][0]["section"] == "Process"
+
+    d = client.post(f"{base}/describe", json={"concept": "brewing"}).json()
+    assert d["degree"] == 4 and d["as_subject"][0]["label"] == "step"
+
+    a = client.post(f"{base}/activate", json={"origins": "brewing", "limit": 2}).json()
+    # each neighbour gets 0.5 · 1 / W(brewing)=4 along its best edge: a tie, broken by spelling
+    assert [x["concept"] for x in a["concepts"]] == ["soaking", "steaming"]
+    assert a["concepts"][0]["via"] == ["brewing", "soaking"]
+
+    e = client.post(f"{base}/explore", json={"origins": ["washing"], "depth": 1}).json()
+    assert [(x["concept"], x["distance"]) for x in e["concepts"]] == [
+        ("brewing", 1),
+        ("soaking", 1),
+    ]
+
+    p = client.post(
+        f"{base}/paths", json={"origins": "washing", "targets": "steaming", "max_depth": 2}
+    ).json()
+    assert [x["concepts"] for x in p["paths"]] == [
+        ["washing", "brewing", "steaming"],
+        ["washing", "soaking", "steaming"],
+    ]
+    assert p["capped"] is False
+
+    u = client.post(f"{base}/unreachable_from", json={"origin": "brewing"}).json()
+    assert u["concepts"] == ["island", "isle"] and u["total"] == 2
+
+    labels = client.get(f"{base}/labels", params={"prefix": "NEXT", "limit": 5}).json()
+    assert labels["labels"] == [{"label": "next_step", "edges": 2}]
+
+    cited = client.post(
+        f"{base}/associations/citations",
+        json={"subject": "brewing", "label": "first_step", "object": "washing"},
+    ).json()
+    citation = cited["associations"][0]["citations"][0]
+    assert citation["text"] == "Washing comes first." and citation["section"] == ["Process"]
+    assert citation["locator"]["kind"] == "page"
+
+
+def test_cross_context_query(
+    svc: Tabane, user: Principal, client: TestClient, make_context: Callable[..., str]
+) -> None:
+    a, b = make_context(), make_context()
+    svc.add_claims(user, a, parse_claims([c("sake", "made_from", "rice", 1)]))
+    svc.add_claims(user, b, parse_claims([c("sake", "made_from", "koji", 2)]))
+    group = unique("g")
+    svc.create_group(user, group, contexts=[b])
+    r = client.post("/query", json={"contexts": [a], "groups": [group], "any": "sake"})
+    assert r.status_code == 200, r.text
+    assert [(e["context"], e["object"]) for e in r.json()["edges"]] == [(b, "koji"), (a, "rice")]
+
+
+def test_errors_share_one_body(
+    svc: Tabane, user: Principal, client: TestClient, context: str
+) -> None:
+    seed(svc, user, context)
+    base = f"/contexts/{context}"
+    r = client.post(f"{base}/activate", json={"origins": ["brewing", "nope"]})
+    assert r.status_code == 404
+    err = r.json()["error"]
+    assert err["code"] == "no_concept" and err["issues"][0]["path"] == "origins[1]"
+    r = client.post(f"{base}/activate", json={"origins": "brewing", "decay": 0})
+    assert r.status_code == 422 and r.json()["error"]["issues"][0]["path"] == "body.decay"
+    r = client.post(f"{base}/explore", json={"origins": "brewing", "depth": 11})
+    assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_input"
+    r = client.post(f"{base}/query", json={"subject": [], "limit": 5})
+    assert r.status_code == 422 and r.json()["error"]["issues"][0]["path"] == "subject"
+    r = client.post(f"{base}/query", json={"after": "garbage"})
+    assert r.status_code == 422 and r.json()["error"]["issues"][0]["path"] == "after"
+    r = client.post("/query", json={"any": "x"})
+    assert r.status_code == 422
+    r = client.post("/contexts/no-such-context/query", json={"any": "x"})
+    assert r.status_code == 404 and r.json()["error"]["code"] == "no_context"
+    r = client.post(
+        f"{base}/associations/citations",
+        json={"subject": "brewing", "label": "nope", "object": "washing"},
+    )
+    assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
+    r = client.get(f"{base}/labels", params={"limit": 0})
+    assert r.status_code == 422

@@ -1,0 +1,101 @@
+"""resolve/explain: each verdict, from resolve's own scoring code."""
+
+from __future__ import annotations
+
+import pytest
+
+from tabane.errors import InvalidInput
+from tabane.graph.claim_input import parse_claims
+from tabane.service import Tabane
+from tabane.types import Principal
+
+
+def write(svc: Tabane, user: Principal, context: str, *triples, **kw) -> None:
+    claims = [{"subject": s, "label": lb, "object": o, "weight": 1.0} for s, lb, o in triples]
+    svc.add_claims(user, context, parse_claims(claims), **kw)
+
+
+@pytest.fixture
+def tokyo(svc: Tabane, user: Principal, context: str) -> str:
+    write(
+        svc,
+        user,
+        context,
+        ("東京都", "所在地", "関東"),
+        ("京都", "所在地", "近畿"),
+        ("京都府", "県庁所在地", "京都市"),
+        ("interval", "r", "intervals"),
+    )
+    svc.add_alias(user, context, "TYO", "東京都")
+    return context
+
+
+def test_served_with_rank_score_kind_and_tier(svc, user, tokyo) -> None:
+    got = svc.explain_resolve(user, tokyo, "東京", "東京都")
+    assert (got.verdict, got.rank, got.match, got.tier) == ("served", 1, "containment", "lexical")
+    assert got.score == pytest.approx(2 / 3)
+    alias = svc.explain_resolve(user, tokyo, "tyo", "TYO")
+    assert (alias.verdict, alias.canonical, alias.match) == ("served", "東京都", "alias")
+
+
+def test_not_in_vocabulary_lists_the_nearest_spellings(svc, user, tokyo) -> None:
+    got = svc.explain_resolve(user, tokyo, "都庁", "東京都庁")
+    assert got.verdict == "not_in_vocabulary" and got.canonical is None
+    assert got.nearest[0] == "東京都"
+
+
+def test_eclipsed_by_exact(svc, user, tokyo) -> None:
+    got = svc.explain_resolve(user, tokyo, "京都", "東京都")
+    assert (got.verdict, got.eclipsed_by) == ("eclipsed_by_exact", ("京都",))
+
+
+def test_below_floor_names_the_admitting_floor(svc, user, tokyo) -> None:
+    got = svc.explain_resolve(user, tokyo, "intrvl", "interval", dice_floor=0.9)
+    assert got.verdict == "below_floor" and got.dice_floor.source == "call"
+    assert got.admitting_floor == got.score and 0 < got.score < 0.9
+    again = svc.resolve(user, tokyo, "intrvl", dice_floor=got.admitting_floor)
+    assert "interval" in [c.name for c in again.candidates]
+
+
+def test_cut_by_limit_with_a_verified_limit(svc, user, tokyo) -> None:
+    got = svc.explain_resolve(user, tokyo, "都", "京都府", limit=1)
+    assert got.verdict == "cut_by_limit" and got.rank is not None and got.rank > 1
+    assert got.limit_to_reach == got.rank
+    served = svc.resolve(user, tokyo, "都", limit=got.limit_to_reach)
+    assert served.candidates[-1].name == "京都府"
+
+
+def test_semantic_never_ran_without_an_embedder(svc, user, tokyo) -> None:
+    got = svc.explain_resolve(user, tokyo, "首都", "関東")
+    assert (got.verdict, got.semantic_reason) == ("semantic_never_ran", "no_embedder")
+    label = svc.explain_resolve(user, tokyo, "所在", "所在地", kind="label")
+    assert (label.verdict, label.match) == ("served", "containment")
+
+
+def test_invisible_looks_like_missing(svc, make_user, make_context) -> None:
+    alice = make_user(extra_write=("team:rx",))
+    bob = make_user(extra_read=("team:rx",))
+    ctx = make_context(alice, scopes=["team:rx"])
+    write(svc, alice, ctx, ("秘密", "r", "x"), scopes=[f"user:{alice.name}"])
+    write(svc, alice, ctx, ("公開", "r", "y"))
+    missing = svc.explain_resolve(bob, ctx, "秘密", "存在しない")
+    hidden = svc.explain_resolve(bob, ctx, "秘密", "秘密")
+    assert hidden.verdict == missing.verdict == "not_in_vocabulary"
+    assert (hidden.canonical, hidden.nearest) == (None, ())
+    with pytest.raises(InvalidInput):
+        svc.explain_resolve(bob, ctx, "秘密", "")
+
+
+def test_semantic_verdicts(vsvc: Tabane, make_user, make_context) -> None:
+    user = make_user()
+    context = make_context(user)
+    write(vsvc, user, context, ("杜氏", "役割", "酒造りの長"), ("新幹線", "種類", "高速鉄道"))
+    pending = vsvc.explain_resolve(user, context, "醸造責任者", "杜氏")
+    assert pending.verdict == "semantic_never_ran"
+    assert pending.semantic_reason == "gloss_vectors_pending"
+    vsvc.wait_for_jobs()
+    served = vsvc.explain_resolve(user, context, "醸造責任者", "杜氏", semantic_floor=0.0)
+    assert (served.verdict, served.tier) == ("served", "semantic") and served.cosine is not None
+    below = vsvc.explain_resolve(user, context, "醸造責任者", "新幹線", semantic_floor=0.99)
+    assert below.verdict == "semantic_below_floor" and below.cosine < 0.99
+    assert below.semantic_floor.value == 0.99

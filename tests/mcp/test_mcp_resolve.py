@@ -1,0 +1,61 @@
+"""resolve, resolve_label, explain_resolve and audit_vocabulary through the official SDK client."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+from mcp import Client
+
+from tabane.graph.claim_input import parse_claims
+from tabane.mcp.registry import by_name
+from tabane.mcp.server import build_server
+from tabane.service import Tabane
+from tabane.types import Principal
+
+
+async def ok(c: Client, tool: str, args: dict[str, Any]) -> Any:
+    result = await c.call_tool(tool, args)
+    assert not result.is_error, result.content
+    assert json.loads(result.content[0].text) == result.structured_content
+    return result.structured_content
+
+
+def test_resolve_tools_round_trip(svc: Tabane, user: Principal, context: str) -> None:
+    svc.add_claims(
+        user,
+        context,
+        parse_claims(
+            [
+                {"subject": "東京都", "label": "所在地", "object": "関東", "weight": 1.0},
+                {"subject": "東京都庁", "label": "所在地", "object": "新宿", "weight": 1.0},
+            ]
+        ),
+    )
+    server = build_server(svc, lambda: user)
+
+    async def main() -> None:
+        async with Client(server, mode="legacy") as c:
+            got = await ok(c, "resolve", {"context": context, "cue": "とうきょう都"})
+            assert got["candidates"] == []
+            got = await ok(c, "resolve", {"context": context, "cue": "京都"})
+            assert [x["name"] for x in got["candidates"]] == ["東京都", "東京都庁"]
+            assert got["candidates"][0]["gloss"] == "東京都 — 所在地→関東"
+            lab = await ok(c, "resolve_label", {"context": context, "cue": "所在"})
+            assert lab["candidates"][0]["name"] == "所在地"
+            why = await ok(
+                c,
+                "explain_resolve",
+                {"context": context, "cue": "京都", "expected": "東京都庁", "limit": 1},
+            )
+            assert (why["verdict"], why["limit_to_reach"]) == ("cut_by_limit", 2)
+            audit = await ok(c, "audit_vocabulary", {"context": context})
+            assert [(t["a"], t["b"]) for t in audit["lexical"]] == [("東京都", "東京都庁")]
+            bad = await c.call_tool("resolve", {"context": context, "cue": "x", "user": "root"})
+            assert bad.is_error
+
+    anyio.run(main)
+    tools = by_name()
+    assert all(tools[n].read_only for n in ("resolve", "resolve_label", "explain_resolve"))
+    assert "RESOLVE BEFORE YOU MINT" in tools["resolve"].description
