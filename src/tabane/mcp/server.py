@@ -82,7 +82,8 @@ def build_server(svc: Tabane, principal: PrincipalFn) -> Server[Any]:
         "tabane",
         version=__version__,
         title="tabane",
-        description="Grounded memory for LLM agents: contexts, groups, sources, citations.",
+        description="Grounded memory for LLM agents: contexts, sources and passage search, the "
+        "association graph (resolve, claims, graph reads), citations.",
         instructions=protocol_text(),
         get_tool_input_schema=schemas.get,
         on_list_tools=list_tools,
