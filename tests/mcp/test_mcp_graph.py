@@ -15,7 +15,7 @@ from mcp import Client
 from sqlalchemy import func, select
 
 from tabane.ingest.documents import DocumentInput
-from tabane.mcp import registry
+from tabane.mcp import catalog
 from tabane.mcp.server import build_server, mount_mcp
 from tabane.service import Tabane
 from tabane.storage.schema import Claim, Context
@@ -78,7 +78,7 @@ def open_claims(svc: Tabane, user: Principal, context: str) -> int:
 
 
 def test_the_graph_tools_are_listed_with_their_annotations(svc: Tabane, user: Principal) -> None:
-    specs = registry.by_name()
+    specs = catalog.by_name()
     for name, kind in GRAPH_TOOLS.items():
         assert specs[name].kind == kind
     teaching = specs["add_associations"].description

@@ -16,7 +16,7 @@ from starlette.testclient import TestClient
 
 from tabane.api.app import create_app
 from tabane.errors import Forbidden
-from tabane.mcp import registry
+from tabane.mcp import catalog
 from tabane.mcp.server import current_request, mount_mcp
 from tabane.service import Tabane
 from tabane.types import Principal
@@ -46,7 +46,7 @@ def test_streamable_http_over_uvicorn(svc: Tabane, user: Principal) -> None:
 
     async def session(url: str, mode: str) -> None:
         async with Client(url, mode=mode) as c:
-            assert len((await c.list_tools()).tools) == len(registry.all_tools())
+            assert len((await c.list_tools()).tools) == len(catalog.all_tools())
             failed, body = await call(c, "get_context", {"name": name})
             assert failed and body["error"]["code"] == "no_context"
 

@@ -9,7 +9,7 @@ import anyio
 from mcp import Client
 
 from tabane.graph.claim_input import parse_claims
-from tabane.mcp.registry import by_name
+from tabane.mcp.catalog import by_name
 from tabane.mcp.server import build_server
 from tabane.service import Tabane
 from tabane.types import Principal

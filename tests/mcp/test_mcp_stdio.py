@@ -14,13 +14,13 @@ from typing import Any
 import anyio
 from mcp import Client, StdioServerParameters
 
-from tabane.mcp import registry
+from tabane.mcp import catalog
 from tabane.mcp.server import protocol_text
 from tabane.service import Tabane
 
 from helpers import unique
 
-TOOL_NAMES = {t.name for t in registry.all_tools()}  # the server registers exactly these
+TOOL_NAMES = {t.name for t in catalog.all_tools()}  # the server registers exactly these
 DOC = "# Kettle\n\nKettle boils water.\n\n## Safety\n\nNever run it dry.\n"
 
 

@@ -20,7 +20,7 @@ from fastapi import FastAPI
 from mcp import Client, MCPError, StdioServerParameters
 
 from tabane.errors import all_error_classes
-from tabane.mcp import registry
+from tabane.mcp import catalog
 from tabane.mcp.server import build_server, mount_mcp, protocol_text
 from tabane.service import Tabane
 from tabane.types import Principal
@@ -53,9 +53,7 @@ TOOL_NAMES = {
 def test_every_tool_is_called_by_some_mcp_test() -> None:
     """A tool no test calls through an MCP client does not exist."""
     tests = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests" / "mcp").glob("*.py"))
-    uncalled = {
-        t.name for t in registry.all_tools() if not re.search(rf'["\']{t.name}["\']', tests)
-    }
+    uncalled = {t.name for t in catalog.all_tools() if not re.search(rf'["\']{t.name}["\']', tests)}
     assert uncalled == set()
 
 
@@ -124,7 +122,7 @@ def test_every_tool_end_to_end(svc: Tabane, user: Principal, transport: str, mod
     async def body(c: Client) -> None:
         assert c.instructions == protocol_text()
         listed = {t.name: t for t in (await c.list_tools()).tools}
-        assert set(listed) == {t.name for t in registry.all_tools()}
+        assert set(listed) == {t.name for t in catalog.all_tools()}
         assert set(listed) >= TOOL_NAMES  # these are exercised here; the graph tools elsewhere
         assert all(t.description and t.output_schema for t in listed.values())
 
@@ -330,7 +328,7 @@ def test_no_argument_can_name_another_user(svc: Tabane, make_user, make_context)
     attacker = make_user()
 
     async def body(c: Client) -> None:
-        for spec in registry.all_tools():
+        for spec in catalog.all_tools():
             props = spec.args.model_json_schema().get("properties", {})
             assert not {"user", "user_id", "principal", "as_user"} & set(props), spec.name
         forged = await err(c, "get_context", {"name": theirs, "user": victim.name})
@@ -398,12 +396,12 @@ def test_protocol_doc_is_shipped_and_complete() -> None:
     assert doc == protocol_text()
     assert 60 <= len(doc.splitlines()) <= 200  # a manual, not a book
     mentioned = set(re.findall(r"`([a-z_]+)`", doc))
-    assert {t.name for t in registry.all_tools()} <= mentioned
+    assert {t.name for t in catalog.all_tools()} <= mentioned
     assert {cls.code for cls in all_error_classes()} <= mentioned
 
 
 def test_every_parameter_is_described() -> None:
-    for spec in registry.all_tools():
+    for spec in catalog.all_tools():
         schema = spec.args.model_json_schema()
         assert schema.get("additionalProperties") is False, spec.name
         for where in (schema, *schema.get("$defs", {}).values()):

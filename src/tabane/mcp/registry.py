@@ -1,5 +1,5 @@
 """The registry of MCP tools: a `ToolSpec` per tool, registered by the `@tool(kind)` decorator in
-the tool modules (`tools`, `tools_graph`, `tools_resolve`, `tools_graph_reads`).
+the tool modules; `catalog.all_tools()` imports them all.
 
 A tool is a `ToolSpec`: a name, a description that teaches when to use it, a pydantic model of its
 arguments (its JSON schema is the tool's input schema; unknown arguments are refused, so no call can
@@ -9,7 +9,7 @@ function `(svc, user, args) -> result`. The acting user comes from the server, n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, get_type_hints
 
@@ -64,12 +64,6 @@ def tool(kind: Kind) -> Callable[[_F], _F]:
     return register
 
 
-def all_tools() -> tuple[ToolSpec, ...]:
-    """Every tool, in registration order (importing the tool modules registers them)."""
-    from tabane.mcp import tools, tools_graph, tools_graph_reads, tools_resolve  # noqa: F401
-
+def registered() -> tuple[ToolSpec, ...]:
+    """The tools registered so far (see catalog.all_tools for every tool)."""
     return tuple(_registered)
-
-
-def by_name() -> Mapping[str, ToolSpec]:
-    return {t.name: t for t in all_tools()}

@@ -1,7 +1,7 @@
 """The MCP server: tabane's tools over stdio and streamable HTTP, on the official MCP SDK (v2).
 
 `build_server` returns the SDK's low-level `mcp.server.Server` with one tool per
-`registry.all_tools()` entry and docs/protocol.md as its instructions. Every call acts as
+`catalog.all_tools()` entry and docs/protocol.md as its instructions. Every call acts as
 `principal()`, evaluated per call in the caller's context, never as anything named in the
 arguments. Results carry structured content (the output schema is the service dataclass's) and
 the same JSON as text; a `TabaneError` becomes a tool error result (`isError`) whose text is
@@ -34,7 +34,7 @@ from starlette.types import Receive, Scope, Send
 
 from tabane import __version__
 from tabane.errors import InvalidInput, Issue, TabaneError
-from tabane.mcp import registry
+from tabane.mcp import catalog, registry
 from tabane.service import Tabane
 from tabane.types import Principal, issue_path, to_plain
 
@@ -50,8 +50,8 @@ def protocol_text() -> str:
 
 def build_server(svc: Tabane, principal: PrincipalFn) -> Server[Any]:
     """An MCP server exposing tabane's tools, each acting as `principal()`."""
-    specs = registry.by_name()
-    listed = [_tool(spec) for spec in registry.all_tools()]
+    specs = catalog.by_name()
+    listed = [_tool(spec) for spec in catalog.all_tools()]
     schemas = {t.name: t.input_schema for t in listed}
 
     async def list_tools(
