@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
-from typing import Literal, cast, get_args
 
 from tabane.errors import DocumentError, Issue
+from tabane.text.blocks import Block as Block
+from tabane.text.blocks import Locator as Locator
+from tabane.text.blocks import ParsedDocument as ParsedDocument
 from tabane.text.decoding import decode_text, gunzip, gunzip_head, is_gzip
 
-LocatorKind = Literal["page", "line_range", "slide", "sheet", "table"]
 FORMATS = ("text", "markdown", "html", "pdf", "man")
 
 _EXTENSIONS = {
@@ -36,58 +36,6 @@ _EXTENSIONS = {
 _MAN_EXTENSION = re.compile(r"\.[1-9][a-z]{0,6}$")
 _HTML_START = (b"<!doctype html", b"<html")
 _ROFF_START = (b".th ", b'.\\"', b"'\\\"")
-
-
-@dataclass(frozen=True)
-class Locator:
-    """Where a block sits in its document: a page, or a 1-based inclusive range of lines, …"""
-
-    kind: LocatorKind
-    start: int  # 1-based (page number, first line)
-    end: int | None = None  # inclusive (last line); None for a single page
-
-    def __post_init__(self) -> None:
-        if self.kind not in get_args(LocatorKind):
-            raise ValueError(f"unknown locator kind {self.kind!r}")
-        if self.start < 1 or (self.end is not None and self.end < self.start):
-            raise ValueError(f"invalid locator range {self.start}..{self.end}")
-
-    def to_json(self) -> dict[str, object]:
-        out: dict[str, object] = {"kind": self.kind, "start": self.start}
-        if self.end is not None:
-            out["end"] = self.end
-        return out
-
-    @classmethod
-    def from_json(cls, data: dict[str, object]) -> Locator:
-        kind, start, end = data["kind"], data["start"], data.get("end")
-        if kind not in get_args(LocatorKind) or not isinstance(start, int):
-            raise ValueError(f"invalid locator {data!r}")
-        if end is not None and not isinstance(end, int):
-            raise ValueError(f"invalid locator {data!r}")
-        return cls(cast(LocatorKind, kind), start, end)
-
-
-@dataclass(frozen=True)
-class Block:
-    """One paragraph of a document."""
-
-    text: str  # stripped, never empty
-    section: tuple[str, ...]  # heading path, outermost first; () before any heading
-    locator: Locator | None = None
-
-    def __post_init__(self) -> None:
-        if not self.text or self.text != self.text.strip():
-            raise ValueError("block text must be non-empty and stripped")
-
-
-@dataclass(frozen=True)
-class ParsedDocument:
-    format: str  # "text" | "markdown" | "html" | "pdf" | "man"
-    title: str | None
-    blocks: tuple[Block, ...]  # may be empty => the caller treats the document as empty
-    date: str | None = None  # ISO date (or date-time) from front matter or HTML meta
-    tags: tuple[str, ...] = ()  # from front matter `tags:`
 
 
 def detect_format(name: str, data: bytes) -> str:

@@ -19,8 +19,8 @@ import lxml.html
 import trafilatura
 from lxml import etree
 
+from tabane.text.blocks import Block, ParsedDocument
 from tabane.text.decoding import declared_charset, decode_text
-from tabane.text.documents import Block, ParsedDocument
 from tabane.text.html_blocks import Walker, from_trafilatura
 from tabane.text.html_chrome import prepare
 from tabane.text.metadata import iso_date

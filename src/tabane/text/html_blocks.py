@@ -11,7 +11,7 @@ from typing import Any
 
 from lxml import etree
 
-from tabane.text.documents import Block
+from tabane.text.blocks import Block
 from tabane.text.markdown import Outline, clean_heading
 
 # Page chrome by element name, for the plain walk (a <header> in <main> holds the article's title).

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from tabane.text.blocks import Block, ParsedDocument
 from tabane.text.decoding import split_lines
-from tabane.text.documents import Block, ParsedDocument
 from tabane.text.mdoc import MACROS, render_mdoc
 from tabane.text.plain import NumberedLine, make_block
 from tabane.text.roff import STRINGS, arguments, render

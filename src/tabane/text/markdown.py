@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
+from tabane.text.blocks import Block, ParsedDocument
 from tabane.text.decoding import split_lines
-from tabane.text.documents import Block, ParsedDocument
 from tabane.text.metadata import read_front_matter
 from tabane.text.plain import NumberedLine, make_block
 

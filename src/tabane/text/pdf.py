@@ -10,8 +10,8 @@ import io
 import pypdf
 
 from tabane.errors import DocumentError, Issue
+from tabane.text.blocks import Block, Locator, ParsedDocument
 from tabane.text.decoding import split_lines
-from tabane.text.documents import Block, Locator, ParsedDocument
 
 
 def parse_pdf(data: bytes, name: str) -> ParsedDocument:

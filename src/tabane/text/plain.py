@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tabane.text.blocks import Block, Locator, ParsedDocument
 from tabane.text.decoding import split_lines
-from tabane.text.documents import Block, Locator, ParsedDocument
 
 NumberedLine = tuple[int, str]  # (1-based line number, line text)
 
