@@ -17,16 +17,21 @@ Measured per origin (a random concept that has edges), p50 and p95 over `--queri
   context_stats   `Tabane.get_context` (GET /contexts/{c}: stats include the graph's)
 
     .venv/bin/python bench/activate_latency.py --edges 1000000 --concepts 100000
+
+`--home DIR` keeps the store in DIR (and reuses it when a previous run with the same sizes built
+it there), so a change to the read path can be measured without rebuilding the graph.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import _env
 import numpy as np
@@ -53,6 +58,75 @@ def synthetic(n_edges: int, n_concepts: int, seed: int = 11) -> tuple[np.ndarray
     return s, o, lab, np.round(w, 3)
 
 
+def build(
+    svc: Any,
+    user: Any,
+    s: np.ndarray,
+    o: np.ndarray,
+    lab: np.ndarray,
+    w: np.ndarray,
+    names: list[str],
+    labels: list[str],
+    batch: int,
+) -> None:
+    """Create the context `bench` and bulk-insert the vocabulary, claims and associations."""
+    from sqlalchemy import select
+
+    from tabane.storage.bulk import insert_columns
+    from tabane.storage.schema import Association, Claim, Context, VocabEntry
+    from tabane.text.spelling import spelling_key
+    from tabane.text.tokenize import normalize
+
+    svc.create_context(user, "bench")
+    with svc.store.session(user) as session:
+        ctx = session.scalar(select(Context).where(Context.name == "bench"))
+        assert ctx is not None
+        scopes = list(ctx.scopes)
+        const = {"context_id": ctx.id, "scopes": scopes}
+        for kind, vocab in (("concept", names), ("label", labels)):
+            insert_columns(
+                session,
+                VocabEntry.__table__,  # type: ignore[arg-type]
+                {
+                    "name": vocab,
+                    "norm": [normalize(n) for n in vocab],
+                    "key": [spelling_key(n) for n in vocab],
+                },
+                {**const, "kind": kind},
+            )
+    for i in range(0, len(s), batch):
+        part = slice(i, i + batch)
+        cols = {
+            "subject": [names[k] for k in s[part]],
+            "label": [labels[k] for k in lab[part]],
+            "object": [names[k] for k in o[part]],
+            "weight": [float(x) for x in w[part]],
+        }
+        with svc.store.session(user) as session:
+            insert_columns(
+                session,
+                Claim.__table__,  # type: ignore[arg-type]
+                cols,
+                {**const, "author": user.name, "kind": "world", "perspective": ""},
+            )
+            insert_columns(
+                session,
+                Association.__table__,  # type: ignore[arg-type]
+                cols,
+                {**const, "perspective": "", "claims": 1},
+            )
+        print(f"loaded {min(i + batch, len(s))} edges", file=sys.stderr)
+
+
+def dump(result: Any) -> Any:
+    """An activate result as plain data (everything but the statement count)."""
+    import dataclasses
+
+    doc = dataclasses.asdict(result)
+    doc.pop("statements")
+    return doc
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--edges", type=int, default=1_000_000)
@@ -60,6 +134,8 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--batch", type=int, default=200_000)
     ap.add_argument("--json")
+    ap.add_argument("--home", help="keep the store here; reuse it when already built")
+    ap.add_argument("--dump", help="write every activate result here (to compare two versions)")
     args = ap.parse_args()
 
     from sqlalchemy import select, text
@@ -69,63 +145,28 @@ def main() -> None:
     from tabane.graph.walk_fetch import Graph
     from tabane.service import Tabane
     from tabane.storage import embedded
-    from tabane.storage.bulk import insert_columns
-    from tabane.storage.schema import Association, Claim, Context, VocabEntry
-    from tabane.text.spelling import spelling_key
-    from tabane.text.tokenize import normalize
+    from tabane.storage.schema import Context
 
     info = _env.describe()
     s, o, lab, w = synthetic(args.edges, args.concepts)
     names = [f"c{i}" for i in range(args.concepts)]
     labels = [f"rel{i}" for i in range(20)]
-    home = Path(tempfile.mkdtemp(prefix="tabane-bench-activate-"))
+    keep = args.home is not None
+    home = Path(args.home) if keep else Path(tempfile.mkdtemp(prefix="tabane-bench-activate-"))
+    marker = home / f"built-{args.edges}-{args.concepts}"
+    reuse = marker.exists()
     svc = Tabane.open(Settings(home=home, embedder="none", worker="off"))
     try:
         user = svc.local_user()
-        svc.create_context(user, "bench")
         t0 = time.perf_counter()
-        with svc.store.session(user) as session:
-            ctx = session.scalar(select(Context).where(Context.name == "bench"))
-            assert ctx is not None
-            scopes = list(ctx.scopes)
-            const = {"context_id": ctx.id, "scopes": scopes}
-            for kind, vocab in (("concept", names), ("label", labels)):
-                insert_columns(
-                    session,
-                    VocabEntry.__table__,  # type: ignore[arg-type]
-                    {
-                        "name": vocab,
-                        "norm": [normalize(n) for n in vocab],
-                        "key": [spelling_key(n) for n in vocab],
-                    },
-                    {**const, "kind": kind},
-                )
-        for i in range(0, len(s), args.batch):
-            part = slice(i, i + args.batch)
-            cols = {
-                "subject": [names[k] for k in s[part]],
-                "label": [labels[k] for k in lab[part]],
-                "object": [names[k] for k in o[part]],
-                "weight": [float(x) for x in w[part]],
-            }
-            with svc.store.session(user) as session:
-                insert_columns(
-                    session,
-                    Claim.__table__,  # type: ignore[arg-type]
-                    cols,
-                    {**const, "author": user.name, "kind": "world", "perspective": ""},
-                )
-                insert_columns(
-                    session,
-                    Association.__table__,  # type: ignore[arg-type]
-                    cols,
-                    {**const, "perspective": "", "claims": 1},
-                )
-            print(f"loaded {min(i + args.batch, len(s))} edges", file=sys.stderr)
+        if not reuse:
+            build(svc, user, s, o, lab, w, names, labels, args.batch)
+            marker.write_text("built\n")
         load_s = time.perf_counter() - t0
-        with svc.store.owner.connect() as conn:
-            conn.execute(text("ANALYZE"))
-            conn.commit()
+        if not reuse:
+            with svc.store.owner.connect() as conn:
+                conn.execute(text("ANALYZE"))
+                conn.commit()
 
         rng = np.random.default_rng(3)
         touched = np.unique(np.concatenate([s, o]))
@@ -136,12 +177,15 @@ def main() -> None:
         times["context_stats"] = []
         expanded: list[int] = []
         statements: list[int] = []
+        dumped: list[Any] = []
         svc.activate(user, "bench", origins[0])  # warm the connection pool and caches
         for origin in origins:
             t = time.perf_counter()
             result = svc.activate(user, "bench", origin, limit=20)
             times["activate"].append(time.perf_counter() - t)
             expanded.append(result.expanded)
+            if args.dump:
+                dumped.append(dump(result))
             statements.append(result.statements)
             with svc.store.session(user) as session:
                 ctx = session.scalar(select(Context).where(Context.name == "bench"))
@@ -162,6 +206,8 @@ def main() -> None:
     finally:
         svc.close()
         embedded.stop(home)
+        if not keep:
+            shutil.rmtree(home, ignore_errors=True)
 
     rows = {
         k: {"p50_ms": pct(v, 0.5) * 1e3, "p95_ms": pct(v, 0.95) * 1e3} for k, v in times.items()
@@ -171,7 +217,7 @@ def main() -> None:
         "edges": len(s),
         "concepts": args.concepts,
         "queries": len(origins),
-        "load_edges_per_s": len(s) / load_s,
+        "load_edges_per_s": None if reuse else len(s) / load_s,
         "latency": rows,
         "expanded_p50": pct([float(x) for x in expanded], 0.5),
         "statements_p50": pct([float(x) for x in statements], 0.5),
@@ -182,11 +228,14 @@ def main() -> None:
     print("| read | p50 ms | p95 ms |\n|---|---|---|")
     for k, v in rows.items():
         print(f"| {k} | {v['p50_ms']:.1f} | {v['p95_ms']:.1f} |")
+    loaded = "reused store" if reuse else f"load {result_doc['load_edges_per_s']:.0f} edges/s"
     print(
-        f"\nload {result_doc['load_edges_per_s']:.0f} edges/s; per activate: "
+        f"\n{loaded}; per activate: "
         f"{result_doc['expanded_p50']:.0f} nodes expanded, "
         f"{result_doc['statements_p50']:.0f} statements (p50)"
     )
+    if args.dump:
+        Path(args.dump).write_text(json.dumps(dumped, indent=1))
     if args.json:
         Path(args.json).write_text(json.dumps(result_doc, indent=2))
 

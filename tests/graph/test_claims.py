@@ -359,3 +359,24 @@ def test_window_reads_count_superseded_claims_for_their_valid_time(
     }
     assert read(Window(since=at("2024-05-01"), until=at("2025-01-01"))) == {"Bergen": (1.0, 1)}
     assert read(Window(since=at("2025-01-01"))) == {"Bergen": (1.0, 1), "tea": (1.0, 1)}
+
+
+def test_a_visible_concept_wins_over_an_alias_of_the_same_spelling(
+    svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
+) -> None:
+    """A's private alias x → y must not redirect the public concept x that B minted later."""
+    a, b = make_user(), make_user()
+    context = make_context(a, scopes=["public"])
+    svc.add_claims(
+        a, context, parse_claims([{"subject": "y", "label": "is", "object": "z", "weight": 1}])
+    )
+    svc.add_alias(a, context, "x", "y", scopes=[f"user:{a.name}"])
+    svc.add_claims(
+        b, context, parse_claims([{"subject": "x", "label": "is", "object": "w", "weight": 1}])
+    )
+    report = svc.add_claims(
+        a, context, parse_claims([{"subject": "x", "label": "is", "object": "v", "weight": 1}])
+    )
+    assert report.aliased == {}  # a sees the concept x, so x stays x
+    assert edge(svc, a, context, "x", "is", "v") == (1.0, 1)
+    assert edge(svc, a, context, "y", "is", "v") == (0.0, 0)

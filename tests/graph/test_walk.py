@@ -10,9 +10,11 @@ from typing import Any
 
 import pytest
 
+from tabane.contexts import contexts as contexts_mod
 from tabane.errors import InvalidInput, NoConcept
 from tabane.graph.claim_input import parse_claims
 from tabane.graph.walk import CHUNK
+from tabane.graph.walk_fetch import Graph
 from tabane.service import Tabane
 from tabane.types import Principal
 
@@ -129,6 +131,75 @@ def test_matches_a_whole_graph_reference_with_big_hubs(
         assert [a.concept for a in got.concepts] == [v for v, _ in want]
         assert [a.activation for a in got.concepts] == pytest.approx([a for _, a in want])
         assert got.statements < limit  # batched, never one statement per edge
+
+
+def test_a_batch_fetch_ranks_each_node_as_a_single_fetch_and_a_python_oracle(
+    svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
+) -> None:
+    """Per node: ranks in `Hop.key` order, Σ|w| summed strongest first (bit for bit), degree
+    over all its edges; two scope rows of one edge net into one hop; a self-loop counts once."""
+    org = unique("org:b")
+    alice = make_user(extra_write=(org,))
+    context = make_context(alice, scopes=[org])
+    rng = random.Random(5)
+    net: dict[tuple[str, str, str], float] = {}
+    for i in range(CHUNK + 30):
+        size = rng.choice([0.1, 0.3, 0.7]) if i % 2 else round(rng.uniform(0.1, 2), 3)  # ties
+        net[("hub", "r", f"n{i}")] = rng.choice([1, -1]) * size  # not dyadic: order shows
+    for i in range(5):
+        net[(f"n{i}", "s", "hub")] = 0.75
+    net[("hub", "r", "hub")] = 0.3
+    net[("n1", "r", "n2")] = -1.1
+    write(svc, alice, context, *(c(s, lab, o, w) for (s, lab, o), w in net.items()))
+    write(svc, alice, context, c("hub", "r", "n0", 0.25), scopes=[f"user:{alice.name}"])
+    net[("hub", "r", "n0")] += 0.25
+
+    def oracle(node: str) -> tuple[list[tuple[Any, ...]], float]:
+        keys = [
+            (-abs(w), o if s == node else s, lab, "", s)
+            for (s, lab, o), w in net.items()
+            if node in (s, o)
+        ]
+        strength = 0.0
+        for key in sorted(keys):
+            strength += -key[0]
+        return sorted(keys), strength
+
+    with svc.store.session(alice) as session:
+        graph = Graph(session, contexts_mod.resolve(session, context))
+        nodes = ["n2", "hub", "n1", "absent"]
+        batch = graph.chunks(nodes, 0, CHUNK)
+        for node in nodes:
+            assert batch[node] == graph.chunks([node], 0, CHUNK)[node]
+            keys, strength = oracle(node)
+            assert [h.key() for h in batch[node].hops] == keys[:CHUNK]
+            assert batch[node].strength == strength  # exactly: the same float on every plan
+            assert batch[node].degree == len(keys)
+        rest = graph.chunks(["hub"], CHUNK, None)["hub"]
+        assert [h.key() for h in rest.hops] == oracle("hub")[0][CHUNK:]
+        assert rest.strength == batch["hub"].strength and rest.degree == CHUNK + 36
+        (n0,) = [h for h in (*batch["hub"].hops, *rest.hops) if h.other == "n0" and h.label == "r"]
+        assert (n0.weight, n0.claims) == (net[("hub", "r", "n0")], 2)
+        assert graph.statements == 2 + len(nodes)
+
+
+def test_each_edge_gets_only_its_own_claims(svc: Tabane, user: Principal, context: str) -> None:
+    """Attributions join on the whole edge id: the same triple in another perspective partition
+    lends none of its claims."""
+    tea = {"subject": "tea", "label": "is", "object": "calming"}
+    write(
+        svc, user, context,
+        tea | {"weight": 2.0, "kind": "opinion", "perspective": "alice"},
+        c("tea", "is", "calming", 0.5), c("tea", "is", "calming", 0.25),
+        c("tea", "r", "mint"),
+    )  # fmt: skip
+    world = svc.activate(user, context, "tea", perspective="")
+    edge = next(e for e in world.edges if e.object == "calming")
+    assert [a.weight for a in edge.attributions] == [0.5, 0.25]
+    assert (edge.weight, edge.claims, edge.perspective) == (0.75, 2, None)
+    alices = svc.activate(user, context, "tea", perspective="alice")
+    (only,) = alices.edges
+    assert [a.weight for a in only.attributions] == [2.0] and only.perspective == "alice"
 
 
 def test_explore_depth_and_labels_never_bridge(svc: Tabane, user: Principal, context: str) -> None:

@@ -337,6 +337,20 @@ SPECS: dict[str, Spec] = {
         },
         lambda p, i: {"gloss": "after"},
     ),
+    "vocabulary_sizes": Spec(  # one row per (context, kind, scope set): a context per slot
+        "vocabulary_sizes",
+        ("context_id", "kind"),
+        lambda conn, tag, slots: {"ctx": _contexts(conn, tag, slots)},
+        lambda p, tag, n: {"context_id": p["ctx"][n], "kind": "concept", "entries": 1},
+        lambda p, i: {"entries": 2},
+    ),
+    "vocabulary_gram_stats": Spec(
+        "vocabulary_gram_stats",
+        ("context_id", "kind", "gram"),
+        lambda conn, tag, slots: {"ctx": _contexts(conn, tag, slots)},
+        lambda p, tag, n: {"context_id": p["ctx"][n], "kind": "concept", "gram": f"g{n}", "df": 1},
+        lambda p, i: {"df": 2},
+    ),
     "claims": Spec(  # no natural key: the author names the row
         "claims",
         ("context_id", "author"),

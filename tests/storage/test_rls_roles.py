@@ -134,8 +134,9 @@ def extra_rows(ctx: int, src: int, par: int, n: int) -> dict[str, dict[str, Any]
 
 
 def graph_rows(ctx: int, voc: int, n: int) -> dict[str, dict[str, Any]]:
-    """Rows of the graph tables (a spelling, its bigram and gloss vector, a claim and the
-    association it nets into), numbered by `n`; `voc` is the parent of the bigram and vector."""
+    """Rows of the graph tables (a spelling, its bigram and gloss vector, the vocabulary
+    statistics, a claim and the association it nets into), numbered by `n`; `voc` is the
+    parent of the bigram and vector."""
     return {
         "vocabulary": {
             "context_id": ctx,
@@ -158,6 +159,9 @@ def graph_rows(ctx: int, voc: int, n: int) -> dict[str, dict[str, Any]]:
             "gloss": "g",
             "embedding": [1.0, 0.0, 0.0],
         },
+        # one row per (context, kind, scope set): the fresh one (n = 1) is of the other kind
+        "vocabulary_sizes": {"context_id": ctx, "kind": ("concept", "label")[n % 2], "entries": 1},
+        "vocabulary_gram_stats": {"context_id": ctx, "kind": "concept", "gram": f"g{n}", "df": 1},
         "claims": {
             "context_id": ctx,
             "subject": "s",

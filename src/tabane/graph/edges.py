@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select, tuple_
+from sqlalchemy import ARRAY, Integer, Text, and_, bindparam, func, or_, select
 from sqlalchemy.orm import Session
 
 from tabane.storage.schema import Association, Claim, Paragraph, Source
@@ -118,6 +118,10 @@ def edge_id(row: Any) -> EdgeId:
     return (row.context_id, row.perspective, row.subject, row.label, row.object)
 
 
+_WANT = ("context_id", "perspective", "subject", "label", "object")  # EdgeId's order
+_WANT_TYPES = (Integer, Text, Text, Text, Text)
+
+
 def attributions(
     session: Session,
     ids: Iterable[EdgeId],
@@ -130,6 +134,19 @@ def attributions(
     if not ids:
         return {}
     c = Claim
+    # The wanted edges as one unnested row set joined on ix_claims_triple: the same statement
+    # text for any number of edges (a tuple IN list planned in ~0.1 ms per edge: 16 ms for 160).
+    cols = list(zip(*ids, strict=True))
+    want = (
+        func.unnest(
+            *(
+                bindparam(f"want_{name}", list(col), type_=ARRAY(kind))
+                for name, col, kind in zip(_WANT, cols, _WANT_TYPES, strict=True)
+            )
+        )
+        .table_valued(*_WANT)
+        .render_derived(name="want")
+    )
     stmt: Any = (
         select(
             c.id,
@@ -147,6 +164,16 @@ def attributions(
             Paragraph.section_path,
             Paragraph.locator,
         )
+        .join(
+            want,
+            and_(
+                c.context_id == want.c.context_id,
+                c.subject == want.c.subject,
+                c.label == want.c.label,
+                c.object == want.c.object,
+                c.perspective == want.c.perspective,
+            ),
+        )
         .outerjoin(
             Source,
             and_(
@@ -156,14 +183,11 @@ def attributions(
             ),
         )
         .outerjoin(Paragraph, and_(Paragraph.source_pk == Source.id, Paragraph.idx == c.paragraph))
-        .where(
-            tuple_(c.context_id, c.perspective, c.subject, c.label, c.object).in_(ids),
-            *in_window(window),
-        )
+        .where(*in_window(window))
         .order_by(func.abs(c.weight).desc(), c.id)
     )
     out: dict[EdgeId, list[Attribution]] = {}
-    for row in session.execute(stmt):
+    for row in session.connection().execute(stmt):  # core rows: no ORM result layer
         key = (row.context_id, row.perspective, row.subject, row.label, row.object)
         bucket = out.setdefault(key, [])
         if len(bucket) < per_edge:

@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Float, func, literal, select
 from sqlalchemy.orm import Session
 
+from tabane.graph import vocabulary_stats
 from tabane.storage.schema import VocabEntry, VocabGram
 from tabane.text.spelling import char_grams, containment, spelling_key
 
@@ -30,12 +31,14 @@ from tabane.text.spelling import char_grams, containment, spelling_key
 # informative gram's posting list is longer than max(STOP_MIN, N/STOP_SHARE), a cue of g grams
 # reads at most g·max(STOP_MIN, N/STOP_SHARE) postings. The rule is Taguru's (entry_index.rs),
 # a document-frequency rule relative to the vocabulary, not a value tuned to a dev set.
-# Measured by bench/resolve_latency.py (100k concepts, half camelCase identifiers, half Japanese
-# names; 2 shared cores): typo cues find the intended name 94/100 times; p50 138 ms against 4.9 ms
-# for an exact key. The cost is counting: the cue grams' df and the vocabulary size N are counted
-# per call (Latin bigrams have df in the thousands at 100k), and the informative postings are
-# aggregated. Precomputed gram statistics (df per gram and N per scope set, kept at write time
-# like bm25_terms) would make `analyse` O(grams); that needs a schema change.
+# The df of each cue gram and the vocabulary size N come from statistics kept at write time
+# (graph/vocabulary_stats.py: per context, kind and scope set, summed over what the caller sees),
+# so `analyse` is a handful of index lookups; the fuzzy tier aggregates only the informative
+# grams' postings and reads only the spellings whose Dice bound reaches the floor
+# (`fuzzy_candidates`). Measured by bench/resolve_latency.py (100k concepts, half camelCase
+# identifiers, half Japanese names; 2 shared cores): typo cue p50 was 138 ms with live counting;
+# see docs/benchmarks.md for the current numbers. What remains is inherent to the floor: a Latin
+# typo shares a word with ~1,000 identifiers above Dice 0.3, and all of them are scored.
 STOP_SHARE = 20
 STOP_MIN = 64
 # "A stored key inside the cue" looks every substring of the cue key up as an exact key; past
@@ -72,31 +75,14 @@ class Scored:
 
 
 def analyse(session: Session, context_id: int, kind: str, text: str) -> Cue:
+    """The cue's key and bigrams, and which of them are over-common for this caller: the df of
+    each gram and the vocabulary size N come from the statistics kept at write time
+    (graph/vocabulary_stats.py), summed over the scope sets the caller can see."""
     key = spelling_key(text)
     grams = char_grams(key)
-    df: dict[str, int] = dict.fromkeys(grams, 0)
-    if grams:
-        rows = session.execute(
-            select(VocabGram.gram, func.count())
-            .where(
-                VocabGram.context_id == context_id,
-                VocabGram.kind == kind,
-                VocabGram.gram.in_(sorted(grams)),
-            )
-            .group_by(VocabGram.gram)
-        )
-        df.update({gram: int(n) for gram, n in rows})
-    most = max(df.values(), default=0)
-    threshold = STOP_MIN
-    if most > STOP_MIN:
-        # Only a gram with df > N/STOP_SHARE is over-common, so the vocabulary needs counting
-        # only up to STOP_SHARE·max(df): past that no gram of this cue can be.
-        cap = STOP_SHARE * most + 1
-        capped = select(VocabEntry.id).where(
-            VocabEntry.context_id == context_id, VocabEntry.kind == kind
-        )
-        n = int(session.scalar(select(func.count()).select_from(capped.limit(cap).subquery())) or 0)
-        threshold = max(STOP_MIN, n // STOP_SHARE)
+    freq = vocabulary_stats.frequencies(session, context_id, kind, grams)
+    df = freq.df
+    threshold = max(STOP_MIN, freq.entries // STOP_SHARE)
     stop = frozenset(g for g, n in df.items() if n > threshold)
     if stop and stop == grams:
         # Every gram is over-common: keep the rarest one, or the cue could never match fuzzily.
@@ -133,6 +119,27 @@ def min_shared(cue: Cue, floor: float) -> int:
         return 1
     need = floor * a / (2 - floor)
     return max(1, math.ceil(need - 1e-9))
+
+
+def fuzzy_candidates(context_id: int, kind: str, cue: Cue, floor: float) -> Any:
+    """The ids of the spellings that may reach Dice ≥ `floor` with the cue: an aggregate over the
+    informative grams' postings alone (index-only on `ix_vocabulary_grams_lookup`, whose `size`
+    is each key's bigram count). A spelling sharing s of the cue's a informative grams has
+    b ≥ max(s, size − |stop|) informative grams of its own, so Dice = 2s/(a+b) is at most
+    2s/(a + max(s, size − |stop|)); only spellings whose bound reaches the floor are read and
+    scored (`score_key` decides; the bound only skips rows that cannot pass)."""
+    g = VocabGram
+    shared = func.count()
+    most = func.greatest(shared, func.max(g.size) - len(cue.stop))
+    # A hair under the floor so that rounding never drops a spelling `score_key` would keep.
+    slack = max(0.0, floor * (1 - 1e-9))
+    return (
+        select(g.entry_id)
+        .where(g.context_id == context_id, g.kind == kind, g.gram.in_(sorted(cue.informative)))
+        .group_by(g.entry_id)
+        .having(shared >= min_shared(cue, floor))
+        .having(2 * shared >= literal(slack, Float()) * (len(cue.informative) + most))
+    )
 
 
 def _rows(session: Session, stmt: Any) -> list[Any]:
@@ -193,15 +200,10 @@ def lexical(
     for r in _rows(session, stmt.order_by(func.length(v.key), v.name).limit(pool)):
         add(r.name, r.alias_of, r.key)
     if cue.informative:
-        g = VocabGram
-        shared = (
-            select(g.entry_id, func.count().label("shared"))
-            .where(g.context_id == context_id, g.kind == kind, g.gram.in_(sorted(cue.informative)))
-            .group_by(g.entry_id)
-            .having(func.count() >= min_shared(cue, floor))
-            .subquery()
-        )
-        stmt = select(v.name, v.alias_of, v.key).join(shared, shared.c.entry_id == v.id)
+        # ARRAY(subquery) is an init plan: the candidates' rows are then read through the
+        # primary key, whatever the planner estimates for the aggregate.
+        ids = func.array(fuzzy_candidates(context_id, kind, cue, floor).scalar_subquery())
+        stmt = select(v.name, v.alias_of, v.key).where(v.id == func.any(ids))
         for r in _rows(session, stmt):
             add(r.name, r.alias_of, r.key)
     return list(seen.values())

@@ -9,6 +9,7 @@ different concepts, even though they share a key.
 from __future__ import annotations
 
 import unicodedata
+from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -18,6 +19,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from tabane.errors import AliasConflict, Forbidden, InvalidInput, Issue, NoConcept, NotFound
+from tabane.graph import vocabulary_stats
 from tabane.storage.bulk import insert_columns
 from tabane.storage.schema import Context, VocabEntry, VocabGram
 from tabane.text.spelling import char_grams, spelling_key
@@ -119,16 +121,24 @@ def _index_grams(
     scopes: Sequence[str],
     entries: Sequence[tuple[int, str]],
 ) -> None:
+    """Write the bigrams of freshly minted spellings and add them to the statistics."""
+    if not entries:
+        return
     ids: list[int] = []
     grams: list[str] = []
+    sizes: list[int] = []
+    df: Counter[str] = Counter()
     for entry_id, key in entries:
-        for gram in sorted(char_grams(key)):
-            ids.append(entry_id)
-            grams.append(gram)
+        own = sorted(char_grams(key))
+        ids.extend([entry_id] * len(own))
+        grams.extend(own)
+        sizes.extend([len(own)] * len(own))
+        df.update(own)
+    vocabulary_stats.bump(session, context_id, kind, scopes, len(entries), df)
     insert_columns(
         session,
         VocabGram.__table__,  # type: ignore[arg-type]
-        {"entry_id": ids, "gram": grams},
+        {"entry_id": ids, "gram": grams, "size": sizes},
         {"context_id": context_id, "kind": kind, "scopes": list(scopes)},
     )
 
@@ -136,7 +146,12 @@ def _index_grams(
 def canonical(
     session: Session, context_id: int, kind: Kind, spellings: Collection[str]
 ) -> dict[str, str]:
-    """The canonical spelling of every alias among `spellings` (aliases are entry-only)."""
+    """The canonical spelling of every alias among `spellings` (aliases are entry-only).
+
+    A spelling that is also a canonical concept the caller can see stays itself: an alias row
+    under one scope set never redirects a concept another scope set minted with that spelling
+    (an alias cannot join two concepts, whoever wrote them). Ties between aliases of the same
+    spelling under different scope sets go to the alphabetically first target."""
     if not spellings:
         return {}
     rows = session.execute(
@@ -145,11 +160,15 @@ def canonical(
             VocabEntry.context_id == context_id,
             VocabEntry.kind == kind,
             VocabEntry.name.in_(list(set(spellings))),
-            VocabEntry.alias_of.is_not(None),
         )
-        .order_by(VocabEntry.name, VocabEntry.alias_of)
+        .order_by(VocabEntry.name, VocabEntry.alias_of.desc().nulls_first())
     ).all()
-    return {row.name: row.alias_of for row in rows if row.alias_of is not None}
+    concepts = {row.name for row in rows if row.alias_of is None}
+    out: dict[str, str] = {}
+    for row in rows:
+        if row.alias_of is not None and row.name not in concepts:
+            out[row.name] = row.alias_of  # ordered by target desc: the first target wins last
+    return out
 
 
 def exists(session: Session, context_id: int, kind: Kind, name: str) -> bool:
@@ -248,6 +267,7 @@ def remove_alias(
         raise Forbidden(
             f"you may not retract alias {alias!r}", issues=[Issue("alias", "scopes not writable")]
         )
+    vocabulary_stats.unbump_entries(session, mine)
     session.execute(delete(VocabEntry).where(VocabEntry.id.in_(mine)))
     return len(mine)
 

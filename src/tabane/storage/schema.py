@@ -37,6 +37,8 @@ from tabane.storage.schema_graph import Association as Association
 from tabane.storage.schema_graph import Claim as Claim
 from tabane.storage.schema_graph import VocabEntry as VocabEntry
 from tabane.storage.schema_graph import VocabGram as VocabGram
+from tabane.storage.schema_graph import VocabGramStats as VocabGramStats
+from tabane.storage.schema_graph import VocabSize as VocabSize
 from tabane.storage.schema_graph import VocabVector as VocabVector
 
 SCOPED_TABLES = (
@@ -54,6 +56,8 @@ SCOPED_TABLES = (
     "vocabulary",
     "vocabulary_grams",
     "vocabulary_vectors",
+    "vocabulary_sizes",
+    "vocabulary_gram_stats",
     "claims",
     "associations",
 )

@@ -51,7 +51,10 @@ class VocabEntry(Scoped, Base):
 
 
 class VocabGram(Scoped, Base):
-    """One character bigram of a vocabulary key: the inverted index of resolve's fuzzy tier."""
+    """One character bigram of a vocabulary key: the inverted index of resolve's fuzzy tier.
+
+    `size` repeats the key's distinct bigram count (VocabEntry.grams), so the covering index
+    bounds a spelling's Dice with the cue before its row is read (0: unknown, no bound)."""
 
     __no_scope_index__ = True
     __tablename__ = "vocabulary_grams"
@@ -61,7 +64,7 @@ class VocabGram(Scoped, Base):
             "context_id",
             "kind",
             "gram",
-            postgresql_include=["entry_id", "scopes"],
+            postgresql_include=["entry_id", "scopes", "size"],
         ),
         _same_scopes("entry_id", "vocabulary"),
     )
@@ -69,6 +72,42 @@ class VocabGram(Scoped, Base):
     gram: Mapped[str] = mapped_column(Text(collation="C"), primary_key=True)
     context_id: Mapped[int] = mapped_column(Integer)
     kind: Mapped[str] = mapped_column(Text)
+    size: Mapped[int] = mapped_column(Integer, server_default="0")
+
+
+class VocabSize(Scoped, Base):
+    """How many spellings (rows of `vocabulary`, aliases included) a context holds of one kind
+    under one scope set, kept in the transaction that adds or removes them. A caller's vocabulary
+    size is the sum over the rows it can see (like `bm25_corpus`)."""
+
+    __no_scope_index__ = True
+    __tablename__ = "vocabulary_sizes"
+    __extra_args__ = (
+        UniqueConstraint("context_id", "kind", "scopes"),
+        CheckConstraint("kind in ('concept', 'label')", name="kind_known"),
+    )
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    context_id: Mapped[int] = mapped_column(ForeignKey("contexts.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(Text)
+    entries: Mapped[int] = mapped_column(BigInteger, server_default="0")
+
+
+class VocabGramStats(Scoped, Base):
+    """Document frequency of one bigram among a context's spellings of one kind under one scope
+    set (the rows of `vocabulary_grams` it counts; see VocabSize): resolve reads it instead of
+    counting postings."""
+
+    __no_scope_index__ = True
+    __tablename__ = "vocabulary_gram_stats"
+    __extra_args__ = (
+        UniqueConstraint("context_id", "kind", "gram", "scopes"),
+        CheckConstraint("kind in ('concept', 'label')", name="kind_known"),
+    )
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    context_id: Mapped[int] = mapped_column(ForeignKey("contexts.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(Text)
+    gram: Mapped[str] = mapped_column(Text(collation="C"))
+    df: Mapped[int] = mapped_column(BigInteger, server_default="0")
 
 
 class VocabVector(Scoped, Base):

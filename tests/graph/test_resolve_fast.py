@@ -1,0 +1,198 @@
+"""resolve's fast path against brute force: the write-time statistics (vocabulary sizes and
+bigram document frequencies per scope set) equal live counts of what each caller can see, and
+the indexed candidate statements (stop-grams from the statistics, the Dice bound from the
+postings' `size`) find exactly the spellings that scoring every visible key finds."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from sqlalchemy import func, select
+
+from tabane.graph import resolve_lexical as lex
+from tabane.graph import vocabulary_stats
+from tabane.graph.claim_input import parse_claims
+from tabane.service import Tabane
+from tabane.storage.schema import Context, VocabEntry, VocabGram, VocabGramStats, VocabSize
+from tabane.text.spelling import char_grams
+from tabane.types import Principal
+
+WORDS = [
+    "fetch",
+    "block",
+    "read",
+    "write",
+    "frame",
+    "buffer",
+    "index",
+    "cache",
+    "store",
+    "query",
+    "graph",
+    "token",
+    "score",
+]
+KANA = "あいうかきくさしすたちつなにぬはひふまみむやゆよらりるアイウカキクサシス株式会社"
+
+
+def spellings(rng: random.Random, n: int) -> list[str]:
+    out: set[str] = set()
+    while len(out) < n:
+        if rng.random() < 0.5:
+            parts = rng.sample(WORDS, rng.choice((1, 2, 3)))
+            out.add(parts[0] + "".join(p.capitalize() for p in parts[1:]) + str(rng.randrange(9)))
+        else:
+            out.add("".join(rng.choice(KANA) for _ in range(rng.randint(1, 6))))
+    return sorted(out)
+
+
+def typo(rng: random.Random, name: str) -> str:
+    i = rng.randrange(len(name))
+    how = rng.choice(("replace", "drop", "insert", "swap"))
+    ch = rng.choice(KANA if ord(name[i]) > 0x7F else "abcdefghijklmnopqrstuvwxyz")
+    if how == "replace":
+        return name[:i] + ch + name[i + 1 :]
+    if how == "drop" and len(name) > 1:
+        return name[:i] + name[i + 1 :]
+    if how == "swap" and i + 1 < len(name):
+        return name[:i] + name[i + 1] + name[i] + name[i + 2 :]
+    return name[:i] + ch + name[i:]
+
+
+def write(svc: Tabane, user: Principal, context: str, names: list[str], **kw: object) -> None:
+    pairs = [(names[i], names[(i + 1) % len(names)]) for i in range(0, len(names), 2)]
+    claims = [{"subject": s, "label": "r", "object": o, "weight": 1.0} for s, o in pairs]
+    svc.add_claims(user, context, parse_claims(claims), **kw)  # type: ignore[arg-type]
+
+
+def live_counts(session, ctx_id: int, kind: str) -> tuple[int, Counter[str]]:
+    """N and every bigram's df, counted from the rows the session can see."""
+    n = session.scalar(
+        select(func.count())
+        .select_from(VocabEntry)
+        .where(VocabEntry.context_id == ctx_id, VocabEntry.kind == kind)
+    )
+    rows = session.execute(
+        select(VocabGram.gram, func.count())
+        .where(VocabGram.context_id == ctx_id, VocabGram.kind == kind)
+        .group_by(VocabGram.gram)
+    )
+    return int(n or 0), Counter({g: int(c) for g, c in rows})
+
+
+def assert_stats_match(session, ctx_id: int) -> None:
+    for kind in ("concept", "label"):
+        n, df = live_counts(session, ctx_id, kind)
+        freq = vocabulary_stats.frequencies(session, ctx_id, kind, set(df) | {"zz", "無し"})
+        assert freq.entries == n, kind
+        assert {g: c for g, c in freq.df.items() if c} == dict(df), kind
+
+
+def brute_force(session, ctx_id: int, cue: lex.Cue, floor: float) -> set[tuple[str, float, str]]:
+    rows = session.execute(
+        select(VocabEntry.name, VocabEntry.key).where(
+            VocabEntry.context_id == ctx_id, VocabEntry.kind == "concept"
+        )
+    ).all()
+    want = set()
+    for name, key in rows:
+        score, how = lex.score_key(cue, key)
+        if how == "exact" or score <= 0 or (how == "fuzzy" and score < floor):
+            continue
+        want.add((name, round(score, 9), how))
+    return want
+
+
+def check_cues(svc: Tabane, user: Principal, context: str, cues: list[str]) -> int:
+    """Compare the fast candidates with brute force for every cue and three floors; returns the
+    number of candidates compared (so the test knows it compared something)."""
+    compared = 0
+    with svc.store.session(user) as session:
+        ctx_id = session.scalar(select(Context.id).where(Context.name == context))
+        assert ctx_id is not None
+        assert_stats_match(session, ctx_id)
+        for text in cues:
+            cue = lex.analyse(session, ctx_id, "concept", text)
+            for floor in (0.0, 0.3, 0.6):
+                got = {
+                    (s.name, round(s.score, 9), s.kind)
+                    for s in lex.lexical(session, ctx_id, "concept", cue, floor, 10_000)
+                }
+                assert got == brute_force(session, ctx_id, cue, floor), (text, floor)
+                compared += len(got)
+    return compared
+
+
+@pytest.fixture
+def corpus(svc: Tabane, make_user, make_context):
+    """Three hundred spellings over three scope sets (one private to alice, one shared, one
+    public-ish team scope bob may only read), plus some aliases; a few with over-common
+    bigrams (株式会社) so stop-grams are in play."""
+    rng = random.Random(20261130)
+    alice = make_user(extra_write=("team:fast",))
+    bob = make_user(extra_read=("team:fast",))
+    context = make_context(alice, scopes=["team:fast"])
+    names = spellings(rng, 300) + [f"株式会社{c}{d}" for c in KANA[:12] for d in KANA[12:20]]
+    rng.shuffle(names)
+    third = len(names) // 3
+    write(svc, alice, context, names[:third])
+    write(svc, alice, context, names[third : 2 * third], scopes=[f"user:{alice.name}"])
+    write(svc, alice, context, names[2 * third :], scopes=["team:fast"])
+    write(svc, alice, context, names[:20], scopes=[f"user:{alice.name}"])  # a second scope set
+    for i, target in enumerate(names[2 * third : 2 * third + 15]):
+        svc.add_alias(alice, context, f"{target}別名{i}", target, scopes=["team:fast"])
+    return rng, alice, bob, context, names
+
+
+def test_statistics_equal_live_counts_per_caller(svc: Tabane, corpus) -> None:
+    _, alice, bob, context, _ = corpus
+    for who in (alice, bob):
+        with svc.store.session(who) as session:
+            ctx_id = session.scalar(select(Context.id).where(Context.name == context))
+            assert_stats_match(session, ctx_id)
+    # bob sees strictly less than alice: the statistics never count what he cannot see.
+    with svc.store.session(bob) as session:
+        ctx_id = session.scalar(select(Context.id).where(Context.name == context))
+        bobs = vocabulary_stats.frequencies(session, ctx_id, "concept", ()).entries
+    with svc.store.session(alice) as session:
+        alices = vocabulary_stats.frequencies(session, ctx_id, "concept", ()).entries
+    assert 0 < bobs < alices
+
+
+def test_statistics_follow_alias_removal(svc: Tabane, corpus) -> None:
+    _, alice, bob, context, names = corpus
+    third = len(names) // 3
+    for i, target in enumerate(names[2 * third : 2 * third + 5]):
+        assert svc.remove_alias(alice, context, f"{target}別名{i}") == 1
+    for who in (alice, bob):
+        with svc.store.session(who) as session:
+            ctx_id = session.scalar(select(Context.id).where(Context.name == context))
+            assert_stats_match(session, ctx_id)
+    with svc.store.session(alice) as session:  # removed rows leave zero counts, never negative
+        assert session.scalar(select(func.min(VocabGramStats.df))) >= 0
+        assert session.scalar(select(func.min(VocabSize.entries))) >= 0
+
+
+def test_fast_candidates_equal_brute_force_on_typos(svc: Tabane, corpus) -> None:
+    rng, alice, bob, context, names = corpus
+    cues = [typo(rng, name) for name in rng.sample(names, 200)]
+    cues += ["株式会社", "株式会社あい", "fetchBlok", "b", "zz", "会", "QUERYGRAPH"]
+    assert check_cues(svc, alice, context, cues) > 1000
+    assert check_cues(svc, bob, context, rng.sample(cues, 60)) > 100
+
+
+def test_postings_carry_their_key_size(svc: Tabane, corpus) -> None:
+    """The Dice bound reads `size` from the postings: it must be each key's bigram count."""
+    _, alice, _, context, _ = corpus
+    with svc.store.session(alice) as session:
+        rows = session.execute(
+            select(VocabEntry.key, VocabGram.size)
+            .join(VocabGram, VocabGram.entry_id == VocabEntry.id)
+            .where(
+                VocabEntry.context_id
+                == select(Context.id).where(Context.name == context).scalar_subquery()
+            )
+        ).all()
+    assert rows and all(size == len(char_grams(key)) for key, size in rows)
