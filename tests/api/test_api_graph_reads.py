@@ -136,3 +136,21 @@ def test_errors_share_one_body(
     assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
     r = client.get(f"{base}/labels", params={"limit": 0})
     assert r.status_code == 422
+
+
+def test_walks_take_a_time_window(
+    svc: Tabane, user: Principal, client: TestClient, context: str
+) -> None:
+    seed(svc, user, context)
+    base = f"/contexts/{context}"
+    for route in ("activate", "explore"):
+        now = client.post(f"{base}/{route}", json={"origins": "brewing"})
+        assert now.status_code == 200 and now.json()["concepts"]
+        before = client.post(  # every claim was recorded now: nothing was valid in 2001
+            f"{base}/{route}", json={"origins": "brewing", "until": "2001-01-01"}
+        )
+        assert before.status_code == 200 and before.json()["concepts"] == []
+    bad = client.post(f"{base}/paths", json={"origins": "brewing", "targets": "steaming",
+                                             "until": "yesterday"})  # fmt: skip
+    assert bad.status_code == 422
+    assert bad.json()["error"]["issues"][0]["path"] == "body.until"

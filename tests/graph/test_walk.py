@@ -298,3 +298,52 @@ def test_walks_never_see_private_claims(
     assert svc.unreachable_from(bob, shared, "A").total == 0
     with pytest.raises(NoConcept):
         svc.paths(bob, shared, "A", "secret")
+
+
+def test_walks_read_the_graph_as_it_was_in_a_window(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    """A correction closes a range: a walk over a window before it still sees the old edge."""
+    first = svc.add_claims(
+        user,
+        context,
+        parse_claims(
+            [
+                {"subject": "Hana", "label": "lives_in", "object": "Oslo", "weight": 1,
+                 "valid_from": "2020-01-01"},
+                {"subject": "Oslo", "label": "in", "object": "Norway", "weight": 1,
+                 "valid_from": "2000-01-01"},  # without it, valid from when it was recorded
+            ]
+        ),
+    )  # fmt: skip
+    svc.add_claims(
+        user,
+        context,
+        parse_claims(
+            [
+                {"subject": "Hana", "label": "lives_in", "object": "Lyon", "weight": 1,
+                 "valid_from": "2024-05-01", "closes": [first.claims[0]]},
+            ]
+        ),
+    )  # fmt: skip
+    from datetime import UTC, datetime
+
+    now = {c.concept for c in svc.activate(user, context, "Hana").concepts}
+    assert "Lyon" in now and "Oslo" not in now
+    then = svc.activate(
+        user, context, "Hana", since=datetime(2021, 1, 1, tzinfo=UTC),
+        until=datetime(2022, 1, 1, tzinfo=UTC),
+    )  # fmt: skip
+    assert {c.concept for c in then.concepts} >= {"Oslo"} and "Lyon" not in {
+        c.concept for c in then.concepts
+    }
+    reached = svc.explore(user, context, "Hana", until=datetime(2022, 1, 1, tzinfo=UTC))
+    assert "Oslo" in {c.concept for c in reached.concepts}
+    found = svc.paths(user, context, "Hana", "Norway", until=datetime(2022, 1, 1, tzinfo=UTC))
+    assert found.paths and not svc.paths(user, context, "Hana", "Norway").paths
+    with pytest.raises(InvalidInput) as err:
+        svc.activate(
+            user, context, "Hana", since=datetime(2022, 1, 1, tzinfo=UTC),
+            until=datetime(2021, 1, 1, tzinfo=UTC),
+        )  # fmt: skip
+    assert err.value.issues[0].path == "until"

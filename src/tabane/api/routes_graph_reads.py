@@ -73,6 +73,7 @@ def activate(context: str, body: ActivateIn, svc: Svc, user: User) -> ActivateOu
         min_activation=body.min_activation,
         labels=body.labels,
         perspective=body.perspective,
+        **body.window(),
     )
     return out(ActivateOut, result)
 
@@ -89,6 +90,7 @@ def explore(context: str, body: ExploreIn, svc: Svc, user: User) -> ExploreOut:
         labels=body.labels,
         limit=body.limit,
         perspective=body.perspective,
+        **body.window(),
     )
     return out(ExploreOut, result)
 
@@ -107,6 +109,7 @@ def paths(context: str, body: PathsIn, svc: Svc, user: User) -> PathsOut:
         limit=body.limit,
         labels=body.labels,
         perspective=body.perspective,
+        **body.window(),
     )
     return out(PathsOut, result)
 

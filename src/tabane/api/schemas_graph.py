@@ -8,6 +8,7 @@ mirror the service's frozen dataclasses.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from pydantic import Field
@@ -62,6 +63,14 @@ class WalkIn(Request):
     origins: Cue = Field(description="concepts to start from (resolve cues first)")
     labels: list[str] | None = Field(None, description="follow only edges with these labels")
     perspective: str | None = Field(None, description=PERSPECTIVE)
+    since: str | None = Field(None, description="ISO 8601: weights from claims valid from it")
+    until: str | None = Field(None, description="ISO 8601: weights from claims valid before it")
+
+    def window(self) -> dict[str, datetime | None]:
+        return {
+            "since": parse_date(self.since, "body.since"),
+            "until": parse_date(self.until, "body.until"),
+        }
 
 
 class ActivateIn(WalkIn):

@@ -4,6 +4,7 @@ each one facade call printed as JSON."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Annotated
 
 import typer
@@ -19,6 +20,8 @@ LabelsOpt = Annotated[Many, Opt("--label", "-l", help="follow only this label (r
 PerspectiveOpt = Annotated[
     str | None, Opt(help="only this partition: a holder's key, or '' for world facts")
 ]
+SinceOpt = Annotated[str | None, Opt(help="ISO 8601: weights from claims valid on or after")]
+UntilOpt = Annotated[str | None, Opt(help="ISO 8601: weights from claims valid before")]
 
 
 def _cue(values: Many) -> list[str] | None:
@@ -80,6 +83,8 @@ def activate(
     min_activation: Annotated[float, Opt(help="stop below this activation")] = 1e-6,
     label: LabelsOpt = None,
     perspective: PerspectiveOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
 ) -> None:
     """Spreading activation: the concepts most associated with the origins, with their paths.
     Example: tabane activate stress -c health --limit 10"""
@@ -88,6 +93,7 @@ def activate(
             svc.activate(
                 user, context, origins, decay=decay, limit=limit,
                 min_activation=min_activation, labels=_cue(label), perspective=perspective,
+                **_window(since, until),
             )
         )  # fmt: skip
 
@@ -100,6 +106,8 @@ def explore(
     limit: Annotated[int, Opt(help="concepts to return")] = 1000,
     label: LabelsOpt = None,
     perspective: PerspectiveOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
 ) -> None:
     """Concepts within `depth` hops of the origins with their distance.
     Example: tabane explore brewing -c sake --depth 3"""
@@ -107,7 +115,7 @@ def explore(
         emit(
             svc.explore(
                 user, context, origins, depth=depth, limit=limit, labels=_cue(label),
-                perspective=perspective,
+                perspective=perspective, **_window(since, until),
             )
         )  # fmt: skip
 
@@ -122,6 +130,8 @@ def paths(
     limit: Annotated[int, Opt(help="paths to return")] = 10,
     label: LabelsOpt = None,
     perspective: PerspectiveOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
 ) -> None:
     """Simple paths between origins and targets, shortest first; says when the budget capped it.
     Example: tabane paths --from stress --to fatigue -c health"""
@@ -129,7 +139,7 @@ def paths(
         emit(
             svc.paths(
                 user, context, origin, target, max_depth=max_depth, budget=budget, limit=limit,
-                labels=_cue(label), perspective=perspective,
+                labels=_cue(label), perspective=perspective, **_window(since, until),
             )
         )  # fmt: skip
 
@@ -174,3 +184,7 @@ def register(app: typer.Typer) -> None:
     """Add the graph read commands to the `tabane` command."""
     for name, fn in COMMANDS.items():
         app.command(name)(fn)
+
+
+def _window(since: str | None, until: str | None) -> dict[str, datetime | None]:
+    return {"since": parse_date(since, "--since"), "until": parse_date(until, "--until")}

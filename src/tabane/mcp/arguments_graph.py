@@ -51,6 +51,12 @@ class DescribeArgs(Args):
     concept: Annotated[str, Field(description="The concept's spelling (an alias works too).")]
 
 
+Since = Annotated[
+    str | None, Field(description="ISO 8601: weights from claims valid on or after it.")
+]
+Until = Annotated[str | None, Field(description="ISO 8601: weights from claims valid before it.")]
+
+
 class ActivateArgs(Args):
     context: ContextArg
     origins: Origins
@@ -61,6 +67,8 @@ class ActivateArgs(Args):
     ] = 1e-6
     labels: Labels = None
     perspective: Perspective = None
+    since: Since = None
+    until: Until = None
 
 
 class ExploreArgs(Args):
@@ -70,6 +78,8 @@ class ExploreArgs(Args):
     limit: Annotated[int, Field(ge=1, le=MAX_EXPLORE, description="Concepts to return.")] = 1000
     labels: Labels = None
     perspective: Perspective = None
+    since: Since = None
+    until: Until = None
 
 
 class FindPathsArgs(Args):
@@ -83,6 +93,8 @@ class FindPathsArgs(Args):
     limit: Annotated[int, Field(ge=1, le=MAX_PATHS, description="Paths to return.")] = 10
     labels: Labels = None
     perspective: Perspective = None
+    since: Since = None
+    until: Until = None
 
 
 class UnreachableArgs(Args):

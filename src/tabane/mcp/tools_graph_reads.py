@@ -3,6 +3,8 @@ citations. Each is a thin shell over the `Tabane` facade."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from tabane.graph.query import QueryResult
 from tabane.graph.query_cite import AssociationCitations
 from tabane.graph.query_concepts import ConceptDescription, LabelPage
@@ -57,7 +59,7 @@ def activate(svc: Tabane, user: Principal, a: ActivateArgs) -> ActivationResult:
     many edges (its flow is divided by its total |weight|); reported edge weights are the real
     ones. A chain A→B→C is shown, never asserted as A→C: transitivity is your judgment. Read
     `edges` for their attributions before relying on one."""
-    return svc.activate(user, a.context, a.origins, **a.model_dump(exclude={"context", "origins"}))
+    return svc.activate(user, a.context, a.origins, **_walk(a, {"context", "origins"}))
 
 
 @tool("read")
@@ -66,7 +68,7 @@ def explore(svc: Tabane, user: Principal, a: ExploreArgs) -> ExploreResult:
     direction; a shared label never connects two edges). Hop distance is not order: membership
     edges through a procedure's hub make shortcuts, so replay steps with `query_graph` on
     next_step edges instead."""
-    return svc.explore(user, a.context, a.origins, **a.model_dump(exclude={"context", "origins"}))
+    return svc.explore(user, a.context, a.origins, **_walk(a, {"context", "origins"}))
 
 
 @tool("read")
@@ -80,7 +82,7 @@ def find_paths(svc: Tabane, user: Principal, a: FindPathsArgs) -> PathsResult:
         a.context,
         a.origins,
         a.targets,
-        **a.model_dump(exclude={"context", "origins", "targets"}),
+        **_walk(a, {"context", "origins", "targets"}),
     )
 
 
@@ -107,3 +109,9 @@ def cite_association(svc: Tabane, user: Principal, a: CiteAssociationArgs) -> As
     return svc.association_citations(
         user, a.context, a.subject, a.label, a.object, perspective=a.perspective
     )
+
+
+def _walk(a: ActivateArgs | ExploreArgs | FindPathsArgs, exclude: set[str]) -> dict[str, Any]:
+    """The walk's keyword arguments, with since/until parsed (their issues name the argument)."""
+    out = a.model_dump(exclude=exclude | {"since", "until"})
+    return {**out, "since": parse_date(a.since, "since"), "until": parse_date(a.until, "until")}

@@ -14,6 +14,7 @@ from tabane.contexts import groups as groups_mod
 from tabane.errors import InvalidInput, Issue
 from tabane.graph import query as query_mod
 from tabane.graph import query_cite, query_concepts, vocabulary, walk, walk_paths
+from tabane.graph.edges import Window
 from tabane.graph.query import EdgeQuery, QueryResult
 from tabane.graph.query_cite import AssociationCitations
 from tabane.graph.query_concepts import ConceptDescription, LabelPage
@@ -113,6 +114,8 @@ class GraphReadService(ServiceBase):
         min_activation: float = 1e-6,
         labels: Sequence[str] | None = None,
         perspective: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
     ) -> ActivationResult:
         """Best-first spreading activation from `origins` (each at 1.0): the `limit` most
         activated other concepts, each with the path that reached it."""
@@ -121,7 +124,11 @@ class GraphReadService(ServiceBase):
             ctx = contexts_mod.resolve(session, context)
             start = _origins(session, ctx, origins, "origins")
             graph = Graph(
-                session, ctx, labels=_labels(session, ctx, labels), perspective=perspective
+                session,
+                ctx,
+                labels=_labels(session, ctx, labels),
+                perspective=perspective,
+                window=window(since, until),
             )
             result = walk.activate(
                 graph, start, decay=decay, limit=limit, min_activation=min_activation
@@ -139,6 +146,8 @@ class GraphReadService(ServiceBase):
         labels: Sequence[str] | None = None,
         limit: int = 1000,
         perspective: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
     ) -> ExploreResult:
         """Every concept within `depth` hops of the origins, with its hop distance."""
         walk.check_explore(depth, limit)
@@ -146,7 +155,11 @@ class GraphReadService(ServiceBase):
             ctx = contexts_mod.resolve(session, context)
             start = _origins(session, ctx, origins, "origins")
             graph = Graph(
-                session, ctx, labels=_labels(session, ctx, labels), perspective=perspective
+                session,
+                ctx,
+                labels=_labels(session, ctx, labels),
+                perspective=perspective,
+                window=window(since, until),
             )
             result = walk.explore(graph, start, depth=depth, limit=limit)
             contexts_mod.bump(session, ctx.id, reads=1, misses=0 if result.concepts else 1)
@@ -164,6 +177,8 @@ class GraphReadService(ServiceBase):
         limit: int = 10,
         labels: Sequence[str] | None = None,
         perspective: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
     ) -> PathsResult:
         """Simple paths from any origin to any target, shortest first; `capped` when the
         expansion budget ran out before the search was complete."""
@@ -173,7 +188,11 @@ class GraphReadService(ServiceBase):
             start = _origins(session, ctx, origins, "origins")
             goal = _origins(session, ctx, targets, "targets")
             graph = Graph(
-                session, ctx, labels=_labels(session, ctx, labels), perspective=perspective
+                session,
+                ctx,
+                labels=_labels(session, ctx, labels),
+                perspective=perspective,
+                window=window(since, until),
             )
             result = walk_paths.paths(
                 graph, start, goal, max_depth=max_depth, budget=budget, limit=limit
@@ -243,3 +262,12 @@ class GraphReadService(ServiceBase):
             result = query_cite.citations(session, ctx, s, lab, o, perspective)
             contexts_mod.bump(session, ctx.id, reads=1)
             return result
+
+
+def window(since: datetime | None, until: datetime | None) -> Window | None:
+    """The valid-time window of a walk: weights from the claims valid in [since, until)."""
+    if since is None and until is None:
+        return None
+    if since is not None and until is not None and since >= until:
+        raise InvalidInput("until must be after since", issues=[Issue("until", "not after since")])
+    return Window(since, until)
