@@ -138,3 +138,32 @@ def test_through_create_app_under_test_client(svc: Tabane, user: Principal) -> N
             assert json.loads(result["content"][0]["text"])["error"]["code"] == "no_context"
         assert client.get("/health").status_code == 200
         assert "/mcp" not in client.get("/openapi.json").json()["paths"]
+
+
+def test_the_sdks_plain_text_refusals_leave_as_the_one_error_body(
+    svc: Tabane, user: Principal
+) -> None:
+    """A wrong Host or Origin (DNS-rebinding protection) is refused with tabane's error body."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=["127.0.0.1:*", "localhost:*"],
+        allowed_origins=["http://127.0.0.1:*", "http://localhost:*"],
+    )
+    app = create_app(svc, principal=lambda request: user, mcp_security=security)
+    rpc = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    with TestClient(app, base_url="http://evil.example") as client:
+        answer = client.post("/mcp", headers=RPC_HEADERS, json=rpc)
+    assert answer.status_code == 421
+    assert answer.headers["content-type"] == "application/json"
+    error = answer.json()["error"]
+    assert error["code"] == "bad_request" and "Host" in error["message"]
+    with TestClient(app, base_url="http://127.0.0.1:8477") as client:
+        answer = client.post(
+            "/mcp", headers={**RPC_HEADERS, "Origin": "http://evil.example"}, json=rpc
+        )
+        assert answer.status_code == 403
+        assert answer.json()["error"]["code"] == "forbidden"
+        ok = client.post("/mcp", headers=RPC_HEADERS, json=rpc)
+        assert ok.status_code == 200 and ok.json()["result"]["tools"]

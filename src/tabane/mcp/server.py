@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from contextvars import ContextVar
 from importlib.resources import files
 from typing import Any
@@ -33,7 +33,15 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from tabane import __version__
-from tabane.errors import InvalidInput, Issue, TabaneError
+from tabane.errors import (
+    BadRequest,
+    BodyTooLarge,
+    Forbidden,
+    InvalidInput,
+    Issue,
+    MethodNotAllowed,
+    TabaneError,
+)
 from tabane.mcp import catalog, registry
 from tabane.service import Tabane
 from tabane.types import Principal, issue_path, to_plain
@@ -229,11 +237,60 @@ class _StatelessEndpoint:
                     max_request_body_size=self.max_body,
                 )
                 async with manager.run():
-                    await manager.handle_request(scope, receive, send)
+                    await manager.handle_request(scope, receive, _errors_as_json(send))
             finally:
                 self.acting.reset(acting_token)
         finally:
             _REQUEST.reset(request_token)
+
+
+# The SDK answers some refusals in plain text (421 "Invalid Host header", 403 "Invalid Origin
+# header", 406, 415); they leave as tabane's one error body, with the SDK's status and words.
+_PLAIN_CODES: dict[int, type[TabaneError]] = {
+    400: BadRequest,
+    403: Forbidden,
+    405: MethodNotAllowed,
+    406: BadRequest,
+    413: BodyTooLarge,
+    415: BadRequest,
+    421: BadRequest,
+}
+
+
+def _errors_as_json(send: Send) -> Send:
+    """Wrap `send` so a plain-text error response becomes `{"error": {...}}` JSON."""
+    held: dict[str, Any] = {}
+    body = bytearray()
+
+    async def wrapped(message: MutableMapping[str, Any]) -> None:
+        if message["type"] == "http.response.start" and message["status"] >= 400:
+            headers = dict(message.get("headers", []))
+            if not headers.get(b"content-type", b"").startswith(b"application/json"):
+                held.update(message)
+                return
+        if held and message["type"] == "http.response.body":
+            body.extend(message.get("body", b""))
+            if message.get("more_body"):
+                return
+            status = held["status"]
+            text = body.decode("utf-8", "replace").strip() or f"HTTP {status}"
+            cls = _PLAIN_CODES.get(status) or (TabaneError if status >= 500 else BadRequest)
+            payload = json.dumps(cls(text).to_body()).encode()
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": status,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(payload)).encode()),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": payload})
+            return
+        await send(message)
+
+    return wrapped
 
 
 __all__ = ["build_server", "current_request", "mount_mcp", "protocol_text", "run_stdio"]
