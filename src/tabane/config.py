@@ -30,6 +30,11 @@ SETTINGS: dict[str, str] = {
     "TABANE_EMBED_DIM": "vector width of that model (discovered from the first answer when unset)",
     "TABANE_EMBED_MAX_RPS": "most requests per second sent to that API",
     "TABANE_SEMANTIC_FLOOR": "default cosine floor of the vector lane",
+    "TABANE_RERANKER": "`none` (default) or `http` (a TEI/Cohere/Jina-compatible /rerank service)",
+    "TABANE_RERANK_URL": "base URL of that rerank service",
+    "TABANE_RERANK_FORMAT": "`tei` (default) or `cohere` (Cohere and Jina)",
+    "TABANE_RERANK_MODEL": "model name sent to that service (required by `cohere`)",
+    "TABANE_RERANK_API_KEY": "bearer key for that service",
     "TABANE_WORKER": "`thread` (default: a background worker in the process) or `off`",
 }
 
@@ -58,6 +63,11 @@ class Settings:
     embed_dim: int | None = None
     embed_max_rps: float | None = None
     semantic_floor: float | None = None
+    reranker: str = "none"
+    rerank_url: str | None = None
+    rerank_format: str = "tei"
+    rerank_model: str | None = None
+    rerank_api_key: str | None = None
     worker: str = "thread"
     extra: Mapping[str, str] = field(default_factory=dict)
 
@@ -84,6 +94,11 @@ class Settings:
             embed_dim=_int(env, "TABANE_EMBED_DIM", 0, 0, 65536) or None,
             embed_max_rps=_float(env, "TABANE_EMBED_MAX_RPS", None, 0.0, 1e6),
             semantic_floor=_float(env, "TABANE_SEMANTIC_FLOOR", None, -1.0, 1.0),
+            reranker=_choice(env, "TABANE_RERANKER", "none", ("none", "http")),
+            rerank_url=env.get("TABANE_RERANK_URL") or None,
+            rerank_format=_choice(env, "TABANE_RERANK_FORMAT", "tei", ("tei", "cohere")),
+            rerank_model=env.get("TABANE_RERANK_MODEL") or None,
+            rerank_api_key=env.get("TABANE_RERANK_API_KEY") or None,
             worker=_choice(env, "TABANE_WORKER", "thread", ("thread", "off")),
         )
 

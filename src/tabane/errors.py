@@ -26,7 +26,8 @@
     ├── Forbidden                    forbidden     403  (the caller may not write these scopes)
     ├── StoreUnavailable             store_unavailable 503
     │   └── StoreBusy                store_busy    503  (another process holds the data directory)
-    └── EmbedderUnavailable          embedder_unavailable 503 (the embedding service is failing)
+    ├── EmbedderUnavailable          embedder_unavailable 503 (the embedding service is failing)
+    └── RerankerUnavailable          reranker_unavailable 503 (the rerank service is failing)
 
 Every error carries `issues`: `(path, problem)` pairs naming what was wrong and where, and
 `written`, which says what was written before the error (nothing, unless it says otherwise).
@@ -184,6 +185,11 @@ class StoreBusy(StoreUnavailable):
 
 class EmbedderUnavailable(TabaneError):
     code = "embedder_unavailable"
+    status = 503
+
+
+class RerankerUnavailable(TabaneError):
+    code = "reranker_unavailable"
     status = 503
 
 

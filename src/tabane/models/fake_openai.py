@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 WORD = re.compile(r"\w+")
 
@@ -54,29 +54,23 @@ class Request:
     status: int
 
 
-class FakeOpenAIServer:
-    def __init__(
-        self,
-        dim: int = 32,
-        *,
-        api_key: str | None = None,
-        scramble: bool = True,
-        max_batch: int = 2048,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.dim, self.api_key, self.scramble, self.max_batch = dim, api_key, scramble, max_batch
+class LoopbackServer:
+    """A stdlib HTTP server on 127.0.0.1 (a free port) in a background thread; `_answer` answers.
+
+    Subclasses implement `_answer(path, body, authorization) -> (status, payload, headers, delay)`:
+    the payload is JSON-encoded unless it is `bytes` (sent as it is, for malformed answers), and a
+    delay is waited before answering (cut short when the server closes).
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
-        self._faults: deque[Fault] = deque()
-        self._requests: list[Request] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
-    # -- lifecycle ------------------------------------------------------------------------------
-
-    def start(self) -> FakeOpenAIServer:
-        fake = self
+    def start(self) -> Self:
+        fake: LoopbackServer = self
 
         class Handler(_Handler):
             server_fake = fake
@@ -101,18 +95,44 @@ class FakeOpenAIServer:
             self._thread.join()
         self._httpd = self._thread = None
 
-    def __enter__(self) -> FakeOpenAIServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
     @property
-    def url(self) -> str:
-        """The base URL, ending in /v1 (an OpenAI client appends /embeddings)."""
+    def root(self) -> str:
+        """`http://127.0.0.1:PORT`, no path."""
         if self._httpd is None:
             raise RuntimeError("the fake server is not running; use it as a context manager")
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    def _answer(
+        self, path: str, body: Any, authorization: str | None
+    ) -> tuple[int, Any, dict[str, str], float]:
+        raise NotImplementedError
+
+
+class FakeOpenAIServer(LoopbackServer):
+    def __init__(
+        self,
+        dim: int = 32,
+        *,
+        api_key: str | None = None,
+        scramble: bool = True,
+        max_batch: int = 2048,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__(clock)
+        self.dim, self.api_key, self.scramble, self.max_batch = dim, api_key, scramble, max_batch
+        self._faults: deque[Fault] = deque()
+        self._requests: list[Request] = []
+
+    @property
+    def url(self) -> str:
+        """The base URL, ending in /v1 (an OpenAI client appends /embeddings)."""
+        return f"{self.root}/v1"
 
     # -- scripting ------------------------------------------------------------------------------
 
@@ -243,7 +263,7 @@ def _error(message: str, code: str = "invalid_request_error") -> dict[str, Any]:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server_fake: FakeOpenAIServer
+    server_fake: LoopbackServer
 
     def do_POST(self) -> None:
         fake = self.server_fake
@@ -257,7 +277,7 @@ class _Handler(BaseHTTPRequestHandler):
         )
         if delay:
             fake._stopping.wait(delay)
-        data = json.dumps(payload).encode()
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")

@@ -1,10 +1,11 @@
-"""Build the configured embedder from settings (at start-up, never at import)."""
+"""Build the configured embedder and reranker from settings (at start-up, never at import)."""
 
 from __future__ import annotations
 
 from tabane.config import Settings
 from tabane.errors import InvalidInput, Issue
 from tabane.models.embedder import Embedder
+from tabane.models.reranker import Reranker
 
 
 def build_embedder(settings: Settings) -> Embedder | None:
@@ -28,6 +29,30 @@ def build_embedder(settings: Settings) -> Embedder | None:
     from tabane.models.local import UseEmbedder
 
     return UseEmbedder()
+
+
+def build_reranker(settings: Settings) -> Reranker | None:
+    """None for `none` (the default); an `HttpReranker` for `http`."""
+    if settings.reranker == "none":
+        return None
+    from tabane.models.http_reranker import HttpReranker
+
+    if not settings.rerank_url:
+        raise InvalidInput(
+            "TABANE_RERANKER=http needs TABANE_RERANK_URL",
+            issues=[Issue("TABANE_RERANK_URL", "unset")],
+        )
+    if settings.rerank_format == "cohere" and not settings.rerank_model:
+        raise InvalidInput(
+            "TABANE_RERANK_FORMAT=cohere needs TABANE_RERANK_MODEL",
+            issues=[Issue("TABANE_RERANK_MODEL", "unset")],
+        )
+    return HttpReranker(
+        settings.rerank_url,
+        format=settings.rerank_format,
+        model=settings.rerank_model,
+        api_key=settings.rerank_api_key,
+    )
 
 
 # Default cosine floor of the vector lane per model, when neither the call, the context nor
