@@ -19,12 +19,11 @@ from sqlalchemy import (
     Select,
     Text,
     bindparam,
-    case,
     func,
     literal,
     select,
+    type_coerce,
 )
-from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
 from tabane.storage.schema import CorpusStats, Posting, TermStats
@@ -90,8 +89,11 @@ def score_terms(
     eligible: Select[Any] | None = None,
     paragraph_ids: Sequence[int] | None = None,
 ) -> Select[Any]:
-    """A statement yielding (paragraph_id, score, question_terms) for every paragraph that holds
-    at least one of `terms`, best first; callers add LIMIT. `eligible` selects source ids."""
+    """A statement yielding (paragraph_id, score, rank_key) for every paragraph that holds at
+    least one of `terms`, best first; callers add LIMIT. `eligible` selects source ids.
+
+    Only sums are aggregated, so PostgreSQL groups by hashing; which terms matched through
+    doc2query questions is looked up afterwards for the few hits kept (`question_terms`)."""
     present = [t for t in terms if stats.df.get(t)]
     weights = (
         func.unnest(
@@ -106,22 +108,47 @@ def score_terms(
     b = literal(B, type_=Float)
     tf = Posting.tf * literal(1.0, type_=Float)
     part = weights.c.idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * Posting.dl / avgdl))
+    # Hash aggregation sums a paragraph's terms in whatever order its postings arrive, which
+    # can differ in the last bit between paragraphs whose scores are equal.
+    # Ranked on the score rounded to 1e-9 (`rank_key`) so that tied paragraphs tie exactly.
     score = func.sum(part).label("score")
-    asked = func.array_remove(
-        func.array_agg(aggregate_order_by(_asked(weights), weights.c.term)), None
-    ).label("question_terms")
+    scale = literal(1e9, type_=Float)
+    key = type_coerce(func.round(func.sum(part) * scale) / scale, Float).label("rank_key")
     stmt = (
-        select(Posting.paragraph_id, score, asked)
+        select(Posting.paragraph_id, score, key)
         .join(weights, Posting.term == weights.c.term)
         .where(Posting.context_id == context_id)
         .group_by(Posting.paragraph_id)
-        .order_by(score.desc(), Posting.paragraph_id)
+        .order_by(key.desc(), Posting.paragraph_id)
     )
     if eligible is not None:
         stmt = stmt.where(Posting.source_pk.in_(eligible))
     if paragraph_ids is not None:
         stmt = stmt.where(Posting.paragraph_id.in_(list(paragraph_ids)))
     return stmt
+
+
+def question_terms(
+    session: Session, context_id: int, terms: Sequence[str], paragraph_ids: Sequence[int]
+) -> dict[int, tuple[str, ...]]:
+    """For each of `paragraph_ids`, the query terms it holds through doc2query questions
+    (sorted), if any."""
+    if not terms or not paragraph_ids:
+        return {}
+    rows = session.execute(
+        select(Posting.paragraph_id, Posting.term)
+        .where(
+            Posting.context_id == context_id,
+            Posting.paragraph_id.in_(list(paragraph_ids)),
+            Posting.term == func.any(_texts("bm25_asked_terms", terms)),
+            Posting.qtf > 0,
+        )
+        .order_by(Posting.paragraph_id, Posting.term)
+    )
+    asked: dict[int, list[str]] = {}
+    for pid, term in rows:
+        asked.setdefault(pid, []).append(term)
+    return {pid: tuple(ts) for pid, ts in asked.items()}
 
 
 def lane(
@@ -134,18 +161,19 @@ def lane(
     eligible: Select[Any] | None = None,
 ) -> list[LaneHit]:
     """The best `pool` paragraphs by BM25."""
-    if not any(stats.df.get(t) for t in terms):
+    present = [t for t in terms if stats.df.get(t)]
+    if not present:
         return []
+    # Enough memory to hash-aggregate every matching paragraph of a long query without
+    # spilling to disk (a query of common words touches ~100k postings at 100k paragraphs).
+    session.execute(select(func.set_config("work_mem", "64MB", True)))
     rows = session.execute(score_terms(context_id, terms, stats, eligible=eligible).limit(pool))
+    scored = [(int(pid), float(score)) for pid, score, _ in rows]
+    asked = question_terms(session, context_id, present, [pid for pid, _ in scored])
     return [
-        LaneHit(pid, float(score), rank, tuple(asked or ()))
-        for rank, (pid, score, asked) in enumerate(rows, start=1)
+        LaneHit(pid, score, rank, asked.get(pid, ()))
+        for rank, (pid, score) in enumerate(scored, start=1)
     ]
-
-
-def _asked(weights: Any) -> Any:
-    """The query term when this posting matched through a doc2query question, else NULL."""
-    return case((Posting.qtf > 0, weights.c.term), else_=None)
 
 
 def _texts(name: str, values: Sequence[str]) -> Any:

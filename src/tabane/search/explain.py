@@ -221,11 +221,12 @@ def _bm25_rank(
 ) -> int:
     elig = eligible(ctx.id, request) if request.filtered else None
     scored = bm25.score_terms(ctx.id, terms, stats, eligible=elig).subquery()
-    mine = select(scored.c.score).where(scored.c.paragraph_id == pid).scalar_subquery()
+    mine = select(scored.c.rank_key).where(scored.c.paragraph_id == pid).scalar_subquery()
+    key = scored.c.rank_key
     better = session.scalar(
         select(func.count())
         .select_from(scored)
-        .where((scored.c.score > mine) | ((scored.c.score == mine) & (scored.c.paragraph_id < pid)))
+        .where((key > mine) | ((key == mine) & (scored.c.paragraph_id < pid)))
     )
     return int(better or 0) + 1
 
