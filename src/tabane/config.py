@@ -31,6 +31,8 @@ SETTINGS: dict[str, str] = {
     "TABANE_EMBED_MAX_RPS": "most requests per second sent to that API",
     "TABANE_SEMANTIC_FLOOR": "default cosine floor of the vector lane",
     "TABANE_WORKER": "`thread` (default: a background worker in the process) or `off`",
+    "TABANE_SESSION_TURNS": "turns of a session in working memory (default 20)",
+    "TABANE_SESSION_HOURS": "only turns this recent are working memory (default: no age bound)",
 }
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
@@ -59,6 +61,8 @@ class Settings:
     embed_max_rps: float | None = None
     semantic_floor: float | None = None
     worker: str = "thread"
+    session_turns: int = 20
+    session_hours: float | None = None
     extra: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -85,6 +89,8 @@ class Settings:
             embed_max_rps=_float(env, "TABANE_EMBED_MAX_RPS", None, 0.0, 1e6),
             semantic_floor=_float(env, "TABANE_SEMANTIC_FLOOR", None, -1.0, 1.0),
             worker=_choice(env, "TABANE_WORKER", "thread", ("thread", "off")),
+            session_turns=_int(env, "TABANE_SESSION_TURNS", 20, 1, 10_000),
+            session_hours=_float(env, "TABANE_SESSION_HOURS", None, 0.001, 24.0 * 3660),
         )
 
 
