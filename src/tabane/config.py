@@ -36,6 +36,8 @@ SETTINGS: dict[str, str] = {
     "TABANE_RERANK_MODEL": "model name sent to that service (required by `cohere`)",
     "TABANE_RERANK_API_KEY": "bearer key for that service",
     "TABANE_WORKER": "`thread` (default: a background worker in the process) or `off`",
+    "TABANE_SESSION_TURNS": "turns of a session in working memory (default 20)",
+    "TABANE_SESSION_HOURS": "only turns this recent are working memory (default: no age bound)",
 }
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
@@ -69,6 +71,8 @@ class Settings:
     rerank_model: str | None = None
     rerank_api_key: str | None = None
     worker: str = "thread"
+    session_turns: int = 20
+    session_hours: float | None = None
     extra: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -100,6 +104,8 @@ class Settings:
             rerank_model=env.get("TABANE_RERANK_MODEL") or None,
             rerank_api_key=env.get("TABANE_RERANK_API_KEY") or None,
             worker=_choice(env, "TABANE_WORKER", "thread", ("thread", "off")),
+            session_turns=_int(env, "TABANE_SESSION_TURNS", 20, 1, 10_000),
+            session_hours=_float(env, "TABANE_SESSION_HOURS", None, 0.001, 24.0 * 3660),
         )
 
 

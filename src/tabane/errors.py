@@ -17,6 +17,7 @@
     │   ├── NoUser                   no_user       404
     │   ├── NoConcept                no_concept    404
     │   ├── NoClaim                  no_claim      404
+    │   ├── NoSession                no_session    404
     │   └── NoScope                  no_scope      404
     ├── Conflict                     conflict      409
     │   ├── NameTaken                name_taken    409
@@ -142,6 +143,10 @@ class NoConcept(NotFound):
 
 class NoClaim(NotFound):
     code = "no_claim"
+
+
+class NoSession(NotFound):
+    code = "no_session"
 
 
 class NoScope(NotFound):

@@ -212,4 +212,10 @@ def test_every_route_is_listed_here(client) -> None:
         ("POST", "/contexts/{context}/paths"),
         ("POST", "/contexts/{context}/unreachable_from"),
         ("GET", "/contexts/{context}/labels"),
+        ("POST", "/memories"),
+        ("GET", "/memories"),
+        ("POST", "/sessions/{session}/turns"),
+        ("GET", "/sessions/{session}/turns"),
+        ("GET", "/sessions"),
+        ("DELETE", "/sessions/{session}"),
     }

@@ -4,24 +4,18 @@ nothing was written."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-import anyio
 import pytest
-from fastapi import FastAPI
 from mcp import Client
+from mcp_client import connect, err, ok
 from sqlalchemy import func, select
 
 from tabane.ingest.documents import DocumentInput
 from tabane.mcp import catalog
-from tabane.mcp.server import build_server, mount_mcp
 from tabane.service import Tabane
 from tabane.storage.schema import Claim, Context
 from tabane.types import Principal
-
-from helpers import serve
 
 GRAPH_TOOLS = {
     "add_associations": "write",
@@ -32,40 +26,6 @@ GRAPH_TOOLS = {
 }
 EDGE = {"subject": "stress", "label": "causes", "object": "insomnia"}
 CLAIM = EDGE | {"weight": 1.0}
-
-
-async def ok(c: Client, tool: str, args: dict[str, Any]) -> Any:
-    result = await c.call_tool(tool, args)
-    assert not result.is_error, result.content
-    assert json.loads(result.content[0].text) == result.structured_content
-    return result.structured_content
-
-
-async def err(c: Client, tool: str, args: dict[str, Any], code: str, *paths: str) -> dict:
-    result = await c.call_tool(tool, args)
-    assert result.is_error, result.content
-    body = json.loads(result.content[0].text)
-    error = body["error"]
-    assert set(error) == {"code", "message", "issues", "written"}
-    assert (error["code"], error["written"]) == (code, "nothing"), error
-    assert set(paths) <= {i["path"] for i in error["issues"]}, error
-    return error
-
-
-def connect(
-    svc: Tabane, who: Principal, body: Callable[[Client], Awaitable[None]], transport: str
-) -> None:
-    async def main(target: Any) -> None:
-        async with Client(target, mode="legacy") as c:
-            await body(c)
-
-    if transport == "memory":
-        anyio.run(main, build_server(svc, lambda: who))
-    else:
-        app = FastAPI()
-        mount_mcp(app, svc, lambda: who)
-        with serve(app) as url:
-            anyio.run(main, f"{url}/mcp")
 
 
 def open_claims(svc: Tabane, user: Principal, context: str) -> int:

@@ -165,9 +165,23 @@ class Spec:
         return tuple(values[k] for k in self.key)
 
 
+def _user(conn: Connection, tag: str, slots: Slots) -> Parents:
+    """One user owning every slot's session (sessions are unique per user and name)."""
+    uid = _ids(conn, "users", {0: {"name": f"{tag}user"}})[0]
+    return {"user": dict.fromkeys(slots, uid)}
+
+
+def _sessions(conn: Connection, tag: str, slots: Slots) -> Parents:
+    p = _user(conn, tag, slots)
+    rows = {
+        n: {"user_id": p["user"][n], "name": f"{tag}s{n}", "scopes": s} for n, s in slots.items()
+    }
+    return {**p, "ses": _ids(conn, "sessions", rows)}
+
+
 def cleanup(conn: Connection, tag: str) -> None:
-    """Remove every context and group an example created; cascades remove the rest."""
-    for name in ("contexts", "groups"):
+    """Remove every context, group and user an example created; cascades remove the rest."""
+    for name in ("contexts", "groups", "users"):
         t = table(name)
         conn.execute(delete(t).where(t.c.name.startswith(tag, autoescape=True)))
 
@@ -351,6 +365,20 @@ SPECS: dict[str, Spec] = {
         lambda p, tag, n: {"context_id": p["ctx"][n], "kind": "concept", "gram": f"g{n}", "df": 1},
         lambda p, i: {"df": 2},
     ),
+    "sessions": Spec(
+        "sessions",
+        ("user_id", "name"),
+        _user,
+        lambda p, tag, n: {"user_id": p["user"][n], "name": f"{tag}r{n}", "turns": 0},
+        lambda p, i: {"turns": 2},
+    ),
+    "session_turns": Spec(
+        "session_turns",
+        ("session_pk", "seq"),
+        _sessions,
+        lambda p, tag, n: {"session_pk": p["ses"][n], "seq": n, "speaker": "s", "text": "before"},
+        lambda p, i: {"text": "after"},
+    ),
     "claims": Spec(  # no natural key: the author names the row
         "claims",
         ("context_id", "author"),
@@ -501,6 +529,7 @@ SAME_SCOPES_AS_PARENT = frozenset(
         "paragraph_vectors",
         "vocabulary_grams",
         "vocabulary_vectors",
+        "session_turns",
     )
 )
 KEY_MISMATCH = -1  # attempt(): the foreign key (parent id, scopes) refused the row

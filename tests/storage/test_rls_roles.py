@@ -100,7 +100,18 @@ def seed_tree(conn: Connection, prefix: str, scopes: list[str]) -> dict[str, int
     for name, row in rows.items():
         conn.execute(insert(table(name)).values(**row, scopes=scopes))
     conn.execute(insert(table("context_usage")).values(context_id=ctx))
-    return {"ctx": ctx, "g1": g1, "g2": g2, "src": src, "par": par, "voc": voc}
+    # A user named like the tree's contexts, so the fixture's cleanup finds it too.
+    user = _id(conn, "users", name=f"{prefix}ctx")
+    ses = _id(conn, "sessions", user_id=user, name="s0", scopes=scopes)
+    conn.execute(
+        insert(table("session_turns")).values(
+            session_pk=ses, seq=0, speaker="s", text="t", scopes=scopes
+        )
+    )
+    return {
+        "ctx": ctx, "g1": g1, "g2": g2, "src": src, "par": par, "voc": voc, "user": user,
+        "ses": ses,
+    }  # fmt: skip
 
 
 def extra_rows(ctx: int, src: int, par: int, n: int) -> dict[str, dict[str, Any]]:
@@ -219,6 +230,14 @@ def new_rows(prefix: str, ids: dict[str, int], scopes: list[Any]) -> dict[str, d
             name: {**row, "scopes": scopes}
             for name, row in graph_rows(ids["ctx"], ids["voc"], 1).items()
         },
+        "sessions": {"user_id": ids["user"], "name": f"{prefix}new", "scopes": scopes},
+        "session_turns": {
+            "session_pk": ids["ses"],
+            "seq": 1,
+            "speaker": "s",
+            "text": "t",
+            "scopes": scopes,
+        },
     }
 
 
@@ -235,7 +254,7 @@ def trees(svc: Tabane) -> Any:
 
     yield make
     with svc.store.owner.begin() as conn:
-        for name in ("contexts", "groups"):
+        for name in ("contexts", "groups", "users"):
             t = table(name)
             for prefix in prefixes:
                 conn.execute(delete(t).where(t.c.name.startswith(prefix, autoescape=True)))
@@ -464,7 +483,8 @@ def test_reference_tables_are_read_only_to_the_app(svc: Tabane, name: str) -> No
 
 # --- parents ----------------------------------------------------------------------------------
 
-CHILDREN = [name for name in SCOPED_TABLES if name not in ("contexts", "groups")]
+# Sessions hang off a user (a reference table, readable by all), not off a scoped row.
+CHILDREN = [name for name in SCOPED_TABLES if name not in ("contexts", "groups", "sessions")]
 
 
 @pytest.mark.parametrize("name", CHILDREN)

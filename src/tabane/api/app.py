@@ -15,6 +15,7 @@ from tabane.api import (
     routes_contexts,
     routes_graph,
     routes_graph_reads,
+    routes_memory,
     routes_resolve,
     routes_search,
     routes_sources,
@@ -74,6 +75,7 @@ def create_app(
     app.include_router(routes_graph.protocol_router)
     app.include_router(routes_resolve.router)
     app.include_router(routes_graph_reads.router)
+    app.include_router(routes_memory.router)
 
     # Sub-applications are mounted here and only here: inside BodyLimit and CatchAll below, so
     # they get the same guards.

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from tabane.cli import graph, graph_reads, jobs, search, sources
+from tabane.cli import graph, graph_reads, jobs, memory, search, sources
 from tabane.cli import resolve as resolve_cli
 from tabane.cli.common import emit, handled, service
 from tabane.cli.evaluate import eval_app
@@ -27,6 +27,8 @@ app.add_typer(groups_app, name="groups")
 app.add_typer(sources.sources_app, name="sources")
 app.add_typer(graph.associations_app, name="associations")
 app.add_typer(graph.aliases_app, name="aliases")
+app.add_typer(memory.sessions_app, name="sessions")
+app.command("remember")(memory.remember)
 app.add_typer(eval_app, name="eval")
 app.command("ingest")(sources.ingest)
 app.command("sync")(sources.sync)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tabane.mcp import tools, tools_graph, tools_graph_reads, tools_resolve
+from tabane.mcp import tools, tools_graph, tools_graph_reads, tools_memory, tools_resolve
 from tabane.mcp.registry import ToolSpec, registered
 
-MODULES = (tools, tools_graph, tools_resolve, tools_graph_reads)
+MODULES = (tools, tools_graph, tools_resolve, tools_graph_reads, tools_memory)
 
 
 def all_tools() -> tuple[ToolSpec, ...]:

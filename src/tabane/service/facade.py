@@ -18,6 +18,7 @@ from tabane.models.embedder import Embedder
 from tabane.models.registry import build_embedder
 from tabane.service.graph import GraphWriteService
 from tabane.service.graph_read import GraphReadService
+from tabane.service.memory import MemoryService
 from tabane.service.resolve import ResolveService
 from tabane.service.search import SearchService
 from tabane.service.sources import SourcesService
@@ -28,7 +29,14 @@ from tabane.types import Principal
 _UNSET: object = object()
 
 
-class Tabane(SourcesService, SearchService, GraphWriteService, ResolveService, GraphReadService):
+class Tabane(
+    SourcesService,
+    SearchService,
+    GraphWriteService,
+    ResolveService,
+    GraphReadService,
+    MemoryService,
+):
     """An open store, the settings it was opened with, the embedder and the background worker."""
 
     def __init__(

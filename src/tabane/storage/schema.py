@@ -40,6 +40,8 @@ from tabane.storage.schema_graph import VocabGram as VocabGram
 from tabane.storage.schema_graph import VocabGramStats as VocabGramStats
 from tabane.storage.schema_graph import VocabSize as VocabSize
 from tabane.storage.schema_graph import VocabVector as VocabVector
+from tabane.storage.schema_memory import ChatSession as ChatSession
+from tabane.storage.schema_memory import SessionTurn as SessionTurn
 
 SCOPED_TABLES = (
     "contexts",
@@ -60,6 +62,8 @@ SCOPED_TABLES = (
     "vocabulary_gram_stats",
     "claims",
     "associations",
+    "sessions",
+    "session_turns",
 )
 
 

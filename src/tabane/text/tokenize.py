@@ -34,10 +34,20 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 def normalize(text: str) -> str:
     """NFKC, case folding and katakana → hiragana: the form both sides of a match share.
-    NFKC again after folding (as Unicode's NFKC_Casefold does): folding can leave a combining
-    mark beside a new base character, and the result must be a fixed point."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return unicodedata.normalize("NFKC", folded).translate(_KATAKANA)
+
+    Folding and normalizing do not commute for a few combining sequences (U+0345, the iota
+    subscript, folds to a base letter that composes with the marks after it), so fold the
+    canonical decomposition and recompose until nothing changes (at most a few rounds): the
+    result is a fixed point, and folding the input first gives the same result."""
+    out = text
+    for _ in range(4):
+        step = unicodedata.normalize(
+            "NFKC", unicodedata.normalize("NFD", out.casefold()).casefold()
+        )
+        if step == out:
+            break
+        out = step
+    return out.translate(_KATAKANA)
 
 
 def tokenize(text: str) -> list[str]:

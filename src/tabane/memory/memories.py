@@ -1,0 +1,128 @@
+"""Remembered notes: claims with statement text and the speaker's perspective.
+
+`remember` writes one claim through the graph's claim writer, so a note with a triple also feeds
+its association (and a note without one is a plain statement). The speaker is the claim's author;
+a personal kind (the default `observation`, or `experience`, `opinion`, `preference`) keeps the
+speaker's perspective as its own partition, so two people's notes never overwrite each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from tabane.errors import InvalidInput, Issue
+from tabane.graph import claims as claims_mod
+from tabane.graph.claim_input import ClaimInput, parse_claim
+from tabane.storage.schema import Claim, Context
+from tabane.types import Principal
+
+MAX_PAGE = 200
+
+
+@dataclass(frozen=True)
+class Memory:
+    id: int
+    statement: str | None
+    subject: str | None
+    label: str | None
+    object: str | None
+    weight: float | None
+    author: str
+    role: str | None
+    kind: str
+    perspective: str | None  # None: the shared world partition
+    source: str | None
+    paragraph: int | None
+    valid_from: datetime | None
+    valid_until: datetime | None
+    recorded_at: datetime
+    closed_at: datetime | None
+    close_reason: str | None
+
+
+@dataclass(frozen=True)
+class MemoryPage:
+    memories: list[Memory]
+    next_after: int | None
+
+
+def parse_memory(fields: Mapping[str, Any], speaker: str | None) -> ClaimInput:
+    """A memory from wire fields: `text` is the statement; the rest are claim fields."""
+    issues: list[Issue] = []
+    item = dict(fields)
+    text = item.pop("text", None)
+    if not isinstance(text, str) or not text.strip():
+        issues.append(Issue("text", "empty or not text"))
+    item["statement"] = text
+    item.setdefault("kind", "observation")
+    if speaker is not None:
+        item["author"] = speaker
+    claim = parse_claim(item, "memory", issues, require_triple=False)
+    if issues or claim is None:
+        raise InvalidInput("invalid memory; nothing written", issues=issues)
+    return claim
+
+
+def remember(
+    session: Session,
+    principal: Principal,
+    ctx: Context,
+    memory: ClaimInput,
+    scopes: Sequence[str],
+) -> int:
+    """Write one memory; returns its claim id."""
+    report = claims_mod.write_batch(session, principal, ctx, [memory], scopes)
+    return report.claims[0]
+
+
+def list_memories(
+    session: Session,
+    ctx: Context,
+    *,
+    author: str | None = None,
+    include_closed: bool = False,
+    limit: int = 50,
+    after: int | None = None,
+) -> MemoryPage:
+    """The context's memories (claims with a statement), newest first, keyset-paged by id."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
+        raise InvalidInput("limit is out of range", issues=[Issue("limit", f"1..{MAX_PAGE}")])
+    stmt = select(Claim).where(Claim.context_id == ctx.id, Claim.statement.is_not(None))
+    if author is not None:
+        stmt = stmt.where(Claim.author == author)
+    if not include_closed:
+        stmt = stmt.where(Claim.closed_at.is_(None))
+    if after is not None:
+        stmt = stmt.where(Claim.id < after)
+    rows = list(session.scalars(stmt.order_by(Claim.id.desc()).limit(limit + 1)))
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return MemoryPage([_memory(c) for c in rows], rows[-1].id if more and rows else None)
+
+
+def _memory(c: Claim) -> Memory:
+    return Memory(
+        id=c.id,
+        statement=c.statement,
+        subject=c.subject,
+        label=c.label,
+        object=c.object,
+        weight=c.weight,
+        author=c.author,
+        role=c.role,
+        kind=c.kind,
+        perspective=c.perspective or None,
+        source=c.source,
+        paragraph=c.paragraph,
+        valid_from=c.valid_from,
+        valid_until=c.valid_until,
+        recorded_at=c.recorded_at,
+        closed_at=c.closed_at,
+        close_reason=c.close_reason,
+    )

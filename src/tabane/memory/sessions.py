@@ -1,0 +1,188 @@
+"""Sessions and their turns: the working memory of a conversation.
+
+A session belongs to the user who opened it and is named by that user; appending to a name that
+does not exist yet opens it. A session the caller cannot see answers exactly like one that does
+not exist (`no_session`). The working-memory window is the last `turns` turns said within the
+last `hours` hours (either bound may be off).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
+
+from tabane.errors import Forbidden, InvalidInput, Issue, NoSession
+from tabane.storage.schema import ChatSession, SessionTurn
+from tabane.types import Principal
+
+ROLES = ("user", "assistant", "system", "tool")
+MAX_TURN_CHARS = 100_000
+MAX_NAME = 200
+
+
+@dataclass(frozen=True)
+class Turn:
+    session: str
+    seq: int
+    speaker: str
+    role: str
+    text: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    name: str
+    turns: int
+    scopes: tuple[str, ...]
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class Window:
+    """How much of a session is working memory: the last `turns` turns within `hours` hours."""
+
+    turns: int | None = 20
+    hours: float | None = None
+
+    def __post_init__(self) -> None:
+        issues = []
+        if self.turns is not None and (
+            isinstance(self.turns, bool) or not isinstance(self.turns, int) or self.turns < 1
+        ):
+            issues.append(Issue("turns", "a positive integer"))
+        if self.turns is not None and isinstance(self.turns, int) and self.turns > 10_000:
+            issues.append(Issue("turns", "at most 10000"))
+        if self.hours is not None and (
+            isinstance(self.hours, bool)
+            or not isinstance(self.hours, (int, float))
+            or not 0 < self.hours <= 24 * 366 * 10
+        ):
+            issues.append(Issue("hours", "a positive number of hours (at most ten years)"))
+        if issues:
+            raise InvalidInput("invalid working-memory window", issues=issues)
+
+
+def check_session_name(value: object, path: str = "session") -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput("a session needs a name", issues=[Issue(path, "empty or not text")])
+    name = unicodedata.normalize("NFC", value.strip())
+    if len(name) > MAX_NAME or any(unicodedata.category(ch) == "Cc" for ch in name):
+        raise InvalidInput(
+            "invalid session name",
+            issues=[Issue(path, f"at most {MAX_NAME} characters, no control characters")],
+        )
+    return name
+
+
+def find(session: Session, principal: Principal, name: str) -> ChatSession:
+    """The caller's session `name`; NoSession when it does not exist or is not visible."""
+    row = session.scalar(
+        select(ChatSession).where(
+            ChatSession.user_id == principal.user_id, ChatSession.name == name
+        )
+    )
+    if row is None:
+        raise NoSession(f"no session {name!r}", issues=[Issue("session", "unknown")])
+    return row
+
+
+def append(
+    session: Session,
+    principal: Principal,
+    name: str,
+    *,
+    speaker: str,
+    text: str,
+    role: str = "user",
+    at: datetime | None = None,
+    scopes: Sequence[str] | None = None,
+) -> Turn:
+    """Append one turn (opening the session on first use) and return it with its `seq`."""
+    issues: list[Issue] = []
+    if not isinstance(text, str) or not text.strip():
+        issues.append(Issue("text", "empty"))
+    elif len(text) > MAX_TURN_CHARS:
+        issues.append(Issue("text", f"{len(text)} characters, at most {MAX_TURN_CHARS}"))
+    if not isinstance(speaker, str) or not speaker.strip() or len(speaker) > MAX_NAME:
+        issues.append(Issue("speaker", f"1..{MAX_NAME} characters"))
+    if role not in ROLES:
+        issues.append(Issue("role", f"one of {', '.join(ROLES)}"))
+    if issues:
+        raise InvalidInput("invalid turn; nothing written", issues=issues)
+    chosen = tuple(scopes) if scopes is not None else principal.default_scopes
+    if not principal.can_write(chosen):
+        raise Forbidden("you may not write these scopes", issues=[Issue("scopes", "not writable")])
+    session.execute(
+        insert(ChatSession)
+        .values(user_id=principal.user_id, name=name, scopes=list(chosen))
+        .on_conflict_do_nothing(index_elements=["user_id", "name"])
+    )
+    chat = find(session, principal, name)
+    # One row lock per session serialises appends, so `seq` has no gaps and no duplicates.
+    seq = session.scalar(
+        update(ChatSession)
+        .where(ChatSession.id == chat.id)
+        .values(turns=ChatSession.turns + 1, updated_at=func.now())
+        .returning(ChatSession.turns)
+    )
+    assert seq is not None
+    row = SessionTurn(
+        session_pk=chat.id,
+        seq=seq,
+        speaker=speaker.strip(),
+        role=role,
+        text=text.strip(),
+        scopes=list(chat.scopes),
+        **({"at": at if at.tzinfo else at.replace(tzinfo=UTC)} if at is not None else {}),
+    )
+    session.add(row)
+    session.flush()
+    session.refresh(row)
+    return Turn(name, row.seq, row.speaker, row.role, row.text, row.at)
+
+
+def working_memory(
+    session: Session, principal: Principal, name: str, window: Window, now: datetime | None = None
+) -> list[Turn]:
+    """The turns inside the window, oldest first."""
+    chat = find(session, principal, name)
+    stmt = select(SessionTurn).where(SessionTurn.session_pk == chat.id)
+    if window.hours is not None:
+        since = (now or datetime.now(UTC)) - timedelta(hours=window.hours)
+        stmt = stmt.where(SessionTurn.at >= since)
+    stmt = stmt.order_by(SessionTurn.seq.desc())
+    if window.turns is not None:
+        stmt = stmt.limit(window.turns)
+    rows = list(session.scalars(stmt))
+    return [Turn(name, r.seq, r.speaker, r.role, r.text, r.at) for r in reversed(rows)]
+
+
+def list_sessions(session: Session, principal: Principal) -> list[SessionInfo]:
+    rows = session.scalars(
+        select(ChatSession)
+        .where(ChatSession.user_id == principal.user_id)
+        .order_by(ChatSession.updated_at.desc(), ChatSession.name)
+    )
+    return [SessionInfo(r.name, r.turns, tuple(r.scopes), r.created_at, r.updated_at) for r in rows]
+
+
+def remove(session: Session, principal: Principal, name: str) -> int:
+    """Delete a session with its turns; returns how many turns went with it."""
+    chat = find(session, principal, name)
+    if not principal.can_write(tuple(chat.scopes)):
+        raise Forbidden(
+            f"you may not delete session {name!r}", issues=[Issue("session", "not writable")]
+        )
+    count = session.scalar(
+        select(func.count()).select_from(SessionTurn).where(SessionTurn.session_pk == chat.id)
+    )
+    session.execute(delete(ChatSession).where(ChatSession.id == chat.id))
+    return int(count or 0)

@@ -1,0 +1,60 @@
+"""`/memories` and `/sessions` over HTTP: the one error body, nothing written on bad input."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fastapi.testclient import TestClient
+
+from tabane.types import Principal
+
+from helpers import unique
+
+
+def test_memories_round_trip(client: TestClient, context: str) -> None:
+    made = client.post(
+        "/memories",
+        json={"context": context, "text": "I moved to Montana.", "speaker": "Hannah",
+              "kind": "experience", "valid_from": "2022-08-01"},
+    )  # fmt: skip
+    assert made.status_code == 201
+    claim = made.json()["id"]
+    page = client.get("/memories", params={"context": context}).json()
+    assert [m["id"] for m in page["memories"]] == [claim]
+    memo = page["memories"][0]
+    assert (memo["author"], memo["kind"], memo["perspective"]) == ("Hannah", "experience", "Hannah")
+    raw = '{"context": "%s", "text": "x", "subject": "a", "label": "b", "object": "c", '
+    raw += '"weight": 1e400}'
+    bad = client.post(
+        "/memories", content=raw % context, headers={"content-type": "application/json"}
+    )
+    assert bad.status_code == 422
+    bad = client.post("/memories", json={"context": context, "text": " ", "kind": "rumour"})
+    assert bad.status_code == 422
+    paths = {i["path"] for i in bad.json()["error"]["issues"]}
+    assert {"text", "memory.kind"} <= paths
+    missing = client.post("/memories", json={"context": unique("none"), "text": "x"})
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "no_context"
+    assert len(client.get("/memories", params={"context": context}).json()["memories"]) == 1
+
+
+def test_sessions_round_trip(
+    client: TestClient, client_for: Callable[[Principal], TestClient], make_user
+) -> None:
+    name = unique("chat")
+    for i, speaker in enumerate(("Ravi", "Hannah", "Ravi")):
+        r = client.post(f"/sessions/{name}/turns", json={"text": f"t{i}", "speaker": speaker})
+        assert r.status_code == 201 and r.json()["seq"] == i + 1
+    window = client.get(f"/sessions/{name}/turns", params={"last": 2}).json()["turns"]
+    assert [(t["speaker"], t["text"]) for t in window] == [("Hannah", "t1"), ("Ravi", "t2")]
+    assert name in [s["name"] for s in client.get("/sessions").json()["sessions"]]
+    other = client_for(make_user())
+    hidden = other.get(f"/sessions/{name}/turns")
+    assert hidden.status_code == 404 and hidden.json()["error"]["code"] == "no_session"
+    bad = client.post(f"/sessions/{name}/turns", json={"text": "", "role": "robot"})
+    assert bad.status_code == 422
+    assert {i["path"] for i in bad.json()["error"]["issues"]} == {"text", "role"}
+    assert client.get(f"/sessions/{name}/turns", params={"last": 0}).status_code == 422
+    gone = client.delete(f"/sessions/{name}")
+    assert gone.json() == {"deleted": name, "turns": 3}
+    assert client.get(f"/sessions/{name}/turns").status_code == 404

@@ -1,0 +1,77 @@
+"""Remembered notes: claims with a statement and the speaker's perspective."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from tabane.errors import InvalidInput, NoContext
+from tabane.service import Tabane
+from tabane.types import Principal
+
+
+def test_a_plain_note_keeps_its_speaker_and_kind(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    first = svc.remember(user, context, {"text": "Hannah works at Zion."}, speaker="Ravi")
+    second = svc.remember(
+        user,
+        context,
+        {"text": "I moved to Glacier.", "kind": "experience", "valid_from": "2022-08-01"},
+        speaker="Hannah",
+    )
+    page = svc.memories(user, context)
+    assert [m.id for m in page.memories] == [second, first]
+    newest = page.memories[0]
+    assert (newest.author, newest.kind, newest.perspective) == ("Hannah", "experience", "Hannah")
+    assert newest.valid_from is not None and newest.subject is None
+    assert [m.id for m in svc.memories(user, context, author="Ravi").memories] == [first]
+
+
+def test_a_note_with_a_triple_feeds_its_partition(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    for speaker, weight in (("Hannah", 1.0), ("Ravi", -1.0)):
+        svc.remember(
+            user,
+            context,
+            {"text": f"{speaker} on jazz", "subject": "jazz", "label": "is", "object": "good",
+             "weight": weight, "kind": "opinion"},
+            speaker=speaker,
+        )  # fmt: skip
+    result = svc.query(user, contexts=[context], subject="jazz")
+    assert sorted((e.perspective, e.weight) for e in result.edges) == [
+        ("Hannah", 1.0),
+        ("Ravi", -1.0),
+    ]
+
+
+def test_a_correction_closes_the_old_note(svc: Tabane, user: Principal, context: str) -> None:
+    old = svc.remember(user, context, {"text": "Hannah lives in Utah."}, speaker="Hannah")
+    new = svc.remember(
+        user, context, {"text": "Hannah lives in Montana.", "closes": [old]}, speaker="Hannah"
+    )
+    assert [m.id for m in svc.memories(user, context).memories] == [new]
+    everything = svc.memories(user, context, include_closed=True).memories
+    closed = next(m for m in everything if m.id == old)
+    assert closed.close_reason == "superseded" and closed.valid_until is not None
+
+
+def test_bad_memories_write_nothing(
+    svc: Tabane, user: Principal, context: str, make_user: Callable[..., Principal]
+) -> None:
+    for fields, path in (
+        ({"text": ""}, "text"),
+        ({"text": "x", "kind": "rumour"}, "memory.kind"),
+        ({"text": "x", "subject": "a"}, "memory.label"),
+        ({"text": "x", "colour": "red"}, "memory.colour"),
+    ):
+        with pytest.raises(InvalidInput) as err:
+            svc.remember(user, context, fields)
+        assert path in {i.path for i in err.value.issues}
+    with pytest.raises(NoContext):
+        svc.remember(make_user(), context, {"text": "not yours"})
+    assert svc.memories(user, context).memories == []
+    with pytest.raises(InvalidInput):
+        svc.memories(user, context, limit=0)

@@ -1,0 +1,80 @@
+"""Sessions and turns: working memory windows, ownership, bad input."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from tabane.errors import Forbidden, InvalidInput, NoSession
+from tabane.service import Tabane
+from tabane.types import Principal
+
+from helpers import unique
+
+
+def test_turns_append_in_order_and_the_window_keeps_the_last(svc: Tabane, user: Principal) -> None:
+    name = unique("chat")
+    for i in range(5):
+        turn = svc.add_turn(user, name, f"message {i}", speaker="Hannah" if i % 2 else "Ravi")
+        assert turn.seq == i + 1
+    last3 = svc.turns(user, name, last=3)
+    assert [t.text for t in last3] == ["message 2", "message 3", "message 4"]
+    assert [t.speaker for t in last3] == ["Ravi", "Hannah", "Ravi"]
+    assert [s.name for s in svc.list_sessions(user) if s.name == name] == [name]
+    assert {s.turns for s in svc.list_sessions(user) if s.name == name} == {5}
+
+
+def test_the_age_bound_of_the_window(svc: Tabane, user: Principal) -> None:
+    name = unique("chat")
+    now = datetime.now(UTC)
+    svc.add_turn(user, name, "long ago", at=now - timedelta(days=3))
+    svc.add_turn(user, name, "an hour ago", at=now - timedelta(hours=1))
+    svc.add_turn(user, name, "now")
+    assert [t.text for t in svc.turns(user, name, last=None, hours=2)] == ["an hour ago", "now"]
+    assert [t.text for t in svc.turns(user, name, last=None)] == ["long ago", "an hour ago", "now"]
+
+
+def test_another_users_session_is_the_same_as_none(
+    svc: Tabane, make_user: Callable[..., Principal]
+) -> None:
+    alice, bob = make_user(), make_user()
+    svc.add_turn(alice, "main", "alice's secret")
+    with pytest.raises(NoSession):
+        svc.turns(bob, "main")
+    svc.add_turn(bob, "main", "bob's own")  # the same name is bob's own session
+    assert [t.text for t in svc.turns(bob, "main")] == ["bob's own"]
+    assert [t.text for t in svc.turns(alice, "main")] == ["alice's secret"]
+    with pytest.raises(NoSession):
+        svc.delete_session(bob, unique("never"))
+
+
+def test_bad_turns_write_nothing(svc: Tabane, user: Principal) -> None:
+    name = unique("chat")
+    svc.add_turn(user, name, "first")
+    for kwargs, path in (
+        ({"text": "  "}, "text"),
+        ({"text": "x", "role": "robot"}, "role"),
+        ({"text": "x", "speaker": ""}, "speaker"),
+    ):
+        with pytest.raises(InvalidInput) as err:
+            svc.add_turn(user, name, **kwargs)  # type: ignore[arg-type]
+        assert err.value.issues[0].path == path
+    with pytest.raises(InvalidInput):
+        svc.add_turn(user, " ", "x")
+    with pytest.raises(InvalidInput):
+        svc.turns(user, name, last=0)
+    with pytest.raises(Forbidden):
+        svc.add_turn(user, name + "b", "x", scopes=["org:nobody"])
+    assert [t.text for t in svc.turns(user, name)] == ["first"]
+
+
+def test_deleting_a_session_removes_its_turns(svc: Tabane, user: Principal) -> None:
+    name = unique("chat")
+    svc.add_turn(user, name, "one")
+    svc.add_turn(user, name, "two")
+    assert svc.delete_session(user, name) == 2
+    with pytest.raises(NoSession):
+        svc.turns(user, name)
+    assert svc.add_turn(user, name, "again").seq == 1
