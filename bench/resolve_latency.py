@@ -8,8 +8,9 @@ are written through the service (`add_claims`, 10,000 claims a batch, two new co
 so the gram index is the one production builds. Cues: a stored name with one character replaced
 (typo) or the stored name itself (exact baseline). Timed: the whole `Tabane.resolve` call with
 usage counting off (a session with SET LOCAL, the statements, glosses of the top 5), no embedder;
-typo cues also apart by script: a Latin typo scores the ~1,000 identifiers above the default dice
-floor (they share a word), a Japanese one a handful.
+typo cues also apart by script: a Latin typo has ~1,000 identifiers above the default dice floor
+(they share a word), of which resolve ranks only the top `limit` exactly (its `total` is then a
+lower bound: `total_exact` false), a Japanese one a handful (all scored).
 
     .venv/bin/python bench/resolve_latency.py --concepts 100000
 """
@@ -113,6 +114,7 @@ def main() -> None:
             any(c.name == want for c in run(cue).candidates)  # type: ignore[attr-defined]
             for cue, want in zip(typos, picked, strict=True)
         )
+        exact_totals = sum(run(cue).total_exact for cue in typos)  # type: ignore[attr-defined]
         latin = [c for c in typos if c.isascii()]
         japanese = [c for c in typos if not c.isascii()]
         rows = {
@@ -127,11 +129,16 @@ def main() -> None:
     print(_env.header(info))
     print(f"- concepts: {len(names)} (built in {build_s:.1f} s); queries: {args.queries}")
     print(f"- typo cues whose intended name is among the candidates: {found}/{len(typos)}")
+    print(
+        f"- typo cues with an exact `total` (every candidate scored): {exact_totals}/{len(typos)}"
+    )
     print("\n| cue | p50 ms | p95 ms |\n|---|---|---|")
     for k, v in rows.items():
         print(f"| {k} | {v['p50_ms']:.2f} | {v['p95_ms']:.2f} |")
     if args.json:
-        Path(args.json).write_text(json.dumps({"env": info, "rows": rows, "found": found}))
+        Path(args.json).write_text(
+            json.dumps({"env": info, "rows": rows, "found": found, "exact_totals": exact_totals})
+        )
 
 
 if __name__ == "__main__":

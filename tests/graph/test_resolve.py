@@ -195,7 +195,7 @@ def test_lexical_candidates_match_a_full_scan(svc, user, context) -> None:
             cue = lex.analyse(session, ctx.id, "concept", cue_text)
             got = {
                 (s.name, round(s.score, 9))
-                for s in lex.lexical(session, ctx.id, "concept", cue, 0.3, 400)
+                for s in lex.lexical(session, ctx.id, "concept", cue, 0.3, 400).scored
             }
             want = set()
             for name, key in keys:
@@ -232,3 +232,20 @@ def test_semantic_tier_over_gloss_vectors(vsvc: Tabane, make_user, make_context)
     assert toji.gloss == "杜氏 — 働く場所→酒蔵; 役割→酒造りの長"
     high = vsvc.resolve(user, context, "醸造責任者", semantic_floor=0.999)
     assert high.semantic_plan.ran and high.semantic == []
+
+
+def test_total_is_a_lower_bound_when_only_the_top_was_ranked(
+    svc, user, context, monkeypatch
+) -> None:
+    """Past the limit resolve may rank only what the shown candidates need: `total` then counts
+    what it scored (at least the limit) and `total_exact` says so; the candidates are the ones
+    scoring everything gives."""
+    words = ["fetch", "block", "read", "write", "frame", "cache", "store", "query", "graph"]
+    spellings = [f"{a}{b.capitalize()}{n}" for a in words for b in words if a != b for n in "12"]
+    write(svc, user, context, *[(w, "r", "zz") for w in spellings])
+    everything = svc.resolve(user, context, "fetchBlokc1", limit=100)
+    assert everything.total_exact and everything.total > 5
+    monkeypatch.setattr(lex, "FULL_POSTINGS", 0)
+    top = svc.resolve(user, context, "fetchBlokc1", limit=3)
+    assert not top.total_exact and 3 <= top.total <= everything.total
+    assert names(top) == names(everything)[:3]

@@ -1,7 +1,8 @@
 """resolve's fast path against brute force: the write-time statistics (vocabulary sizes and
-bigram document frequencies per scope set) equal live counts of what each caller can see, and
-the indexed candidate statements (stop-grams from the statistics, the Dice bound from the
-postings' `size`) find exactly the spellings that scoring every visible key finds."""
+bigram document frequencies per scope set) equal live counts of what each caller can see, the
+indexed candidate statements (stop-grams from the statistics, the Dice bound from the
+postings' `size`, the Dice filter in SQL) find exactly the spellings that scoring every visible
+key finds, and top mode ranks the first `top` exactly as scoring everything does."""
 
 from __future__ import annotations
 
@@ -118,7 +119,7 @@ def check_cues(svc: Tabane, user: Principal, context: str, cues: list[str]) -> i
             for floor in (0.0, 0.3, 0.6):
                 got = {
                     (s.name, round(s.score, 9), s.kind)
-                    for s in lex.lexical(session, ctx_id, "concept", cue, floor, 10_000)
+                    for s in lex.lexical(session, ctx_id, "concept", cue, floor, 10_000).scored
                 }
                 assert got == brute_force(session, ctx_id, cue, floor), (text, floor)
                 compared += len(got)
@@ -175,7 +176,13 @@ def test_statistics_follow_alias_removal(svc: Tabane, corpus) -> None:
         assert session.scalar(select(func.min(VocabSize.entries))) >= 0
 
 
-def test_fast_candidates_equal_brute_force_on_typos(svc: Tabane, corpus) -> None:
+@pytest.mark.parametrize("full_postings", [10**9, 0])
+def test_fast_candidates_equal_brute_force_on_typos(
+    svc: Tabane, corpus, monkeypatch, full_postings: int
+) -> None:
+    """Both ways of reading the fuzzy candidates: every row scored in Python (few postings),
+    and rows filtered by Dice in SQL first (`dice_terms`, many postings)."""
+    monkeypatch.setattr(lex, "FULL_POSTINGS", full_postings)
     rng, alice, bob, context, names = corpus
     cues = [typo(rng, name) for name in rng.sample(names, 200)]
     cues += ["株式会社", "株式会社あい", "fetchBlok", "b", "zz", "会", "QUERYGRAPH"]
@@ -196,3 +203,54 @@ def test_postings_carry_their_key_size(svc: Tabane, corpus) -> None:
             )
         ).all()
     assert rows and all(size == len(char_grams(key)) for key, size in rows)
+
+
+def test_sql_dice_terms_equal_dice_informative(svc: Tabane, corpus) -> None:
+    """`fuzzy_rows` filters with Dice computed in SQL (`dice_terms`); `score_key` stays the one
+    definition, so the two must agree on every stored key."""
+    rng, alice, _, context, names = corpus
+    cues = [typo(rng, name) for name in rng.sample(names, 40)] + ["株式会社あい", "fetchBlok"]
+    compared = 0
+    with svc.store.session(alice) as session:
+        ctx_id = session.scalar(select(Context.id).where(Context.name == context))
+        for text in cues:
+            cue = lex.analyse(session, ctx_id, "concept", text)
+            s, b = lex.dice_terms(cue)
+            rows = session.execute(
+                select(VocabEntry.key, s, b).where(
+                    VocabEntry.context_id == ctx_id, VocabEntry.kind == "concept"
+                )
+            ).all()
+            a = len(cue.informative)
+            for key, shared, own in rows:
+                want = lex.dice_informative(cue, key)
+                got = 2 * shared / (a + own) if a and own else 0.0
+                assert got == want, (text, key)
+                compared += bool(want)
+    assert compared > 500
+
+
+def test_top_mode_ranks_the_top_exactly(svc: Tabane, corpus, monkeypatch) -> None:
+    """resolve's top mode (read the rarest grams, score only what can reach the guessed top
+    score) ranks the first `top` canonical spellings exactly as scoring everything does."""
+    rng, alice, _, context, names = corpus
+    monkeypatch.setattr(lex, "FULL_POSTINGS", 0)  # top mode for every cue, small as it is
+    cues = [typo(rng, name) for name in rng.sample(names, 80)] + ["fetchBlok", "QUERYGRAPH"]
+    partial = 0
+    with svc.store.session(alice) as session:
+        ctx_id = session.scalar(select(Context.id).where(Context.name == context))
+        for text in cues:
+            cue = lex.analyse(session, ctx_id, "concept", text)
+            for floor in (0.0, 0.3):
+                full = lex.lexical(session, ctx_id, "concept", cue, floor, 10_000)
+                everything = lex.best_per_canonical(full.scored)
+                for guess in (0.3, 0.45, 0.6):
+                    monkeypatch.setattr(lex, "GUESS", guess)
+                    for top in (1, 3, 10):
+                        got = lex.lexical(session, ctx_id, "concept", cue, floor, 10_000, top)
+                        ranked = lex.best_per_canonical(got.scored)
+                        assert ranked[:top] == everything[:top], (text, floor, guess, top)
+                        if got.complete:
+                            assert set(got.scored) == set(full.scored), (text, floor, guess)
+                        partial += not got.complete
+    assert partial > 100  # the bounded path ran, not only its fallback

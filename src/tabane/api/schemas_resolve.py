@@ -65,7 +65,12 @@ class ResolveOut(Response):
     dice_floor: FloorOut
     semantic_plan: SemanticPlanOut
     stop_grams: list[str] = Field(description="the cue's over-common bigrams, left out of Dice")
-    total: int = Field(description="lexical candidates before the limit")
+    total: int = Field(
+        description="lexical candidates before the limit (a lower bound when total_exact is false)"
+    )
+    total_exact: bool = Field(
+        True, description="false when only the top `limit` were proven and the rest not counted"
+    )
     limit: int
 
 

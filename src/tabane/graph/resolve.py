@@ -77,8 +77,10 @@ class Resolution:
     dice_floor: Floor
     semantic_plan: SemanticPlan
     stop_grams: tuple[str, ...]  # the cue's over-common bigrams, left out of Dice
-    total: int  # lexical candidates before the limit
+    total: int  # lexical candidates before the limit: exact when `total_exact`, else a lower
+    # bound (≥ limit) — past the limit only what ranking the shown ones needed was scored
     limit: int
+    total_exact: bool = True
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,8 @@ def floors(ctx: Context, request: Request, default_semantic: float | None) -> tu
 class Lexical:
     cue: lex.Cue
     exact: list[lex.Scored]
-    ranked: list[lex.Scored]  # best per canonical, all of them (before the limit)
+    ranked: list[lex.Scored]  # best per canonical (all of them, or enough for the top `limit`)
+    complete: bool = True  # `ranked` holds every candidate at or above the floor
 
     @property
     def eclipsed(self) -> bool:
@@ -151,19 +154,27 @@ class Lexical:
 
 
 def lexical(
-    session: Session, ctx: Context, kind: str, cue: str, dice_floor: float, limit: int
+    session: Session,
+    ctx: Context,
+    kind: str,
+    cue: str,
+    dice_floor: float,
+    limit: int,
+    *,
+    every: bool = False,
 ) -> Lexical:
-    """The lexical tiers (the code resolve and its explain twin share)."""
+    """The lexical tiers (the code resolve and its explain twin share). The first `limit` of
+    `ranked` are exact; `every` ranks every candidate (explain needs ranks past the limit)."""
     # The exact key first: an eclipsed cue needs no bigram statistics at all.
     key = spelling_key(cue)
-    bare = lex.Cue(cue, key, char_grams(key), frozenset(), {}, 0)
-    exact = lex.exact(session, ctx.id, kind, bare)
+    exact = lex.exact(session, ctx.id, kind, key)
     if exact:
+        bare = lex.Cue(cue, key, char_grams(key), frozenset(), {}, 0)
         return Lexical(bare, exact, lex.best_per_canonical(exact))
     analysed = lex.analyse(session, ctx.id, kind, cue)
     pool = max(4 * limit, 4 * MAX_LIMIT)
-    scored = lex.lexical(session, ctx.id, kind, analysed, dice_floor, pool)
-    return Lexical(analysed, [], lex.best_per_canonical(scored))
+    found = lex.lexical(session, ctx.id, kind, analysed, dice_floor, pool, None if every else limit)
+    return Lexical(analysed, [], lex.best_per_canonical(found.scored), found.complete)
 
 
 QueryVector = Callable[[], Vectors]
@@ -310,4 +321,5 @@ def resolve(
         stop_grams=tuple(sorted(lexed.cue.stop)),
         total=len(lexed.ranked),
         limit=request.limit,
+        total_exact=lexed.complete,
     )

@@ -110,7 +110,9 @@ def explain(
         )
     canonical = found[0]
     base["canonical"] = canonical
-    lexed = res.lexical(session, ctx, request.kind, request.cue, dice.value, request.limit)
+    lexed = res.lexical(
+        session, ctx, request.kind, request.cue, dice.value, request.limit, every=True
+    )
     ranks = {s.canonical: (i, s) for i, s in enumerate(lexed.ranked, start=1)}
     if canonical in ranks:
         rank, s = ranks[canonical]
