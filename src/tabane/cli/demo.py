@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 
 from tabane.errors import NameTaken
+from tabane.graph.claim_input import parse_claims
 from tabane.ingest.documents import DocumentInput
 from tabane.samples import sample_files
 from tabane.search.plan import SearchRequest
@@ -58,5 +59,46 @@ def run(svc: Tabane, user: Principal, say: Callable[[str], None], started: float
             why = f"ran, {lane.hits} hits" if lane.ran else f"did not run: {lane.reason}"
             floor = f", floor {lane.floor}" if lane.floor is not None else ""
             say(f"  plan {plan.context} {name}: {why}{floor}")
+    graph(svc, user, say)
     ctx = svc.get_context(user, DEMO_CONTEXT)
     say(f"usage of {DEMO_CONTEXT}: {ctx.usage.reads} reads, {ctx.usage.writes} writes")
+
+
+# The skeleton of contexts-and-scopes.md: (subject, label, object, words of the paragraph).
+SKELETON = (
+    ("context", "holds", "source", "A context holds sources"),
+    ("group", "bundles", "context", "A group is a named bundle of contexts"),
+    ("scope", "narrows", "visibility", "each extra scope narrows who can see it"),
+    ("group", "contains", "group cycle", "but never in a cycle"),
+)
+GRAPH_SOURCE = "contexts-and-scopes.md"
+
+
+def graph(svc: Tabane, user: Principal, say: Callable[[str], None]) -> None:
+    """Write the sample's skeleton as claims attributed to their paragraphs (once), then resolve
+    a misspelt cue, read the edges touching it and cite one of them."""
+    _, paragraphs = svc.lookup(user, DEMO_CONTEXT, GRAPH_SOURCE)
+    fresh = []
+    for subject, label, obj, words in SKELETON:
+        where = next(p.index for p in paragraphs if words in " ".join(p.text.split()))
+        if not svc.query(user, contexts=[DEMO_CONTEXT], subject=subject, label=label,
+                         object=obj).edges:  # fmt: skip
+            weight = -1.0 if label == "contains" else 1.0  # a group never contains a cycle
+            fresh.append({"subject": subject, "label": label, "object": obj, "weight": weight,
+                          "source": GRAPH_SOURCE, "paragraph": where})  # fmt: skip
+    if fresh:
+        report = svc.add_claims(user, DEMO_CONTEXT, parse_claims(fresh))
+        say(f"graph: wrote {len(report.claims)} claims, minted {list(report.minted_concepts)}")
+    else:
+        say("graph: claims already written")
+    cue = "Contxt"
+    resolved = svc.resolve(user, DEMO_CONTEXT, cue, limit=3)
+    best = resolved.candidates[0] if resolved.candidates else None
+    say(f"resolve {cue!r}: " + (f"{best.name} ({best.kind} {best.score:.2f})" if best else "-"))
+    if best is None:
+        return
+    touching = svc.query(user, contexts=[DEMO_CONTEXT], any=best.name)
+    for e in touching.edges:
+        cited = e.attributions[0] if e.attributions else None
+        cite = f" ({cited.source}, paragraph {cited.paragraph})" if cited else ""
+        say(f"  {e.subject} -{e.label}-> {e.object} weight {e.weight:+.1f}{cite}")
