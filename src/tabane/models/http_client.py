@@ -18,7 +18,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 import httpx
 
@@ -97,6 +97,24 @@ class Pacer:
             self._next = start + self._interval
         if start > now:
             self._sleep(start - now)
+
+
+class HttpOptions(TypedDict, total=False):
+    """How a provider talks to its service; every provider takes these as keyword arguments
+    and hands them to its `ResilientClient` unchanged."""
+
+    api_key: str | None
+    max_rps: float | None
+    timeout: float
+    attempts: int
+    backoff: float
+    max_backoff: float
+    breaker_failures: int
+    breaker_cooldown: float
+    transport: httpx.BaseTransport | None
+    clock: Callable[[], float]
+    sleep: Callable[[float], None]
+    rng: random.Random | None
 
 
 class ResilientClient:

@@ -18,15 +18,14 @@ Requests go through `ResilientClient` (pacing, retries, a circuit breaker that f
 
 from __future__ import annotations
 
-import random
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import Unpack
 from urllib.parse import urlsplit
 
 import httpx
 
 from tabane.errors import InvalidInput, Issue, RerankerUnavailable
-from tabane.models.http_client import CircuitBreaker, ResilientClient
+from tabane.models.http_client import CircuitBreaker, HttpOptions, ResilientClient
 from tabane.models.reranker import checked_scores
 
 FORMATS = ("tei", "cohere")
@@ -43,19 +42,8 @@ class HttpReranker:
         *,
         format: str = "tei",
         model: str | None = None,
-        api_key: str | None = None,
         max_batch: int = DEFAULT_MAX_BATCH,
-        max_rps: float | None = None,
-        timeout: float = 30.0,
-        attempts: int = 4,
-        backoff: float = 0.5,
-        max_backoff: float = 8.0,
-        breaker_failures: int = 5,
-        breaker_cooldown: float = 30.0,
-        transport: httpx.BaseTransport | None = None,
-        clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], None] = time.sleep,
-        rng: random.Random | None = None,
+        **http: Unpack[HttpOptions],
     ) -> None:
         if format not in FORMATS:
             raise InvalidInput(
@@ -80,18 +68,7 @@ class HttpReranker:
             name=self.name,
             issue_path="reranker",
             unavailable=RerankerUnavailable,
-            api_key=api_key,
-            max_rps=max_rps,
-            timeout=timeout,
-            attempts=attempts,
-            backoff=backoff,
-            max_backoff=max_backoff,
-            breaker_failures=breaker_failures,
-            breaker_cooldown=breaker_cooldown,
-            transport=transport,
-            clock=clock,
-            sleep=sleep,
-            rng=rng,
+            **http,
         )
         self.url = self._http.url("/rerank")
         self.breaker: CircuitBreaker = self._http.breaker

@@ -14,11 +14,9 @@ loopback server speaking the same protocol, with scriptable faults, for tests.
 
 from __future__ import annotations
 
-import random
 import threading
-import time
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Unpack
 
 import httpx
 import numpy as np
@@ -26,7 +24,13 @@ import numpy.typing as npt
 
 from tabane.errors import EmbedderUnavailable, InvalidInput, Issue
 from tabane.models.embedder import Vectors, checked
-from tabane.models.http_client import MAX_RETRY_AFTER, CircuitBreaker, Pacer, ResilientClient
+from tabane.models.http_client import (
+    MAX_RETRY_AFTER,
+    CircuitBreaker,
+    HttpOptions,
+    Pacer,
+    ResilientClient,
+)
 
 __all__ = ["MAX_RETRY_AFTER", "PROBE_TEXT", "CircuitBreaker", "OpenAIEmbedder", "Pacer"]
 
@@ -42,22 +46,11 @@ class OpenAIEmbedder:
         base_url: str,
         model: str,
         *,
-        api_key: str | None = None,
         dim: int | None = None,
         query_prefix: str = "",
         document_prefix: str = "",
         batch_size: int = 64,
-        max_rps: float | None = None,
-        timeout: float = 30.0,
-        attempts: int = 4,
-        backoff: float = 0.5,
-        max_backoff: float = 8.0,
-        breaker_failures: int = 5,
-        breaker_cooldown: float = 30.0,
-        transport: httpx.BaseTransport | None = None,
-        clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], None] = time.sleep,
-        rng: random.Random | None = None,
+        **http: Unpack[HttpOptions],
     ) -> None:
         for key, value in [("dim", 1 if dim is None else dim), ("batch_size", batch_size)]:
             if not value > 0:
@@ -73,18 +66,7 @@ class OpenAIEmbedder:
             name=self.name,
             issue_path="embedder",
             unavailable=EmbedderUnavailable,
-            api_key=api_key,
-            max_rps=max_rps,
-            timeout=timeout,
-            attempts=attempts,
-            backoff=backoff,
-            max_backoff=max_backoff,
-            breaker_failures=breaker_failures,
-            breaker_cooldown=breaker_cooldown,
-            transport=transport,
-            clock=clock,
-            sleep=sleep,
-            rng=rng,
+            **http,
         )
         self.url = self._http.url("/embeddings")
         self.breaker: CircuitBreaker = self._http.breaker
