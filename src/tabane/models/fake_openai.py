@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from typing import Any, Generic, Self, TypeVar
 
 WORD = re.compile(r"\w+")
 
@@ -54,8 +54,14 @@ class Request:
     status: int
 
 
-class LoopbackServer:
+FaultT = TypeVar("FaultT")
+RequestT = TypeVar("RequestT")
+
+
+class LoopbackServer(Generic[FaultT, RequestT]):
     """A stdlib HTTP server on 127.0.0.1 (a free port) in a background thread; `_answer` answers.
+
+    It keeps the scripted faults (taken one per answer, in order) and the requests that arrived.
 
     Subclasses implement `_answer(path, body, authorization) -> (status, payload, headers, delay)`:
     the payload is JSON-encoded unless it is `bytes` (sent as it is, for malformed answers), and a
@@ -65,12 +71,14 @@ class LoopbackServer:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
         self._lock = threading.Lock()
+        self._faults: deque[FaultT] = deque()
+        self._requests: list[RequestT] = []
         self._stopping = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
     def start(self) -> Self:
-        fake: LoopbackServer = self
+        fake: LoopbackServer[Any, Any] = self
 
         class Handler(_Handler):
             server_fake = fake
@@ -108,13 +116,38 @@ class LoopbackServer:
             raise RuntimeError("the fake server is not running; use it as a context manager")
         return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
+
+    def _script(self, times: int, fault: FaultT) -> None:
+        with self._lock:
+            self._faults.extend([fault] * times)
+
+    def _next_fault(self) -> FaultT | None:
+        with self._lock:
+            return self._faults.popleft() if self._faults else None
+
+    def _record(self, request: RequestT) -> None:
+        self._record(request)
+
+    @property
+    def requests(self) -> list[RequestT]:
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def count(self) -> int:
+        with self._lock:
+            return len(self._requests)
+
     def _answer(
         self, path: str, body: Any, authorization: str | None
     ) -> tuple[int, Any, dict[str, str], float]:
         raise NotImplementedError
 
 
-class FakeOpenAIServer(LoopbackServer):
+class FakeOpenAIServer(LoopbackServer["Fault", "Request"]):
     def __init__(
         self,
         dim: int = 32,
@@ -126,8 +159,6 @@ class FakeOpenAIServer(LoopbackServer):
     ) -> None:
         super().__init__(clock)
         self.dim, self.api_key, self.scramble, self.max_batch = dim, api_key, scramble, max_batch
-        self._faults: deque[Fault] = deque()
-        self._requests: list[Request] = []
 
     @property
     def url(self) -> str:
@@ -163,25 +194,7 @@ class FakeOpenAIServer(LoopbackServer):
         """The next answers wait `seconds` first (cut short when the server closes)."""
         self._script(times, Fault("slow", seconds=seconds))
 
-    def clear_faults(self) -> None:
-        with self._lock:
-            self._faults.clear()
-
-    def _script(self, times: int, fault: Fault) -> None:
-        with self._lock:
-            self._faults.extend([fault] * times)
-
     # -- what arrived ---------------------------------------------------------------------------
-
-    @property
-    def requests(self) -> list[Request]:
-        with self._lock:
-            return list(self._requests)
-
-    @property
-    def count(self) -> int:
-        with self._lock:
-            return len(self._requests)
 
     @property
     def batch_sizes(self) -> list[int]:
@@ -225,8 +238,7 @@ class FakeOpenAIServer(LoopbackServer):
         elif self.api_key is not None and authorization != f"Bearer {self.api_key}":
             status, payload = 401, _error("Incorrect API key provided", "invalid_api_key")
         else:
-            with self._lock:
-                fault = self._faults.popleft() if self._faults else None
+            fault = self._next_fault()
             if fault is not None and fault.kind == "status":
                 status, payload = fault.status, _error(fault.message, "scripted")
                 if fault.retry_after is not None:
@@ -234,8 +246,7 @@ class FakeOpenAIServer(LoopbackServer):
             else:
                 status, payload = 200, self._embeddings(model, inputs, fault)
         texts = tuple(inputs) if isinstance(inputs, list) else ()
-        with self._lock:
-            self._requests.append(Request(self.clock(), path, model, texts, authorization, status))
+        self._record(Request(self.clock(), path, model, texts, authorization, status))
         delay = fault.seconds if fault is not None and fault.kind == "slow" else 0.0
         return status, payload, headers, delay
 
@@ -263,7 +274,7 @@ def _error(message: str, code: str = "invalid_request_error") -> dict[str, Any]:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server_fake: LoopbackServer
+    server_fake: LoopbackServer[Any, Any]
 
     def do_POST(self) -> None:
         fake = self.server_fake

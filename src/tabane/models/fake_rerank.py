@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -71,7 +70,7 @@ class Request:
     status: int
 
 
-class FakeRerankServer(LoopbackServer):
+class FakeRerankServer(LoopbackServer["Fault", "Request"]):
     def __init__(
         self,
         *,
@@ -81,8 +80,6 @@ class FakeRerankServer(LoopbackServer):
     ) -> None:
         super().__init__(clock)
         self.api_key, self.max_batch = api_key, max_batch
-        self._faults: deque[Fault] = deque()
-        self._requests: list[Request] = []
 
     @property
     def url(self) -> str:
@@ -117,25 +114,7 @@ class FakeRerankServer(LoopbackServer):
         """The next answers wait `seconds` first (cut short when the server closes)."""
         self._script(times, Fault("slow", seconds=seconds))
 
-    def clear_faults(self) -> None:
-        with self._lock:
-            self._faults.clear()
-
-    def _script(self, times: int, fault: Fault) -> None:
-        with self._lock:
-            self._faults.extend([fault] * times)
-
     # -- what arrived ---------------------------------------------------------------------------
-
-    @property
-    def requests(self) -> list[Request]:
-        with self._lock:
-            return list(self._requests)
-
-    @property
-    def count(self) -> int:
-        with self._lock:
-            return len(self._requests)
 
     @property
     def batch_sizes(self) -> list[int]:
@@ -176,8 +155,7 @@ class FakeRerankServer(LoopbackServer):
         elif self.api_key is not None and authorization != f"Bearer {self.api_key}":
             status, payload = 401, error("invalid api token")
         else:
-            with self._lock:
-                fault = self._faults.popleft() if self._faults else None
+            fault = self._next_fault()
             if fault is not None and fault.kind == "status":
                 status, payload = fault.status, error(fault.message)
                 if fault.retry_after is not None:
@@ -187,8 +165,7 @@ class FakeRerankServer(LoopbackServer):
         seen = tuple(texts) if isinstance(texts, list) else ()
         fmt = "tei" if tei else "cohere"
         request = Request(self.clock(), path, fmt, model, query, seen, authorization, status)
-        with self._lock:
-            self._requests.append(request)
+        self._record(request)
         delay = fault.seconds if fault is not None and fault.kind == "slow" else 0.0
         return status, payload, headers, delay
 
