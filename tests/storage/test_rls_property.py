@@ -165,6 +165,15 @@ class Spec:
         return tuple(values[k] for k in self.key)
 
 
+def _claims(conn: Connection, tag: str, slots: Slots) -> Parents:
+    ctx = _contexts(conn, tag, slots)
+    rows = {
+        n: {"context_id": ctx[n], "statement": "s", "author": f"{tag}a{n}", "scopes": s}
+        for n, s in slots.items()
+    }
+    return {"ctx": ctx, "claim": _ids(conn, "claims", rows)}
+
+
 def _user(conn: Connection, tag: str, slots: Slots) -> Parents:
     """One user owning every slot's session (sessions are unique per user and name)."""
     uid = _ids(conn, "users", {0: {"name": f"{tag}user"}})[0]
@@ -393,6 +402,19 @@ SPECS: dict[str, Spec] = {
         },
         lambda p, i: {"weight": -0.5},
     ),
+    "claim_vectors": Spec(
+        "claim_vectors",
+        ("claim_id", "model"),
+        _claims,
+        lambda p, tag, n: {
+            "claim_id": p["claim"][n],
+            "model": "m",
+            "context_id": p["ctx"][n],
+            "dim": 3,
+            "embedding": [1.0, 0.0, 0.0],
+        },
+        lambda p, i: {"dim": 4, "embedding": [1.0, 0.0, 0.0, 0.0]},
+    ),
     "associations": Spec(
         "associations",
         ("context_id", "subject"),
@@ -529,6 +551,7 @@ SAME_SCOPES_AS_PARENT = frozenset(
         "paragraph_vectors",
         "vocabulary_grams",
         "vocabulary_vectors",
+        "claim_vectors",
         "session_turns",
     )
 )

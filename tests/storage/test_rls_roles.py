@@ -99,6 +99,10 @@ def seed_tree(conn: Connection, prefix: str, scopes: list[str]) -> dict[str, int
     rows = {**extra_rows(ctx, src, par, 0), **graph_rows(ctx, voc, 0)}
     for name, row in rows.items():
         conn.execute(insert(table(name)).values(**row, scopes=scopes))
+    claim = _id(conn, "claims", context_id=ctx, statement="s", author="a", scopes=scopes)
+    conn.execute(
+        insert(table("claim_vectors")).values(**claim_vector(ctx, claim, 0), scopes=scopes)
+    )
     conn.execute(insert(table("context_usage")).values(context_id=ctx))
     # A user named like the tree's contexts, so the fixture's cleanup finds it too.
     user = _id(conn, "users", name=f"{prefix}ctx")
@@ -110,7 +114,15 @@ def seed_tree(conn: Connection, prefix: str, scopes: list[str]) -> dict[str, int
     )
     return {
         "ctx": ctx, "g1": g1, "g2": g2, "src": src, "par": par, "voc": voc, "user": user,
-        "ses": ses,
+        "ses": ses, "claim": claim,
+    }  # fmt: skip
+
+
+def claim_vector(ctx: int, claim: int, n: int) -> dict[str, Any]:
+    """A vector of a claim's text (`claim` is its parent), numbered by `n`."""
+    return {
+        "claim_id": claim, "model": f"m{n}", "context_id": ctx, "dim": 3,
+        "embedding": [1.0, 0.0, 0.0],
     }  # fmt: skip
 
 
@@ -230,6 +242,7 @@ def new_rows(prefix: str, ids: dict[str, int], scopes: list[Any]) -> dict[str, d
             name: {**row, "scopes": scopes}
             for name, row in graph_rows(ids["ctx"], ids["voc"], 1).items()
         },
+        "claim_vectors": {**claim_vector(ids["ctx"], ids["claim"], 1), "scopes": scopes},
         "sessions": {"user_id": ids["user"], "name": f"{prefix}new", "scopes": scopes},
         "session_turns": {
             "session_pk": ids["ses"],

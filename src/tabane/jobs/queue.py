@@ -18,6 +18,7 @@ from tabane.storage.schema import Job
 
 EMBED_SOURCE = "embed_source"  # embed a source's paragraphs that lack vectors of the model
 EMBED_GLOSSES = "embed_glosses"  # (re)embed a context's concept glosses of one scope set
+EMBED_CLAIMS = "embed_claims"  # embed a context's current claims of one scope set lacking vectors
 LEASE = timedelta(seconds=60)
 MAX_ATTEMPTS = 5
 BACKOFF_CAP = 300.0
@@ -100,9 +101,20 @@ def enqueue_embedding(
 def enqueue_glosses(session: Session, *, context_id: int, scopes: Sequence[str]) -> None:
     """Queue the gloss embedding of a context's concepts stored under `scopes` (the job reads
     and writes with exactly that set, so a gloss never carries a fact its readers cannot see)."""
+    _enqueue_scoped(session, EMBED_GLOSSES, context_id, scopes)
+
+
+def enqueue_claims(session: Session, *, context_id: int, scopes: Sequence[str]) -> None:
+    """Queue the embedding of a context's claims stored under `scopes` that lack a vector of
+    the model (the job reads and writes with exactly that set, the claims' own)."""
+    _enqueue_scoped(session, EMBED_CLAIMS, context_id, scopes)
+
+
+def _enqueue_scoped(session: Session, kind: str, context_id: int, scopes: Sequence[str]) -> None:
+    """One queued job per kind, context and scope set: a later write finds it and adds none."""
     pending = session.scalar(
         select(Job.id).where(
-            Job.kind == EMBED_GLOSSES,
+            Job.kind == kind,
             Job.context_id == context_id,
             Job.scopes == sorted(scopes),
             Job.state == "queued",
@@ -110,12 +122,7 @@ def enqueue_glosses(session: Session, *, context_id: int, scopes: Sequence[str])
     )
     if pending is None:
         session.add(
-            Job(
-                kind=EMBED_GLOSSES,
-                context_id=context_id,
-                scopes=sorted(scopes),
-                read_scopes=sorted(scopes),
-            )
+            Job(kind=kind, context_id=context_id, scopes=sorted(scopes), read_scopes=sorted(scopes))
         )
 
 

@@ -17,7 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from sqlalchemy import select
 
 from tabane.errors import TabaneError
-from tabane.graph import gloss
+from tabane.graph import claim_vectors, gloss
 from tabane.jobs import queue
 from tabane.models.embedder import Embedder, Vectors
 from tabane.search import vectors
@@ -50,7 +50,9 @@ class Worker:
 
     @property
     def kinds(self) -> list[str]:
-        return [EMBED_SOURCE, queue.EMBED_GLOSSES] if self.embedder is not None else []
+        if self.embedder is None:
+            return []
+        return [EMBED_SOURCE, queue.EMBED_GLOSSES, queue.EMBED_CLAIMS]
 
     def run_once(self) -> bool:
         """Claim and run one job; False when none was due."""
@@ -105,6 +107,9 @@ class Worker:
         if job.kind == queue.EMBED_GLOSSES:
             self._run_glosses(job)
             return
+        if job.kind == queue.EMBED_CLAIMS:
+            self._run_claims(job)
+            return
         assert self.embedder is not None and job.source_pk is not None
         principal = job_principal(job)
         with self.store.session(principal) as session:
@@ -150,5 +155,20 @@ class Worker:
             vecs = gloss.embed(self.embedder, batch)
             with self.store.session(principal) as session:
                 gloss.store(session, self.embedder, job.context_id, job.scopes, batch, vecs)
+            with self.store.admin() as session:
+                queue.progress(session, job.id, start + len(batch), len(todo))
+
+    def _run_claims(self, job: queue.Claimed) -> None:
+        """Embed the current claims of one context and scope set that lack a vector of the
+        model (graph/claim_vectors.py); vectors are checked before anything is stored."""
+        assert self.embedder is not None and job.context_id is not None
+        principal = job_principal(job)
+        with self.store.session(principal) as session:
+            todo = claim_vectors.missing(session, job.context_id, job.scopes, self.embedder.name)
+        for start in range(0, len(todo), claim_vectors.BATCH):
+            batch = todo[start : start + claim_vectors.BATCH]
+            vecs = claim_vectors.embed(self.embedder, batch)
+            with self.store.session(principal) as session:
+                claim_vectors.store(session, self.embedder, job.context_id, job.scopes, batch, vecs)
             with self.store.admin() as session:
                 queue.progress(session, job.id, start + len(batch), len(todo))

@@ -129,7 +129,8 @@ class LoopbackServer(Generic[FaultT, RequestT]):
             return self._faults.popleft() if self._faults else None
 
     def _record(self, request: RequestT) -> None:
-        self._record(request)
+        with self._lock:
+            self._requests.append(request)
 
     @property
     def requests(self) -> list[RequestT]:

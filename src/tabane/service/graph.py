@@ -34,8 +34,9 @@ class GraphWriteService(ServiceBase):
                 else tuple(contexts.writable_scopes(user, scopes))
             )
             report = claims_mod.write_batch(session, user, ctx, claims, chosen)
-            if self.embedder is not None:  # glosses changed: re-embed them in the background
+            if self.embedder is not None:  # glosses changed, claims are new: embed them later
                 queue.enqueue_glosses(session, context_id=ctx.id, scopes=chosen)
+                queue.enqueue_claims(session, context_id=ctx.id, scopes=chosen)
             return report
 
     def retract_associations(

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from tabane.contexts import contexts
+from tabane.jobs import queue
 from tabane.memory import memories, sessions
 from tabane.memory.memories import MemoryPage
 from tabane.memory.sessions import SessionInfo, Turn, Window
@@ -34,7 +35,12 @@ class MemoryService(ServiceBase):
                 if scopes is None
                 else tuple(contexts.writable_scopes(user, scopes))
             )
-            return memories.remember(session, user, ctx, memory, chosen)
+            claim_id = memories.remember(session, user, ctx, memory, chosen)
+            if self.embedder is not None:  # recall's claims lane finds it once embedded
+                queue.enqueue_claims(session, context_id=ctx.id, scopes=chosen)
+                if memory.subject is not None:  # a triple changes its concepts' glosses
+                    queue.enqueue_glosses(session, context_id=ctx.id, scopes=chosen)
+            return claim_id
 
     def memories(
         self,

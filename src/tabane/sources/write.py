@@ -16,6 +16,7 @@ from tabane.errors import Forbidden, Issue, NoSource
 from tabane.search import postings
 from tabane.storage.schema import Context, Paragraph, Section, Source
 from tabane.text.documents import Block
+from tabane.text.tokenize import normalize
 from tabane.types import Principal
 
 Outcome = Literal["created", "replaced", "unchanged", "revived"]
@@ -162,8 +163,16 @@ def _clear(session: Session, context_id: int, source_pk: int) -> None:
     session.execute(delete(Section).where(Section.source_pk == source_pk))
 
 
+def title_key(title: str) -> str:
+    """A title as matched inside a question (recall's title lane): normalized (NFKC, case
+    folding, katakana → hiragana) with each run of whitespace one space, so word boundaries
+    still mean something (titles are phrases, not spellings)."""
+    return " ".join(normalize(title).split())
+
+
 def _apply_meta(source: Source, meta: SourceMeta) -> None:
     source.title = meta.title
+    source.title_key = title_key(meta.title)
     source.format = meta.format
     source.content_hash = meta.content_hash
     source.raw_hash = meta.raw_hash

@@ -35,6 +35,7 @@ from tabane.storage.schema_base import _now, _same_scopes
 from tabane.storage.schema_graph import EPISTEMIC_KINDS as EPISTEMIC_KINDS
 from tabane.storage.schema_graph import Association as Association
 from tabane.storage.schema_graph import Claim as Claim
+from tabane.storage.schema_graph import ClaimVector as ClaimVector
 from tabane.storage.schema_graph import VocabEntry as VocabEntry
 from tabane.storage.schema_graph import VocabGram as VocabGram
 from tabane.storage.schema_graph import VocabGramStats as VocabGramStats
@@ -61,6 +62,7 @@ SCOPED_TABLES = (
     "vocabulary_sizes",
     "vocabulary_gram_stats",
     "claims",
+    "claim_vectors",
     "associations",
     "sessions",
     "session_turns",
@@ -157,6 +159,8 @@ class Source(Scoped, Base):
     __extra_args__ = (
         UniqueConstraint("context_id", "source_id"),
         UniqueConstraint("id", "scopes"),
+        # recall's title lane: a source whose whole title appears in the question (recall/titles)
+        Index("ix_sources_title_key", "context_id", "title_key"),
         CheckConstraint(
             "state in ('active', 'waiting', 'someday', 'done', 'archived')", name="state_known"
         ),
@@ -165,6 +169,7 @@ class Source(Scoped, Base):
     context_id: Mapped[int] = mapped_column(ForeignKey("contexts.id", ondelete="CASCADE"))
     source_id: Mapped[str] = mapped_column(Text)
     title: Mapped[str] = mapped_column(Text, server_default="")
+    title_key: Mapped[str] = mapped_column(Text, server_default="")  # sources.write.title_key
     format: Mapped[str] = mapped_column(Text, server_default="text")
     date: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     tags: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")

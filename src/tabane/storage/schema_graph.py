@@ -138,6 +138,7 @@ class Claim(Scoped, Base):
 
     __tablename__ = "claims"
     __extra_args__ = (
+        UniqueConstraint("id", "scopes"),  # claim_vectors carry their claim's scope set
         Index("ix_claims_triple", "context_id", "subject", "label", "object"),
         Index("ix_claims_source", "context_id", "source"),
         CheckConstraint(
@@ -199,3 +200,20 @@ class Association(Scoped, Base):
     weight: Mapped[float] = mapped_column(Float, server_default="0")
     claims: Mapped[int] = mapped_column(Integer, server_default="0")
     updated_at: Mapped[datetime] = _now()
+
+
+class ClaimVector(Scoped, Base):
+    """The embedding of a claim's text (its statement, else `subject label object`): the claims
+    lane of recall. Carries its claim's scope set; written by the `embed_claims` job.
+
+    The column has no fixed width; per-width HNSW indexes cover `embedding::vector(dim)`
+    (migration 0010), like `paragraph_vectors`."""
+
+    __no_scope_index__ = True
+    __tablename__ = "claim_vectors"
+    __extra_args__ = (_same_scopes("claim_id", "claims"),)
+    claim_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    model: Mapped[str] = mapped_column(Text, primary_key=True)  # models coexist until re-embedded
+    context_id: Mapped[int] = mapped_column(Integer, index=True)
+    dim: Mapped[int] = mapped_column(Integer)
+    embedding: Mapped[Any] = mapped_column(Vector())

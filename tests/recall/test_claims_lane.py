@@ -1,0 +1,187 @@
+"""The claims lane: claim texts embedded by the `embed_claims` job, found by a paraphrase, closed
+claims never returned, other callers' claims never visible, bad vectors never stored."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pytest
+from sqlalchemy import func, select, update
+
+from tabane.errors import InvalidInput
+from tabane.graph import claim_vectors
+from tabane.graph.claim_input import ClaimInput
+from tabane.jobs import queue
+from tabane.models.embedder import Vectors
+from tabane.recall.claims_lane import ClaimHit, claim_lane
+from tabane.service import Tabane
+from tabane.storage.schema import ClaimVector, Context, Job
+from tabane.types import Principal
+
+NOTES = (
+    "Hannah adopted a beagle puppy named Biscuit last spring.",
+    "The quarterly budget review moved to the second Thursday of the month.",
+    "Kenji prefers green tea over coffee in the morning.",
+    "The staging database is backed up every night at two o'clock.",
+)
+
+
+def _context_id(svc: Tabane, user: Principal, name: str) -> int:
+    with svc.store.session(user) as session:
+        return int(session.scalar(select(Context.id).where(Context.name == name)))
+
+
+def _lane(
+    svc: Tabane, user: Principal, contexts: Sequence[str], question: str, pool: int = 10
+) -> list[ClaimHit]:
+    embedder = svc.embedder
+    assert embedder is not None
+    ids = [_context_id(svc, user, c) for c in contexts]
+    with svc.store.session(user) as session:
+        return claim_lane(
+            session,
+            ids,
+            embedder.embed_query(question),
+            embedder.name,
+            embedder.dim,
+            pool=pool,
+            floor=None,
+        )
+
+
+def test_a_paraphrase_finds_the_remembered_note(vsvc: Tabane, user: Principal, context: str):
+    ids = [vsvc.remember(user, context, {"text": note}) for note in NOTES]
+    assert vsvc.wait_for_jobs(timeout=120) == 0
+    hits = _lane(vsvc, user, [context], "What is the name of Hannah's dog?")
+    assert hits[0].claim_id == ids[0]
+    assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+    assert all(h.context_id == _context_id(vsvc, user, context) for h in hits)
+    assert hits == sorted(hits, key=lambda h: (-h.score, h.claim_id))
+    tea = _lane(vsvc, user, [context], "What does Kenji like to drink?")
+    assert tea[0].claim_id == ids[2]
+    top = _lane(vsvc, user, [context], "What is the name of Hannah's dog?", pool=2)
+    assert [h.claim_id for h in top] == [h.claim_id for h in hits[:2]]
+    embedder = vsvc.embedder
+    assert embedder is not None
+    with vsvc.store.session(user) as session:
+        floored = claim_lane(
+            session,
+            [_context_id(vsvc, user, context)],
+            embedder.embed_query("What is the name of Hannah's dog?"),
+            embedder.name,
+            embedder.dim,
+            pool=10,
+            floor=(hits[0].score + hits[1].score) / 2,
+        )
+    assert [h.claim_id for h in floored] == [ids[0]]
+
+
+def test_closed_claims_never_come_back(vsvc: Tabane, user: Principal, context: str) -> None:
+    old = vsvc.remember(user, context, {"text": "Hannah lives in Montana."})
+    assert vsvc.wait_for_jobs(timeout=120) == 0
+    assert _lane(vsvc, user, [context], "Where does Hannah live?")[0].claim_id == old
+    new = vsvc.remember(user, context, {"text": "Hannah lives in Oregon now.", "closes": [old]})
+    assert vsvc.wait_for_jobs(timeout=120) == 0
+    hits = _lane(vsvc, user, [context], "Hannah lives in Montana.")
+    assert [h.claim_id for h in hits] == [new]
+
+
+def test_triples_are_embedded_as_phrases_and_jobs_dedupe(
+    vsvc: Tabane, user: Principal, context: str
+) -> None:
+    assert claim_vectors.claim_text(None, "Pluto", "is a", "planet", -1.0) == (
+        "Pluto not is a planet"
+    )
+    assert claim_vectors.claim_text(" ", "Pluto", "orbits", "Sun", 1.0) == "Pluto orbits Sun"
+    assert claim_vectors.claim_text("A note.", "a", "b", "c", 1.0) == "A note."
+    ctx_id = _context_id(vsvc, user, context)
+    for subject in ("Pluto", "Ceres"):  # two writes while the first job waits: one job
+        vsvc.add_claims(user, context, [ClaimInput(subject, "orbits", "the Sun", 1.0)])
+    with vsvc.store.admin() as session:
+        queued = session.scalar(
+            select(func.count()).where(
+                Job.kind == queue.EMBED_CLAIMS, Job.context_id == ctx_id, Job.state == "queued"
+            )
+        )
+    assert queued == 1
+    assert vsvc.wait_for_jobs(timeout=120) == 0
+    hits = _lane(vsvc, user, [context], "Which dwarf planet circles the sun, Ceres?")
+    assert len(hits) == 2
+    with vsvc.store.session(user) as session:
+        stored = session.scalar(
+            select(func.count()).select_from(ClaimVector).where(ClaimVector.context_id == ctx_id)
+        )
+    assert stored == 2
+
+
+def test_another_users_claims_stay_invisible(
+    vsvc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
+) -> None:
+    alice, bob = make_user("alice"), make_user("bob")
+    mine, theirs = make_context(alice), make_context(bob)
+    vsvc.remember(alice, mine, {"text": NOTES[0]})
+    vsvc.remember(bob, theirs, {"text": NOTES[0]})
+    assert vsvc.wait_for_jobs(timeout=120) == 0
+    theirs_id = _context_id(vsvc, bob, theirs)
+    mine_id = _context_id(vsvc, alice, mine)
+    embedder = vsvc.embedder
+    assert embedder is not None
+    with vsvc.store.session(alice) as session:  # naming bob's context id reveals nothing
+        hits = claim_lane(
+            session,
+            [mine_id, theirs_id],
+            embedder.embed_query("Hannah's dog"),
+            embedder.name,
+            embedder.dim,
+            pool=10,
+            floor=0.0,
+        )
+    assert [h.context_id for h in hits] == [mine_id]
+
+
+class BadEmbedder:
+    """Returns NaN rows, or rows of the wrong width."""
+
+    def __init__(self, mode: str) -> None:
+        self.name = f"bad-{mode}"
+        self.dim = 512
+        self.mode = mode
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        if self.mode == "nan":
+            return np.full((len(texts), self.dim), np.nan, dtype=np.float32)
+        return np.ones((len(texts), self.dim - 1), dtype=np.float32)
+
+    def embed_query(self, text: str) -> Vectors:
+        return self.embed_documents([text])[0]
+
+
+@pytest.mark.parametrize("mode", ["nan", "width"])
+def test_nan_and_wrong_width_vectors_are_refused(
+    svc: Tabane, user: Principal, context: str, mode: str
+) -> None:
+    bad = BadEmbedder(mode)
+    todo = [claim_vectors.ClaimText(1, "x")]
+    with pytest.raises(InvalidInput):
+        claim_vectors.embed(bad, todo)
+    with svc.store.admin() as session:  # earlier tests' queued work must not be claimed here
+        session.execute(
+            update(Job).where(Job.state.in_(("queued", "running"))).values(state="done")
+        )
+    bad_svc = Tabane(svc.store, svc.settings, bad)
+    bad_svc.remember(user, context, {"text": "Never stored as a vector."})
+    assert bad_svc.worker.run_once()
+    ctx_id = _context_id(svc, user, context)
+    with svc.store.admin() as session:
+        job = session.scalars(
+            select(Job).where(Job.kind == queue.EMBED_CLAIMS, Job.context_id == ctx_id)
+        ).one()
+        assert job.state == "queued" and job.attempts == 1
+        assert "claim_embeddings" in (job.last_error or "")
+        session.execute(update(Job).where(Job.id == job.id).values(state="done"))
+    with svc.store.session(user) as session:
+        stored = session.scalar(
+            select(func.count()).select_from(ClaimVector).where(ClaimVector.context_id == ctx_id)
+        )
+    assert stored == 0
