@@ -77,3 +77,33 @@ def test_expand_reaches_nested_children_and_dedupes(svc: Tabane, user, make_cont
     inner = _group(svc, user, contexts=[b, c])
     outer = _group(svc, user, contexts=[a, b], groups=[inner])
     assert svc.expand(user, [c], [outer]) == [c, a, b]
+
+
+def test_a_cycle_through_a_group_the_caller_cannot_see_is_refused(svc: Tabane, make_user) -> None:
+    """U sees g1 and g2 (public) but not h (v's own). v made g2 → h and h → g1; U adding
+    g1 → g2 would close the cycle g1 → g2 → h → g1 through a group U cannot see."""
+    u, v = make_user(), make_user()
+    g1 = _group(svc, u, scopes=["public"])
+    g2 = _group(svc, u, scopes=["public"])
+    h = _group(svc, v)  # v's personal scope: invisible to u
+    svc.change_group(v, g2, add_groups=[h])
+    svc.change_group(v, h, add_groups=[g1])
+    with pytest.raises(NoGroup):
+        svc.get_group(u, h)
+    with pytest.raises(GroupCycle) as err:
+        svc.change_group(u, g1, add_groups=[g2])
+    assert h not in err.value.message  # the refusal names only u's groups
+    assert svc.get_group(u, g1).groups == ()
+
+
+def test_a_chain_too_tall_through_an_invisible_group_is_refused(svc: Tabane, make_user) -> None:
+    """mid → hidden is visible to u (the row carries mid's public scopes), hidden → leaf is not
+    (it carries v's): the chain below mid is three groups tall although u sees two."""
+    u, v = make_user(), make_user()
+    top, mid, leaf = (_group(svc, u, scopes=["public"]) for _ in range(3))
+    hidden = _group(svc, v)
+    svc.change_group(v, mid, add_groups=[hidden])
+    svc.change_group(v, hidden, add_groups=[leaf])
+    with pytest.raises(GroupTooDeep):
+        svc.change_group(u, top, add_groups=[mid])  # top → mid → hidden → leaf: four
+    assert svc.get_group(u, top).groups == ()

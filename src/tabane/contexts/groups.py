@@ -6,7 +6,7 @@ group (foreign keys cascade). Membership rows carry their group's scope set.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import delete, select
@@ -48,6 +48,7 @@ def create(
     contexts: Sequence[str] = (),
     groups: Sequence[str] = (),
     scopes: object | None = None,
+    structure: Callable[[], Iterable[tuple[int, int]]] | None = None,
 ) -> GroupInfo:
     name = check_name(name, "name", "group name")
     try:
@@ -61,7 +62,9 @@ def create(
             session.flush()
     except IntegrityError:
         raise NameTaken(f"group {name!r} exists", issues=[Issue("name", "taken")]) from None
-    return change(session, principal, name, add_contexts=contexts, add_groups=groups)
+    return change(
+        session, principal, name, add_contexts=contexts, add_groups=groups, structure=structure
+    )
 
 
 def change(
@@ -74,7 +77,11 @@ def change(
     remove_contexts: Iterable[str] = (),
     add_groups: Iterable[str] = (),
     remove_groups: Iterable[str] = (),
+    structure: Callable[[], Iterable[tuple[int, int]]] | None = None,
 ) -> GroupInfo:
+    """Apply the deltas. `structure` gives every (parent, child) edge of the store, the ones the
+    caller cannot see included (the service reads them as the owner): a cycle or a chain too tall
+    through an invisible group must be refused too. Without it only visible edges are checked."""
     group = resolve(session, name)
     _require_writable(principal, group)
     if description is not None:
@@ -103,7 +110,7 @@ def change(
         )
     for i, gname in enumerate(add_groups):
         child = resolve(session, gname, f"add_groups[{i}]")
-        _check_edge(session, group, child, f"add_groups[{i}]")
+        _check_edge(session, group, child, f"add_groups[{i}]", structure)
         session.execute(
             insert(GroupChild)
             .values(parent_id=group.id, child_id=child.id, scopes=scopes)
@@ -137,7 +144,7 @@ def expand(session: Session, contexts: Sequence[str], groups: Sequence[str]) -> 
         seen.setdefault(ctx.id, ctx)
     for i, gname in enumerate(groups):
         root = resolve(session, gname, f"groups[{i}]")
-        for gid in _descendants(session, root.id):
+        for gid in _descendants(_children(session), root.id):
             rows = session.scalars(
                 select(Context)
                 .join(GroupContext, GroupContext.context_id == Context.id)
@@ -179,10 +186,14 @@ def _edges(session: Session) -> list[tuple[int, int]]:
     return [(p, c) for p, c in session.execute(select(GroupChild.parent_id, GroupChild.child_id))]
 
 
-def _descendants(session: Session, root: int) -> list[int]:
+def _children(session: Session) -> dict[int, list[int]]:
     children: dict[int, list[int]] = {}
     for p, c in _edges(session):
         children.setdefault(p, []).append(c)
+    return children
+
+
+def _descendants(children: dict[int, list[int]], root: int) -> list[int]:
     order, stack, seen = [], [root], {root}
     while stack:
         gid = stack.pop(0)
@@ -194,15 +205,22 @@ def _descendants(session: Session, root: int) -> list[int]:
     return order
 
 
-def _check_edge(session: Session, parent: Group, child: Group, path: str) -> None:
-    """Refuse an edge that closes a cycle or makes a chain taller than MAX_HEIGHT groups."""
-    edges = _edges(session)
+def _check_edge(
+    session: Session,
+    parent: Group,
+    child: Group,
+    path: str,
+    structure: Callable[[], Iterable[tuple[int, int]]] | None = None,
+) -> None:
+    """Refuse an edge that closes a cycle or makes a chain taller than MAX_HEIGHT groups.
+    The edges are this transaction's visible ones plus, when given, the whole store's."""
+    edges = set(_edges(session)) | set(structure() if structure is not None else ())
     down: dict[int, list[int]] = {}
     up: dict[int, list[int]] = {}
     for p, c in edges:
         down.setdefault(p, []).append(c)
         up.setdefault(c, []).append(p)
-    if parent.id == child.id or parent.id in _descendants(session, child.id):
+    if parent.id == child.id or parent.id in _descendants(down, child.id):
         raise GroupCycle(
             f"adding {child.name!r} under {parent.name!r} would make a cycle",
             issues=[Issue(path, "cycle")],
@@ -217,3 +235,9 @@ def _check_edge(session: Session, parent: Group, child: Group, path: str) -> Non
             f"adding {child.name!r} under {parent.name!r} makes a chain of {tall} groups",
             issues=[Issue(path, f"at most {MAX_HEIGHT} groups tall")],
         )
+
+
+def all_edges(session: Session) -> list[tuple[int, int]]:
+    """Every (parent, child) membership edge; call it in the owner's session, where the
+    integrity check must see the groups its caller cannot."""
+    return _edges(session)

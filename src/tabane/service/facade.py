@@ -149,7 +149,7 @@ class Tabane(
 
     def create_group(self, user: Principal, name: str, **fields: Any) -> GroupInfo:
         with self.store.session(user) as session:
-            return groups.create(session, user, name, **fields)
+            return groups.create(session, user, name, structure=self._group_edges, **fields)
 
     def get_group(self, user: Principal, name: str) -> GroupInfo:
         with self.store.session(user) as session:
@@ -161,7 +161,13 @@ class Tabane(
 
     def change_group(self, user: Principal, name: str, **delta: Any) -> GroupInfo:
         with self.store.session(user) as session:
-            return groups.change(session, user, name, **delta)
+            return groups.change(session, user, name, structure=self._group_edges, **delta)
+
+    def _group_edges(self) -> list[tuple[int, int]]:
+        """The whole group DAG, read as the owner: a cycle or a chain too tall through a group
+        the caller cannot see is refused as well (its error names only the caller's groups)."""
+        with self.store.admin() as session:
+            return groups.all_edges(session)
 
     def delete_group(self, user: Principal, name: str) -> None:
         with self.store.session(user) as session:
