@@ -22,6 +22,7 @@ SETTINGS: dict[str, str] = {
     "TABANE_MAX_BODY_BYTES": "largest HTTP body and ingested file, in bytes (default 8 MiB)",
     "TABANE_HOST": "address `tabane serve` binds (default 127.0.0.1)",
     "TABANE_PORT": "port `tabane serve` binds (default 8477)",
+    "TABANE_AUTH": "`none` (default; loopback only: every request acts as TABANE_USER) or `keys`",
     "TABANE_RLS_EXAMPLES": "Hypothesis examples for the RLS property test (default 300)",
     "TABANE_EMBEDDER": "`use` (default, offline, ships in a package), `openai`, or `none`",
     "TABANE_EMBED_URL": "base URL of an OpenAI-compatible embeddings API",
@@ -58,6 +59,7 @@ class Settings:
     max_body_bytes: int = DEFAULT_MAX_BODY
     host: str = "127.0.0.1"
     port: int = 8477
+    auth: str = "none"
     embedder: str = "use"
     embed_url: str | None = None
     embed_model: str | None = None
@@ -91,6 +93,7 @@ class Settings:
             max_body_bytes=_int(env, "TABANE_MAX_BODY_BYTES", DEFAULT_MAX_BODY, 1),
             host=env.get("TABANE_HOST") or "127.0.0.1",
             port=_int(env, "TABANE_PORT", 8477, 1, 65535),
+            auth=_choice(env, "TABANE_AUTH", "none", ("none", "keys")),
             embedder=_choice(env, "TABANE_EMBEDDER", "use", ("use", "openai", "none")),
             embed_url=env.get("TABANE_EMBED_URL") or None,
             embed_model=env.get("TABANE_EMBED_MODEL") or None,

@@ -20,6 +20,7 @@ from tabane.api import (
     routes_search,
     routes_sources,
 )
+from tabane.api.auth import BearerChallenge
 from tabane.api.deps import PrincipalResolver, Svc
 from tabane.api.errors import BodyLimit, CatchAll, install_handlers
 from tabane.api.schemas import ERROR_RESPONSES, HealthOut
@@ -82,6 +83,7 @@ def create_app(
     resolve = principal
     mount_mcp(app, svc, lambda: resolve(current_request()), security=mcp_security)
 
+    app.add_middleware(BearerChallenge)  # every 401 (routes and /mcp) names the scheme
     app.add_middleware(BodyLimit, max_bytes=svc.settings.max_body_bytes)
     app.add_middleware(CatchAll)  # added last = outermost
     return app

@@ -11,8 +11,10 @@ from tabane.cli import graph, graph_reads, jobs, memory, search, sources
 from tabane.cli import resolve as resolve_cli
 from tabane.cli.common import emit, handled, service
 from tabane.cli.evaluate import eval_app
+from tabane.cli.keys import keys_app
 from tabane.cli.manage import contexts_app, groups_app, scopes_app, users_app
 from tabane.config import Settings
+from tabane.errors import InvalidInput, Issue
 
 app = typer.Typer(
     help="tabane: grounded memory for LLM agents.",
@@ -22,6 +24,7 @@ app = typer.Typer(
 )
 app.add_typer(users_app, name="users")
 app.add_typer(scopes_app, name="scopes")
+app.add_typer(keys_app, name="keys")
 app.add_typer(contexts_app, name="contexts")
 app.add_typer(groups_app, name="groups")
 app.add_typer(sources.sources_app, name="sources")
@@ -66,17 +69,25 @@ def migrate() -> None:
 def serve(
     host: Annotated[str | None, typer.Option(help="address to bind (default 127.0.0.1)")] = None,
     port: Annotated[int | None, typer.Option(help="port (default 8477)")] = None,
+    auth: Annotated[
+        str | None, typer.Option(help="`none` (loopback only) or `keys` (default TABANE_AUTH)")
+    ] = None,
 ) -> None:
-    """Serve HTTP (and MCP at /mcp).  Example: tabane serve --port 8477"""
+    """Serve HTTP (and MCP at /mcp). With `--auth keys` every request needs an API key;
+    without authentication only a loopback address may be bound.
+    Example: tabane serve --host 0.0.0.0 --auth keys"""
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
     from tabane.api.app import create_app
+    from tabane.api.auth import key_resolver
     from tabane.service import Tabane
 
     settings = Settings.from_env()
     bind = host or settings.host
-    loopback = bind in ("127.0.0.1", "localhost", "::1")
+    mode = auth or settings.auth
+    loopback = is_loopback(bind)
+    check_serving(bind, mode)
     security = (
         TransportSecuritySettings(
             enable_dns_rebinding_protection=True,
@@ -87,8 +98,32 @@ def serve(
         else None
     )
     with Tabane.open(settings) as svc:
-        app_ = create_app(svc, mcp_security=security)
+        resolver = key_resolver(svc) if mode == "keys" else None
+        app_ = create_app(svc, resolver, mcp_security=security)
         uvicorn.run(app_, host=bind, port=port or settings.port, log_level="info")
+
+
+def is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_serving(host: str, auth: str) -> None:
+    """Refuse an unknown auth mode, and a non-loopback bind without authentication."""
+    if auth not in ("none", "keys"):
+        raise InvalidInput("--auth must be none or keys", issues=[Issue("auth", repr(auth))])
+    if auth == "none" and not is_loopback(host):
+        raise InvalidInput(
+            f"refusing to serve {host} without authentication: bind a loopback address or "
+            "set TABANE_AUTH=keys (or --auth keys) and create keys with `tabane keys create`",
+            issues=[Issue("host", "not loopback"), Issue("TABANE_AUTH", "none")],
+        )
 
 
 @app.command()

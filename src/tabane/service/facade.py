@@ -18,6 +18,7 @@ from tabane.models.embedder import Embedder
 from tabane.models.registry import build_embedder
 from tabane.service.graph import GraphWriteService
 from tabane.service.graph_read import GraphReadService
+from tabane.service.keys import KeysService
 from tabane.service.memory import MemoryService
 from tabane.service.resolve import ResolveService
 from tabane.service.search import SearchService
@@ -36,6 +37,7 @@ class Tabane(
     ResolveService,
     GraphReadService,
     MemoryService,
+    KeysService,
 ):
     """An open store, the settings it was opened with, the embedder and the background worker."""
 

@@ -96,6 +96,24 @@ class Grant(Base):
     can_write: Mapped[bool] = mapped_column(Boolean, server_default="false")
 
 
+class ApiKey(Base):
+    """An API key of a user: only the sha256 of its token is stored. `read_scopes`/`write_scopes`
+    NULL mean the user's own sets; at use time they are intersected with the user's current
+    grants. A reference table: the application role may only read it (access/keys.py)."""
+
+    __tablename__ = "api_keys"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    prefix: Mapped[str] = mapped_column(Text, unique=True)
+    hash: Mapped[str] = mapped_column(Text)
+    read_scopes: Mapped[list[str] | None] = mapped_column(ARRAY(Text))
+    write_scopes: Mapped[list[str] | None] = mapped_column(ARRAY(Text))
+    created_at: Mapped[datetime] = _now()
+    expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
 class Context(Scoped, Base):
     __tablename__ = "contexts"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -1,0 +1,77 @@
+"""`tabane keys …` and the serve guard, in process through Typer's runner."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from tabane.cli.main import app, check_serving
+from tabane.errors import InvalidInput
+from tabane.service import Tabane
+from tabane.types import Principal, personal_scope
+
+
+@pytest.fixture
+def cli(tabane_home: Path, user: Principal) -> Callable[..., tuple[int, Any, str]]:
+    runner = CliRunner()
+
+    def run(*args: str, **env: str) -> tuple[int, Any, str]:
+        base = {
+            "TABANE_HOME": str(tabane_home),
+            "TABANE_USER": user.name,
+            "TABANE_EMBEDDER": "none",
+            "TABANE_WORKER": "off",
+        }
+        result = runner.invoke(app, list(args), env={**base, **env})
+        if result.exception and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        out = json.loads(result.stdout) if result.exit_code == 0 and result.stdout else None
+        return result.exit_code, out, result.stderr
+
+    return run
+
+
+def test_create_list_revoke(cli: Any, svc: Tabane, make_user: Callable[..., Principal]) -> None:
+    alice = make_user()
+    mine = personal_scope(alice.name)
+    code, made, _ = cli(
+        "keys", "create", "--user", alice.name, "--read", mine, "--read", "public",
+        "--write", mine, "--expires", "2999-01-01T00:00:00",
+    )  # fmt: skip
+    assert code == 0 and made["token"].startswith("tbn_")
+    assert svc.authenticate(made["token"]).read == {mine, "public"}
+    code, listed, _ = cli("keys", "list", "--user", alice.name)
+    assert [k["prefix"] for k in listed] == [made["key"]["prefix"]]
+    assert made["token"] not in json.dumps(listed)
+    assert listed[0]["expires_at"].startswith("2999-01-01")
+    code, revoked, _ = cli("keys", "revoke", made["key"]["prefix"])
+    assert code == 0 and revoked["revoked_at"]
+
+
+def test_bad_input_is_a_clear_error(cli: Any, make_user: Callable[..., Principal]) -> None:
+    alice = make_user()
+    code, _, err = cli("keys", "create", "--user", alice.name, "--read", "org:nobody")
+    assert code == 2 and "[forbidden]" in err
+    code, _, err = cli("keys", "create", "--user", alice.name, "--expires", "soon")
+    assert code == 2 and "[invalid_input]" in err
+    code, _, err = cli("keys", "revoke", "nope")
+    assert code == 2 and "[not_found]" in err
+
+
+def test_serve_refuses_a_public_bind_without_authentication(cli: Any) -> None:
+    code, _, err = cli("serve", "--host", "0.0.0.0")
+    assert code == 2 and "without authentication" in err
+    code, _, err = cli("serve", "--host", "192.0.2.7", TABANE_AUTH="none")
+    assert code == 2 and "TABANE_AUTH" in err
+    code, _, err = cli("serve", "--auth", "maybe")
+    assert code == 2 and "[invalid_input]" in err
+    for host in ("127.0.0.1", "localhost", "::1", "127.0.0.2"):
+        check_serving(host, "none")
+    check_serving("0.0.0.0", "keys")
+    with pytest.raises(InvalidInput):
+        check_serving("example.org", "none")
