@@ -25,11 +25,17 @@ async def ok(c: Client, tool: str, args: dict[str, Any]) -> Any:
     return result.structured_content
 
 
-async def err(c: Client, tool: str, args: dict[str, Any], code: str, *paths: str) -> dict:
+async def refused(c: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """The error body of a call that must fail."""
     result = await c.call_tool(tool, args)
     assert result.is_error, result.content
-    body = json.loads(result.content[0].text)
-    error = body["error"]
+    error: dict[str, Any] = json.loads(result.content[0].text)["error"]
+    return error
+
+
+async def err(c: Client, tool: str, args: dict[str, Any], code: str, *paths: str) -> dict:
+    """A refusal with `code` that wrote nothing and names at least `paths`."""
+    error = await refused(c, tool, args)
     assert set(error) == {"code", "message", "issues", "written"}
     assert (error["code"], error["written"]) == (code, "nothing"), error
     assert set(paths) <= {i["path"] for i in error["issues"]}, error
@@ -37,8 +43,13 @@ async def err(c: Client, tool: str, args: dict[str, Any], code: str, *paths: str
 
 
 def connect(
-    svc: Tabane, who: Principal, body: Callable[[Client], Awaitable[None]], transport: str
+    svc: Tabane,
+    who: Principal,
+    body: Callable[[Client], Awaitable[None]],
+    transport: str = "memory",
 ) -> None:
+    """Run `body` with the official client, in memory or over streamable HTTP, acting as `who`."""
+
     async def main(target: Any) -> None:
         async with Client(target, mode="legacy") as c:
             await body(c)

@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Awaitable, Callable
-from typing import Any
-
-import anyio
 from mcp import Client
+from mcp_client import connect, ok, refused
 
 from tabane.graph.claim_input import parse_claims
 from tabane.ingest.documents import DocumentInput, block
-from tabane.mcp.server import build_server
 from tabane.service import Tabane
 from tabane.types import Principal
 
@@ -25,29 +20,6 @@ READS = (
     "list_labels",
     "cite_association",
 )
-
-
-async def ok(c: Client, tool: str, args: dict[str, Any]) -> Any:
-    result = await c.call_tool(tool, args)
-    assert not result.is_error, result.content
-    assert json.loads(result.content[0].text) == result.structured_content
-    return result.structured_content
-
-
-async def err(c: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await c.call_tool(tool, args)
-    assert result.is_error, result.content
-    return json.loads(result.content[0].text)["error"]
-
-
-def connect(svc: Tabane, user: Principal, body: Callable[[Client], Awaitable[None]]) -> None:
-    server = build_server(svc, lambda: user)
-
-    async def main() -> None:
-        async with Client(server, mode="legacy") as c:
-            await body(c)
-
-    anyio.run(main)
 
 
 def seed(svc: Tabane, user: Principal, context: str) -> None:
@@ -118,11 +90,11 @@ def test_every_read_tool_round_trips(svc: Tabane, user: Principal, context: str)
             {"context": context, "subject": "stress", "label": "causes", "object": "insomnia"},
         )
         assert cited["associations"][0]["citations"][0]["text"] == "Stress causes insomnia."
-        bad = await err(c, "activate", {"context": context, "origins": ["nope"]})
+        bad = await refused(c, "activate", {"context": context, "origins": ["nope"]})
         assert bad["code"] == "no_concept" and bad["issues"][0]["path"] == "origins[0]"
-        bad = await err(c, "explore", {"context": context, "origins": "stress", "depth": 11})
+        bad = await refused(c, "explore", {"context": context, "origins": "stress", "depth": 11})
         assert bad["code"] == "invalid_input" and bad["issues"][0]["path"] == "depth"
-        bad = await err(c, "query_graph", {"any": "stress"})
+        bad = await refused(c, "query_graph", {"any": "stress"})
         assert bad["code"] == "invalid_input"
 
     connect(svc, user, body)

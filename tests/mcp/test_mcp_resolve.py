@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import anyio
 from mcp import Client
+from mcp_client import ok
 
 from tabane.graph.claim_input import parse_claims
 from tabane.mcp.catalog import by_name
 from tabane.mcp.server import build_server
 from tabane.service import Tabane
 from tabane.types import Principal
-
-
-async def ok(c: Client, tool: str, args: dict[str, Any]) -> Any:
-    result = await c.call_tool(tool, args)
-    assert not result.is_error, result.content
-    assert json.loads(result.content[0].text) == result.structured_content
-    return result.structured_content
 
 
 def test_resolve_tools_round_trip(svc: Tabane, user: Principal, context: str) -> None:

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-import anyio
 from mcp import Client
+from mcp_client import connect, ok, refused
 
 from tabane.ingest.documents import DocumentInput, block
-from tabane.mcp.server import build_server
 from tabane.service import Tabane
 from tabane.types import Principal
 
@@ -20,29 +17,6 @@ TEXTS = [
     "A kettle note.",
     "Gardening is not about kettles at all.",
 ]
-
-
-async def ok(c: Client, tool: str, args: dict[str, Any]) -> Any:
-    result = await c.call_tool(tool, args)
-    assert not result.is_error, result.content
-    assert json.loads(result.content[0].text) == result.structured_content
-    return result.structured_content
-
-
-async def err(c: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await c.call_tool(tool, args)
-    assert result.is_error, result.content
-    return json.loads(result.content[0].text)["error"]
-
-
-def connect(svc: Tabane, user: Principal, body: Callable[[Client], Awaitable[None]]) -> None:
-    server = build_server(svc, lambda: user)
-
-    async def main() -> None:
-        async with Client(server, mode="legacy") as c:
-            await body(c)
-
-    anyio.run(main)
 
 
 def store(svc: Tabane, user: Principal, context: str) -> None:
@@ -192,7 +166,9 @@ def test_explain_search_verdicts(svc: Tabane, user: Principal, make_user, make_c
 
 def test_bad_arguments(svc: Tabane, user: Principal, context: str) -> None:
     async def body(c: Client) -> None:
-        unknown = await err(c, "search_passages", {"query": "k", "contexts": [f"nosuch{context}"]})
+        unknown = await refused(
+            c, "search_passages", {"query": "k", "contexts": [f"nosuch{context}"]}
+        )
         assert (unknown["code"], unknown["issues"][0]["path"]) == ("no_context", "contexts[0]")
         for args, path in (
             ({"limit": 0}, "limit"),
@@ -200,13 +176,13 @@ def test_bad_arguments(svc: Tabane, user: Principal, context: str) -> None:
             ({"since": "soon"}, "since"),
             ({"user": "root"}, "user"),
         ):
-            bad = await err(c, "search_passages", {"query": "k", "contexts": [context], **args})
+            bad = await refused(c, "search_passages", {"query": "k", "contexts": [context], **args})
             assert (bad["code"], bad["issues"][0]["path"]) == ("invalid_input", path)
-        nowhere = await err(c, "search_passages", {"query": "k"})
+        nowhere = await refused(c, "search_passages", {"query": "k"})
         assert (nowhere["code"], nowhere["issues"][0]["path"]) == ("invalid_input", "contexts")
         group = f"g{context}"
         svc.create_group(user, group, contexts=[context])
-        which = await err(
+        which = await refused(
             c, "explain_search", {"query": "k", "groups": [group], "expected": {"source_id": "x"}}
         )
         assert (which["code"], which["issues"][0]["path"]) == ("invalid_input", "expected.context")
