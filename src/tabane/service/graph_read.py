@@ -4,8 +4,10 @@ row-level security and counts a read (and a miss when it found nothing) on its c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 from sqlalchemy.orm import Session
 
@@ -31,6 +33,19 @@ def _cues(value: str | Sequence[str], path: str) -> tuple[str, ...]:
     names = query_mod.cue_list(value, path, issues)
     query_mod.raise_if(issues, path)
     return names or ()
+
+
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class _Walk:
+    """What every walk shares: the labels it may follow, one perspective, a valid-time window."""
+
+    labels: Sequence[str] | None
+    perspective: str | None
+    since: datetime | None
+    until: datetime | None
 
 
 def _labels(session: Session, ctx: Context, labels: Sequence[str] | None) -> tuple[str, ...] | None:
@@ -120,21 +135,16 @@ class GraphReadService(ServiceBase):
         """Best-first spreading activation from `origins` (each at 1.0): the `limit` most
         activated other concepts, each with the path that reached it."""
         walk.check_activate(decay, limit, min_activation)
-        with self.store.session(user) as session:
-            ctx = contexts_mod.resolve(session, context)
-            start = _origins(session, ctx, origins, "origins")
-            graph = Graph(
-                session,
-                ctx,
-                labels=_labels(session, ctx, labels),
-                perspective=perspective,
-                window=window(since, until),
-            )
-            result = walk.activate(
+        return self._walk(
+            user,
+            context,
+            origins,
+            _Walk(labels, perspective, since, until),
+            lambda session, ctx, graph, start: walk.activate(
                 graph, start, decay=decay, limit=limit, min_activation=min_activation
-            )
-            contexts_mod.bump(session, ctx.id, reads=1, misses=0 if result.concepts else 1)
-            return result
+            ),
+            lambda result: bool(result.concepts),
+        )
 
     def explore(
         self,
@@ -151,19 +161,14 @@ class GraphReadService(ServiceBase):
     ) -> ExploreResult:
         """Every concept within `depth` hops of the origins, with its hop distance."""
         walk.check_explore(depth, limit)
-        with self.store.session(user) as session:
-            ctx = contexts_mod.resolve(session, context)
-            start = _origins(session, ctx, origins, "origins")
-            graph = Graph(
-                session,
-                ctx,
-                labels=_labels(session, ctx, labels),
-                perspective=perspective,
-                window=window(since, until),
-            )
-            result = walk.explore(graph, start, depth=depth, limit=limit)
-            contexts_mod.bump(session, ctx.id, reads=1, misses=0 if result.concepts else 1)
-            return result
+        return self._walk(
+            user,
+            context,
+            origins,
+            _Walk(labels, perspective, since, until),
+            lambda session, ctx, graph, start: walk.explore(graph, start, depth=depth, limit=limit),
+            lambda result: bool(result.concepts),
+        )
 
     def paths(
         self,
@@ -183,21 +188,46 @@ class GraphReadService(ServiceBase):
         """Simple paths from any origin to any target, shortest first; `capped` when the
         expansion budget ran out before the search was complete."""
         walk_paths.check_paths(max_depth, budget, limit)
+        return self._walk(
+            user,
+            context,
+            origins,
+            _Walk(labels, perspective, since, until),
+            lambda session, ctx, graph, start: walk_paths.paths(
+                graph,
+                start,
+                _origins(session, ctx, targets, "targets"),
+                max_depth=max_depth,
+                budget=budget,
+                limit=limit,
+            ),
+            lambda result: bool(result.paths),
+        )
+
+    def _walk(
+        self,
+        user: Principal,
+        context: str,
+        origins: str | Sequence[str],
+        how: _Walk,
+        run: Callable[[Session, Context, Graph, tuple[str, ...]], R],
+        found: Callable[[R], bool],
+    ) -> R:
+        """One walk in one transaction: resolve the origins, build the caller's view of the
+        graph (labels, perspective, window), run, and count the read (a miss when nothing was
+        found)."""
         with self.store.session(user) as session:
             ctx = contexts_mod.resolve(session, context)
             start = _origins(session, ctx, origins, "origins")
-            goal = _origins(session, ctx, targets, "targets")
             graph = Graph(
                 session,
                 ctx,
-                labels=_labels(session, ctx, labels),
-                perspective=perspective,
-                window=window(since, until),
+                labels=_labels(session, ctx, how.labels),
+                perspective=how.perspective,
+                window=window(how.since, how.until),
             )
-            result = walk_paths.paths(
-                graph, start, goal, max_depth=max_depth, budget=budget, limit=limit
-            )
-            contexts_mod.bump(session, ctx.id, reads=1, misses=0 if result.paths else 1)
+            result = run(session, ctx, graph, start)
+            contexts_mod.bump(session, ctx.id, reads=1, misses=0 if found(result) else 1)
             return result
 
     def unreachable_from(
