@@ -17,32 +17,14 @@ from tabane.models.http_client import (
     server_message,
 )
 
+from helpers import FakeClock
+
 BODY = {"query": "where is the cat", "texts": ["the cat sat", "a dog ran"]}
-
-
-class FakeClock:
-    """A monotonic clock that only moves when the code under test sleeps (or a test advances it)."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
 
 
 # A real class of the hierarchy: a subclass defined here would join `all_error_classes()` and
 # the documentation test would ask for its code in the guide.
 Down = RerankerUnavailable
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
 
 
 @pytest.fixture

@@ -16,6 +16,8 @@ from tabane.models.http_reranker import HttpReranker
 from tabane.models.registry import build_reranker
 from tabane.models.reranker import NoReranker, Reranker, checked_scores
 
+from helpers import FakeClock
+
 MODEL = "fake-rerank"
 QUERY = "where did the cat sleep"
 TEXTS = [
@@ -24,24 +26,6 @@ TEXTS = [
     "where did the cat sleep last night",  # all five words: 1.0
     "the dog",  # the: 0.2
 ]
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
 
 
 @pytest.fixture

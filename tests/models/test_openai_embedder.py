@@ -14,28 +14,10 @@ from tabane.models.embedder import Embedder
 from tabane.models.fake_openai import FakeOpenAIServer
 from tabane.models.openai_embedder import CircuitBreaker, OpenAIEmbedder
 
+from helpers import FakeClock
+
 DIM = 32
 MODEL = "fake-embed"
-
-
-class FakeClock:
-    """A monotonic clock that only moves when the code under test sleeps (or a test advances it)."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
 
 
 @pytest.fixture
