@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tabane.evaluation.graph_set import GraphContext, GraphQuestion, Triple, install, load
+from tabane.graph.resolve import Resolution
 from tabane.search.plan import SearchRequest
 from tabane.service import Tabane
 from tabane.text.spelling import char_grams, containment, dice, spelling_key
@@ -56,7 +57,7 @@ class Coverage:
 
 
 @dataclass
-class Resolution:
+class ResolutionStats:
     cues: int = 0
     at1: int = 0
     at5: int = 0
@@ -84,7 +85,7 @@ class GraphEvalReport:
     overall: Coverage = field(default_factory=Coverage)
     by_kind: dict[str, Coverage] = field(default_factory=dict)
     by_hops: dict[str, Coverage] = field(default_factory=dict)
-    resolution: dict[str, Resolution] = field(default_factory=dict)
+    resolution: dict[str, ResolutionStats] = field(default_factory=dict)
     with_distractors: int = 0
     distractor_above: int = 0
     distractor_within: int = 0
@@ -156,13 +157,16 @@ def _question(
 ) -> QuestionResult:
     seeds: list[str] = []
     for cue in q.cues:
-        names = resolved_names(svc, user, context, cue)
+        resolution = svc.resolve(user, context, cue, limit=10)
+        names = resolved_names(resolution)
         target = q.resolves_to[cue]
-        stats = report.resolution.setdefault(cue_class(cue, target, dict(gc.aliases)), Resolution())
+        stats = report.resolution.setdefault(
+            cue_class(cue, target, dict(gc.aliases)), ResolutionStats()
+        )
         stats.cues += 1
         stats.at1 += int(names[:1] == [target])
         stats.at5 += int(target in names[:5])
-        seeds.extend(seed_names(svc, user, context, cue))
+        seeds.extend(seed_names(resolution))
     seeds = list(dict.fromkeys(seeds))
     evidence = gather(svc, user, context, seeds, limit, q.question)
     ranked = {(e[0], e[1], e[2]): (i, e[3]) for i, e in reversed(list(enumerate(evidence)))}
@@ -204,16 +208,14 @@ def _searched(svc: Tabane, user: Principal, context: str, question: str) -> set[
 # -- adapters over the service's graph reads ---------------------------------------------------
 
 
-def resolved_names(svc: Tabane, user: Principal, context: str, cue: str) -> list[str]:
+def resolved_names(result: Resolution) -> list[str]:
     """Candidate names in the order resolve serves them: the lexical tier, then the semantic."""
-    result = svc.resolve(user, context, cue, limit=10)
     return list(dict.fromkeys(c.name for c in [*result.candidates, *result.semantic]))
 
 
-def seed_names(svc: Tabane, user: Principal, context: str, cue: str) -> list[str]:
+def seed_names(result: Resolution) -> list[str]:
     """The concepts adopted for a cue: every exact or alias match (case twins), else the best
     few of each tier — the question then decides which of their edges are evidence."""
-    result = svc.resolve(user, context, cue, limit=10, count_usage=False)
     exact = [c.name for c in result.candidates if c.kind in ("exact", "alias")]
     if exact:
         return exact
