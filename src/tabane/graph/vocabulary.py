@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -290,14 +290,3 @@ def list_aliases(
             AliasInfo(row.name, row.alias_of or "", row.kind, tuple(row.scopes)),
         )
     return list(out.values())
-
-
-def counts(session: Session, context_id: int) -> Mapping[str, int]:
-    """Distinct canonical spellings per kind the caller can see."""
-    rows = session.execute(
-        select(VocabEntry.kind, func.count(func.distinct(VocabEntry.name)))
-        .where(VocabEntry.context_id == context_id, VocabEntry.alias_of.is_(None))
-        .group_by(VocabEntry.kind)
-    ).all()
-    found = {row[0]: int(row[1]) for row in rows}
-    return {kind: found.get(kind, 0) for kind in KINDS}
