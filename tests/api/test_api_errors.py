@@ -217,5 +217,12 @@ def test_every_route_is_listed_here(client) -> None:
         ("POST", "/sessions/{session}/turns"),
         ("GET", "/sessions/{session}/turns"),
         ("GET", "/sessions"),
+        ("POST", "/recall"),
+        ("POST", "/recall/explain"),
+        ("GET", "/recall/traces/{trace_id}"),
+        ("DELETE", "/users/{name}"),
+        ("GET", "/users/{name}/export"),
         ("DELETE", "/sessions/{session}"),
+        ("GET", "/contexts/{context}/communities"),
+        ("POST", "/contexts/{context}/communities/search"),
     }

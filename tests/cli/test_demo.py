@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 from tabane.cli import demo
@@ -18,6 +19,15 @@ def test_the_demo_runs_twice_and_the_second_run_changes_nothing(svc: Tabane, mak
     assert "graph: wrote 4 claims" in text or "graph: claims already written" in text
     assert "resolve 'Contxt': context (fuzzy" in text
     assert "context -holds-> source weight +1.0 (contexts-and-scopes.md, paragraph" in text
+    bundle = text.split("recall 'How deep can groups nest?': ", 1)[1]
+    assert "Question: How deep can groups nest?" in bundle
+    # the answer's paragraph, cited by title, source id, section and paragraph
+    cited = re.search(
+        r"\[\d+\] source excerpt \| \"Contexts, groups and scopes\" \(contexts-and-scopes\.md\), "
+        r"[^|\n]*> Groups, paragraph \d+ \| scopes: user:\S+\nGroups may nest, but never",
+        bundle,
+    )
+    assert cited, bundle
     second: list[str] = []
     demo.run(svc, user, second.append, time.monotonic())
     again = "\n".join(second)

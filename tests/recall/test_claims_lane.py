@@ -4,17 +4,22 @@ claims never returned, other callers' claims never visible, bad vectors never st
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 import pytest
 from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
 
 from tabane.errors import InvalidInput
 from tabane.graph import claim_vectors
 from tabane.graph.claim_input import ClaimInput
 from tabane.jobs import queue
-from tabane.models.embedder import Vectors
-from tabane.recall.claims_lane import ClaimHit, claim_lane
+from tabane.models.embedder import Embedder, Vectors
+from tabane.recall import lanes_memory
+from tabane.recall.kernel import bind
+from tabane.recall.plan import Tunables
+from tabane.search.search import QueryVector
 from tabane.service import Tabane
 from tabane.storage.schema import ClaimVector, Context, Job
 from tabane.types import Principal
@@ -32,6 +37,32 @@ def _context_id(svc: Tabane, user: Principal, name: str) -> int:
         return int(session.scalar(select(Context.id).where(Context.name == name)))
 
 
+class ClaimHit(NamedTuple):
+    claim_id: int
+    context_id: int
+    score: float
+    rank: int
+
+
+def claim_lane(
+    session: Session,
+    context_ids: Sequence[int],
+    question: str,
+    embedder: Embedder,
+    *,
+    pool: int,
+    floor: float | None,
+) -> list[ClaimHit]:
+    """recall's claims lane run as a statement of its own, with the statement's parameters."""
+    contexts = [session.get(Context, cid) or Context(id=cid, name="?") for cid in context_ids]
+    qv = QueryVector(embedder.embed_query(question), embedder.name, embedder.dim, None)
+    params = bind(question, contexts, [floor] * len(contexts), qv, None, Tunables(pool=pool))
+    rows = session.execute(
+        lanes_memory.claims_lane(embedder.dim).order_by("context_id", "rank"), params
+    )
+    return [ClaimHit(r.item_id, r.context_id, r.score, r.rank) for r in rows]
+
+
 def _lane(
     svc: Tabane, user: Principal, contexts: Sequence[str], question: str, pool: int = 10
 ) -> list[ClaimHit]:
@@ -39,15 +70,7 @@ def _lane(
     assert embedder is not None
     ids = [_context_id(svc, user, c) for c in contexts]
     with svc.store.session(user) as session:
-        return claim_lane(
-            session,
-            ids,
-            embedder.embed_query(question),
-            embedder.name,
-            embedder.dim,
-            pool=pool,
-            floor=None,
-        )
+        return claim_lane(session, ids, question, embedder, pool=pool, floor=None)
 
 
 def test_a_paraphrase_finds_the_remembered_note(vsvc: Tabane, user: Principal, context: str):
@@ -68,9 +91,8 @@ def test_a_paraphrase_finds_the_remembered_note(vsvc: Tabane, user: Principal, c
         floored = claim_lane(
             session,
             [_context_id(vsvc, user, context)],
-            embedder.embed_query("What is the name of Hannah's dog?"),
-            embedder.name,
-            embedder.dim,
+            "What is the name of Hannah's dog?",
+            embedder,
             pool=10,
             floor=(hits[0].score + hits[1].score) / 2,
         )
@@ -131,9 +153,8 @@ def test_another_users_claims_stay_invisible(
         hits = claim_lane(
             session,
             [mine_id, theirs_id],
-            embedder.embed_query("Hannah's dog"),
-            embedder.name,
-            embedder.dim,
+            "Hannah's dog",
+            embedder,
             pool=10,
             floor=0.0,
         )

@@ -188,6 +188,28 @@ def _sessions(conn: Connection, tag: str, slots: Slots) -> Parents:
     return {**p, "ses": _ids(conn, "sessions", rows)}
 
 
+def _turns(conn: Connection, tag: str, slots: Slots) -> Parents:
+    p = _sessions(conn, tag, slots)
+    rows = {
+        n: {"session_pk": p["ses"][n], "seq": 0, "speaker": "s", "text": "t", "scopes": s}
+        for n, s in slots.items()
+    }
+    return {**p, "turn": _ids(conn, "session_turns", rows)}
+
+
+def _community_row(ctx: int, n: int) -> dict[str, Any]:
+    return {
+        "context_id": ctx, "level": 0, "ordinal": n, "size": 1, "summary": "before",
+        "summarizer": "edges-v1", "graph_version": "v", "graph_edges": 0,
+    }  # fmt: skip
+
+
+def _communities(conn: Connection, tag: str, slots: Slots) -> Parents:
+    ctx = _contexts(conn, tag, slots)
+    rows = {n: {**_community_row(ctx[n], 0), "scopes": s} for n, s in slots.items()}
+    return {"ctx": ctx, "com": _ids(conn, "communities", rows)}
+
+
 def cleanup(conn: Connection, tag: str) -> None:
     """Remove every context, group and user an example created; cascades remove the rest."""
     for name in ("contexts", "groups", "users"):
@@ -381,12 +403,37 @@ SPECS: dict[str, Spec] = {
         lambda p, tag, n: {"user_id": p["user"][n], "name": f"{tag}r{n}", "turns": 0},
         lambda p, i: {"turns": 2},
     ),
+    "recall_traces": Spec(  # no natural key: the question names the row
+        "recall_traces",
+        ("user_id", "question"),
+        _user,
+        lambda p, tag, n: {
+            "user_id": p["user"][n],
+            "question": f"{tag}r{n}",
+            "plan": "p",
+            "trace": {"n": n},
+        },
+        lambda p, i: {"plan": "changed"},
+    ),
     "session_turns": Spec(
         "session_turns",
         ("session_pk", "seq"),
         _sessions,
         lambda p, tag, n: {"session_pk": p["ses"][n], "seq": n, "speaker": "s", "text": "before"},
         lambda p, i: {"text": "after"},
+    ),
+    "turn_vectors": Spec(
+        "turn_vectors",
+        ("turn_id", "model"),
+        _turns,
+        lambda p, tag, n: {
+            "turn_id": p["turn"][n],
+            "model": "m",
+            "session_pk": p["ses"][n],
+            "dim": 3,
+            "embedding": [1.0, 0.0, 0.0],
+        },
+        lambda p, i: {"dim": 4, "embedding": [1.0, 0.0, 0.0, 0.0]},
     ),
     "claims": Spec(  # no natural key: the author names the row
         "claims",
@@ -414,6 +461,26 @@ SPECS: dict[str, Spec] = {
             "embedding": [1.0, 0.0, 0.0],
         },
         lambda p, i: {"dim": 4, "embedding": [1.0, 0.0, 0.0, 0.0]},
+    ),
+    "communities": Spec(  # one context per slot: its ordinal names the row
+        "communities",
+        ("context_id", "ordinal"),
+        lambda conn, tag, slots: {"ctx": _contexts(conn, tag, slots)},
+        lambda p, tag, n: _community_row(p["ctx"][n], n),
+        lambda p, i: {"summary": "after"},
+    ),
+    "community_members": Spec(
+        "community_members",
+        ("community_id", "concept"),
+        _communities,
+        lambda p, tag, n: {
+            "community_id": p["com"][n],
+            "concept": f"{tag}r{n}",
+            "context_id": p["ctx"][n],
+            "rank": 0,
+            "weight": 1.0,
+        },
+        lambda p, i: {"weight": 2.0},
     ),
     "associations": Spec(
         "associations",
@@ -553,6 +620,8 @@ SAME_SCOPES_AS_PARENT = frozenset(
         "vocabulary_vectors",
         "claim_vectors",
         "session_turns",
+        "turn_vectors",
+        "community_members",
     )
 )
 KEY_MISMATCH = -1  # attempt(): the foreign key (parent id, scopes) refused the row

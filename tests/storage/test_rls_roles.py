@@ -107,14 +107,39 @@ def seed_tree(conn: Connection, prefix: str, scopes: list[str]) -> dict[str, int
     # A user named like the tree's contexts, so the fixture's cleanup finds it too.
     user = _id(conn, "users", name=f"{prefix}ctx")
     ses = _id(conn, "sessions", user_id=user, name="s0", scopes=scopes)
+    turn = _id(conn, "session_turns", session_pk=ses, seq=0, speaker="s", text="t", scopes=scopes)
+    conn.execute(insert(table("turn_vectors")).values(**turn_vector(ses, turn, 0), scopes=scopes))
     conn.execute(
-        insert(table("session_turns")).values(
-            session_pk=ses, seq=0, speaker="s", text="t", scopes=scopes
+        insert(table("recall_traces")).values(
+            user_id=user, question="q", plan="p", trace={}, scopes=scopes
         )
     )
+    com = _id(conn, "communities", **community(ctx, 0), scopes=scopes)
+    conn.execute(insert(table("community_members")).values(**member(ctx, com, 0), scopes=scopes))
     return {
         "ctx": ctx, "g1": g1, "g2": g2, "src": src, "par": par, "voc": voc, "user": user,
-        "ses": ses, "claim": claim,
+        "ses": ses, "claim": claim, "turn": turn, "com": com,
+    }  # fmt: skip
+
+
+def community(ctx: int, n: int) -> dict[str, Any]:
+    """A community of a context's graph, numbered by `n`."""
+    return {
+        "context_id": ctx, "level": 0, "ordinal": n, "size": 1, "summary": "s",
+        "summarizer": "edges-v1", "graph_version": "v", "graph_edges": 0,
+    }  # fmt: skip
+
+
+def member(ctx: int, com: int, n: int) -> dict[str, Any]:
+    """A member concept of a community (`com` is its parent), numbered by `n`."""
+    return {"community_id": com, "concept": f"c{n}", "context_id": ctx, "rank": n, "weight": 1.0}
+
+
+def turn_vector(ses: int, turn: int, n: int) -> dict[str, Any]:
+    """A vector of a session turn (`turn` is its parent), numbered by `n`."""
+    return {
+        "turn_id": turn, "model": f"m{n}", "session_pk": ses, "dim": 3,
+        "embedding": [1.0, 0.0, 0.0],
     }  # fmt: skip
 
 
@@ -251,6 +276,16 @@ def new_rows(prefix: str, ids: dict[str, int], scopes: list[Any]) -> dict[str, d
             "text": "t",
             "scopes": scopes,
         },
+        "turn_vectors": {**turn_vector(ids["ses"], ids["turn"], 1), "scopes": scopes},
+        "recall_traces": {
+            "user_id": ids["user"],
+            "question": "q",
+            "plan": "p",
+            "trace": {},
+            "scopes": scopes,
+        },
+        "communities": {**community(ids["ctx"], 1), "scopes": scopes},
+        "community_members": {**member(ids["ctx"], ids["com"], 1), "scopes": scopes},
     }
 
 
@@ -496,8 +531,10 @@ def test_reference_tables_are_read_only_to_the_app(svc: Tabane, name: str) -> No
 
 # --- parents ----------------------------------------------------------------------------------
 
-# Sessions hang off a user (a reference table, readable by all), not off a scoped row.
-CHILDREN = [name for name in SCOPED_TABLES if name not in ("contexts", "groups", "sessions")]
+# Sessions and recall traces hang off a user (a reference table, readable by all), not off a
+# scoped row.
+ROOTS = ("contexts", "groups", "sessions", "recall_traces")
+CHILDREN = [name for name in SCOPED_TABLES if name not in ROOTS]
 
 
 @pytest.mark.parametrize("name", CHILDREN)

@@ -1,8 +1,9 @@
 """`create_app`: the HTTP surface, a thin shell over the `Tabane` facade.
 
 Layers, outermost first: CatchAll (500 `internal`, logged) → BodyLimit (413 before any route
-runs) → FastAPI's exception handlers (one error body) → the routes, which authenticate through the
-principal resolver and call one facade method each.
+runs) → RateLimit (429 per key or user, charged once the principal is resolved) → FastAPI's
+exception handlers (one error body) → the routes, which authenticate through the principal
+resolver and call one facade method each.
 """
 
 from __future__ import annotations
@@ -13,16 +14,20 @@ from mcp.server.transport_security import TransportSecuritySettings
 import tabane
 from tabane.api import (
     routes_contexts,
+    routes_derive,
     routes_graph,
     routes_graph_reads,
     routes_memory,
+    routes_recall,
     routes_resolve,
     routes_search,
     routes_sources,
+    routes_users,
 )
 from tabane.api.auth import BearerChallenge
 from tabane.api.deps import PrincipalResolver, Svc
 from tabane.api.errors import BodyLimit, CatchAll, install_handlers
+from tabane.api.ratelimit import RateLimit, RateLimiter, RateLimits
 from tabane.api.schemas import ERROR_RESPONSES, HealthOut
 from tabane.mcp.server import current_request, mount_mcp
 from tabane.service import Tabane
@@ -47,17 +52,23 @@ def create_app(
     principal: PrincipalResolver | None = None,
     *,
     mcp_security: TransportSecuritySettings | None = None,
+    limiter: RateLimiter | None = None,
 ) -> FastAPI:
     """The HTTP app over `svc`, with MCP (streamable HTTP) at `/mcp`. `principal` says whom a
     request acts for (the authentication seam: an API-key or JWT resolver plugs in here); by
     default every request acts for the local user, resolved once now. No route takes a user or
     scope from the request as authority. `mcp_security` turns on the MCP SDK's Host/Origin checks
-    (`tabane serve` does, for loopback)."""
+    (`tabane serve` does, for loopback). `limiter` holds the rate limits per key or user (by
+    default the settings'); each request is charged once its principal is resolved."""
     if principal is None:
         local = svc.local_user()
 
         def principal(request: Request) -> Principal:
             return local
+
+    if limiter is None:
+        limiter = RateLimiter(RateLimits.from_settings(svc.settings))
+    principal = limiter.guard(principal)
 
     app = FastAPI(
         title="tabane",
@@ -77,12 +88,16 @@ def create_app(
     app.include_router(routes_resolve.router)
     app.include_router(routes_graph_reads.router)
     app.include_router(routes_memory.router)
+    app.include_router(routes_recall.router)
+    app.include_router(routes_derive.router)
+    app.include_router(routes_users.router)
 
     # Sub-applications are mounted here and only here: inside BodyLimit and CatchAll below, so
     # they get the same guards.
     resolve = principal
     mount_mcp(app, svc, lambda: resolve(current_request()), security=mcp_security)
 
+    app.add_middleware(RateLimit, limiter=limiter)  # 429s get Retry-After; heavy slots freed
     app.add_middleware(BearerChallenge)  # every 401 (routes and /mcp) names the scheme
     app.add_middleware(BodyLimit, max_bytes=svc.settings.max_body_bytes)
     app.add_middleware(CatchAll)  # added last = outermost

@@ -1,24 +1,32 @@
 """The one door: every HTTP route and the MCP endpoint authenticate through the same resolver.
 
 `key_resolver(svc)` reads `Authorization: Bearer <token>` and asks the facade whom the API key
-acts for. A missing or bad credential is 401 `unauthorized` in the one error body; `BearerChallenge`
-adds `WWW-Authenticate: Bearer` to every 401 the app sends (routes and `/mcp` alike).
+acts for; `jwt_resolver(svc, config)` verifies an OIDC / JWT bearer token instead
+(tabane.access.oidc), and `key_or_jwt_resolver` takes either (`tbn_…` is a key, anything else a
+JWT). `resolver_for(svc, mode)` is what `tabane serve --auth MODE` plugs in. A missing or bad
+credential is 401 `unauthorized` in the one error body; `BearerChallenge` adds
+`WWW-Authenticate: Bearer` to every 401 the app sends (routes and `/mcp` alike).
 """
 
 from __future__ import annotations
 
+from sqlalchemy.exc import IntegrityError
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from tabane.access import oidc
+from tabane.access.keys import TOKEN_PREFIX
 from tabane.api.deps import PrincipalResolver
-from tabane.errors import Issue, Unauthorized
+from tabane.config import Settings
+from tabane.errors import InvalidInput, Issue, Unauthorized
 from tabane.service import Tabane
 from tabane.types import Principal
 
 MAX_HEADER_CHARS = 512  # an Authorization header longer than this is refused unread
+MAX_JWT_HEADER_CHARS = oidc.MAX_TOKEN_CHARS + 16  # the same where JWTs are accepted
 
 
-def bearer_token(request: Request) -> str:
+def bearer_token(request: Request, max_chars: int = MAX_HEADER_CHARS) -> str:
     """The token of `Authorization: Bearer <token>`, else `Unauthorized`."""
     header = request.headers.get("authorization")
     if header is None:
@@ -27,7 +35,7 @@ def bearer_token(request: Request) -> str:
         )
     scheme, _, token = header.strip().partition(" ")
     token = token.strip()
-    if len(header) > MAX_HEADER_CHARS or scheme.lower() != "bearer" or not token or " " in token:
+    if len(header) > max_chars or scheme.lower() != "bearer" or not token or " " in token:
         raise Unauthorized(
             "malformed Authorization header",
             issues=[Issue("headers.authorization", "expected `Bearer <token>`")],
@@ -42,6 +50,65 @@ def key_resolver(svc: Tabane) -> PrincipalResolver:
         return svc.authenticate(bearer_token(request))
 
     return resolve
+
+
+def jwt_resolver(
+    svc: Tabane, config: oidc.OidcConfig, verifier: oidc.Verifier | None = None
+) -> PrincipalResolver:
+    """A principal resolver that accepts OIDC / JWT bearer tokens of one issuer."""
+    check = verifier or oidc.Verifier(config)
+
+    def resolve(request: Request) -> Principal:
+        return _jwt_principal(svc, check, bearer_token(request, MAX_JWT_HEADER_CHARS))
+
+    return resolve
+
+
+def key_or_jwt_resolver(
+    svc: Tabane, config: oidc.OidcConfig, verifier: oidc.Verifier | None = None
+) -> PrincipalResolver:
+    """A principal resolver that accepts a tabane API key (`tbn_…`) or a JWT."""
+    check = verifier or oidc.Verifier(config)
+
+    def resolve(request: Request) -> Principal:
+        token = bearer_token(request, MAX_JWT_HEADER_CHARS)
+        if token.startswith(TOKEN_PREFIX):
+            return svc.authenticate(token)
+        return _jwt_principal(svc, check, token)
+
+    return resolve
+
+
+def resolver_for(
+    svc: Tabane, mode: str, settings: Settings | None = None
+) -> PrincipalResolver | None:
+    """The resolver of an auth mode (None: `none`, the local user); OIDC is configured from
+    `settings` (default: the service's) now, at start-up."""
+    if mode == "none":
+        return None
+    if mode == "keys":
+        return key_resolver(svc)
+    if mode not in ("oidc", "keys+oidc"):
+        raise InvalidInput(
+            "the auth mode must be none, keys, oidc or keys+oidc",
+            issues=[Issue("auth", repr(mode))],
+        )
+    config = oidc.OidcConfig.from_settings(settings or svc.settings)
+    return jwt_resolver(svc, config) if mode == "oidc" else key_or_jwt_resolver(svc, config)
+
+
+def _jwt_principal(svc: Tabane, verifier: oidc.Verifier, token: str) -> Principal:
+    identity = verifier.verify(token)
+    for attempt in (1, 2):  # two first requests of a new user may race to create it
+        try:
+            with svc.store.admin() as session:
+                return oidc.principal_for(session, identity, verifier.config)
+        except IntegrityError:
+            if attempt == 2:
+                raise Unauthorized(
+                    "the user could not be created", issues=[Issue("authorization", "retry")]
+                ) from None
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 class BearerChallenge:

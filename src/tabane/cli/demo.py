@@ -1,4 +1,5 @@
-"""`tabane demo`: start the embedded store, ingest the sample corpus, show what was stored."""
+"""`tabane demo`: start the embedded store, ingest the sample corpus, show what was stored, and
+end with a recall over it (the rendered, cited evidence bundle)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Callable
 from tabane.errors import NameTaken
 from tabane.graph.claim_input import parse_claims
 from tabane.ingest.documents import DocumentInput
+from tabane.recall.plan import RecallRequest
 from tabane.samples import sample_files
 from tabane.search.plan import SearchRequest
 from tabane.service import Tabane
@@ -62,6 +64,23 @@ def run(svc: Tabane, user: Principal, say: Callable[[str], None], started: float
     graph(svc, user, say)
     ctx = svc.get_context(user, DEMO_CONTEXT)
     say(f"usage of {DEMO_CONTEXT}: {ctx.usage.reads} reads, {ctx.usage.writes} writes")
+    recall(svc, user, say)
+
+
+RECALL_QUESTION = "How deep can groups nest?"
+
+
+def recall(svc: Tabane, user: Principal, say: Callable[[str], None]) -> None:
+    """The product's main read over the sample corpus: the rendered, cited evidence bundle."""
+    result = svc.recall(user, RecallRequest(RECALL_QUESTION, contexts=(DEMO_CONTEXT,)))
+    t = result.trace
+    ran = [name for name, lane in t.lanes.items() if lane.ran]
+    say("")
+    say(
+        f"recall {RECALL_QUESTION!r}: {len(result.items)} items, {t.used_tokens} of "
+        f"{t.budget_tokens} tokens, lanes ran: {', '.join(ran) or '-'}; trace {t.id}"
+    )
+    say(result.rendered)
 
 
 # The skeleton of contexts-and-scopes.md: (subject, label, object, words of the paragraph).

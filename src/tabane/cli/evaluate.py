@@ -13,6 +13,11 @@ from tabane.cli.common import handled, service
 from tabane.evaluation.docs_eval import EvalReport, run_docs_eval
 from tabane.evaluation.graph_eval import render as render_graph
 from tabane.evaluation.graph_eval import run_graph_eval
+from tabane.evaluation.memory_eval import render as render_memory
+from tabane.evaluation.memory_eval import run_memory_eval
+from tabane.evaluation.recall_eval import render_docs as render_docs_recall
+from tabane.evaluation.recall_eval import render_graph as render_graph_recall
+from tabane.evaluation.recall_eval import run_docs_recall, run_graph_recall
 from tabane.types import to_plain
 
 eval_app = typer.Typer(help="Evaluate retrieval on graded question sets.", no_args_is_help=True)
@@ -33,27 +38,36 @@ def docs(
     per_question: Annotated[
         bool, Opt("--per-question", help="also print one row per question and plan")
     ] = False,
+    plan: Annotated[
+        list[str] | None,
+        Opt("--plan", help="also ask every question through recall under this plan (repeat)"),
+    ] = None,
+    budget: Annotated[int | None, Opt("--budget", help="recall's token budget")] = None,
 ) -> None:
     """Score document-level nDCG@10, recall@5/@10 and MRR@10 of fused search beside BM25 alone
     and the dense lane alone, after ingesting the corpus (unchanged files are skipped) and
     embedding it.  Example: tabane eval docs shared/eval/dev/pydocs.jsonl --corpus-root
-    /usr/share/doc/python3.11/html --json pydocs.json"""
+    /usr/share/doc/python3.11/html --json pydocs.json.  With --plan, every question is also
+    asked through recall under each plan (served paragraph order, document level)."""
     started = time.monotonic()
+
+    def say(msg: str) -> None:
+        typer.echo(f"[{time.monotonic() - started:7.0f}s] {msg}", err=True)
+
+    recalled = None
     with service() as (svc, user):
-        report = run_docs_eval(
-            svc,
-            user,
-            set_path,
-            corpus_root,
-            context=context,
-            progress=lambda msg: typer.echo(
-                f"[{time.monotonic() - started:7.0f}s] {msg}", err=True
-            ),
-        )
+        report = run_docs_eval(svc, user, set_path, corpus_root, context=context, progress=say)
+        if plan:
+            recalled = run_docs_recall(
+                svc, user, set_path, report.context, plans=plan, budget=budget, progress=say
+            )
     report.seconds["total"] = round(time.monotonic() - started, 1)
     if json_out is not None:
-        json_out.write_text(json.dumps(to_plain(report), ensure_ascii=False, indent=1) + "\n")
+        full = to_plain(report) if recalled is None else {"search": report, "recall": recalled}
+        json_out.write_text(json.dumps(to_plain(full), ensure_ascii=False, indent=1) + "\n")
     typer.echo(render(report, per_question=per_question))
+    if recalled is not None:
+        typer.echo("\n" + render_docs_recall(recalled))
 
 
 def render(report: EvalReport, *, per_question: bool = False) -> str:
@@ -104,24 +118,78 @@ def graph(
     ] = "eval-",
     limit: Annotated[int, Opt("--limit", help="associations of evidence per question")] = 20,
     json_out: Annotated[Path | None, Opt("--json", help="also write the full report here")] = None,
+    plan: Annotated[
+        list[str] | None,
+        Opt("--plan", help="also ask every question through recall under this plan (repeat)"),
+    ] = None,
+    budget: Annotated[int | None, Opt("--budget", help="recall's token budget")] = None,
 ) -> None:
     """Load the graph set (passages as sources, associations attributed to their paragraphs,
     aliases) into fresh contexts — an existing PREFIX+name context is replaced — then score the
     resolve → query/activate pipeline: needed-triple coverage (the golden floor is 100%), cue
     resolution@1/@5 by cue class, disambiguation confusion and text support.
-    Example: tabane eval graph shared/eval/dev/graph.json --json graph.json"""
+    With --plan, every question is also asked through recall under each plan and scored on the
+    served association items.
+    Example: tabane eval graph shared/eval/dev/graph.json --json graph.json --plan maximal"""
+    started = time.monotonic()
+
+    def say(msg: str) -> None:
+        typer.echo(f"[{time.monotonic() - started:7.0f}s] {msg}", err=True)
+
+    recalled = None
+    with service() as (svc, user):
+        report = run_graph_eval(svc, user, set_path, prefix=prefix, limit=limit, progress=say)
+        if plan:
+            recalled = run_graph_recall(
+                svc, user, set_path, plans=plan, prefix=prefix, budget=budget, load=False,
+                progress=say,
+            )  # fmt: skip
+    if json_out is not None:
+        full = to_plain(report) if recalled is None else {"pipeline": report, "recall": recalled}
+        json_out.write_text(json.dumps(to_plain(full), ensure_ascii=False, indent=1) + "\n")
+    typer.echo(render_graph(report))
+    if recalled is not None:
+        typer.echo("\n" + render_graph_recall(recalled))
+
+
+@eval_app.command("memory")
+@handled
+def memory(
+    set_path: Annotated[Path, typer.Argument(metavar="SET", help="memory.json of the eval set")],
+    plan: Annotated[
+        list[str] | None, Opt("--plan", help="recall plan (repeat for several; default maximal)")
+    ] = None,
+    loading: Annotated[
+        list[str] | None,
+        Opt("--loading", help="turns | notes | documents | both (repeat; default notes)"),
+    ] = None,
+    budget: Annotated[
+        int | None, Opt("--budget", help="tokens per bundle (default TABANE_RECALL_BUDGET)")
+    ] = None,
+    prefix: Annotated[
+        str, Opt("--prefix", help="contexts and sessions are PREFIX+loading-conversation")
+    ] = "mem-",
+    json_out: Annotated[Path | None, Opt("--json", help="also write the full report here")] = None,
+) -> None:
+    """Load each conversation into its own context and session (turns, plus the chosen
+    loading), then ask every question through recall (asker as speaker, the conversation's
+    session) under each plan: evidence recall@5/@10, partial coverage, update latest-first,
+    perspective attributed hit, adversarial abstention and traps, latency and bundle size.
+    Example: tabane eval memory shared/eval/dev/memory.json --plan maximal --plan no_session"""
     started = time.monotonic()
     with service() as (svc, user):
-        report = run_graph_eval(
+        report = run_memory_eval(
             svc,
             user,
             set_path,
+            loadings=loading or ["notes"],
+            plans=plan or ["maximal"],
+            budget=budget,
             prefix=prefix,
-            limit=limit,
             progress=lambda msg: typer.echo(
                 f"[{time.monotonic() - started:7.0f}s] {msg}", err=True
             ),
         )
     if json_out is not None:
         json_out.write_text(json.dumps(to_plain(report), ensure_ascii=False, indent=1) + "\n")
-    typer.echo(render_graph(report))
+    typer.echo(render_memory(report))

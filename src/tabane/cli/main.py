@@ -7,13 +7,14 @@ from typing import Annotated
 
 import typer
 
-from tabane.cli import graph, graph_reads, jobs, memory, search, sources
+from tabane.cli import derive, graph, graph_reads, jobs, memory, search, sources
+from tabane.cli import recall as recall_cli
 from tabane.cli import resolve as resolve_cli
 from tabane.cli.common import emit, handled, service
 from tabane.cli.evaluate import eval_app
 from tabane.cli.keys import keys_app
 from tabane.cli.manage import contexts_app, groups_app, scopes_app, users_app
-from tabane.config import Settings
+from tabane.config import AUTH_MODES, Settings
 from tabane.errors import InvalidInput, Issue
 
 app = typer.Typer(
@@ -36,11 +37,13 @@ app.add_typer(eval_app, name="eval")
 app.command("ingest")(sources.ingest)
 app.command("sync")(sources.sync)
 app.command("search")(search.search)
+app.command("recall")(recall_cli.recall)
 app.command("jobs")(jobs.jobs)
 app.command("worker")(jobs.worker)
 graph_reads.register(app)
 app.command("resolve")(resolve_cli.resolve)
 app.command("audit")(resolve_cli.audit)
+app.command("derive")(derive.derive)
 
 
 @app.command()
@@ -70,17 +73,21 @@ def serve(
     host: Annotated[str | None, typer.Option(help="address to bind (default 127.0.0.1)")] = None,
     port: Annotated[int | None, typer.Option(help="port (default 8477)")] = None,
     auth: Annotated[
-        str | None, typer.Option(help="`none` (loopback only) or `keys` (default TABANE_AUTH)")
+        str | None,
+        typer.Option(
+            help="`none` (loopback only), `keys`, `oidc` or `keys+oidc` (default TABANE_AUTH)"
+        ),
     ] = None,
 ) -> None:
-    """Serve HTTP (and MCP at /mcp). With `--auth keys` every request needs an API key;
+    """Serve HTTP (and MCP at /mcp). With `--auth keys` every request needs an API key, with
+    `--auth oidc` a JWT of the configured issuer (TABANE_OIDC_*), with `keys+oidc` either;
     without authentication only a loopback address may be bound.
     Example: tabane serve --host 0.0.0.0 --auth keys"""
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
     from tabane.api.app import create_app
-    from tabane.api.auth import key_resolver
+    from tabane.api.auth import resolver_for
     from tabane.service import Tabane
 
     settings = Settings.from_env()
@@ -98,7 +105,7 @@ def serve(
         else None
     )
     with Tabane.open(settings) as svc:
-        resolver = key_resolver(svc) if mode == "keys" else None
+        resolver = resolver_for(svc, mode, settings)
         app_ = create_app(svc, resolver, mcp_security=security)
         uvicorn.run(app_, host=bind, port=port or settings.port, log_level="info")
 
@@ -116,12 +123,15 @@ def is_loopback(host: str) -> bool:
 
 def check_serving(host: str, auth: str) -> None:
     """Refuse an unknown auth mode, and a non-loopback bind without authentication."""
-    if auth not in ("none", "keys"):
-        raise InvalidInput("--auth must be none or keys", issues=[Issue("auth", repr(auth))])
+    if auth not in AUTH_MODES:
+        raise InvalidInput(
+            "--auth must be none, keys, oidc or keys+oidc", issues=[Issue("auth", repr(auth))]
+        )
     if auth == "none" and not is_loopback(host):
         raise InvalidInput(
             f"refusing to serve {host} without authentication: bind a loopback address or "
-            "set TABANE_AUTH=keys (or --auth keys) and create keys with `tabane keys create`",
+            "set TABANE_AUTH=keys (or --auth keys) and create keys with `tabane keys create`, "
+            "or configure OIDC (TABANE_AUTH=oidc and TABANE_OIDC_*)",
             issues=[Issue("host", "not loopback"), Issue("TABANE_AUTH", "none")],
         )
 

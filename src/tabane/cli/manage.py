@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from collections import Counter
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from tabane.cli.common import emit, handled, service
+from tabane.errors import InvalidInput, Issue
 
 users_app = typer.Typer(help="Users and their scope grants.", no_args_is_help=True)
 scopes_app = typer.Typer(
@@ -53,6 +57,48 @@ def users_revoke(user: str, scope: str) -> None:
     """Take SCOPE away from USER.  Example: tabane users revoke bob org:acme"""
     with service() as (svc, _):
         emit({"revoked": svc.revoke(user, scope)})
+
+
+@users_app.command("export")
+@handled
+def users_export(
+    name: str,
+    out: Annotated[
+        Path | None, Opt("--out", help="write the JSON Lines here (default: stdout)")
+    ] = None,
+) -> None:
+    """Export every row of USER as JSON Lines ({"table", "row"} per line), before erasing them.
+    Example: tabane users export alice --out alice.jsonl"""
+    with service() as (svc, _):
+        rows = svc.export_user(name)
+        if out is None:
+            for row in rows:
+                typer.echo(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
+            return
+        counts: Counter[str] = Counter()
+        try:
+            with out.open("w", encoding="utf-8") as f:
+                for row in rows:
+                    f.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")
+                    counts[row["table"]] += 1
+        except OSError as exc:
+            raise InvalidInput(
+                f"cannot write {out}: {exc.strerror}", issues=[Issue("out", str(out))]
+            ) from None
+        emit({"user": name, "out": str(out), "rows": dict(sorted(counts.items()))})
+
+
+@users_app.command("erase")
+@handled
+def users_erase(
+    name: str, yes: Annotated[bool, Opt("--yes", help="do not ask for confirmation")] = False
+) -> None:
+    """Delete USER and every row of theirs in one transaction; prints rows deleted per table.
+    Export first: nothing erased can be read back.  Example: tabane users erase alice --yes"""
+    if not yes:
+        typer.confirm(f"erase user {name} and every row of theirs?", abort=True)
+    with service() as (svc, _):
+        emit(svc.erase_user(name))
 
 
 @scopes_app.command("list")

@@ -19,6 +19,7 @@ from tabane.storage.schema import Job
 EMBED_SOURCE = "embed_source"  # embed a source's paragraphs that lack vectors of the model
 EMBED_GLOSSES = "embed_glosses"  # (re)embed a context's concept glosses of one scope set
 EMBED_CLAIMS = "embed_claims"  # embed a context's current claims of one scope set lacking vectors
+EMBED_TURNS = "embed_turns"  # embed a session's turns lacking vectors
 LEASE = timedelta(seconds=60)
 MAX_ATTEMPTS = 5
 BACKOFF_CAP = 300.0
@@ -33,6 +34,7 @@ class Claimed:
     scopes: tuple[str, ...]
     read_scopes: tuple[str, ...]
     attempts: int
+    session_pk: int | None = None
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,29 @@ def enqueue_claims(session: Session, *, context_id: int, scopes: Sequence[str]) 
     _enqueue_scoped(session, EMBED_CLAIMS, context_id, scopes)
 
 
+def enqueue_turns(session: Session, *, session_pk: int, scopes: Sequence[str]) -> None:
+    """Queue the embedding of a session's turns that lack a vector of the model: one queued job
+    per session (a later turn finds it and adds none); it reads and writes with exactly the
+    session's scope set, its turns' own."""
+    pending = session.scalar(
+        select(Job.id).where(
+            Job.kind == EMBED_TURNS,
+            Job.session_pk == session_pk,
+            Job.scopes == sorted(scopes),
+            Job.state == "queued",
+        )
+    )
+    if pending is None:
+        session.add(
+            Job(
+                kind=EMBED_TURNS,
+                session_pk=session_pk,
+                scopes=sorted(scopes),
+                read_scopes=sorted(scopes),
+            )
+        )
+
+
 def _enqueue_scoped(session: Session, kind: str, context_id: int, scopes: Sequence[str]) -> None:
     """One queued job per kind, context and scope set: a later write finds it and adds none."""
     pending = session.scalar(
@@ -155,6 +180,7 @@ def claim(session: Session, kinds: Sequence[str]) -> Claimed | None:
         tuple(job.scopes),
         tuple(job.read_scopes),
         job.attempts,
+        job.session_pk,
     )
 
 

@@ -19,6 +19,7 @@ from sqlalchemy import select
 from tabane.errors import TabaneError
 from tabane.graph import claim_vectors, gloss
 from tabane.jobs import queue
+from tabane.memory import turn_vectors
 from tabane.models.embedder import Embedder, Vectors
 from tabane.search import vectors
 from tabane.storage.schema import Source
@@ -52,7 +53,7 @@ class Worker:
     def kinds(self) -> list[str]:
         if self.embedder is None:
             return []
-        return [EMBED_SOURCE, queue.EMBED_GLOSSES, queue.EMBED_CLAIMS]
+        return [EMBED_SOURCE, queue.EMBED_GLOSSES, queue.EMBED_CLAIMS, queue.EMBED_TURNS]
 
     def run_once(self) -> bool:
         """Claim and run one job; False when none was due."""
@@ -109,6 +110,9 @@ class Worker:
             return
         if job.kind == queue.EMBED_CLAIMS:
             self._run_claims(job)
+            return
+        if job.kind == queue.EMBED_TURNS:
+            self._run_turns(job)
             return
         assert self.embedder is not None and job.source_pk is not None
         principal = job_principal(job)
@@ -170,5 +174,26 @@ class Worker:
             vecs = claim_vectors.embed(self.embedder, batch)
             with self.store.session(principal) as session:
                 claim_vectors.store(session, self.embedder, job.context_id, job.scopes, batch, vecs)
+            with self.store.admin() as session:
+                queue.progress(session, job.id, start + len(batch), len(todo))
+
+    def _run_turns(self, job: queue.Claimed) -> None:
+        """Embed the turns of one session that lack a vector of the model
+        (memory/turn_vectors.py); vectors are checked before anything is stored. A turn whose
+        scope set the job may not write (its session was re-scoped since) is left to a job queued
+        with the new set."""
+        assert self.embedder is not None and job.session_pk is not None
+        principal = job_principal(job)
+        with self.store.session(principal) as session:
+            todo = [
+                t
+                for t in turn_vectors.missing(session, job.session_pk, self.embedder.name)
+                if set(t.scopes) <= principal.write
+            ]
+        for start in range(0, len(todo), turn_vectors.BATCH):
+            batch = todo[start : start + turn_vectors.BATCH]
+            vecs = turn_vectors.embed(self.embedder, batch)
+            with self.store.session(principal) as session:
+                turn_vectors.store(session, self.embedder, job.session_pk, batch, vecs)
             with self.store.admin() as session:
                 queue.progress(session, job.id, start + len(batch), len(todo))

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tabane.mcp import tools, tools_graph, tools_graph_reads, tools_memory, tools_resolve
+from tabane.mcp import (
+    tools,
+    tools_graph,
+    tools_graph_reads,
+    tools_memory,
+    tools_recall,
+    tools_resolve,
+)
 from tabane.mcp.registry import ToolSpec, registered
 
-MODULES = (tools, tools_graph, tools_resolve, tools_graph_reads, tools_memory)
+MODULES = (tools, tools_recall, tools_graph, tools_resolve, tools_graph_reads, tools_memory)
 
 
 def all_tools() -> tuple[ToolSpec, ...]:

@@ -1,4 +1,4 @@
-"""Build the configured embedder and reranker from settings (at start-up, never at import)."""
+"""Build the configured embedder, reranker and summarizer from settings (at start-up only)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from tabane.config import Settings
 from tabane.errors import InvalidInput, Issue
 from tabane.models.embedder import Embedder
 from tabane.models.reranker import Reranker
+from tabane.models.summarizer import Summarizer
 
 
 def build_embedder(settings: Settings) -> Embedder | None:
@@ -53,6 +54,34 @@ def build_reranker(settings: Settings) -> Reranker | None:
         model=settings.rerank_model,
         api_key=settings.rerank_api_key,
     )
+
+
+def build_summarizer(settings: Settings) -> Summarizer:
+    """The offline `ExtractiveSummarizer` (the default), or an `OpenAISummarizer` for `openai`."""
+    if settings.summarizer == "openai":
+        from tabane.models.openai_summarizer import OpenAISummarizer
+
+        if not settings.summarize_url or not settings.summarize_model:
+            raise InvalidInput(
+                "TABANE_SUMMARIZER=openai needs TABANE_SUMMARIZE_URL and TABANE_SUMMARIZE_MODEL",
+                issues=[
+                    Issue(key, "unset")
+                    for key, value in [
+                        ("TABANE_SUMMARIZE_URL", settings.summarize_url),
+                        ("TABANE_SUMMARIZE_MODEL", settings.summarize_model),
+                    ]
+                    if not value
+                ],
+            )
+        return OpenAISummarizer(
+            settings.summarize_url,
+            settings.summarize_model,
+            api_key=settings.summarize_api_key,
+            max_rps=settings.summarize_max_rps or None,  # 0: not paced
+        )
+    from tabane.models.extractive import ExtractiveSummarizer
+
+    return ExtractiveSummarizer()
 
 
 # Default cosine floor of the vector lane per model, when neither the call, the context nor

@@ -5,6 +5,7 @@ from __future__ import annotations
 from tabane.config import Settings
 from tabane.jobs.worker import Worker
 from tabane.models.embedder import Embedder
+from tabane.models.reranker import Reranker
 from tabane.storage.store import Store
 
 
@@ -12,4 +13,5 @@ class ServiceBase:
     store: Store
     settings: Settings
     embedder: Embedder | None
+    reranker: Reranker | None
     worker: Worker

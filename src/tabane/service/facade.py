@@ -15,14 +15,17 @@ from tabane.contexts.contexts import ContextInfo, ContextStats
 from tabane.contexts.groups import GroupInfo
 from tabane.jobs.worker import Worker
 from tabane.models.embedder import Embedder
-from tabane.models.registry import build_embedder
+from tabane.models.registry import build_embedder, build_reranker
+from tabane.service.derive import DeriveService
 from tabane.service.graph import GraphWriteService
 from tabane.service.graph_read import GraphReadService
 from tabane.service.keys import KeysService
 from tabane.service.memory import MemoryService
+from tabane.service.recall import RecallService
 from tabane.service.resolve import ResolveService
 from tabane.service.search import SearchService
 from tabane.service.sources import SourcesService
+from tabane.service.users import UsersService
 from tabane.storage import migrate
 from tabane.storage.store import Store, open_store
 from tabane.types import Principal
@@ -37,7 +40,10 @@ class Tabane(
     ResolveService,
     GraphReadService,
     MemoryService,
+    RecallService,
+    DeriveService,
     KeysService,
+    UsersService,
 ):
     """An open store, the settings it was opened with, the embedder and the background worker."""
 
@@ -47,6 +53,7 @@ class Tabane(
         self.store = store
         self.settings = settings
         self.embedder = build_embedder(settings) if embedder is _UNSET else embedder  # type: ignore[assignment]
+        self.reranker = build_reranker(settings)
         self.worker = Worker(store, self.embedder)
         if settings.worker == "thread":
             self.worker.start()

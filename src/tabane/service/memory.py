@@ -73,7 +73,7 @@ class MemoryService(ServiceBase):
         name = sessions.check_session_name(session_name)
         chosen = None if scopes is None else contexts.writable_scopes(user, scopes)
         with self.store.session(user) as session:
-            return sessions.append(
+            turn = sessions.append(
                 session,
                 user,
                 name,
@@ -83,6 +83,10 @@ class MemoryService(ServiceBase):
                 at=at,
                 scopes=chosen,
             )
+            if self.embedder is not None:  # recall's turns lane ranks it once embedded
+                chat = sessions.find(session, user, name)
+                queue.enqueue_turns(session, session_pk=chat.id, scopes=chat.scopes)
+            return turn
 
     def turns(
         self,

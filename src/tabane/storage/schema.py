@@ -31,7 +31,10 @@ from tabane.storage.schema_base import Base as Base
 from tabane.storage.schema_base import Scoped as Scoped
 from tabane.storage.schema_base import _now, _same_scopes
 
-# The graph's tables live in their own module; re-exported so every table imports from here.
+# The graph's, derived memory's and working memory's tables live in their own modules;
+# re-exported so every table imports from here.
+from tabane.storage.schema_derived import Community as Community
+from tabane.storage.schema_derived import CommunityMember as CommunityMember
 from tabane.storage.schema_graph import EPISTEMIC_KINDS as EPISTEMIC_KINDS
 from tabane.storage.schema_graph import Association as Association
 from tabane.storage.schema_graph import Claim as Claim
@@ -42,7 +45,9 @@ from tabane.storage.schema_graph import VocabGramStats as VocabGramStats
 from tabane.storage.schema_graph import VocabSize as VocabSize
 from tabane.storage.schema_graph import VocabVector as VocabVector
 from tabane.storage.schema_memory import ChatSession as ChatSession
+from tabane.storage.schema_memory import RecallTraceRow as RecallTraceRow
 from tabane.storage.schema_memory import SessionTurn as SessionTurn
+from tabane.storage.schema_memory import TurnVector as TurnVector
 
 SCOPED_TABLES = (
     "contexts",
@@ -66,6 +71,10 @@ SCOPED_TABLES = (
     "associations",
     "sessions",
     "session_turns",
+    "turn_vectors",
+    "recall_traces",
+    "communities",
+    "community_members",
 )
 
 
@@ -337,6 +346,9 @@ class Job(Base):
     kind: Mapped[str] = mapped_column(Text)
     context_id: Mapped[int | None] = mapped_column(ForeignKey("contexts.id", ondelete="CASCADE"))
     source_pk: Mapped[int | None] = mapped_column(ForeignKey("sources.id", ondelete="CASCADE"))
+    session_pk: Mapped[int | None] = mapped_column(  # embed_turns: the session whose turns
+        ForeignKey("sessions.id", ondelete="CASCADE"), index=True
+    )
     scopes: Mapped[list[str]] = mapped_column(ARRAY(Text))  # what the work may write
     read_scopes: Mapped[list[str]] = mapped_column(ARRAY(Text))  # what it may read
     state: Mapped[str] = mapped_column(Text, server_default="queued")

@@ -1,0 +1,257 @@
+"""Erasing a user, and exporting first everything the erasure would remove.
+
+The walk covers every table of the schema's metadata, so a new table cannot be forgotten: each
+table's rows of the user are those matching one of these rules (`uncovered` names a table none
+applies to, and a test fails on it).
+
+- `users`: the user's row; `scopes`: the personal scope `user:NAME`.
+- A table with its own scope set: every row whose set is exactly {user:NAME}. (A table whose
+  scope set is its parent's, through a foreign key that includes `scopes`, follows its parent.)
+- `claims`: also every claim whose `author` is NAME. A claim records no user id; its author is
+  the label `write_batch` fills with the acting user's name when the writer names no other
+  speaker, so "the claims a user authored" are the claims carrying their name as author.
+- A column `user_id`: the user's rows (grants, API keys, sessions, recall traces).
+- A foreign key with ON DELETE CASCADE: rows pointing at an erased row (a session's turns, a
+  private context's sources, a private group's memberships, the grants of the personal scope).
+
+Rows whose scope set is wider ({user:NAME, public}) stay unless another rule takes them. Erasure
+deletes children before parents, so the database cascades nothing behind the counts' back. These
+run on the owner's session: the erasure sees and deletes across every scope.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from sqlalchemy import (
+    ARRAY,
+    ColumnElement,
+    MetaData,
+    Table,
+    Text,
+    and_,
+    delete,
+    exists,
+    func,
+    literal,
+    or_,
+    select,
+    tuple_,
+)
+from sqlalchemy.orm import Session
+
+from tabane.errors import Forbidden, Issue, NoUser
+from tabane.storage.schema import Association, Base, Claim, User
+from tabane.types import Principal, personal_scope
+
+# Columns an export leaves out: a key's hash verifies its token and is no use to its holder.
+REDACTED = {"api_keys": frozenset({"hash"})}
+
+# (perspective, subject, label, object), as graph.claims.EdgeKey
+EdgeKey = tuple[str, str, str, str]
+Edges = dict[tuple[int, tuple[str, ...]], set[EdgeKey]]
+
+
+@dataclass(frozen=True)
+class Target:
+    """The user being exported or erased."""
+
+    name: str
+    user_id: int
+    scope: str  # user:NAME
+
+
+@dataclass(frozen=True)
+class Walk:
+    """The tables in foreign-key order (parents first) and, per table, which rows are the
+    user's."""
+
+    target: Target
+    tables: tuple[Table, ...]
+    rows: dict[str, ColumnElement[bool]]
+
+
+def find(session: Session, name: str) -> Target:
+    uid = session.scalar(select(User.id).where(User.name == name))
+    if uid is None:
+        raise NoUser(f"no user {name!r}", issues=[Issue("user", "unknown")])
+    return Target(name=name, user_id=uid, scope=personal_scope(name))
+
+
+def plan(target: Target, metadata: MetaData = Base.metadata) -> Walk:
+    """The rows of `target` in every table of `metadata`."""
+    memo: dict[str, ColumnElement[bool] | None] = {}
+
+    def rule(table: Table) -> ColumnElement[bool] | None:
+        if table.name not in memo:
+            found = [*_own(table, target), *_cascaded(table, rule)]
+            memo[table.name] = or_(*found) if found else None
+        return memo[table.name]
+
+    tables = tuple(metadata.sorted_tables)
+    rows = {t.name: r for t in tables if (r := rule(t)) is not None}
+    return Walk(target=target, tables=tuple(t for t in tables if t.name in rows), rows=rows)
+
+
+def uncovered(metadata: MetaData = Base.metadata) -> list[str]:
+    """Tables the walk does not reach: each must be added to a rule (or hold no user data)."""
+    walk = plan(Target("nobody", 0, personal_scope("nobody")), metadata)
+    return sorted(t.name for t in metadata.sorted_tables if t.name not in walk.rows)
+
+
+def authorize(session: Session, walk: Walk, actor: Principal | None) -> None:
+    """Only the user themself or an admin may export or erase; `actor` None is the store owner
+    (the CLI). Either must hold write on the personal scope (a read-only key of the user may
+    not); an admin is anyone else who does and who may also read every scope the user's rows
+    carry (their claims and sessions in shared scopes)."""
+    if actor is None:
+        return
+    target = walk.target
+    if target.scope not in actor.write:
+        raise Forbidden(
+            f"only {target.name} or an admin may export or erase {target.name}",
+            issues=[Issue("user", f"needs write on {target.scope}")],
+        )
+    if actor.user_id == target.user_id:
+        return
+    unseen = carried_scopes(session, walk) - actor.read
+    if unseen:
+        raise Forbidden(
+            f"only {target.name} or an admin may export or erase {target.name}",
+            issues=[Issue("user", f"their rows carry {len(unseen)} scope(s) you cannot read")],
+        )
+
+
+def carried_scopes(session: Session, walk: Walk) -> frozenset[str]:
+    """Every scope name on a row of the user (tables with their own scope set)."""
+    found: set[str] = set()
+    for table in walk.tables:
+        if "scopes" in table.c and not _inherits_scopes(table):
+            names = select(func.unnest(table.c.scopes)).where(walk.rows[table.name]).distinct()
+            found.update(session.scalars(names))
+    return frozenset(found)
+
+
+def export_rows(session: Session, walk: Walk) -> Iterator[dict[str, Any]]:
+    """Every row of the user as `{"table", "row"}`, parents first, each table by primary key."""
+    for table in walk.tables:
+        hidden = REDACTED.get(table.name, frozenset())
+        columns = [c for c in table.c if c.name not in hidden]
+        stmt = (
+            select(*columns)
+            .where(walk.rows[table.name])
+            .order_by(*table.primary_key.columns)
+            .execution_options(yield_per=500)
+        )
+        for row in session.execute(stmt).mappings():
+            yield {"table": table.name, "row": {k: _plain(v) for k, v in row.items()}}
+
+
+def delete_rows(session: Session, walk: Walk) -> dict[str, int]:
+    """Delete the user's rows, children first; returns the rows deleted per table."""
+    counts: dict[str, int] = {}
+    for table in reversed(walk.tables):
+        result = session.execute(delete(table).where(walk.rows[table.name]))
+        counts[table.name] = int(result.rowcount)  # type: ignore[attr-defined]
+    return dict(sorted(counts.items()))
+
+
+def touched_edges(session: Session, walk: Walk) -> Edges:
+    """The associations that erased claims net into and that outlive the erasure (in a context
+    and scope set that stay): they must be re-netted from the claims left."""
+    claims = Claim.__table__
+    contexts = walk.rows.get("contexts")
+    stmt = select(
+        Claim.context_id, Claim.scopes, Claim.perspective, Claim.subject, Claim.label, Claim.object
+    ).where(
+        walk.rows["claims"],
+        Claim.subject.is_not(None),
+        Claim.scopes != literal([walk.target.scope], ARRAY(Text)),
+    )
+    if contexts is not None:
+        private = select(Base.metadata.tables["contexts"].c.id).where(contexts)
+        stmt = stmt.where(claims.c.context_id.not_in(private))
+    edges: Edges = defaultdict(set)
+    for row in session.execute(stmt.distinct()):
+        edges[(row.context_id, tuple(row.scopes))].add(
+            (row.perspective, str(row.subject), str(row.label), str(row.object))
+        )
+    return dict(sorted(edges.items()))
+
+
+def prune_edges(session: Session, edges: Edges) -> int:
+    """Delete the re-netted associations no claim (open or closed) names any more: an edge only
+    the erased user asserted goes with them. Returns how many were deleted."""
+    deleted = 0
+    for (ctx, scopes), keys in edges.items():
+        for p, s, la, o in sorted(keys):
+            same = [
+                Association.context_id == ctx,
+                Association.scopes == list(scopes),
+                Association.perspective == p,
+                Association.subject == s,
+                Association.label == la,
+                Association.object == o,
+            ]
+            left = exists().where(
+                Claim.context_id == ctx,
+                Claim.scopes == list(scopes),
+                Claim.perspective == p,
+                Claim.subject == s,
+                Claim.label == la,
+                Claim.object == o,
+            )
+            result = session.execute(
+                delete(Association).where(and_(*same), Association.claims == 0, ~left)
+            )
+            deleted += int(result.rowcount)  # type: ignore[attr-defined]
+    return deleted
+
+
+def _own(table: Table, target: Target) -> list[ColumnElement[bool]]:
+    if table.name == "users":
+        return [table.c.id == target.user_id]
+    if table.name == "scopes":
+        return [table.c.name == target.scope]
+    found: list[ColumnElement[bool]] = []
+    if "scopes" in table.c and not _inherits_scopes(table):
+        found.append(table.c.scopes == literal([target.scope], ARRAY(Text)))
+    if "user_id" in table.c:
+        found.append(table.c.user_id == target.user_id)
+    if table.name == "claims":
+        found.append(table.c.author == target.name)
+    return found
+
+
+def _cascaded(table: Table, rule: Any) -> list[ColumnElement[bool]]:
+    """Rows whose ON DELETE CASCADE foreign key names a row of the user."""
+    found: list[ColumnElement[bool]] = []
+    for fk in sorted(table.foreign_key_constraints, key=lambda f: str(f.name or "")):
+        parent = fk.referred_table
+        if (fk.ondelete or "").upper() != "CASCADE" or parent is table:
+            continue  # a self-reference stays inside rows already taken (sections' parents)
+        parents = rule(parent)
+        if parents is None:
+            continue
+        local = [e.parent for e in fk.elements]
+        remote = select(*[e.column for e in fk.elements]).where(parents)
+        found.append(tuple_(*local).in_(remote) if len(local) > 1 else local[0].in_(remote))
+    return found
+
+
+def _inherits_scopes(table: Table) -> bool:
+    """The table's scope set is its parent's (a foreign key over `scopes`)."""
+    return any("scopes" in fk.column_keys for fk in table.foreign_key_constraints)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    tolist = getattr(value, "tolist", None)  # pgvector's numpy arrays
+    if callable(tolist):
+        return tolist()
+    return value

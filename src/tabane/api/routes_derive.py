@@ -1,0 +1,87 @@
+"""Derived memory over HTTP: a context's communities and their search. Each route is one facade
+call; each answer says whether the graph changed after the build (`stale`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from pydantic import Field
+
+from tabane.api.deps import Svc, User
+from tabane.api.schemas import ERROR_RESPONSES, Request, Response, out
+
+router = APIRouter(prefix="/contexts/{context}", tags=["derived"], responses=ERROR_RESPONSES)
+
+
+class MemberOut(Response):
+    concept: str
+    weight: float = Field(description="weighted degree: the sum of |net weight| of its edges")
+
+
+class CommunityOut(Response):
+    level: int = Field(description="0: communities of concepts; 1: communities of level 0")
+    ordinal: int = Field(description="number within its level: by size, then smallest member")
+    parent: int | None = Field(description="ordinal of the level-above community holding it")
+    size: int = Field(description="members in all (`members` lists the heaviest)")
+    summary: str
+    summarizer: str = Field(description="what wrote the summary, e.g. `edges-v1`")
+    members: list[MemberOut]
+
+
+class CommunitiesOut(Response):
+    context: str
+    built: bool = Field(description="false: never built for this context")
+    built_at: datetime | None
+    stale: bool = Field(description="the graph changed after the build (or was never built)")
+    graph_version: str | None = Field(description="the graph state the build saw")
+    current_version: str = Field(description="the graph state now")
+    communities: list[CommunityOut]
+
+
+class CommunitySearchIn(Request):
+    query: str = Field(description="words to find among member names and summaries")
+    limit: int = Field(10, description="communities to return (1-100)")
+
+
+class CommunityHitOut(Response):
+    community: CommunityOut
+    score: float = Field(description="share of the query's terms the community contains")
+    matched: list[str] = Field(description="members sharing a term with the query")
+
+
+class CommunitySearchOut(Response):
+    context: str
+    query: str
+    terms: list[str] = Field(description="the query's terms (tabane's tokenizer)")
+    built: bool
+    built_at: datetime | None
+    stale: bool
+    total: int = Field(description="communities that matched, before `limit`")
+    hits: list[CommunityHitOut]
+
+
+@router.get("/communities")
+def communities(
+    context: str,
+    svc: Svc,
+    user: User,
+    level: Annotated[int | None, Query(description="one level only (default: all)")] = None,
+) -> CommunitiesOut:
+    """The communities of the context's concept graph (Louvain, fixed seed, |weight| as edge
+    weight) with a deterministic summary each and their heaviest members. Built offline
+    (`tabane derive`); `stale` says the graph changed after the build, so treat the clusters as
+    an overview, and check facts with `query`/`describe`."""
+    return out(CommunitiesOut, svc.communities(user, context, level))
+
+
+@router.post("/communities/search")
+def search_communities(
+    context: str, body: CommunitySearchIn, svc: Svc, user: User
+) -> CommunitySearchOut:
+    """Communities whose member names or summary share terms with the query, by the share of
+    the query's terms found, then the weight of the matching members. Use it to find the topic
+    a concept belongs to, or which topics a context covers; flagged `stale` like the listing."""
+    result = svc.search_communities(user, context, body.query, body.limit)
+    return out(CommunitySearchOut, result)

@@ -1,0 +1,64 @@
+"""`POST /recall`, its explain twin `POST /recall/explain`, and `GET /recall/traces/{id}`: each
+route is one facade call acting for the authenticated user (never a body field)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from tabane.api.deps import Svc, User
+from tabane.api.schemas import ERROR_RESPONSES, ErrorBody, out
+from tabane.api.schemas_recall import (
+    EvidenceOut,
+    RecallAsk,
+    RecallExplainIn,
+    RecallExplanationOut,
+    RecallOut,
+    StoredTraceOut,
+    TraceOut,
+)
+
+RESPONSES: dict[int | str, dict[str, object]] = {
+    **ERROR_RESPONSES,
+    404: {
+        "model": ErrorBody,
+        "description": "unknown or invisible context, group, preset, session or trace "
+        "(`no_context`, `no_group`, `no_preset`, `no_session`, `no_trace`)",
+    },
+}
+
+router = APIRouter(tags=["recall"], responses=RESPONSES)
+
+
+@router.post("/recall")
+def recall(body: RecallAsk, svc: Svc, user: User) -> RecallOut:
+    """The evidence for `question` that you may see, from every lane (paragraphs by BM25, vector
+    and title; claims; the graph walk; your session's turns; the catalog), ordered, cut to the
+    token budget, cited and rendered to one prompt-ready string. `recall_id` names the stored
+    trace; with `trace: true` the trace rides along. A trivial turn ("hi") is answered with no
+    evidence unless `force` (the trace's `gate` says why)."""
+    result = svc.recall(user, body.to_request())
+    return RecallOut(
+        question=result.question,
+        recall_id=result.recall_id,
+        rendered=result.rendered,
+        items=[out(EvidenceOut, item) for item in result.items],
+        overview=result.overview,
+        trace=out(TraceOut, result.trace) if body.trace else None,
+    )
+
+
+@router.post("/recall/explain")
+def explain_recall(body: RecallExplainIn, svc: Svc, user: User) -> RecallExplanationOut:
+    """Why `expected` (a source's paragraph, or a claim) is or is not in the evidence of this
+    recall: the first verdict that applies, from the same statement, ordering and budget:
+    `not_visible` (also anything you cannot see), `gated`, `not_found` (with each lane's rank
+    under a wide pool), `below_candidates`, `cut_by_rerank`, `cut_by_budget` or `served`."""
+    expected = body.expected.to_expected(body.contexts, body.groups)
+    return out(RecallExplanationOut, svc.explain_recall(user, body.to_request(), expected))
+
+
+@router.get("/recall/traces/{trace_id}")
+def recall_trace(trace_id: int, svc: Svc, user: User) -> StoredTraceOut:
+    """A stored recall trace: who asked what, when, and what every lane did. Only its asker (and
+    whoever may read every scope) can read it; any other id answers 404 `no_trace`."""
+    return out(StoredTraceOut, svc.recall_trace(user, trace_id))

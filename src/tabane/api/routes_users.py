@@ -1,0 +1,55 @@
+"""Erasure and export of a user: only the user themself or an admin (access/erasure.py)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import StreamingResponse
+
+from tabane.api.deps import Svc, User
+from tabane.api.schemas import ERROR_RESPONSES, Response
+
+router = APIRouter(tags=["users"], responses=ERROR_RESPONSES)
+
+JSON_LINES = "application/jsonl"
+
+
+class ErasureOut(Response):
+    user: str
+    deleted: dict[str, int]
+    total: int
+    renetted: int
+    pruned: int
+
+
+@router.delete("/users/{name}")
+def erase_user(name: str, svc: Svc, user: User) -> ErasureOut:
+    """Delete the user and every row of theirs in one transaction; counts per table. Export
+    first (`GET /users/{name}/export`): nothing of it can be read back afterwards."""
+    done = svc.erase_user(name, actor=user)
+    return ErasureOut(
+        user=done.user,
+        deleted=done.deleted,
+        total=done.total,
+        renetted=done.renetted,
+        pruned=done.pruned,
+    )
+
+
+@router.get(
+    "/users/{name}/export",
+    response_class=StreamingResponse,
+    responses={200: {"content": {JSON_LINES: {}}, "description": "one JSON object per line"}},
+)
+def export_user(name: str, svc: Svc, user: User) -> StreamingResponse:
+    """Every row erasing the user would delete, as JSON Lines: `{"table": …, "row": {…}}`."""
+    rows = svc.export_user(name, actor=user)  # refuses before the first byte is sent
+    return StreamingResponse(_lines(rows), media_type=JSON_LINES)
+
+
+def _lines(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
+    for row in rows:
+        yield json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n"

@@ -1,0 +1,201 @@
+"""The wire shapes of `POST /recall`, `POST /recall/explain` and `GET /recall/traces/{id}`.
+
+Requests are strict like every request model (unknown fields refused, so no body can name a user
+or a plan). Ranges (an empty question, a budget of 0, a floor outside [-1, 1]) are checked by the
+service, so every surface reports them with the same code and path. The evaluation-only `plan` of
+`RecallRequest` is not on the wire: HTTP recall always runs the maximal plan.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import Field
+
+from tabane.api.schemas import Request, Response
+from tabane.recall.explain import Expected
+from tabane.recall.plan import RecallRequest
+
+# -- requests -----------------------------------------------------------------------------------
+
+
+class RecallIn(Request):
+    """A recall: the evidence for one question that you may see, budgeted, cited, rendered."""
+
+    question: str = Field(description="the question as asked (at most 4000 characters)")
+    contexts: list[str] = Field([], description="contexts to read (default: the preset's)")
+    groups: list[str] = Field(
+        [], description="groups to read, nested ones too (default: the preset's)"
+    )
+    budget: int | None = Field(
+        None, description="token budget of the evidence (default: the preset's, else the server's)"
+    )
+    session: str | None = Field(
+        None, description="one of your sessions: its recent turns are working memory"
+    )
+    speaker: str | None = Field(
+        None, description="who asks, as the conversation names them (enriches the query only)"
+    )
+    preset: str | None = Field(None, description="a preset of the server's presets file")
+    force: bool = Field(False, description="answer even a turn the relevance gate calls trivial")
+    semantic_floor: float | None = Field(
+        None, description="cosine floor of the vector lanes for this call, in [-1, 1]"
+    )
+
+    def to_request(self) -> RecallRequest:
+        return RecallRequest(
+            question=self.question,
+            contexts=tuple(self.contexts),
+            groups=tuple(self.groups),
+            budget=self.budget,
+            session=self.session,
+            speaker=self.speaker,
+            preset=self.preset,
+            force=self.force,
+            semantic_floor=self.semantic_floor,
+        )
+
+
+class RecallAsk(RecallIn):
+    trace: bool = Field(
+        False,
+        description="include the trace (lanes, ranks, scores, timings, cuts); it is stored "
+        "either way and `GET /recall/traces/{id}` returns it",
+    )
+
+
+class ExpectedIn(Request):
+    """The item you expected: a source's paragraph, or a claim."""
+
+    context: str | None = Field(
+        None, description="the source's context; default: the only context read"
+    )
+    source: str | None = Field(None, description="the source_id (give this or `claim`)")
+    paragraph: int | None = Field(None, description="paragraph index; null: any of the source's")
+    claim: int | None = Field(None, description="a claim id (give this or `source`)")
+
+    def to_expected(self, contexts: list[str], groups: list[str]) -> Expected:
+        context = self.context
+        if context is None and self.source is not None and len(contexts) == 1 and not groups:
+            context = contexts[0]
+        return Expected(
+            context=context, source=self.source, paragraph=self.paragraph, claim=self.claim
+        )
+
+
+class RecallExplainIn(RecallIn):
+    expected: ExpectedIn = Field(
+        description="the item you expected: `{context, source, paragraph}` or `{claim}`"
+    )
+
+
+# -- responses ----------------------------------------------------------------------------------
+
+
+class ScopeOut(Response):
+    name: str
+    description: str
+
+
+class CitationOut(Response):
+    context: str | None
+    source: str | None = Field(description="source_id of a paragraph (or a claim's attribution)")
+    paragraph: int | None
+    section: list[str]
+    locator: dict[str, Any] | None
+    title: str | None
+    claim: int | None = Field(description="the claim id of a derived memory")
+    session: str | None = Field(description="the session of a recent session memory")
+    turn: int | None = Field(description="the turn's sequence number in its session")
+
+
+class EvidenceOut(Response):
+    key: str = Field(description="the item's identity in this recall and its trace, e.g. `p:12`")
+    text: str
+    provenance: str = Field(
+        description="`source excerpt`, `derived memory` or `recent session memory`"
+    )
+    citation: CitationOut
+    scopes: list[ScopeOut] = Field(description="the item's scopes exactly as stored")
+    author: str | None = Field(description="a turn's speaker, a claim's perspective holder")
+    when: datetime | None = Field(description="when it was said or recorded, if known")
+    direct: bool = Field(description="its source is named by title in the question")
+    tokens: int = Field(description="the budget's estimate for this item")
+
+
+class LaneRankOut(Response):
+    lane: str
+    rank: int = Field(description="1-based rank within the lane")
+    score: float = Field(description="the lane's own score")
+
+
+class LaneReportOut(Response):
+    ran: bool
+    hits: int
+    reason: str | None = Field(description="why it did not run: no_embedder, no_session, …")
+
+
+class CandidateOut(Response):
+    key: str
+    kind: str = Field(description="paragraph, claim, association, turn or catalog")
+    lanes: list[LaneRankOut]
+    fused: float = Field(description="reciprocal rank fusion over its lanes")
+    direct: bool
+    position: int = Field(description="1-based position after ordering")
+    rerank: float | None = Field(description="the reranker's score, when one ran")
+    outcome: str = Field(description="served, cut_by_rerank or cut_by_budget")
+    tokens: int
+
+
+class TraceOut(Response):
+    id: int | None = Field(description="the stored trace's id (null: the caller may not write)")
+    plan: str
+    contexts: list[str] = Field(description="the contexts read, groups expanded")
+    lanes: dict[str, LaneReportOut]
+    seeds: list[str] = Field(description="concepts resolved from the question (the walk's seeds)")
+    gate: str | None = Field(description="why the relevance gate answered with no evidence")
+    reranker: str
+    budget_tokens: int
+    used_tokens: int
+    chars_per_token: float
+    timings_ms: dict[str, float]
+    candidates: list[CandidateOut]
+    notes: list[str]
+
+
+class RecallOut(Response):
+    question: str
+    recall_id: int | None = Field(
+        description="the stored trace's id (`GET /recall/traces/{id}`); null when the caller "
+        "may not write its personal scope (a read-only key): nothing was stored"
+    )
+    rendered: str = Field(description="the evidence rendered to one prompt-ready string")
+    items: list[EvidenceOut] = Field(description="the evidence, in the rendered order")
+    overview: str | None = Field(description="the corpus map, when the preset asks for one")
+    trace: TraceOut | None = Field(description="with `trace: true`: what every lane did")
+
+
+class StoredTraceOut(Response):
+    id: int
+    user: str = Field(description="who asked")
+    question: str
+    plan: str
+    created_at: datetime
+    trace: TraceOut
+
+
+class RecallExplanationOut(Response):
+    verdict: str = Field(
+        description="not_visible, gated, not_found, below_candidates, cut_by_rerank, "
+        "cut_by_budget or served"
+    )
+    detail: str
+    key: str | None = Field(description="the item's key in the trace, e.g. `p:12`")
+    lanes: list[LaneRankOut] = Field(description="each lane's rank for it, if any")
+    position: int | None = Field(description="its position after ordering")
+    fused_position: int | None
+    rerank: float | None
+    tokens: int | None
+    budget: int | None
+    used_tokens: int | None

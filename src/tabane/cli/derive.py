@@ -1,0 +1,43 @@
+"""`tabane derive`: force a build of derived memory (communities for now), with a progress bar."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+from tabane.cli.common import emit, handled, service
+
+Opt = typer.Option
+
+
+@handled
+def derive(
+    context: Annotated[
+        str | None, Opt(help="the context to build (default: every context you may write)")
+    ] = None,
+    what: Annotated[str, Opt(help="what to build: communities")] = "communities",
+) -> None:
+    """Rebuild derived memory now instead of waiting for the background job: the communities
+    of each context's concept graph (Louvain, fixed seed) with their summaries. Prints one
+    report per context (communities per level, concepts, edges, seconds).
+    Example: tabane derive --context notes --what communities"""
+    with service() as (svc, user):
+        names = svc.derive_targets(user, context, what)
+        reports = []
+        bar = Progress(
+            TextColumn("deriving {task.fields[current]}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
+        with bar:
+            task = bar.add_task("derive", total=len(names), current="")
+            for name in names:
+                bar.update(task, current=name)
+                reports.append(svc.build_communities(user, name))
+                bar.update(task, advance=1)
+        emit(reports)

@@ -1,0 +1,35 @@
+"""The recall tools: `recall` (the evidence for a question, rendered and cited) and its explain
+twin `explain_recall`. Each is a thin shell over the `Tabane` facade acting as the authenticated
+user; the speaker is a label that enriches the query, never an identity."""
+
+from __future__ import annotations
+
+from tabane.mcp.arguments_recall import AskArgs, ExplainRecallArgs, RecallAnswer
+from tabane.mcp.registry import tool
+from tabane.recall.explain import Explanation
+from tabane.service import Tabane
+from tabane.types import Principal
+
+
+@tool("read")
+def recall(svc: Tabane, user: Principal, a: AskArgs) -> RecallAnswer:
+    """Call this FIRST for any question about what is stored or was said: it returns `rendered`,
+    the evidence you may see from every lane (source excerpts, derived memories, recent session
+    memory), cited and cut to a token budget, ready to read, and `recall_id` (its trace). Answer
+    from the evidence and cite each item you use exactly as rendered; when it says nothing was
+    found, say so instead of guessing. Pass `session` to include your conversation's recent
+    turns and `speaker` for who asks. When an item you expected is missing, ask
+    `explain_recall` instead of rewording."""
+    result = svc.recall(user, a.request())
+    items = list(result.items) if a.items else None
+    return RecallAnswer(result.recall_id, result.rendered, items)
+
+
+@tool("read")
+def explain_recall(svc: Tabane, user: Principal, a: ExplainRecallArgs) -> Explanation:
+    """Ask why a paragraph (`expected`: context, source, optionally paragraph) or a claim
+    (`expected`: claim) is or is not in the evidence of `recall` with the same arguments. Returns
+    the first verdict that applies: not_visible (also anything you cannot see), gated (the turn
+    looked trivial: pass force), not_found (each lane's rank for it, if any), below_candidates,
+    cut_by_rerank, cut_by_budget (a larger budget reaches it) or served."""
+    return svc.explain_recall(user, a.request(), a.expected_item())

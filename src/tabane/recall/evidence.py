@@ -1,0 +1,123 @@
+"""From the statement's rows to candidates and evidence items: the text each kind shows, its public
+provenance, its citation and its author (pure functions over the row)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from tabane.recall.result import Citation, Evidence, Kind, LaneRank, Provenance, ScopeRef
+
+KEY_PREFIX: dict[str, str] = {
+    "paragraph": "p",
+    "claim": "c",
+    "association": "a",
+    "turn": "t",
+    "catalog": "s",
+}
+PROVENANCE: dict[str, Provenance] = {
+    "paragraph": "source excerpt",
+    "claim": "derived memory",
+    "association": "derived memory",
+    "turn": "recent session memory",
+    "catalog": "derived memory",
+}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    key: str
+    kind: Kind
+    item_id: int
+    context: str | None
+    fused: float
+    lanes: tuple[LaneRank, ...]
+    direct: bool
+    source_pk: int | None
+    title: str | None
+    row: Any  # the statement's row (details for `evidence`)
+
+    @property
+    def lane_names(self) -> tuple[str, ...]:
+        return tuple(lr.lane for lr in self.lanes)
+
+
+def candidate(row: Any, context_names: dict[int, str]) -> Candidate:
+    lanes = tuple(
+        LaneRank(lane, int(rank), float(score))
+        for lane, rank, score in zip(row.lanes, row.ranks, row.scores, strict=True)
+    )
+    kind: Kind = row.kind
+    return Candidate(
+        key=f"{KEY_PREFIX[kind]}:{row.item_id}",
+        kind=kind,
+        item_id=int(row.item_id),
+        context=context_names.get(row.context_id) if row.context_id is not None else None,
+        fused=float(row.fused),
+        lanes=lanes,
+        direct=bool(row.direct),
+        source_pk=int(row.source_pk) if row.source_pk is not None else None,
+        title=row.title,
+        row=row,
+    )
+
+
+def edge_text(subject: str, label: str, obj: str, weight: float) -> str:
+    """An edge as a reader should take it: a negative weight reads "not"."""
+    shown = f"{weight:+.2f}" if math.isfinite(weight) else str(weight)
+    if weight < 0:
+        return f"NOT ({subject} —{label}→ {obj}) [weight {shown}]"
+    return f"{subject} —{label}→ {obj} [weight {shown}]"
+
+
+def _claim_text(r: Any) -> str:
+    if r.statement:
+        return str(r.statement)
+    return f"{r.claim_subject} {r.claim_label} {r.claim_object}"
+
+
+def evidence(c: Candidate, scopes: dict[str, str], session_name: str | None) -> Evidence:
+    """The candidate as an evidence item: text, public provenance, citation, scope objects."""
+    text, citation, author, when = _details(c, session_name)
+    return Evidence(
+        key=c.key,
+        kind=c.kind,
+        text=text,
+        provenance=PROVENANCE[c.kind],
+        citation=citation,
+        scopes=tuple(ScopeRef(n, scopes.get(n, "")) for n in sorted(c.row.scopes or ())),
+        author=author,
+        when=when,
+        direct=c.direct,
+    )
+
+
+def _details(c: Candidate, session_name: str | None) -> tuple[str, Citation, str | None, Any]:
+    r = c.row
+    if c.kind == "paragraph":
+        cite = Citation(
+            context=c.context,
+            source=r.source_id,
+            paragraph=r.idx,
+            section=tuple(r.section_path or ()),
+            locator=r.locator,
+            title=r.title,
+        )
+        return r.paragraph_text, cite, None, r.source_date
+    if c.kind == "claim":
+        holder = r.claim_perspective or (r.author if r.claim_kind != "world" else None)
+        cite = Citation(
+            context=c.context, source=r.claim_source, paragraph=r.claim_paragraph, claim=c.item_id
+        )
+        return _claim_text(r), cite, holder or r.author, r.valid_from or r.recorded_at
+    if c.kind == "association":
+        weight = next(lr.score for lr in c.lanes if lr.lane == "walk")
+        text = edge_text(r.edge_subject, r.edge_label, r.edge_object, weight)
+        cite = Citation(context=c.context, source=r.edge_source, paragraph=r.edge_paragraph)
+        return text, cite, r.edge_perspective or None, None
+    if c.kind == "turn":
+        return r.turn_text, Citation(session=session_name, turn=r.seq), r.speaker, r.at
+    area = f", area {r.area}" if r.area else ""
+    cite = Citation(context=c.context, source=r.source_id, title=r.title)
+    return f"{r.title or r.source_id} ({r.state}{area})", cite, None, r.source_date or r.stored_at

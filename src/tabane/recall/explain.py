@@ -1,0 +1,188 @@
+"""recall/explain: why an expected item (a paragraph or a claim) is or is not in a recall's
+evidence — the first verdict that applies, from the same statement, ordering and budget:
+
+1. `not_visible` — not stored in the addressed contexts, or not visible to the caller (one
+   verdict: an invisible item is never told apart from a missing one);
+2. `gated` — the relevance gate answered the turn with no evidence;
+3. `not_found` — no lane found it within its pool; `lanes` gives each lane's rank for it under a
+   wide pool (`WIDE_POOL`), if any lane ranks it at all;
+4. `below_candidates` — lanes found it, but its fused score ranked past the candidates kept;
+5. `duplicate` — the same text is served as another item (a turn and the note made from it);
+6. `cut_by_rerank` — ordering put it past `max_items`;
+7. `cut_by_budget` — it did not fit the token budget;
+8. `served`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from tabane.errors import InvalidInput, Issue
+from tabane.models.reranker import Reranker
+from tabane.recall.kernel import TurnWindow, gather
+from tabane.recall.plan import Tunables
+from tabane.recall.recall import run
+from tabane.recall.result import LaneRank
+from tabane.search.search import QueryVector
+from tabane.storage.schema import Claim, Context, Paragraph, Source
+
+WIDE_POOL = 1000  # explain's pool per lane when the item was not among the candidates
+
+
+@dataclass(frozen=True)
+class Expected:
+    """The item explain looks for: a source's paragraph (context, source, paragraph; paragraph
+    None = any paragraph of the source) or a claim (claim id)."""
+
+    context: str | None = None
+    source: str | None = None
+    paragraph: int | None = None
+    claim: int | None = None
+
+    def check(self) -> None:
+        by_source = self.source is not None
+        if by_source == (self.claim is not None):
+            raise InvalidInput(
+                "name either a source (with its context) or a claim",
+                issues=[Issue("expected", "give source (and context) or claim, not both")],
+            )
+        if by_source and not self.context:
+            raise InvalidInput("a source needs its context", issues=[Issue("context", "empty")])
+        if self.paragraph is not None and (
+            isinstance(self.paragraph, bool)
+            or not isinstance(self.paragraph, int)
+            or self.paragraph < 0
+        ):
+            raise InvalidInput("invalid paragraph", issues=[Issue("paragraph", "not an index ≥ 0")])
+
+
+@dataclass(frozen=True)
+class Explanation:
+    verdict: str
+    detail: str
+    key: str | None = None  # the item's key in the trace ("p:<id>", "c:<id>")
+    lanes: tuple[LaneRank, ...] = ()
+    position: int | None = None  # after ordering
+    fused_position: int | None = None
+    rerank: float | None = None
+    tokens: int | None = None
+    budget: int | None = None
+    used_tokens: int | None = None
+
+
+def _keys(session: Session, contexts: Sequence[Context], expected: Expected) -> list[str]:
+    ids = [c.id for c in contexts]
+    if expected.claim is not None:
+        found = session.scalars(
+            select(Claim.id).where(Claim.id == expected.claim, Claim.context_id.in_(ids))
+        )
+        return [f"c:{cid}" for cid in found]
+    stmt = (
+        select(Paragraph.id)
+        .join(Source, Source.id == Paragraph.source_pk)
+        .join(Context, Context.id == Source.context_id)
+        .where(
+            Context.name == expected.context,
+            Context.id.in_(ids),
+            Source.source_id == expected.source,
+            Source.retracted_at.is_(None),
+        )
+        .order_by(Paragraph.idx)
+    )
+    if expected.paragraph is not None:
+        stmt = stmt.where(Paragraph.idx == expected.paragraph)
+    return [f"p:{pid}" for pid in session.scalars(stmt)]
+
+
+def explain(
+    session: Session,
+    question: str,
+    contexts: Sequence[Context],
+    floors: Sequence[float | None],
+    qv: QueryVector,
+    window: TurnWindow | None,
+    expected: Expected,
+    *,
+    gated: str | None,
+    reranker: Reranker | None,
+    budget: int,
+    chars_per_token: float,
+    plan: str = "maximal",
+    tunables: Tunables | None = None,
+) -> Explanation:
+    expected.check()
+    t = tunables or Tunables()
+    keys = _keys(session, contexts, expected)
+    if not keys:
+        return Explanation(
+            "not_visible", "no such item in the addressed contexts that you can see", budget=budget
+        )
+    if gated is not None:
+        return Explanation("gated", f"the relevance gate answered with no evidence: {gated}")
+    outcome = run(
+        session,
+        question,
+        contexts,
+        floors,
+        qv,
+        window,
+        reranker=reranker,
+        budget=budget,
+        chars_per_token=chars_per_token,
+        plan=plan,
+        tunables=t,
+    )
+    placed = [p for p in outcome.placed if p.item.key in keys]
+    if placed:
+        best = min(placed, key=lambda p: (p.outcome == "duplicate", p.position))
+        details = {
+            "served": "in the evidence",
+            "duplicate": "its text is served as another item (a turn and its note say one thing)",
+            "cut_by_rerank": f"ordered to position {best.position}, past max_items {t.max_items}",
+            "cut_by_budget": f"{best.item.tokens} tokens did not fit: {outcome.used_tokens} of "
+            f"{budget} were used by the items before it",
+        }
+        return Explanation(
+            best.outcome,
+            details[best.outcome],
+            key=best.item.key,
+            lanes=outcome.found[best.item.key].lanes,
+            position=best.position,
+            fused_position=best.fused_position,
+            rerank=best.rerank,
+            tokens=best.item.tokens,
+            budget=budget,
+            used_tokens=outcome.used_tokens,
+        )
+    wide_t = replace(t, pool=WIDE_POOL, candidates=WIDE_POOL * 8)
+    wide = gather(session, question, contexts, floors, qv, window, plan=plan, tunables=wide_t)
+    seen = [c for c in wide.candidates if c.key in keys]
+    if not seen:
+        return Explanation(
+            "not_found", f"no lane ranks it within {WIDE_POOL}", key=keys[0], budget=budget
+        )
+    best_c = min(seen, key=lambda c: min(lr.rank for lr in c.lanes))
+    within = [lr for lr in best_c.lanes if lr.rank <= t.pool]
+    if not within:
+        ranks = ", ".join(f"{lr.lane} rank {lr.rank}" for lr in best_c.lanes)
+        return Explanation(
+            "not_found",
+            f"no lane ranks it within its pool of {t.pool} ({ranks})",
+            key=best_c.key,
+            lanes=best_c.lanes,
+            budget=budget,
+        )
+    position = next(n for n, c in enumerate(wide.candidates, start=1) if c.key == best_c.key)
+    return Explanation(
+        "below_candidates",
+        f"found by {', '.join(lr.lane for lr in within)}, but fused to position {position}, "
+        f"past the {t.candidates} candidates kept",
+        key=best_c.key,
+        lanes=best_c.lanes,
+        fused_position=position,
+        budget=budget,
+    )

@@ -1,0 +1,177 @@
+"""Run recall's statement: choose the shape (the plan's lanes that can run), bind the question's
+values, execute once, and turn the rows into candidates with the maximal-title rule applied.
+
+`gather` is shared by recall and its explain twin, so both see the same candidates."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import numpy as np
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from tabane.recall import lanes_memory
+from tabane.recall.evidence import Candidate, candidate
+from tabane.recall.plan import PLANS, Tunables
+from tabane.recall.result import LaneReport
+from tabane.recall.statement import LANES, VECTOR_LANES, Shape, build_recall_statement
+from tabane.recall.titles import MIN_TITLE, named_titles
+from tabane.search import bm25
+from tabane.search.search import QueryVector
+from tabane.sources.write import title_key
+from tabane.storage.schema import Context, Scope
+from tabane.text.spelling import spelling_key
+from tabane.text.tokenize import tokenize
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class TurnWindow:
+    session_pk: int
+    name: str
+    turns: int
+    hours: float | None
+
+
+@dataclass(frozen=True)
+class Gathered:
+    candidates: list[Candidate]
+    lanes: dict[str, LaneReport]
+    seeds: tuple[str, ...]
+    scopes: dict[str, str]  # scope name → description, for every candidate's scopes
+
+
+def shape_for(
+    plan: str, qv: QueryVector, window: TurnWindow | None
+) -> tuple[Shape, dict[str, LaneReport]]:
+    """The plan's lanes that can run, and for the others why not."""
+    skipped: dict[str, LaneReport] = {}
+    lanes: list[str] = []
+    for lane in LANES:
+        if lane not in PLANS[plan]:
+            skipped[lane] = LaneReport(False, reason="not_in_plan")
+        elif lane in VECTOR_LANES and qv.vector is None:
+            skipped[lane] = LaneReport(False, reason=qv.reason or "no_embedder")
+        elif lane == "turns" and window is None:
+            skipped[lane] = LaneReport(False, reason="no_session")
+        else:
+            lanes.append(lane)
+    uses_vector = bool(VECTOR_LANES & set(lanes)) or (
+        bool({"walk", "turns"} & set(lanes)) and qv.vector is not None
+    )
+    return Shape(tuple(lanes), qv.dim if uses_vector else None), skipped
+
+
+def bind(
+    question: str,
+    contexts: Sequence[Context],
+    floors: Sequence[float | None],
+    qv: QueryVector,
+    window: TurnWindow | None,
+    t: Tunables,
+    now: datetime | None = None,
+) -> dict[str, Any]:
+    params: dict[str, Any] = {
+        "ctx_ids": [c.id for c in contexts],
+        "ctx_floors": list(floors),
+        "pool": t.pool,
+        "candidates": t.candidates,
+        "rrf_k": t.rrf_k,
+        "terms": bm25.unique_terms(tokenize(question)),
+        "question_key": title_key(question),
+        "question_spelling": spelling_key(question),
+        "min_title": MIN_TITLE,
+        "title_sources": t.title_sources,
+        "title_lead": t.title_lead,
+        "walk_pool": t.walk_pool,
+        "gloss_seeds": t.gloss_seeds,
+        "catalog_limit": t.catalog_limit,
+    }
+    if qv.vector is not None:
+        params["qvec"] = np.asarray(qv.vector, dtype=np.float32)
+        params["model"] = qv.model
+    if window is not None:
+        since = EPOCH
+        if window.hours is not None:
+            since = (now or datetime.now(UTC)) - timedelta(hours=window.hours)
+        params.update(
+            session_pk=window.session_pk,
+            turns=window.turns,
+            turns_since=since,
+            recent_turns=t.recent_turns,
+            turn_hits=t.turn_hits,
+        )
+    return params
+
+
+def _settings(session: Session, pool: int) -> None:
+    session.execute(
+        select(
+            func.set_config("work_mem", "64MB", True),
+            func.set_config("hnsw.iterative_scan", "relaxed_order", True),
+            func.set_config("hnsw.ef_search", str(min(1000, max(128, 8 * pool))), True),
+        )
+    )
+
+
+def gather(
+    session: Session,
+    question: str,
+    contexts: Sequence[Context],
+    floors: Sequence[float | None],
+    qv: QueryVector,
+    window: TurnWindow | None,
+    *,
+    plan: str = "maximal",
+    tunables: Tunables | None = None,
+) -> Gathered:
+    t = tunables or Tunables()
+    shape, reports = shape_for(plan, qv, window)
+    params = bind(question, contexts, floors, qv, window, t)
+    paragraph_lanes = len({"vector", "bm25"} & set(shape.lanes)) or 1
+    params["paragraph_lanes"] = float(paragraph_lanes) if t.fusion == "per_kind" else 1.0
+    _settings(session, t.pool)
+    rows = session.execute(build_recall_statement(shape), params).all()
+    names = {c.id: c.name for c in contexts}
+    found = [candidate(row, names) for row in rows]
+    for lane in shape.lanes:
+        hits = sum(1 for c in found if lane in c.lane_names)
+        reports[lane] = LaneReport(True, hits=hits)
+    seeds: tuple[str, ...] = ()
+    if "walk" in shape.lanes:
+        seeds_q = lanes_memory.seeds_cte(shape.dim if qv.vector is not None else None)
+        seeds = tuple(sorted({r.name for r in session.execute(select(seeds_q.c.name), params)}))
+    kept = apply_titles(question, found)
+    scope_names = sorted({s for c in kept for s in (c.row.scopes or ())})
+    scopes = {
+        name: desc
+        for name, desc in session.execute(
+            select(Scope.name, Scope.description).where(Scope.name.in_(scope_names))
+        )
+    }
+    return Gathered(kept, {lane: reports[lane] for lane in LANES}, seeds, scopes)
+
+
+def apply_titles(question: str, found: list[Candidate]) -> list[Candidate]:
+    """The maximal-title rule over the title lane's superset: a candidate found only because its
+    title's key occurs in the question is dropped unless the title is named on word boundaries;
+    every paragraph of a source named on its own (not only inside a longer named title) is
+    direct, every other candidate is not."""
+    titled = {c.source_pk: c.title or "" for c in found if "title" in c.lane_names}
+    matches = named_titles(question, [(str(pk), title) for pk, title in titled.items()])
+    named = {int(m.ref) for m in matches}
+    direct = {int(m.ref) for m in matches if m.direct}
+    out: list[Candidate] = []
+    for c in found:
+        if c.lane_names == ("title",) and c.source_pk not in named:
+            continue
+        is_direct = c.kind == "paragraph" and c.source_pk in direct
+        if is_direct != c.direct:
+            c = Candidate(**{**c.__dict__, "direct": is_direct})
+        out.append(c)
+    return out

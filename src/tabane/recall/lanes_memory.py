@@ -1,0 +1,327 @@
+"""The memory lanes of recall's one statement (same row shape and parameters as lanes.py):
+
+- `claims`: claims whose text is nearest the question, current ones only;
+- `walk`: association edges within two hops of the seeds — concepts the question names (concept
+  or alias keys contained in the question's spelling key) and the concepts whose glosses are
+  nearest the question — scored like spreading activation;
+  `score` is the edge's signed net weight over the rows the caller can see;
+- `turns`: the caller's session turns inside the working-memory window most similar to the
+  question, and the newest;
+- `catalog`: the project catalog, live sources with an area whose state is active or waiting.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pgvector.sqlalchemy import Vector
+from sqlalchemy import (
+    ARRAY,
+    CTE,
+    BigInteger,
+    DateTime,
+    Float,
+    Integer,
+    Select,
+    Text,
+    and_,
+    cast,
+    false,
+    func,
+    literal,
+    literal_column,
+    or_,
+    select,
+    true,
+    union,
+    union_all,
+)
+
+from tabane.recall.lanes import contexts_table, p, row
+from tabane.storage.schema import (
+    Association,
+    Claim,
+    ClaimVector,
+    SessionTurn,
+    Source,
+    TurnVector,
+    VocabEntry,
+    VocabVector,
+)
+
+
+def claims_lane(dim: int) -> Select[Any]:
+    c = contexts_table()
+    width: Any = literal_column(str(int(dim)))
+    distance = ClaimVector.embedding.cast(Vector(dim)).cosine_distance(p("qvec", Vector(dim)))
+    near = (
+        select(ClaimVector.claim_id, distance.label("d"))
+        .where(
+            ClaimVector.context_id == c.c.id,
+            ClaimVector.model == p("model", Text),
+            ClaimVector.dim == width,
+            or_(c.c.floor.is_(None), distance <= 1.0 - c.c.floor),
+        )
+        .order_by(distance)
+        .limit(p("pool", Integer) * 2)
+        .lateral("cv")
+    )
+    rank = func.row_number().over(partition_by=c.c.id, order_by=(near.c.d, near.c.claim_id))
+    current = (
+        select(near.c.claim_id, c.c.id.label("ctx"), near.c.d, rank.label("r"))
+        .select_from(c)
+        .join(near, true())
+        .join(Claim, Claim.id == near.c.claim_id)
+        .where(Claim.closed_at.is_(None))
+        .subquery("cv_current")
+    )
+    return select(
+        *row(
+            "claim",
+            current.c.claim_id,
+            current.c.ctx,
+            "claims",
+            current.c.r,
+            1.0 - current.c.d,
+            false(),
+        )
+    ).where(current.c.r <= p("pool", Integer))
+
+
+def seeds_cte(dim: int | None = None) -> CTE:
+    """The walk's seeds with a strength: a concept (or alias) whose spelling key occurs in the
+    question's counts 1.0; with a query vector, the concepts whose gloss (name plus heaviest
+    facts) is nearest the question — resolve's semantic tier — join at their cosine, the best
+    `gloss_seeds` per context above the context's floor."""
+    key = VocabEntry.key
+    # Latin keys shorter than 4 ("arm", "gps") sit inside too many unrelated words; a key with
+    # a character outside ASCII (CJK names) carries a word in two characters.
+    long_enough = or_(
+        func.length(key) >= 4,
+        and_(func.length(key) >= 2, func.octet_length(key) > func.length(key)),
+    )
+    named = select(
+        VocabEntry.context_id,
+        func.coalesce(VocabEntry.alias_of, VocabEntry.name).label("name"),
+        literal(1.0, Float).label("strength"),
+    ).where(
+        VocabEntry.context_id == func.any(p("ctx_ids", ARRAY(Integer))),
+        VocabEntry.kind == "concept",
+        long_enough,
+        func.strpos(p("question_spelling", Text), key) > 0,
+    )
+    found: Any = named
+    if dim is not None:
+        c = contexts_table()
+        width: Any = literal_column(str(int(dim)))
+        distance = VocabVector.embedding.cast(Vector(dim)).cosine_distance(p("qvec", Vector(dim)))
+        near = (
+            select(VocabVector.entry_id, distance.label("d"))
+            .where(
+                VocabVector.context_id == c.c.id,
+                VocabVector.model == p("model", Text),
+                VocabVector.dim == width,
+                or_(c.c.floor.is_(None), distance <= 1.0 - c.c.floor),
+            )
+            .order_by(distance)  # the HNSW index's order (migration 0014)
+            .limit(p("gloss_seeds", Integer))
+            .lateral("gloss")
+        )
+        glossed = (
+            select(VocabEntry.context_id, VocabEntry.name, cast(1.0 - near.c.d, Float))
+            .select_from(c)
+            .join(near, true())
+            .join(VocabEntry, VocabEntry.id == near.c.entry_id)
+        )
+        found = union_all(named, glossed)
+    every = found.subquery("seed_candidates")
+    return (
+        select(every.c.context_id, every.c.name, func.max(every.c.strength).label("strength"))
+        .group_by(every.c.context_id, every.c.name)
+        .cte("seeds")
+    )
+
+
+def _edges(touching: CTE, hop: int, exclude: CTE | None = None) -> CTE:
+    """The visible edges (netted over the caller's rows) touching a node of `touching`, each
+    scored by the strongest node it touches times |weight|; the best `walk_pool`."""
+    a = Association
+    # Driven from the nodes through the subject and object indexes (an OR of two correlated
+    # IN-subqueries read every association of the context: 370 ms at 50k claims).
+    ends = [
+        select(a.id).join(
+            touching, and_(touching.c.context_id == a.context_id, column == touching.c.name)
+        )
+        for column in (a.subject, a.object)
+    ]
+    touched = union(*ends).subquery(f"touched{hop}")
+    net = func.sum(a.weight)
+    netted = (
+        select(
+            a.context_id,
+            a.perspective,
+            a.subject,
+            a.label,
+            a.object,
+            net.label("w"),
+            func.min(a.id).label("id"),
+        )
+        .join(touched, touched.c.id == a.id)
+        .group_by(a.context_id, a.perspective, a.subject, a.label, a.object)
+        .having(and_(func.sum(a.claims) > 0, func.abs(net) > 1e-12))
+    )
+    if exclude is not None:
+        netted = netted.having(func.min(a.id).not_in(select(exclude.c.id)))
+    e = netted.subquery(f"netted{hop}")
+    score = func.max(touching.c.strength) * func.abs(e.c.w)
+    return (
+        select(e, score.label("score"))
+        .join(
+            touching,
+            and_(
+                touching.c.context_id == e.c.context_id,
+                or_(touching.c.name == e.c.subject, touching.c.name == e.c.object),
+            ),
+        )
+        .group_by(*e.c)
+        .order_by(score.desc(), e.c.id)
+        .limit(p("walk_pool", Integer))
+        .cte(f"hop{hop}")
+    )
+
+
+def walk_lane(dim: int | None = None) -> Select[Any]:
+    """Two hops from the seeds: a hop-2 edge scores half its hop-1 node's best edge score
+    times its own |weight| (the spreading activation of `activate`, decay 0.5)."""
+    seeds = seeds_cte(dim)
+    hop1 = _edges(seeds, 1)
+    ends = union_all(
+        select(hop1.c.context_id, hop1.c.subject.label("name"), hop1.c.score),
+        select(hop1.c.context_id, hop1.c.object.label("name"), hop1.c.score),
+    ).subquery("hop1_ends")
+    frontier = (
+        select(ends.c.context_id, ends.c.name, (0.5 * func.max(ends.c.score)).label("strength"))
+        .where(
+            ~select(seeds.c.name)
+            .where(seeds.c.context_id == ends.c.context_id, seeds.c.name == ends.c.name)
+            .exists()
+        )
+        .group_by(ends.c.context_id, ends.c.name)
+        .cte("frontier")
+    )
+    hop2 = _edges(frontier, 2, exclude=hop1)
+    both = union_all(select(hop1), select(hop2)).subquery("walked")
+    rank = func.row_number().over(order_by=(both.c.score.desc(), both.c.id))
+    return select(
+        *row("association", both.c.id, both.c.context_id, "walk", rank, both.c.w, false())
+    )
+
+
+def _lexical(recent: CTE) -> Any:
+    """(id, score): each question term a turn holds adds ln((n + 1) / df), df counting the
+    window's turns that hold it — an idf inside the window, so words every turn shares count
+    for little. A term of a script written with spaces must be a whole word of the turn ("he"
+    is not in "the"); a character bigram of CJK text may sit anywhere."""
+    terms = (
+        func.unnest(p("terms", ARRAY(Text(collation="C"))))
+        .table_valued("term")
+        .render_derived(name="question_terms")
+    )
+    whole_word = recent.c.text.op("~", is_comparison=True)(func.concat("\\m", terms.c.term, "\\M"))
+    dense = func.octet_length(terms.c.term) > func.length(terms.c.term)
+    holds = (
+        select(recent.c.id, terms.c.term)
+        .select_from(recent)
+        .join(terms, or_(and_(dense, func.strpos(recent.c.text, terms.c.term) > 0), whole_word))
+        .cte("turn_terms")
+    )
+    n = select(func.count()).select_from(recent).scalar_subquery()
+    df = select(holds.c.term, func.count().label("df")).group_by(holds.c.term).subquery("turn_df")
+    idf = func.ln((cast(n, Float) + 1.0) / df.c.df)
+    return (
+        select(holds.c.id, func.sum(idf).label("score"))
+        .join(df, df.c.term == holds.c.term)
+        .group_by(holds.c.id)
+        .subquery("turn_scores")
+    )
+
+
+def _semantic(recent: CTE, dim: int) -> Any:
+    """(id, score): the cosine of the turn's embedding (job `embed_turns`) to the question."""
+    distance = TurnVector.embedding.cast(Vector(dim)).cosine_distance(p("qvec", Vector(dim)))
+    return (
+        select(TurnVector.turn_id.label("id"), (1.0 - func.min(distance)).label("score"))
+        .where(
+            TurnVector.turn_id.in_(select(recent.c.id)),
+            TurnVector.model == p("model", Text),
+            TurnVector.dim == literal_column(str(int(dim))),
+        )
+        .group_by(TurnVector.turn_id)
+        .subquery("turn_scores")
+    )
+
+
+def turns_lane(dim: int | None = None) -> Select[Any]:
+    """The window's turns (recency bounds them) by similarity to the question — the cosine of
+    their embeddings when there is a query vector, else shared terms (`_lexical`). Kept: the
+    best `turn_hits` by similarity, and the newest `recent_turns` (the conversation the
+    question continues) — working memory is a handful of turns, not the window; best first."""
+    t = SessionTurn
+    recent = (
+        select(t.id, t.seq, func.lower(t.text).label("text"))
+        .where(
+            t.session_pk == p("session_pk", BigInteger),
+            t.at >= p("turns_since", DateTime(timezone=True)),
+        )
+        .order_by(t.seq.desc())
+        .limit(p("turns", Integer))
+        .cte("recent_turns")
+    )
+    per_turn = _lexical(recent) if dim is None else _semantic(recent, dim)
+    newest = func.row_number().over(order_by=recent.c.seq.desc())
+    scored = (
+        select(
+            recent.c.id,
+            recent.c.seq,
+            per_turn.c.score.label("score"),
+            newest.label("newest"),
+        )
+        .outerjoin(per_turn, per_turn.c.id == recent.c.id)
+        .subquery("scored_turns")
+    )
+    order = (scored.c.score.desc().nulls_last(), scored.c.seq.desc())
+    ranked = select(scored, func.row_number().over(order_by=order).label("r")).subquery("ranked")
+    kept = or_(
+        and_(ranked.c.r <= p("turn_hits", Integer), ranked.c.score > 0),
+        ranked.c.newest <= p("recent_turns", Integer),
+    )
+    score = func.coalesce(ranked.c.score, 0.0)
+    return select(
+        *row("turn", ranked.c.id, literal(None, Integer), "turns", ranked.c.r, score, false())
+    ).where(kept)
+
+
+def catalog_lane() -> Select[Any]:
+    s = Source
+    order = (s.state != "active", func.coalesce(s.date, s.stored_at).desc(), s.id)
+    projects = (
+        select(s.id, s.context_id, func.row_number().over(order_by=order).label("r"))
+        .where(
+            s.context_id == func.any(p("ctx_ids", ARRAY(Integer))),
+            s.retracted_at.is_(None),
+            s.area.is_not(None),
+            s.state.in_(("active", "waiting")),
+        )
+        .subquery("projects")
+    )
+    return select(
+        *row(
+            "catalog",
+            projects.c.id,
+            projects.c.context_id,
+            "catalog",
+            projects.c.r,
+            literal(0.0),
+            false(),
+        )
+    ).where(projects.c.r <= p("catalog_limit", Integer))

@@ -1,0 +1,112 @@
+"""Ordering and budget, after the statement: directly named sources first, the reranker orders
+each identity group (direct, then the rest) by answer quality on the complete text, the best
+`max_items` are kept, and then the longest prefix that fits the token budget.
+
+`arrange` returns every candidate with its outcome, so recall and its explain twin read the same
+decisions."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tabane.models.reranker import Reranker, checked_scores
+from tabane.recall.evidence import Candidate
+from tabane.recall.result import CandidateTrace, Evidence, Outcome
+
+_DENSE = re.compile(
+    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]"
+)
+
+
+@dataclass(frozen=True)
+class Placed:
+    item: Evidence
+    fused_position: int  # 1-based position in the statement's fused order
+    position: int  # 1-based position after ordering
+    rerank: float | None
+    outcome: Outcome
+
+
+def tokens(item: Evidence, chars_per_token: float) -> int:
+    """The budget's estimate of the item with its citation line: a character of a script
+    written without spaces (CJK, kana, Hangul) counts as one token — common BPE vocabularies
+    spend one to one and a half characters per token there — and other text `chars_per_token`
+    characters per token."""
+    c = item.citation
+    parts = (item.text, c.title, c.source, c.context, c.session, item.author)
+    text = "".join(x or "" for x in parts)
+    dense = sum(1 for ch in text if _DENSE.match(ch))
+    return max(1, math.ceil(dense + (len(text) - dense + 24) / chars_per_token))
+
+
+def arrange(
+    question: str,
+    items: Sequence[Evidence],
+    reranker: Reranker | None,
+    *,
+    max_items: int,
+    budget: int,
+    chars_per_token: float,
+) -> list[Placed]:
+    """Order, drop items whose text repeats an earlier one's (outcome `duplicate`, position
+    0), cut to `max_items`, then keep the longest prefix within `budget` tokens."""
+    fused_at = {it.key: n for n, it in enumerate(items, start=1)}
+    scores: dict[str, float] = {}
+    groups = [[it for it in items if it.direct], [it for it in items if not it.direct]]
+    ordered: list[Evidence] = []
+    for group in groups:
+        if reranker is not None and len(group) > 1:
+            got = checked_scores(reranker.rerank(question, [it.text for it in group]), len(group))
+            scores.update({it.key: s for it, s in zip(group, got, strict=True)})
+            group = sorted(group, key=lambda it: (-scores[it.key], fused_at[it.key]))
+        elif reranker is not None and group:
+            scores[group[0].key] = 0.0
+        ordered.extend(group)
+    placed: list[Placed] = []
+    used = 0
+    full = False
+    seen: set[str] = set()
+    position = 0
+    for it in ordered:
+        sized = Evidence(**{**it.__dict__, "tokens": tokens(it, chars_per_token)})
+        outcome: Outcome
+        same = " ".join(it.text.casefold().split())
+        if same in seen:  # a turn and the note or paragraph made from it say one thing once
+            placed.append(Placed(sized, fused_at[it.key], 0, scores.get(it.key), "duplicate"))
+            continue
+        seen.add(same)
+        position += 1
+        if position > max_items:
+            outcome = "cut_by_rerank"
+        elif full or used + sized.tokens > budget:
+            full = True  # a prefix: nothing after the first item that does not fit
+            outcome = "cut_by_budget"
+        else:
+            used += sized.tokens
+            outcome = "served"
+        placed.append(Placed(sized, fused_at[it.key], position, scores.get(it.key), outcome))
+    return placed
+
+
+def served(placed: Sequence[Placed]) -> list[Evidence]:
+    return [p.item for p in placed if p.outcome == "served"]
+
+
+def traces(placed: Sequence[Placed], found: dict[str, Candidate]) -> tuple[CandidateTrace, ...]:
+    return tuple(
+        CandidateTrace(
+            key=p.item.key,
+            kind=p.item.kind,
+            lanes=found[p.item.key].lanes,
+            fused=found[p.item.key].fused,
+            direct=p.item.direct,
+            position=p.position,
+            rerank=p.rerank,
+            outcome=p.outcome,
+            tokens=p.item.tokens,
+        )
+        for p in placed
+    )

@@ -1,0 +1,88 @@
+"""What a recall is asked (`RecallRequest`), the tunables its statement binds (`Tunables`), and the
+plans: `maximal` (every lane) is the only plan a question ever runs under; the narrower ones exist
+so `tabane eval` can compare them side by side, never to route a question at query time."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from tabane.errors import InvalidInput, Issue
+from tabane.recall.statement import LANES
+
+MAX_QUESTION = 4000
+MAX_BUDGET = 200_000  # tokens; far beyond any model's context, so larger is a mistake
+
+PLANS: dict[str, tuple[str, ...]] = {
+    "maximal": LANES,
+    "sources_only": ("vector", "bm25", "title"),
+    "no_graph": tuple(lane for lane in LANES if lane != "walk"),
+    "no_claims": tuple(lane for lane in LANES if lane != "claims"),
+    "no_session": tuple(lane for lane in LANES if lane != "turns"),
+    "lexical_only": ("bm25", "title", "walk", "turns", "catalog"),
+}
+
+
+@dataclass(frozen=True)
+class Tunables:
+    """Bound parameters of the statement. Pools follow search's (max(4·limit, 50) per lane)."""
+
+    pool: int = 50  # per lane and context
+    candidates: int = 60  # fused candidates the statement returns
+    rrf_k: float = 60.0  # reciprocal rank fusion constant (as sources/search)
+    title_lead: int = 2  # lead paragraphs of a source named by title
+    title_sources: int = 20  # named-title candidates (a superset, checked in Python)
+    walk_pool: int = 20  # edges per hop
+    gloss_seeds: int = 3  # walk seeds per context from the question's nearest concept glosses
+    catalog_limit: int = 5
+    # Working memory: the newest turn (what the question continues) and the window's two turns
+    # most similar to the question. On memory.json each further turn displaced evidence:
+    # recall@10 0.660 with 2 + 3, 0.698 with 1 + 2 (docs/eval.md, "Recall plans").
+    recent_turns: int = 1
+    turn_hits: int = 2
+    max_items: int = 20  # items kept after ordering, before the budget
+    fusion: str = "per_kind"  # "sum": RRF summed over every lane; "per_kind": see statement.py
+
+
+@dataclass(frozen=True)
+class RecallRequest:
+    question: str
+    contexts: tuple[str, ...] = ()
+    groups: tuple[str, ...] = ()
+    budget: int | None = None  # tokens; None = the preset's, else TABANE_RECALL_BUDGET
+    session: str | None = None  # the caller's session whose turns are working memory
+    speaker: str | None = None  # who asks (enriches the query embedding, never widens access)
+    preset: str | None = None
+    force: bool = False  # answer even a turn the relevance gate would call trivial
+    semantic_floor: float | None = None
+    plan: str = "maximal"  # narrower plans are for evaluation only
+
+    def check(self) -> None:
+        issues: list[Issue] = []
+        if not isinstance(self.question, str) or not self.question.strip():
+            issues.append(Issue("question", "empty"))
+        elif len(self.question) > MAX_QUESTION:
+            issues.append(
+                Issue("question", f"{len(self.question)} characters, at most {MAX_QUESTION}")
+            )
+        if self.budget is not None and (
+            isinstance(self.budget, bool)
+            or not isinstance(self.budget, int)
+            or not 1 <= self.budget <= MAX_BUDGET
+        ):
+            issues.append(Issue("budget", f"{self.budget!r} not a token count in 1..{MAX_BUDGET}"))
+        if self.semantic_floor is not None and (
+            isinstance(self.semantic_floor, bool)
+            or not isinstance(self.semantic_floor, (int, float))
+            or math.isnan(self.semantic_floor)
+            or not -1.0 <= self.semantic_floor <= 1.0
+        ):
+            issues.append(Issue("semantic_floor", f"{self.semantic_floor!r} not in [-1, 1]"))
+        if self.plan not in PLANS:
+            issues.append(Issue("plan", f"choose from {sorted(PLANS)}"))
+        for field in ("session", "speaker"):
+            value = getattr(self, field)
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                issues.append(Issue(field, "empty"))
+        if issues:
+            raise InvalidInput("invalid recall request", issues=issues)

@@ -1,0 +1,71 @@
+"""recall's kernel inside one read transaction: gather candidates with the one statement, turn
+them into evidence, order and budget them, and say what happened (`Outcome`, lanes, timings).
+
+The service (service/recall.py) wraps it: preset, gate, the question's embedding, rendering, the
+persisted trace and the claims' access counters. Explain (explain.py) calls `run` as well."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from tabane.models.reranker import Reranker
+from tabane.recall import order
+from tabane.recall.evidence import Candidate, evidence
+from tabane.recall.kernel import Gathered, TurnWindow, gather
+from tabane.recall.plan import Tunables
+from tabane.search.search import QueryVector
+from tabane.storage.schema import Context
+
+
+@dataclass(frozen=True)
+class Outcome:
+    gathered: Gathered
+    placed: list[order.Placed]
+    found: dict[str, Candidate]
+    timings_ms: dict[str, float]
+    used_tokens: int
+
+
+def run(
+    session: Session,
+    question: str,
+    contexts: Sequence[Context],
+    floors: Sequence[float | None],
+    qv: QueryVector,
+    window: TurnWindow | None,
+    *,
+    reranker: Reranker | None,
+    budget: int,
+    chars_per_token: float,
+    plan: str = "maximal",
+    tunables: Tunables | None = None,
+) -> Outcome:
+    t = tunables or Tunables()
+    started = time.perf_counter()
+    gathered = gather(session, question, contexts, floors, qv, window, plan=plan, tunables=t)
+    statement_ms = (time.perf_counter() - started) * 1000
+    items = [
+        evidence(c, gathered.scopes, window.name if window else None) for c in gathered.candidates
+    ]
+    started = time.perf_counter()
+    placed = order.arrange(
+        question,
+        items,
+        reranker,
+        max_items=t.max_items,
+        budget=budget,
+        chars_per_token=chars_per_token,
+    )
+    order_ms = (time.perf_counter() - started) * 1000
+    used = sum(p.item.tokens for p in placed if p.outcome == "served")
+    return Outcome(
+        gathered,
+        placed,
+        {c.key: c for c in gathered.candidates},
+        {"statement": round(statement_ms, 3), "order": round(order_ms, 3)},
+        used,
+    )

@@ -1,0 +1,144 @@
+"""Render recall evidence to one prompt-ready string with a Jinja template.
+
+The template runs in Jinja's immutable sandbox (no underscore attributes, no mutation of the
+items), with strict undefined variables and no autoescaping: the output is a prompt, not HTML.
+Each template text compiles once (cached). A template that fails to compile or render raises
+`TemplateError` whose issue path names the template line (`template:3`), never a 500.
+
+A template sees `question`, `asker`, `overview` (each may be None except the question) and
+`items`, the `Evidence` objects in order, and may use the `cite` filter: an item's citation in
+one line. Lane names and scores are not in `Evidence`, so no template can show them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from functools import lru_cache
+from importlib.resources import files
+from pathlib import Path
+
+import jinja2
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from tabane.errors import Issue, TemplateError
+from tabane.recall.result import Evidence
+
+TEMPLATE_NAME = "<recall template>"  # the filename Jinja gives the template's frames
+DEFAULT_TEMPLATE = "default.md.j2"
+
+
+def load_template(path: Path | None) -> str:
+    """The template text at `path` (checked to compile), or the default template's when None."""
+    if path is None:
+        return _default_text()
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TemplateError(
+            f"cannot read the recall template {str(path)!r}: {exc}",
+            issues=[Issue("template", f"unreadable: {type(exc).__name__}")],
+        ) from None
+    _compile(text)
+    return text
+
+
+def render(
+    question: str,
+    items: Sequence[Evidence],
+    *,
+    overview: str | None = None,
+    asker: str | None = None,
+    template: str | None = None,
+) -> str:
+    """The evidence rendered by `template` (template text; None: the default), trailing newlines
+    dropped."""
+    compiled = _compile(_default_text() if template is None else template)
+    try:
+        out = compiled.render(question=question, asker=asker, overview=overview, items=tuple(items))
+    except Exception as exc:  # a template is code the caller wrote: any failure is bad input
+        raise _error("render", exc, _template_line(exc)) from None
+    return out.rstrip("\n")
+
+
+def cite(item: Evidence) -> str:
+    """An item's citation in one line: title and source id, section path, paragraph; the claim
+    and its holder and date; the session turn and its speaker and time."""
+    c = item.citation
+    parts: list[str] = []
+    if c.title:
+        parts.append(f'"{c.title}"' + (f" ({c.source})" if c.source else ""))
+    elif c.source:
+        parts.append(c.source)
+    if c.section:
+        parts.append(" > ".join(c.section))
+    if c.paragraph is not None:
+        parts.append(f"paragraph {c.paragraph}")
+    if c.claim is not None:
+        parts.append(f"claim {c.claim}")
+    if c.session is not None:
+        parts.append(f"session {c.session}" + (f" turn {c.turn}" if c.turn is not None else ""))
+    turn = item.kind == "turn"
+    if item.author:
+        parts.append(f"speaker {item.author}" if turn else f"by {item.author}")
+    if item.when is not None:
+        parts.append(_stamp(item.when) if turn else item.when.date().isoformat())
+    return ", ".join(parts) or "uncited"
+
+
+@lru_cache(maxsize=1)
+def _default_text() -> str:
+    return (files("tabane.recall") / "templates" / DEFAULT_TEMPLATE).read_text(encoding="utf-8")
+
+
+def _stamp(when: datetime) -> str:
+    offset = when.utcoffset()
+    if offset is None:
+        return when.strftime("%Y-%m-%d %H:%M")
+    if offset == timedelta(0):
+        return when.strftime("%Y-%m-%d %H:%M UTC")
+    return when.strftime("%Y-%m-%d %H:%M %z")
+
+
+@lru_cache(maxsize=1)
+def _environment() -> ImmutableSandboxedEnvironment:
+    env = ImmutableSandboxedEnvironment(
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["cite"] = cite
+    return env
+
+
+@lru_cache(maxsize=32)
+def _compile(text: str) -> jinja2.Template:
+    env = _environment()
+    try:
+        code = env.compile(text, name=TEMPLATE_NAME, filename=TEMPLATE_NAME)
+    except jinja2.TemplateSyntaxError as exc:
+        raise _error("compile", exc, exc.lineno) from None
+    return env.template_class.from_code(env, code, env.make_globals(None), None)
+
+
+def _template_line(exc: BaseException) -> int | None:
+    """The template line of the innermost template frame: Jinja rewrites a render error's
+    traceback so that its frames carry the template's filename and line."""
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == TEMPLATE_NAME:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def _error(stage: str, exc: Exception, line: int | None) -> TemplateError:
+    problem = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    where = f" at line {line}" if line is not None else ""
+    path = f"template:{line}" if line is not None else "template"
+    return TemplateError(
+        f"the recall template failed to {stage}{where}: {problem}",
+        issues=[Issue(path, problem)],
+    )

@@ -1,0 +1,117 @@
+"""What recall returns: a typed `RecallResult` whose evidence items carry their text, public
+provenance, citation and exact scope objects, and a `RecallTrace` that says what every lane did.
+
+Lane names and scores live only in the trace; the rendered prompt (render.py) sees items.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+# The public provenance of an evidence item: what a reader of the prompt may be told.
+Provenance = Literal["source excerpt", "derived memory", "recent session memory"]
+PROVENANCES: tuple[Provenance, ...] = ("source excerpt", "derived memory", "recent session memory")
+
+# What an evidence item is, internally (the trace and explain use it; the prompt does not).
+Kind = Literal["paragraph", "claim", "association", "turn", "catalog"]
+
+# What happened to a candidate after the statement found it.
+Outcome = Literal["served", "duplicate", "cut_by_rerank", "cut_by_budget"]
+
+
+@dataclass(frozen=True)
+class ScopeRef:
+    """A scope exactly as stored: its name and description."""
+
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class Citation:
+    """Where an item comes from. Paragraphs fill source/paragraph/section/locator/title; claims
+    fill claim (and source/paragraph when attributed); turns fill session/turn."""
+
+    context: str | None = None
+    source: str | None = None
+    paragraph: int | None = None
+    section: tuple[str, ...] = ()
+    locator: dict[str, Any] | None = None
+    title: str | None = None
+    claim: int | None = None
+    session: str | None = None
+    turn: int | None = None
+
+
+@dataclass(frozen=True)
+class Evidence:
+    key: str  # stable identity inside one recall: "p:<id>", "c:<id>", "a:<id>", "t:<id>", "s:<id>"
+    kind: Kind
+    text: str
+    provenance: Provenance
+    citation: Citation
+    scopes: tuple[ScopeRef, ...]
+    author: str | None = None  # the speaker of a turn, the holder of a claim's perspective
+    when: datetime | None = None  # when it was said or recorded, if known
+    direct: bool = False  # its source is named by title in the question
+    tokens: int = 0  # the budget's estimate for this item
+
+
+@dataclass(frozen=True)
+class LaneRank:
+    lane: str
+    rank: int  # 1-based within the lane (per context for paragraph lanes)
+    score: float
+
+
+@dataclass(frozen=True)
+class CandidateTrace:
+    key: str
+    kind: Kind
+    lanes: tuple[LaneRank, ...]
+    fused: float  # reciprocal rank fusion over its lanes
+    direct: bool
+    position: int  # 1-based position after ordering (direct first, then rerank)
+    rerank: float | None  # the reranker's score, when one ran
+    outcome: Outcome
+    tokens: int
+
+
+@dataclass(frozen=True)
+class LaneReport:
+    ran: bool
+    hits: int = 0
+    reason: str | None = None  # why it did not run (no_embedder, no_session, …)
+
+
+@dataclass(frozen=True)
+class RecallTrace:
+    plan: str
+    contexts: tuple[str, ...]
+    lanes: dict[str, LaneReport]
+    seeds: tuple[str, ...]  # concepts resolved from the question (the walk's seeds)
+    gate: str | None  # why the relevance gate answered with no evidence, if it did
+    reranker: str
+    budget_tokens: int
+    used_tokens: int
+    chars_per_token: float
+    timings_ms: dict[str, float]
+    candidates: tuple[CandidateTrace, ...]
+    notes: tuple[str, ...] = ()
+    id: int | None = None  # the persisted trace's id
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    question: str
+    items: tuple[Evidence, ...]
+    rendered: str
+    trace: RecallTrace
+    overview: str | None = None  # the corpus map block, when the preset asks for one
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def recall_id(self) -> int | None:
+        return self.trace.id

@@ -1,0 +1,167 @@
+"""`build_recall_statement`: recall's one SQLAlchemy statement over every lane of a plan shape.
+
+The lanes (lanes.py) are unioned in a CTE; every candidate is fused by reciprocal rank fusion
+over the lanes that found it (a hit at rank r adds 1/(rrf_k + r), so a paragraph found by BM25
+and by vector gets both), the best `candidates` are kept, and only then are paragraphs, sources,
+claims, edges and turns joined for their text, citation and scopes. The statement is built once
+per shape (which lanes, which vector width) and cached; everything else is a bound parameter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from sqlalchemy import Float, Integer, Select, and_, case, func, select, true, union_all
+from sqlalchemy.dialects.postgresql import aggregate_order_by
+from sqlalchemy.orm import aliased
+
+from tabane.recall import lanes as lane_mod
+from tabane.recall import lanes_memory as memory_lanes
+from tabane.storage.schema import Association, Claim, Paragraph, SessionTurn, Source
+
+# Every lane recall knows, in the order the trace reports them.
+LANES = ("vector", "bm25", "title", "claims", "walk", "turns", "catalog")
+VECTOR_LANES = frozenset({"vector", "claims"})  # they need a query vector; walk uses one if any
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What changes the statement's SQL: the lanes present and the query vector's width."""
+
+    lanes: tuple[str, ...]
+    dim: int | None = None
+
+    def __post_init__(self) -> None:
+        unknown = set(self.lanes) - set(LANES)
+        if unknown or not self.lanes:
+            raise ValueError(f"lanes must be a non-empty subset of {LANES}")
+        if VECTOR_LANES & set(self.lanes) and self.dim is None:
+            raise ValueError("vector lanes need the query vector's width")
+
+
+def _lane(name: str, dim: int | None) -> Select[Any]:
+    if name == "vector":
+        assert dim is not None
+        return lane_mod.vector_lane(dim)
+    if name == "turns":
+        return memory_lanes.turns_lane(dim)
+    if name == "walk":
+        return memory_lanes.walk_lane(dim)
+    if name == "claims":
+        assert dim is not None
+        return memory_lanes.claims_lane(dim)
+    builders = {
+        "bm25": lane_mod.bm25_lane,
+        "title": lane_mod.title_lane,
+        "catalog": memory_lanes.catalog_lane,
+    }
+    return builders[name]()
+
+
+@lru_cache(maxsize=64)
+def build_recall_statement(shape: Shape) -> Select[Any]:
+    """The statement for a shape; execute it with `params.bind(...)`'s parameters."""
+    hits = union_all(*(_lane(name, shape.dim) for name in LANES if name in shape.lanes)).cte("hits")
+    rrf_k = lane_mod.p("rrf_k", Float)
+    # A paragraph's lanes are averaged, not summed (`paragraph_lanes`: how many paragraph lanes
+    # ran), so each kind of evidence competes by rank with the others: a claim first in its
+    # only lane ties with a paragraph first in both of its lanes.
+    share = case((hits.c.kind == "paragraph", lane_mod.p("paragraph_lanes", Float)), else_=1.0)
+    fused_score = func.sum(1.0 / (rrf_k + hits.c.rank)) / func.max(share)
+    fused = (
+        select(
+            hits.c.kind,
+            hits.c.item_id,
+            func.max(hits.c.context_id).label("context_id"),
+            fused_score.label("fused"),
+            func.array_agg(aggregate_order_by(hits.c.lane, hits.c.lane)).label("lanes"),
+            func.array_agg(aggregate_order_by(hits.c.rank, hits.c.lane)).label("ranks"),
+            func.array_agg(aggregate_order_by(hits.c.score, hits.c.lane)).label("scores"),
+            func.bool_or(hits.c.direct).label("direct"),
+            func.min(hits.c.rank).label("best_rank"),
+        )
+        .group_by(hits.c.kind, hits.c.item_id)
+        .order_by(fused_score.desc(), func.min(hits.c.rank), hits.c.kind, hits.c.item_id)
+        .limit(lane_mod.p("candidates", Integer))
+        .cte("fused")
+    )
+    # An edge cites its heaviest current claim that names a source (its evidence in the text).
+    ec = aliased(Claim, name="edge_claim")
+    attributed = (
+        select(ec.source, ec.paragraph)
+        .where(
+            fused.c.kind == "association",
+            ec.context_id == Association.context_id,
+            ec.subject == Association.subject,
+            ec.label == Association.label,
+            ec.object == Association.object,
+            ec.perspective == Association.perspective,
+            ec.closed_at.is_(None),
+            ec.source.is_not(None),
+        )
+        .order_by(func.abs(ec.weight).desc(), ec.id)
+        .limit(1)
+        .lateral("edge_citation")
+    )
+    source_pk = case(
+        (fused.c.kind == "paragraph", Paragraph.source_pk),
+        (fused.c.kind == "catalog", fused.c.item_id),
+    )
+    return (
+        select(
+            fused,
+            Paragraph.source_pk,
+            Paragraph.idx,
+            Paragraph.text.label("paragraph_text"),
+            Paragraph.section_path,
+            Paragraph.locator,
+            Source.source_id,
+            Source.title,
+            Source.area,
+            Source.state,
+            Source.date.label("source_date"),
+            Source.stored_at,
+            Claim.statement,
+            Claim.subject.label("claim_subject"),
+            Claim.label.label("claim_label"),
+            Claim.object.label("claim_object"),
+            Claim.weight.label("claim_weight"),
+            Claim.author,
+            Claim.kind.label("claim_kind"),
+            Claim.perspective.label("claim_perspective"),
+            Claim.source.label("claim_source"),
+            Claim.paragraph.label("claim_paragraph"),
+            Claim.valid_from,
+            Claim.recorded_at,
+            Association.subject.label("edge_subject"),
+            Association.label.label("edge_label"),
+            Association.object.label("edge_object"),
+            Association.perspective.label("edge_perspective"),
+            attributed.c.source.label("edge_source"),
+            attributed.c.paragraph.label("edge_paragraph"),
+            SessionTurn.speaker,
+            SessionTurn.role,
+            SessionTurn.text.label("turn_text"),
+            SessionTurn.seq,
+            SessionTurn.at,
+            func.coalesce(
+                Paragraph.scopes,
+                Claim.scopes,
+                Association.scopes,
+                SessionTurn.scopes,
+                Source.scopes,
+            ).label("scopes"),
+        )
+        .select_from(fused)
+        .outerjoin(Paragraph, and_(fused.c.kind == "paragraph", Paragraph.id == fused.c.item_id))
+        .outerjoin(Source, Source.id == source_pk)
+        .outerjoin(Claim, and_(fused.c.kind == "claim", Claim.id == fused.c.item_id))
+        .outerjoin(
+            Association, and_(fused.c.kind == "association", Association.id == fused.c.item_id)
+        )
+        .outerjoin(SessionTurn, and_(fused.c.kind == "turn", SessionTurn.id == fused.c.item_id))
+        .outerjoin(attributed, true())
+        .order_by(fused.c.fused.desc(), fused.c.best_rank, fused.c.kind, fused.c.item_id)
+    )

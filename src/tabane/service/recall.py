@@ -1,0 +1,203 @@
+"""The service's recall: the product's main read, and its explain twin.
+
+The asker is the surface's authenticated user, never a field. A preset (or the request) names
+the contexts; the relevance gate answers trivial turns with no evidence unless forced; the
+question is embedded once (prefixed with the asking speaker's label when given: that enriches
+the embedding and never widens what row-level security shows); one statement ranks every lane;
+the result is rendered, its trace persisted, and the selected claims' access counters bumped in
+a separate short transaction."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+from sqlalchemy import func, update
+from sqlalchemy.orm import Session
+
+from tabane.contexts import groups
+from tabane.errors import InvalidInput, Issue
+from tabane.memory import sessions
+from tabane.models.registry import default_floor
+from tabane.recall import explain as explain_mod
+from tabane.recall import order, overview, render, trace
+from tabane.recall.gate import gate
+from tabane.recall.kernel import TurnWindow
+from tabane.recall.plan import RecallRequest, Tunables
+from tabane.recall.presets import DEFAULT_PRESET, Preset, load_presets, preset_named
+from tabane.recall.recall import Outcome, run
+from tabane.recall.result import Evidence, RecallResult, RecallTrace
+from tabane.search.search import QueryVector, embed_query
+from tabane.service.base import ServiceBase
+from tabane.storage.schema import Claim
+from tabane.types import Principal
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    preset: Preset
+    budget: int
+    contexts: tuple[str, ...]
+    groups: tuple[str, ...]
+    gated: str | None
+    qv: QueryVector
+    embed_ms: float
+
+
+class RecallService(ServiceBase):
+    @cached_property
+    def recall_presets(self) -> dict[str, Preset]:
+        """The presets file's presets (loaded on first use; a bad file fails then, by name)."""
+        return load_presets(self.settings.presets)
+
+    def _preset(self, request: RecallRequest) -> Preset:
+        return preset_named(self.recall_presets, request.preset or DEFAULT_PRESET)
+
+    def _query_vector(self, request: RecallRequest) -> QueryVector:
+        text = request.question
+        if request.speaker:
+            text = f"{request.speaker.strip()}: {text}"
+        return embed_query(self.embedder, text)
+
+    def _prepare(self, request: RecallRequest) -> _Prepared:
+        """What recall and its explain twin share before the read: the preset, the budget, the
+        contexts named, the gate's verdict and the question's embedding (once)."""
+        request.check()
+        preset = self._preset(request)
+        names = (request.contexts or preset.contexts, request.groups or preset.groups)
+        if not names[0] and not names[1]:
+            raise InvalidInput(
+                "name at least one context or group (or a preset that does)",
+                issues=[Issue("contexts", "empty, and the preset names none")],
+            )
+        gated = gate(request.question) if preset.gate and not request.force else None
+        started = time.perf_counter()
+        qv = (
+            self._query_vector(request) if gated is None else QueryVector(None, None, None, "gated")
+        )
+        return _Prepared(
+            preset=preset,
+            budget=request.budget or preset.budget or self.settings.recall_budget,
+            contexts=names[0],
+            groups=names[1],
+            gated=gated,
+            qv=qv,
+            embed_ms=round((time.perf_counter() - started) * 1000, 3),
+        )
+
+    def recall(
+        self, user: Principal, request: RecallRequest, *, tunables: Tunables | None = None
+    ) -> RecallResult:
+        """The evidence for `request.question` that `user` may see, budgeted, cited, rendered."""
+        started = time.perf_counter()
+        ready = self._prepare(request)
+        template = render.load_template(ready.preset.template or self.settings.recall_template)
+        with self.store.session(user) as session:
+            reached = groups.expand(session, ready.contexts, ready.groups)
+            window = self._window(session, user, request)
+            floors = [self._floor(request, ctx.semantic_floor) for ctx in reached]
+            outcome: Outcome | None = None
+            if ready.gated is None:
+                outcome = run(
+                    session,
+                    request.question,
+                    reached,
+                    floors,
+                    ready.qv,
+                    window,
+                    reranker=self.reranker,
+                    budget=ready.budget,
+                    chars_per_token=self.settings.chars_per_token,
+                    plan=request.plan,
+                    tunables=tunables,
+                )
+            block = (
+                overview.corpus_map(session, [c.id for c in reached], ready.preset.overview_chars)
+                if ready.preset.overview
+                else None
+            )
+        items = order.served(outcome.placed) if outcome else []
+        rendered = render.render(
+            request.question, items, overview=block, asker=request.speaker, template=template
+        )
+        timings = {"embed": ready.embed_ms, **(outcome.timings_ms if outcome else {})}
+        timings["total"] = round((time.perf_counter() - started) * 1000, 3)
+        result_trace = RecallTrace(
+            plan=request.plan,
+            contexts=tuple(c.name for c in reached),
+            lanes=outcome.gathered.lanes if outcome else {},
+            seeds=outcome.gathered.seeds if outcome else (),
+            gate=ready.gated,
+            reranker=getattr(self.reranker, "name", "none"),
+            budget_tokens=ready.budget,
+            used_tokens=outcome.used_tokens if outcome else 0,
+            chars_per_token=self.settings.chars_per_token,
+            timings_ms=timings,
+            candidates=order.traces(outcome.placed, outcome.found) if outcome else (),
+        )
+        result_trace = replace(result_trace, id=self._record(user, request, result_trace, items))
+        return RecallResult(request.question, tuple(items), rendered, result_trace, block)
+
+    def _floor(self, request: RecallRequest, context_floor: float | None) -> float | None:
+        if request.semantic_floor is not None:
+            return request.semantic_floor
+        if context_floor is not None:
+            return context_floor
+        return default_floor(self.settings, self.embedder)
+
+    def _window(
+        self, session: Session, user: Principal, request: RecallRequest
+    ) -> TurnWindow | None:
+        if request.session is None:
+            return None
+        chat = sessions.find(session, user, request.session)
+        return TurnWindow(
+            chat.id, chat.name, self.settings.session_turns, self.settings.session_hours
+        )
+
+    def _record(
+        self, user: Principal, request: RecallRequest, t: RecallTrace, items: Sequence[Evidence]
+    ) -> int | None:
+        """Persist the trace and bump the served claims' access counters (a short transaction
+        of its own: a read's by-products never hold the read's snapshot open)."""
+        claim_ids = [int(it.key[2:]) for it in items if it.kind == "claim"]
+        with self.store.session(user) as session:
+            trace_id = trace.save_trace(session, user, request.question, t)
+            if claim_ids:
+                session.execute(
+                    update(Claim)
+                    .where(Claim.id.in_(claim_ids))
+                    .values(access_count=Claim.access_count + 1, last_access=func.now())
+                )
+        return trace_id
+
+    def recall_trace(self, user: Principal, trace_id: int) -> dict[str, object]:
+        with self.store.session(user) as session:
+            return trace.load_trace(session, trace_id)
+
+    def explain_recall(
+        self, user: Principal, request: RecallRequest, expected: explain_mod.Expected
+    ) -> explain_mod.Explanation:
+        """Why `expected` is or is not in the evidence of `request`: the first verdict that
+        applies, from the same statement, ordering and budget as `recall`."""
+        ready = self._prepare(request)
+        with self.store.session(user) as session:
+            reached = groups.expand(session, ready.contexts, ready.groups)
+            window = self._window(session, user, request)
+            floors = [self._floor(request, ctx.semantic_floor) for ctx in reached]
+            return explain_mod.explain(
+                session,
+                request.question,
+                reached,
+                floors,
+                ready.qv,
+                window,
+                expected,
+                gated=ready.gated,
+                reranker=self.reranker,
+                budget=ready.budget,
+                chars_per_token=self.settings.chars_per_token,
+                plan=request.plan,
+            )

@@ -1,0 +1,61 @@
+"""Erasing and exporting a user on the facade (access/erasure.py has the rules).
+
+Export first, then erase, is the documented flow: `export_user` yields every row erasure would
+delete, `erase_user` deletes them in one transaction and re-nets the associations the user's
+claims fed, so no stale weight remains."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from tabane.access import erasure
+from tabane.graph import claims as claims_mod
+from tabane.jobs import queue
+from tabane.service.base import ServiceBase
+from tabane.types import Principal
+
+
+@dataclass(frozen=True)
+class Erasure:
+    """What erasing `user` deleted: rows per table (every table the walk covers, zeros
+    included; exactly the rows `export_user` lists), then, among the associations of other
+    scope sets that the user's claims fed, how many were re-netted from the claims left and how
+    many were deleted because no claim names them any more."""
+
+    user: str
+    deleted: dict[str, int]
+    total: int
+    renetted: int
+    pruned: int
+
+
+class UsersService(ServiceBase):
+    def export_user(self, name: str, *, actor: Principal | None = None) -> Iterator[dict[str, Any]]:
+        """Every row erasing `name` would delete, as `{"table", "row"}` objects (parents first).
+        `actor` must be the user themself or an admin (None: the store owner, as the CLI is).
+        The authority check runs now; the rows are read as the iterator is consumed."""
+        with self.store.admin() as session:
+            walk = erasure.plan(erasure.find(session, name))
+            erasure.authorize(session, walk, actor)
+        return self._export(walk)
+
+    def _export(self, walk: erasure.Walk) -> Iterator[dict[str, Any]]:
+        with self.store.admin() as session:
+            yield from erasure.export_rows(session, walk)
+
+    def erase_user(self, name: str, *, actor: Principal | None = None) -> Erasure:
+        """Delete `name` and every row of theirs in one transaction (see access/erasure.py)."""
+        with self.store.admin() as session:
+            walk = erasure.plan(erasure.find(session, name))
+            erasure.authorize(session, walk, actor)
+            edges = erasure.touched_edges(session, walk)
+            deleted = erasure.delete_rows(session, walk)
+            for (context_id, scopes), keys in edges.items():
+                claims_mod.renet(session, context_id, scopes, keys)
+                if self.embedder is not None:  # glosses may quote the erased claims
+                    queue.enqueue_glosses(session, context_id=context_id, scopes=scopes)
+            pruned = erasure.prune_edges(session, edges)
+            renetted = sum(len(keys) for keys in edges.values()) - pruned
+            return Erasure(name, deleted, sum(deleted.values()), renetted, pruned)

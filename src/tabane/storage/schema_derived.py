@@ -1,0 +1,64 @@
+"""Derived memory: rebuilt from sources and claims, never hand-written (ARCHITECTURE.md §1).
+
+Communities are the clusters of a context's association graph (derive/communities.py). A build
+replaces every community of its context at once; each row records the graph state it was built
+from (`graph_version`), so a read can say whether the graph changed since (`stale`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pgvector.sqlalchemy import Vector
+from sqlalchemy import BigInteger, Float, ForeignKey, Index, Integer, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from tabane.storage.schema_base import Base, Scoped, _now, _same_scopes
+
+
+class Community(Scoped, Base):
+    """One community of a context's concept graph at one level (0: Louvain over concepts; 1:
+    Louvain over the level-0 communities). `ordinal` numbers a level's communities by size,
+    then smallest member name; `parent` is the ordinal of the level-above community holding it.
+
+    Carries the context's scope set: it is built only from association rows inside that set
+    (the rows every reader of the context can see), so it reveals nothing a reader could not see.
+    `summary` is written by `summarizer`; `embedding` is filled later (NULL until then)."""
+
+    __tablename__ = "communities"
+    __extra_args__ = (
+        UniqueConstraint("context_id", "level", "ordinal", "scopes"),
+        UniqueConstraint("id", "scopes"),  # community_members carry their community's scope set
+    )
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    context_id: Mapped[int] = mapped_column(ForeignKey("contexts.id", ondelete="CASCADE"))
+    level: Mapped[int] = mapped_column(Integer)
+    ordinal: Mapped[int] = mapped_column(Integer)
+    parent: Mapped[int | None] = mapped_column(Integer)
+    size: Mapped[int] = mapped_column(Integer)
+    summary: Mapped[str] = mapped_column(Text)
+    summarizer: Mapped[str] = mapped_column(Text)
+    model: Mapped[str | None] = mapped_column(Text)  # of `embedding`
+    dim: Mapped[int | None] = mapped_column(Integer)
+    embedding: Mapped[Any | None] = mapped_column(Vector())
+    graph_version: Mapped[str] = mapped_column(Text)  # derive.communities.graph_version
+    graph_edges: Mapped[int] = mapped_column(Integer)  # undirected edges the build clustered
+    built_at: Mapped[datetime] = _now()
+
+
+class CommunityMember(Scoped, Base):
+    """A concept of a community, with its weighted degree in the context's graph (the sum of
+    |net weight| over its edges); `rank` orders a community's members by that weight."""
+
+    __no_scope_index__ = True
+    __tablename__ = "community_members"
+    __extra_args__ = (
+        Index("ix_community_members_concept", "context_id", "concept"),
+        _same_scopes("community_id", "communities"),
+    )
+    community_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    concept: Mapped[str] = mapped_column(Text, primary_key=True)
+    context_id: Mapped[int] = mapped_column(Integer)
+    rank: Mapped[int] = mapped_column(Integer)
+    weight: Mapped[float] = mapped_column(Float)

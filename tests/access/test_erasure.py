@@ -1,0 +1,236 @@
+"""Erasure and export of a user: export lists exactly what erasure deletes (round-trip counts),
+a scan of every table in the database finds nothing of the user afterwards, shared rows and other
+users' rows stay, and the associations the user's claims fed are re-netted."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Column, ForeignKey, Integer, MetaData, Table, Text, func, inspect, select
+from sqlalchemy.dialects.postgresql import ARRAY
+from typer.testing import CliRunner
+
+from tabane.access import erasure
+from tabane.cli.main import app
+from tabane.errors import Forbidden, NoUser
+from tabane.graph.claim_input import ClaimInput
+from tabane.ingest.documents import DocumentInput, block
+from tabane.recall.plan import RecallRequest
+from tabane.service import Tabane
+from tabane.storage.schema import SCOPED_TABLES, Association, Base, Context, Source
+from tabane.types import PUBLIC, Principal, personal_scope
+
+from helpers import unique
+
+TEA = [
+    "Green tea is brewed at eighty degrees for two minutes.",
+    "Black tea wants boiling water and four minutes of steeping.",
+]
+
+
+@dataclass(frozen=True)
+class World:
+    x: Principal  # the user to erase
+    y: Principal  # another user, whose rows must stay
+    mine: str  # x's private context
+    shared: str  # a public context both write to
+
+
+def _populate(vsvc: Tabane, make_user: Callable[..., Principal]) -> World:
+    team = unique("org:team")
+    x = make_user("x", extra_write=(team,))
+    y = make_user("y")
+    mine, shared = unique("ctx"), unique("ctx")
+    vsvc.create_context(x, mine)
+    vsvc.create_context(y, shared, scopes=[PUBLIC])
+    doc = "# Tea\n\n" + "\n\n".join(TEA)
+    vsvc.ingest(x, mine, DocumentInput(source_id="tea", data=doc.encode(), format="markdown"))
+    # The shared row: x's and public's; it stays.
+    both = [personal_scope(x.name), PUBLIC]
+    vsvc.ingest(
+        x, shared, DocumentInput("both", paragraphs=[block("Oolong sits between.")], scopes=both)
+    )
+    vsvc.ingest(y, shared, DocumentInput("ys", paragraphs=[block("Matcha is whisked.")]))
+    vsvc.add_claims(x, mine, [ClaimInput("Green tea", "needs", "80 degrees", 1.0)])
+    vsvc.add_alias(x, mine, "sencha", "Green tea")
+    vsvc.remember(x, mine, {"text": "I prefer green tea in the morning."})
+    # In the public context: x's and y's weights on one edge, and x's own opinion edge.
+    vsvc.add_claims(x, shared, [ClaimInput("Matcha", "is", "bitter", 1.0)])
+    vsvc.add_claims(y, shared, [ClaimInput("Matcha", "is", "bitter", 0.5)])
+    vsvc.add_claims(x, shared, [ClaimInput("Oolong", "is", "smooth", 0.7, kind="opinion")])
+    vsvc.remember(x, shared, {"text": "x wrote this for the team."}, scopes=[team])
+    vsvc.add_turn(x, "main", "How hot should green tea water be?")
+    vsvc.add_turn(y, "main", "Matcha needs a whisk.")
+    vsvc.create_group(x, unique("grp"), contexts=[mine, shared])
+    vsvc.wait_for_jobs()
+    vsvc.recall(x, RecallRequest("green tea temperature", (mine,), session="main", force=True))
+    vsvc.recall(y, RecallRequest("matcha", (shared,), force=True))
+    vsvc.create_key(x.name)
+    vsvc.create_key(y.name)
+    return World(x, y, mine, shared)
+
+
+def _leftovers(svc: Tabane, who: Principal) -> dict[str, int]:
+    """Every table in the live database (reflected, so one the ORM does not know is scanned
+    too), read as the owner: rows scoped only to `who`, or naming them by id, author or
+    perspective."""
+    mine = personal_scope(who.name)
+    meta = MetaData()
+    meta.reflect(bind=svc.store.owner)
+    found: dict[str, int] = {}
+    with svc.store.admin() as session:
+        for table in meta.sorted_tables:
+            checks = []
+            if "scopes" in table.c and isinstance(table.c.scopes.type, ARRAY):
+                checks.append(table.c.scopes == [mine])
+            if "user_id" in table.c:
+                checks.append(table.c.user_id == who.user_id)
+            for column in ("author", "perspective"):
+                if column in table.c:
+                    checks.append(table.c[column] == who.name)
+            if table.name == "users":
+                checks.append(table.c.name == who.name)
+            if table.name == "scopes":
+                checks.append(table.c.name == mine)
+            if table.name == "grants":
+                checks.append(table.c.scope == mine)
+            for check in checks:
+                n = session.scalar(select(func.count()).select_from(table).where(check))
+                if n:
+                    found[table.name] = found.get(table.name, 0) + n
+    return found
+
+
+def test_every_table_is_covered_and_the_database_has_no_other_table(svc: Tabane) -> None:
+    assert erasure.uncovered() == []
+    walked = set(erasure.plan(erasure.Target("x", 1, "user:x")).rows)
+    assert set(SCOPED_TABLES) <= walked
+    assert {"users", "grants", "api_keys", "scopes", "jobs"} <= walked
+    live = set(inspect(svc.store.owner).get_table_names()) - {"alembic_version"}
+    assert live == set(Base.metadata.tables), "a table the erasure walk does not know"
+
+
+def test_a_table_with_no_rule_is_reported() -> None:
+    meta = MetaData()
+    Table("users", meta, Column("id", Integer, primary_key=True))
+    Table("notes", meta, Column("id", Integer, primary_key=True), Column("text", Text))
+    Table(
+        "marks",
+        meta,
+        Column("id", Integer, primary_key=True),
+        Column("owner", Integer, ForeignKey("users.id", ondelete="CASCADE")),
+    )
+    Table("tags", meta, Column("id", Integer, primary_key=True), Column("scopes", ARRAY(Text)))
+    assert erasure.uncovered(meta) == ["notes"]
+
+
+def test_export_then_erase_leaves_nothing_of_the_user(
+    vsvc: Tabane, make_user: Callable[..., Principal]
+) -> None:
+    w = _populate(vsvc, make_user)
+    assert _leftovers(vsvc, w.x)  # the scan finds the user before
+    exported = list(vsvc.export_user(w.x.name))
+    counts = Counter(r["table"] for r in exported)
+    for table in (
+        "users", "grants", "api_keys", "scopes", "contexts", "sources", "sections", "paragraphs",
+        "postings", "paragraph_vectors", "bm25_corpus", "bm25_terms", "vocabulary",
+        "vocabulary_grams", "claims", "claim_vectors", "associations", "sessions",
+        "session_turns", "turn_vectors", "recall_traces", "groups", "group_contexts",
+    ):  # fmt: skip
+        assert counts[table] > 0, table
+    assert all("hash" not in r["row"] for r in exported if r["table"] == "api_keys")
+    aliases = [r for r in exported if r["table"] == "vocabulary" and r["row"]["alias_of"]]
+    assert [a["row"]["name"] for a in aliases] == ["sencha"]
+    authored = {r["row"]["statement"] for r in exported if r["table"] == "claims"}
+    assert "x wrote this for the team." in authored  # authored in a shared scope
+    y_before = _leftovers(vsvc, w.y)
+
+    done = vsvc.erase_user(w.x.name)
+
+    assert {t: n for t, n in done.deleted.items() if n} == dict(counts)
+    assert done.total == len(exported)
+    assert _leftovers(vsvc, w.x) == {}
+    assert _leftovers(vsvc, w.y) == y_before
+    with pytest.raises(NoUser):
+        vsvc.principal(w.x.name)
+    with vsvc.store.admin() as session:
+        shared = session.scalar(select(Context.id).where(Context.name == w.shared))
+        sources = set(session.scalars(select(Source.source_id).where(Source.context_id == shared)))
+        assert sources == {"both", "ys"}  # the shared row and y's row stay
+        assert session.scalar(select(Context.id).where(Context.name == w.mine)) is None
+        edges = session.execute(
+            select(Association.subject, Association.weight, Association.claims).where(
+                Association.context_id == shared
+            )
+        ).all()
+    # x's weight is gone from the shared edge; x's opinion edge had no other claim: pruned.
+    assert [(e.subject, e.weight, e.claims) for e in edges] == [("Matcha", 0.5, 1)]
+    assert (done.renetted, done.pruned) == (1, 1)
+    seen = vsvc.query(w.y, contexts=[w.shared], subject="Matcha")
+    assert [e.weight for e in seen.edges] == [0.5]
+
+
+def test_only_the_user_or_an_admin_may_export_or_erase(
+    svc: Tabane, make_user: Callable[..., Principal]
+) -> None:
+    team = unique("org:team")
+    x = make_user("x", extra_write=(team,))
+    ctx = unique("ctx")
+    svc.create_context(x, ctx)
+    svc.remember(x, ctx, {"text": "mine alone"})
+    svc.remember(x, ctx, {"text": "for the team"}, scopes=[team])
+    stranger = make_user("y")
+    # Write on x's personal scope alone is not enough: x's rows carry `team` too.
+    half = make_user("h", extra_write=(personal_scope(x.name),))
+    admin = make_user("a", extra_read=(team,), extra_write=(personal_scope(x.name),))
+    read_only = svc.authenticate(
+        svc.create_key(x.name, read=[personal_scope(x.name)], write=[]).token
+    )
+    before = list(svc.export_user(x.name))
+    for who in (stranger, half, read_only):
+        with pytest.raises(Forbidden):
+            svc.export_user(x.name, actor=who)
+        with pytest.raises(Forbidden):
+            svc.erase_user(x.name, actor=who)
+    assert list(svc.export_user(x.name)) == before  # nothing changed
+    assert list(svc.export_user(x.name, actor=admin)) == before
+    assert list(svc.export_user(x.name, actor=x)) == before
+    with pytest.raises(NoUser):
+        svc.erase_user(unique("nobody"), actor=admin)
+    done = svc.erase_user(x.name, actor=admin)
+    assert done.deleted["claims"] == 2 and done.deleted["users"] == 1
+
+
+def test_the_cli_exports_to_a_file_then_erases(
+    svc: Tabane, make_user: Callable[..., Principal], tabane_home: Path, tmp_path: Path
+) -> None:
+    x = make_user("x")
+    ctx = unique("ctx")
+    svc.create_context(x, ctx)
+    svc.remember(x, ctx, {"text": "a note"})
+    env = {
+        "TABANE_HOME": str(tabane_home),
+        "TABANE_USER": make_user("owner").name,  # the CLI acts as the store owner
+        "TABANE_EMBEDDER": "none",
+        "TABANE_WORKER": "off",
+    }
+    runner = CliRunner()
+    out = tmp_path / "x.jsonl"
+    exported = runner.invoke(app, ["users", "export", x.name, "--out", str(out)], env=env)
+    assert exported.exit_code == 0, exported.output
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    counts = Counter(r["table"] for r in lines)
+    assert json.loads(exported.stdout)["rows"] == dict(sorted(counts.items()))
+    refused = runner.invoke(app, ["users", "erase", x.name], env=env, input="n\n")
+    assert refused.exit_code != 0 and svc.principal(x.name)  # not confirmed: nothing erased
+    erased = runner.invoke(app, ["users", "erase", x.name, "--yes"], env=env)
+    assert erased.exit_code == 0, erased.output
+    deleted = json.loads(erased.stdout)["deleted"]
+    assert {t: n for t, n in deleted.items() if n} == dict(counts)
+    unknown = runner.invoke(app, ["users", "erase", x.name, "--yes"], env=env)
+    assert unknown.exit_code == 2 and "no_user" in unknown.stderr

@@ -1,0 +1,181 @@
+"""`/recall`, `/recall/explain` and `/recall/traces/{id}` over real HTTP (uvicorn on a free port):
+cited items and an id, the trace for its asker only, the one error body on bad input."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import Request
+
+from tabane.api.app import create_app
+from tabane.ingest.documents import DocumentInput, block
+from tabane.service import Tabane
+from tabane.types import Principal
+
+from helpers import serve, unique
+
+KETTLE = [
+    "The kettle boils water in about three minutes when it is full.",
+    "Descale the heating element with vinegar once a month to remove limescale.",
+    "Never switch the kettle on when it is empty: the element overheats.",
+]
+QUESTION = "how do I remove limescale with vinegar?"
+
+
+@pytest.fixture
+def stranger(make_user) -> Principal:
+    return make_user()
+
+
+@pytest.fixture
+def http(svc: Tabane, user: Principal, stranger: Principal) -> Iterator[dict[str, httpx.Client]]:
+    """Clients acting for `user` ("me") and for `stranger` ("other"), on one served app whose
+    principal resolver (the authentication seam) picks the user by a test header."""
+    people = {"me": user, "other": stranger}
+
+    def principal(request: Request) -> Principal:
+        return people[request.headers["x-test-user"]]
+
+    with serve(create_app(svc, principal)) as url:
+        clients = {
+            who: httpx.Client(base_url=url, headers={"x-test-user": who}, timeout=60)
+            for who in people
+        }
+        try:
+            yield clients
+        finally:
+            for c in clients.values():
+                c.close()
+
+
+def _error(response: httpx.Response, status: int, code: str, *paths: str) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert list(body) == ["error"]
+    err: dict[str, Any] = body["error"]
+    assert list(err) == ["code", "message", "issues", "written"]
+    assert (err["code"], err["written"]) == (code, "nothing"), err
+    assert set(paths) <= {i["path"] for i in err["issues"]}, err
+    return err
+
+
+def _kettle(svc: Tabane, user: Principal, context: str) -> None:
+    doc = DocumentInput(source_id="kettle", paragraphs=[block(t) for t in KETTLE], title="Kettle")
+    svc.ingest(user, context, doc)
+
+
+def test_recall_returns_cited_items_an_id_and_a_trace_for_its_asker_only(
+    svc: Tabane, user: Principal, context: str, http: dict[str, httpx.Client]
+) -> None:
+    _kettle(svc, user, context)
+    me, other = http["me"], http["other"]
+    got = me.post("/recall", json={"question": QUESTION, "contexts": [context]})
+    assert got.status_code == 200, got.text
+    body = got.json()
+    assert set(body) == {"question", "recall_id", "rendered", "items", "overview", "trace"}
+    assert isinstance(body["recall_id"], int) and body["trace"] is None
+    first = body["items"][0]
+    cite = first["citation"]
+    assert (cite["context"], cite["source"], cite["paragraph"], cite["title"]) == (
+        context,
+        "kettle",
+        1,
+        "Kettle",
+    )
+    assert first["provenance"] == "source excerpt"
+    assert [(sc["name"], sorted(sc)) for sc in first["scopes"]] == [
+        (f"user:{user.name}", ["description", "name"])
+    ]
+    assert '"Kettle" (kettle), paragraph 1' in body["rendered"]
+    assert "bm25" not in body["rendered"]
+
+    traced = me.post("/recall", json={"question": QUESTION, "contexts": [context], "trace": True})
+    trace = traced.json()["trace"]
+    assert trace["id"] == traced.json()["recall_id"] != body["recall_id"]
+    assert trace["lanes"]["bm25"]["ran"] and trace["lanes"]["vector"]["reason"] == "no_embedder"
+    assert trace["candidates"][0]["outcome"] == "served"
+
+    stored = me.get(f"/recall/traces/{body['recall_id']}")
+    assert stored.status_code == 200, stored.text
+    kept = stored.json()
+    assert (kept["id"], kept["user"], kept["question"]) == (body["recall_id"], user.name, QUESTION)
+    assert kept["trace"]["contexts"] == [context]
+    assert kept["trace"]["candidates"][0]["key"] == first["key"]
+
+    _error(other.get(f"/recall/traces/{body['recall_id']}"), 404, "no_trace", "id")
+    _error(me.get("/recall/traces/999999999999"), 404, "no_trace")
+    _error(me.get(f"/recall/traces/{2**70}"), 404, "no_trace")
+    _error(me.get("/recall/traces/abc"), 422, "invalid_input", "path.trace_id")
+
+
+def test_bad_input_answers_the_error_body_with_stable_codes(
+    make_context, stranger: Principal, context: str, http: dict[str, httpx.Client]
+) -> None:
+    me, other = http["me"], http["other"]
+    ask = {"question": "kettle", "contexts": [context]}
+    _error(me.post("/recall", json={**ask, "question": "  "}), 422, "invalid_input", "question")
+    _error(me.post("/recall", json={**ask, "budget": 0}), 422, "invalid_input", "budget")
+    _error(me.post("/recall", json={**ask, "budget": 10**9}), 422, "invalid_input", "budget")
+    _error(me.post("/recall", json={**ask, "semantic_floor": 2.0}), 422, "invalid_input")
+    _error(me.post("/recall", json={"question": "kettle"}), 422, "invalid_input", "contexts")
+    _error(me.post("/recall", json={**ask, "preset": unique("p")}), 404, "no_preset")
+    _error(me.post("/recall", json={**ask, "contexts": [unique("c")]}), 404, "no_context")
+    _error(me.post("/recall", json={**ask, "groups": [unique("g")]}), 404, "no_group")
+    # a field naming a user, or the evaluation-only plan, is refused, never obeyed
+    _error(me.post("/recall", json={**ask, "user": "root"}), 422, "invalid_input", "body.user")
+    _error(me.post("/recall", json={**ask, "plan": "no_graph"}), 422, "invalid_input", "body.plan")
+    _error(me.post("/recall", json={**ask, "budget": "5"}), 422, "invalid_input", "body.budget")
+    _error(
+        me.post("/recall", content=b'{"question": ', headers={"content-type": "application/json"}),
+        400,
+        "invalid_json",
+    )
+    # someone else's session is not yours: the same answer as an unknown one
+    chat = unique("chat")
+    assert other.post(f"/sessions/{chat}/turns", json={"text": "hello"}).status_code == 201
+    _error(me.post("/recall", json={**ask, "session": chat}), 404, "no_session")
+    theirs = make_context(stranger)
+    mine = {"question": "what did I say?", "session": chat, "contexts": [theirs]}
+    assert other.post("/recall", json=mine).status_code == 200
+
+
+def test_explain_says_served_and_not_visible(
+    svc: Tabane,
+    user: Principal,
+    stranger: Principal,
+    make_context,
+    context: str,
+    http: dict[str, httpx.Client],
+) -> None:
+    _kettle(svc, user, context)
+    me = http["me"]
+    theirs = make_context(stranger)
+    secret = [block("Descale the kettle with vinegar to remove limescale monthly.")]
+    svc.ingest(stranger, theirs, DocumentInput(source_id="secret", paragraphs=secret))
+    ask = {"question": QUESTION, "contexts": [context]}
+    served = me.post(
+        "/recall/explain", json={**ask, "expected": {"source": "kettle", "paragraph": 1}}
+    )
+    assert served.status_code == 200, served.text
+    verdict = served.json()
+    assert verdict["verdict"] == "served" and verdict["position"] >= 1
+    assert any(lr["lane"] == "bm25" for lr in verdict["lanes"])
+    hidden = me.post(
+        "/recall/explain",
+        json={**ask, "expected": {"context": theirs, "source": "secret"}},
+    )
+    assert hidden.status_code == 200 and hidden.json()["verdict"] == "not_visible"
+    missing = me.post(
+        "/recall/explain", json={**ask, "expected": {"context": context, "source": unique("s")}}
+    )
+    assert missing.json()["verdict"] == "not_visible"  # never told apart from an invisible one
+    addressed = {**ask, "contexts": [theirs], "expected": {"source": "secret"}}
+    _error(me.post("/recall/explain", json=addressed), 404, "no_context")
+    _error(me.post("/recall/explain", json={**ask, "expected": {}}), 422, "invalid_input")
+    both = {"source": "kettle", "claim": 1}
+    _error(me.post("/recall/explain", json={**ask, "expected": both}), 422, "invalid_input")
+    empty = {**ask, "question": "", "expected": {"source": "kettle"}}
+    _error(me.post("/recall/explain", json=empty), 422, "invalid_input", "question")

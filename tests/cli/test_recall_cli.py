@@ -1,0 +1,118 @@
+"""`tabane recall` (the rendered bundle, --trace, --json) and its explain twin (--explain,
+--explain-claim), in process through Typer's runner, on the session's store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tabane.cli.main import app
+from tabane.ingest.documents import DocumentInput, block
+from tabane.service import Tabane
+from tabane.types import Principal
+
+from helpers import unique
+
+KETTLE = [
+    "The kettle boils water in about three minutes when it is full.",
+    "Descale the heating element with vinegar once a month to remove limescale.",
+    "Never switch the kettle on when it is empty: the element overheats.",
+]
+QUESTION = "how do I remove limescale with vinegar?"
+
+
+@pytest.fixture
+def cli(tabane_home: Path, user: Principal):
+    """Run `tabane …` as `user`; returns (exit code, stdout, stderr)."""
+    runner = CliRunner()
+
+    def run(*args: str) -> tuple[int, str, str]:
+        env = {
+            "TABANE_HOME": str(tabane_home),
+            "TABANE_USER": user.name,
+            "TABANE_EMBEDDER": "none",
+            "TABANE_WORKER": "off",
+        }
+        result = runner.invoke(app, list(args), env=env)
+        if result.exception and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        return result.exit_code, result.stdout, result.stderr
+
+    return run
+
+
+@pytest.fixture
+def stored(svc: Tabane, user: Principal, context: str) -> str:
+    doc = DocumentInput(source_id="kettle", paragraphs=[block(t) for t in KETTLE], title="Kettle")
+    svc.ingest(user, context, doc)
+    return context
+
+
+def test_recall_prints_the_rendered_bundle_and_a_trace_table(cli, stored: str) -> None:
+    code, out, _ = cli("recall", QUESTION, "-c", stored)
+    assert code == 0
+    assert out.startswith(f"Question: {QUESTION}\n")
+    assert '"Kettle" (kettle), paragraph 1' in out and "limescale" in out
+    assert "trace" not in out and "bm25" not in out
+
+    code, out, _ = cli("recall", QUESTION, "-c", stored, "--trace", "--as", "Ravi")
+    assert code == 0
+    assert "Asked by: Ravi" in out
+    table = out.split("\n\ntrace ", 1)[1]
+    assert f"plan maximal; contexts {stored}" in table
+    assert "lane vector: did not run (no_embedder)" in table
+    rows = [line.split() for line in table.splitlines()[1:] if line.lstrip()[:1].isdigit()]
+    assert rows[0][:4] == ["1", rows[0][1], "paragraph", "served"] and "bm25#1" in rows[0]
+
+    code, out, _ = cli("recall", QUESTION, "-c", stored, "--json")
+    assert code == 0
+    result = json.loads(out)
+    assert result["items"][0]["citation"]["source"] == "kettle"
+    assert isinstance(result["trace"]["id"], int)
+
+
+def test_recall_explain_and_bad_input(cli, svc: Tabane, user: Principal, stored: str) -> None:
+    code, out, _ = cli("recall", QUESTION, "-c", stored, "--explain", "kettle", "--paragraph", "1")
+    assert code == 0
+    assert json.loads(out)["verdict"] == "served"
+    code, out, _ = cli("recall", QUESTION, "-c", stored, "--explain", unique("nothing"))
+    assert code == 0 and json.loads(out)["verdict"] == "not_visible"
+    claim = svc.remember(user, stored, {"text": "I descale with vinegar every month."})
+    code, out, _ = cli("recall", QUESTION, "-c", stored, "--explain-claim", str(claim))
+    assert code == 0 and json.loads(out)["verdict"] in (
+        "served",
+        "not_found",
+        "below_candidates",
+        "cut_by_rerank",
+        "cut_by_budget",
+    )
+
+    for args, code_, path in [
+        (("recall", " ", "-c", stored), "invalid_input", "question"),
+        (("recall", QUESTION, "-c", stored, "--budget", "0"), "invalid_input", "budget"),
+        (("recall", QUESTION, "-c", stored, "--preset", unique("p")), "no_preset", None),
+        (("recall", QUESTION, "-c", unique("c")), "no_context", None),
+        (("recall", QUESTION, "-c", stored, "--session", unique("s")), "no_session", None),
+        (("recall", QUESTION, "-c", stored, "--paragraph", "1"), "invalid_input", "--explain"),
+        (("recall", QUESTION, "-c", stored, "-c", stored, "--explain", "kettle"),
+         "invalid_input", "--explain-context"),
+    ]:  # fmt: skip
+        code, out, err = cli(*args)
+        assert code == 2 and out == "", args
+        assert err.startswith(f"error [{code_}]"), (args, err)
+        if path:
+            assert f"  {path}: " in err, (args, err)
+
+
+def test_import_tabane_offers_recall(svc: Tabane, user: Principal, stored: str) -> None:
+    import tabane
+    from tabane.recall.plan import RecallRequest
+
+    assert tabane.RecallRequest is RecallRequest and isinstance(svc, tabane.Tabane)
+    result = svc.recall(user, tabane.RecallRequest(QUESTION, contexts=(stored,)))
+    assert result.recall_id is not None and "limescale" in result.rendered
+    with pytest.raises(AttributeError):
+        _ = tabane.nothing_here  # type: ignore[attr-defined]

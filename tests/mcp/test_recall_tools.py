@@ -1,0 +1,93 @@
+"""`recall` and `explain_recall` through the official MCP client (in memory and over streamable
+HTTP): the rendered, cited bundle and its id, structured items on request, the error bodies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp_client import connect, err, ok
+
+from tabane.ingest.documents import DocumentInput, block
+from tabane.service import Tabane
+from tabane.types import Principal
+
+from helpers import unique
+
+KETTLE = [
+    "The kettle boils water in about three minutes when it is full.",
+    "Descale the heating element with vinegar once a month to remove limescale.",
+    "Never switch the kettle on when it is empty: the element overheats.",
+]
+QUESTION = "how do I remove limescale with vinegar?"
+
+
+@pytest.mark.parametrize("transport", ["memory", "http"])
+def test_recall_returns_the_rendered_bundle_and_its_id(
+    svc: Tabane, user: Principal, context: str, transport: str
+) -> None:
+    doc = DocumentInput(source_id="kettle", paragraphs=[block(t) for t in KETTLE], title="Kettle")
+    svc.ingest(user, context, doc)
+
+    async def body(c: Client) -> None:
+        got = await ok(c, "recall", {"question": QUESTION, "contexts": [context]})
+        assert set(got) == {"recall_id", "rendered", "items"}
+        assert isinstance(got["recall_id"], int) and got["items"] is None
+        assert '"Kettle" (kettle), paragraph 1' in got["rendered"]
+        assert "limescale" in got["rendered"] and "bm25" not in got["rendered"]
+        stored = svc.recall_trace(user, got["recall_id"])
+        assert stored["question"] == QUESTION and stored["user"] == user.name
+
+        full = await ok(c, "recall", {"question": QUESTION, "contexts": [context], "items": True})
+        first = full["items"][0]
+        assert (first["citation"]["source"], first["citation"]["paragraph"]) == ("kettle", 1)
+        assert first["provenance"] == "source excerpt"
+        assert [s["name"] for s in first["scopes"]] == [f"user:{user.name}"]
+
+        served = await ok(
+            c,
+            "explain_recall",
+            {"question": QUESTION, "contexts": [context],
+             "expected": {"source": "kettle", "paragraph": 1}},
+        )  # fmt: skip
+        assert served["verdict"] == "served" and served["key"] == first["key"]
+
+    connect(svc, user, body, transport)
+
+
+def test_recall_errors_are_tool_errors_with_stable_codes(
+    svc: Tabane, user: Principal, make_user, make_context, context: str
+) -> None:
+    stranger = make_user()
+    theirs = make_context(stranger)
+    secret = [block("Descale the kettle with vinegar to remove limescale.")]
+    svc.ingest(stranger, theirs, DocumentInput(source_id="secret", paragraphs=secret))
+    chat = unique("chat")
+    svc.add_turn(stranger, chat, "hello")
+    ask: dict[str, Any] = {"question": QUESTION, "contexts": [context]}
+
+    async def body(c: Client) -> None:
+        await err(c, "recall", {**ask, "question": " "}, "invalid_input", "question")
+        await err(c, "recall", {**ask, "budget": 0}, "invalid_input", "budget")
+        await err(c, "recall", {**ask, "preset": unique("p")}, "no_preset")
+        await err(c, "recall", {**ask, "contexts": [unique("c")]}, "no_context")
+        await err(c, "recall", {**ask, "session": chat}, "no_session")
+        await err(c, "recall", {**ask, "user": "root"}, "invalid_input", "user")
+        await err(c, "recall", {**ask, "plan": "no_graph"}, "invalid_input", "plan")
+        hidden = await ok(
+            c, "explain_recall", {**ask, "expected": {"context": theirs, "source": "secret"}}
+        )
+        assert hidden["verdict"] == "not_visible"
+        await err(c, "explain_recall", {**ask, "expected": {}}, "invalid_input", "expected")
+
+    connect(svc, user, body)
+
+
+def test_the_protocol_teaches_recall_first() -> None:
+    from tabane.mcp.server import protocol_text
+
+    text = protocol_text()
+    first = text.index("## 2. Recall first for any question")
+    assert first < text.index("`search_passages`") and first < text.index("`query_graph`")
+    assert "cite each item you use" in text and "ask `explain_recall`" in text

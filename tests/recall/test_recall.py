@@ -1,0 +1,186 @@
+"""recall through the service: one statement over every lane, ordering, budget, trace."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+
+from tabane.errors import InvalidInput, NoContext, NoSession
+from tabane.ingest.documents import DocumentInput, block
+from tabane.recall.plan import RecallRequest
+from tabane.service import Tabane
+from tabane.storage.schema import Claim
+
+KETTLE = [
+    "The kettle boils water in about three minutes when it is full.",
+    "Descale the heating element with vinegar once a month to remove limescale.",
+    "Never switch the kettle on when it is empty: the element overheats.",
+]
+GARDEN = [
+    "Tomatoes need six hours of sun and deep watering twice a week.",
+    "Prune the roses in late winter, just above an outward-facing bud.",
+]
+
+
+def _ingest(svc: Tabane, user, context: str, sid: str, texts: list[str], **meta) -> None:
+    svc.ingest(
+        user, context, DocumentInput(source_id=sid, paragraphs=[block(t) for t in texts], **meta)
+    )
+
+
+def test_lexical_recall_serves_cited_paragraphs_and_reports_every_lane(svc: Tabane, user, context):
+    _ingest(svc, user, context, "kettle", KETTLE, title="Kettle care")
+    _ingest(svc, user, context, "garden", GARDEN, title="Garden notes")
+    result = svc.recall(user, RecallRequest("how do I remove limescale with vinegar?", (context,)))
+    first = result.items[0]
+    assert (first.citation.source, first.citation.paragraph) == ("kettle", 1)
+    assert first.provenance == "source excerpt"
+    assert first.citation.title == "Kettle care"
+    assert [s.name for s in first.scopes]
+    lanes = result.trace.lanes
+    assert lanes["bm25"].ran and lanes["bm25"].hits >= 1
+    assert not lanes["vector"].ran and lanes["vector"].reason == "no_embedder"
+    assert not lanes["turns"].ran and lanes["turns"].reason == "no_session"
+    assert "limescale" in result.rendered and "bm25" not in result.rendered
+    assert result.trace.id is not None
+    assert result.trace.used_tokens <= result.trace.budget_tokens
+
+
+def test_a_source_named_by_title_comes_first(svc: Tabane, user, context):
+    _ingest(svc, user, context, "kettle", KETTLE, title="Kettle care")
+    _ingest(svc, user, context, "garden", GARDEN, title="Garden notes")
+    result = svc.recall(
+        user, RecallRequest("what do the garden notes say about the kettle?", (context,))
+    )
+    assert result.items[0].citation.source == "garden" and result.items[0].direct
+    assert all(not it.direct for it in result.items if it.citation.source == "kettle")
+
+
+def test_budget_keeps_the_longest_prefix_that_fits(svc: Tabane, user, context):
+    _ingest(svc, user, context, "kettle", KETTLE, title="Kettle care")
+    wide = svc.recall(user, RecallRequest("kettle element water", (context,)))
+    tight = svc.recall(user, RecallRequest("kettle element water", (context,), budget=30))
+    assert len(tight.items) < len(wide.items)
+    assert [it.key for it in tight.items] == [it.key for it in wide.items[: len(tight.items)]]
+    cut = [c for c in tight.trace.candidates if c.outcome == "cut_by_budget"]
+    assert cut and tight.trace.used_tokens <= 30
+
+
+def test_bad_requests_are_refused_with_their_field(svc: Tabane, user, context):
+    for request, field in [
+        (RecallRequest("", (context,)), "question"),
+        (RecallRequest("kettle", (context,), budget=0), "budget"),
+        (RecallRequest("kettle", (context,), budget=10**9), "budget"),
+        (RecallRequest("kettle", ()), "contexts"),
+    ]:
+        with pytest.raises(InvalidInput) as err:
+            svc.recall(user, request)
+        assert err.value.issues[0].path == field
+    with pytest.raises(NoContext):
+        svc.recall(user, RecallRequest("kettle", ("no-such-context",)))
+    with pytest.raises(NoSession):
+        svc.recall(user, RecallRequest("kettle", (context,), session="nope"))
+
+
+def test_every_memory_lane_feeds_one_bundle(vsvc: Tabane, user, context):
+    _ingest(vsvc, user, context, "kettle", KETTLE, title="Kettle care")
+    note = vsvc.remember(
+        user, context, {"text": "Aiko prefers green tea to coffee."}, speaker="Aiko"
+    )
+    vsvc.remember(
+        user,
+        context,
+        {"text": "the kettle does not cause fires", "subject": "kettle", "label": "causes",
+         "object": "fire", "weight": -0.8, "kind": "world"},
+    )  # fmt: skip
+    vsvc.add_turn(user, "chat", "I am descaling the kettle this afternoon.", speaker="Aiko")
+    vsvc.wait_for_jobs()
+    result = vsvc.recall(
+        user,
+        RecallRequest(
+            "What tea does Aiko like and is the kettle safe?", (context,), session="chat"
+        ),
+    )
+    kinds = {it.kind: it for it in result.items}
+    assert {"paragraph", "claim", "association", "turn"} <= set(kinds)
+    assert kinds["turn"].provenance == "recent session memory" and kinds["turn"].author == "Aiko"
+    edge = kinds["association"]
+    assert edge.provenance == "derived memory" and edge.text.startswith(
+        "NOT (kettle —causes→ fire)"
+    )
+    claim = next(it for it in result.items if it.citation.claim == note)
+    assert claim.author == "Aiko"
+    assert "kettle" in result.trace.seeds  # named; the nearest glosses may join it
+    assert all(
+        report.ran for report in result.trace.lanes.values() if report.reason != "no_session"
+    )
+    # only served claims count as accessed
+    with vsvc.store.admin() as session:
+        assert session.scalar(select(Claim.access_count).where(Claim.id == note)) == 1
+    tight = vsvc.recall(user, RecallRequest("What tea does Aiko like?", (context,), budget=1))
+    assert tight.items == () and any(c.key == f"c:{note}" for c in tight.trace.candidates)
+    with vsvc.store.admin() as session:
+        assert session.scalar(select(Claim.access_count).where(Claim.id == note)) == 1
+
+
+def test_the_gate_answers_trivial_turns_with_nothing_unless_forced(svc: Tabane, user, context):
+    _ingest(svc, user, context, "kettle", ["thanks for the kettle tips"], title="Thanks")
+    gated = svc.recall(user, RecallRequest("thanks!", (context,)))
+    assert gated.items == () and gated.trace.gate is not None
+    assert gated.trace.candidates == ()
+    forced = svc.recall(user, RecallRequest("thanks!", (context,), force=True))
+    assert forced.trace.gate is None and forced.items
+
+
+def test_the_trace_is_persisted_for_its_asker_only(svc: Tabane, user, make_user, context):
+    from tabane.errors import NoTrace
+
+    _ingest(svc, user, context, "kettle", KETTLE)
+    result = svc.recall(user, RecallRequest("kettle limescale", (context,)))
+    stored = svc.recall_trace(user, result.trace.id)
+    assert stored["trace"]["candidates"][0]["key"] == result.trace.candidates[0].key
+    with pytest.raises(NoTrace):
+        svc.recall_trace(make_user(), result.trace.id)
+
+
+def test_working_memory_serves_similar_turns_and_the_newest_not_the_whole_window(
+    svc: Tabane, user, context
+):
+    from tabane.recall.plan import Tunables
+
+    chat = "window-test"
+    said = [
+        "The heron nests by the old mill pond every April.",
+        "Lunch was soup again.",
+        "The train was late this morning.",
+        "My cousin visits on Sunday.",
+        "I repainted the fence blue.",
+        "We should book the dentist.",
+    ]
+    for text in said:
+        svc.add_turn(user, chat, text, speaker="Mia")
+    ask = RecallRequest("Where does the heron nest?", (context,), session=chat)
+    result = svc.recall(user, ask, tunables=Tunables(recent_turns=2, turn_hits=3))
+    turns = [it.text for it in result.items if it.kind == "turn"]
+    assert turns[0] == said[0]  # the rare shared word ranks it first
+    assert set(turns) == {said[0], said[-1], said[-2]}  # plus the newest two, nothing else
+    assert all(it.provenance == "recent session memory" for it in result.items if it.kind == "turn")
+
+
+def test_with_an_embedder_the_window_is_ranked_by_meaning(vsvc: Tabane, user, context):
+    chat = "window-vectors"
+    said = [
+        "My sister adopted a small grey kitten last week.",
+        "Lunch was soup again.",
+        "The train was late this morning.",
+        "I repainted the fence blue.",
+        "We should book the dentist.",
+    ]
+    for text in said:
+        vsvc.add_turn(user, chat, text, speaker="Mia")
+    vsvc.wait_for_jobs()
+    ask = RecallRequest("Which pet did her sibling get?", (context,), session=chat)
+    result = vsvc.recall(user, ask)
+    turns = [it.text for it in result.items if it.kind == "turn"]
+    assert turns[0] == said[0]  # no shared word: the embedding finds it
+    assert said[-1] in turns and said[-2] in turns

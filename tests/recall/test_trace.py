@@ -1,0 +1,229 @@
+"""Persisted recall traces: lossless JSON, saved once under the asker's personal scope, visible to
+nobody else (one answer for "not yours" and "no such id"), gone with the user."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+
+import pytest
+from sqlalchemy import ColumnElement, delete, func, select
+
+from tabane.access.keys import narrow
+from tabane.errors import InvalidInput, NoTrace
+from tabane.recall.result import CandidateTrace, LaneRank, LaneReport, RecallTrace
+from tabane.recall.trace import (
+    MAX_RECENT,
+    load_trace,
+    recent_traces,
+    save_trace,
+    trace_from_json,
+    trace_json,
+)
+from tabane.service import Tabane
+from tabane.storage.schema import RecallTraceRow, User
+from tabane.types import Principal, personal_scope
+
+
+def sample(plan: str = "maximal") -> RecallTrace:
+    return RecallTrace(
+        plan=plan,
+        contexts=("docs", "notes"),
+        lanes={
+            "bm25": LaneReport(ran=True, hits=2),
+            "vector": LaneReport(ran=False, reason="no_embedder"),
+        },
+        seeds=("tea",),
+        gate=None,
+        reranker="none",
+        budget_tokens=800,
+        used_tokens=123,
+        chars_per_token=3.7,
+        timings_ms={"statement": 12.5, "rerank": 0.0},
+        candidates=(
+            CandidateTrace(
+                key="p:7",
+                kind="paragraph",
+                lanes=(LaneRank("bm25", 1, 4.25), LaneRank("title", 1, math.inf)),
+                fused=1 / 61 + 1 / 61,
+                direct=True,
+                position=1,
+                rerank=None,
+                outcome="served",
+                tokens=100,
+            ),
+            CandidateTrace(
+                key="c:3",
+                kind="claim",
+                lanes=(LaneRank("claims", 2, -math.inf),),
+                fused=1 / 62,
+                direct=False,
+                position=2,
+                rerank=0.125,
+                outcome="cut_by_budget",
+                tokens=900,
+            ),
+        ),
+        notes=("vector lane off",),
+    )
+
+
+def owner_count(svc: Tabane, *where: ColumnElement[bool]) -> int:
+    with svc.store.owner.connect() as conn:
+        return conn.execute(
+            select(func.count()).select_from(RecallTraceRow).where(*where)
+        ).scalar_one()
+
+
+def saved(svc: Tabane, user: Principal, question: str = "What tea?", plan: str = "maximal") -> int:
+    with svc.store.session(user) as session:
+        trace_id = save_trace(session, user, question, sample(plan))
+    assert trace_id is not None
+    return trace_id
+
+
+# --- JSON ---------------------------------------------------------------------------------------
+
+
+def test_trace_json_is_strict_json_and_round_trips() -> None:
+    trace = sample()
+    text = json.dumps(trace_json(trace), allow_nan=False)
+    data = json.loads(text)
+    assert data["candidates"][0]["lanes"][1]["score"] == "inf"
+    assert data["contexts"] == ["docs", "notes"]
+    assert trace_from_json(data) == trace
+
+
+def test_nan_survives_as_a_string() -> None:
+    trace = replace(sample(), timings_ms={"statement": math.nan})
+    data = json.loads(json.dumps(trace_json(trace), allow_nan=False))
+    assert math.isnan(trace_from_json(data).timings_ms["statement"])
+
+
+# --- save and load ------------------------------------------------------------------------------
+
+
+def test_save_then_load_round_trips(svc: Tabane, user: Principal) -> None:
+    trace_id = saved(svc, user, "What tea does Kenji like?", "sources-only")
+    with svc.store.session(user) as session:
+        loaded = load_trace(session, trace_id)
+    assert loaded["id"] == trace_id
+    assert loaded["user"] == user.name
+    assert loaded["question"] == "What tea does Kenji like?"
+    assert loaded["plan"] == "sources-only"
+    assert datetime.fromisoformat(loaded["created_at"]).tzinfo is not None
+    assert loaded["trace"]["id"] == trace_id
+    assert trace_from_json(loaded["trace"]) == replace(sample("sources-only"), id=trace_id)
+    with svc.store.owner.connect() as conn:
+        scopes = conn.scalar(select(RecallTraceRow.scopes).where(RecallTraceRow.id == trace_id))
+    assert scopes == [personal_scope(user.name)]
+
+
+def test_another_user_gets_the_answer_an_unknown_id_gets(
+    svc: Tabane, user: Principal, make_user: Callable[..., Principal]
+) -> None:
+    trace_id = saved(svc, user)
+    other = make_user()
+    with svc.store.session(other) as session:
+        with pytest.raises(NoTrace) as theirs:
+            load_trace(session, trace_id)
+        unknown = trace_id + 1_000_000_000
+        with pytest.raises(NoTrace) as missing:
+            load_trace(session, unknown)
+    assert theirs.value.code == missing.value.code == "no_trace"
+    assert theirs.value.issues == missing.value.issues
+    assert theirs.value.message.replace(str(trace_id), "N") == missing.value.message.replace(
+        str(unknown), "N"
+    )
+
+
+def test_a_trace_is_visible_to_nobody_else_even_reading_the_table(
+    svc: Tabane, user: Principal, make_user: Callable[..., Principal]
+) -> None:
+    trace_id = saved(svc, user)
+    shared = f"org:{user.name}x"
+    other = make_user(extra_read=(shared, "public"), extra_write=(shared,))
+    with svc.store.session(other) as session:
+        assert session.scalar(select(RecallTraceRow).where(RecallTraceRow.id == trace_id)) is None
+        assert (
+            session.scalar(select(func.count()).where(RecallTraceRow.user_id == user.user_id)) == 0
+        )
+        assert recent_traces(session, MAX_RECENT, user_id=user.user_id) == []
+    with svc.store.unscoped() as session:
+        assert session.scalar(select(RecallTraceRow).where(RecallTraceRow.id == trace_id)) is None
+    # Reading the asker's personal scope (an administrator's grant) is what makes it visible.
+    reader = make_user(extra_read=(personal_scope(user.name),))
+    with svc.store.session(reader) as session:
+        assert load_trace(session, trace_id)["user"] == user.name
+
+
+def test_a_caller_that_cannot_write_its_personal_scope_stores_nothing(
+    svc: Tabane, user: Principal
+) -> None:
+    read_only = narrow(user, None, [])
+    assert read_only.write == frozenset()
+    with svc.store.session(read_only) as session:
+        assert save_trace(session, read_only, "What tea?", sample()) is None
+    assert owner_count(svc, RecallTraceRow.user_id == user.user_id) == 0
+
+
+def test_deleting_the_user_removes_their_traces(
+    svc: Tabane, make_user: Callable[..., Principal]
+) -> None:
+    gone = make_user()
+    kept = make_user()
+    ids = [saved(svc, gone), saved(svc, gone)]
+    other = saved(svc, kept)
+    with svc.store.admin() as session:
+        session.execute(delete(User).where(User.id == gone.user_id))
+    assert owner_count(svc, RecallTraceRow.id.in_(ids)) == 0
+    assert owner_count(svc, RecallTraceRow.id == other) == 1
+
+
+# --- listing and bad input ----------------------------------------------------------------------
+
+
+def test_recent_traces_are_newest_first(
+    svc: Tabane, user: Principal, make_user: Callable[..., Principal]
+) -> None:
+    ids = [saved(svc, user, f"question {n}") for n in range(3)]
+    with svc.store.session(user) as session:
+        both = [save_trace(session, user, "same transaction", sample()) for _ in range(2)]
+    with svc.store.session(user) as session:
+        listed = recent_traces(session, 4)
+        mine = recent_traces(session, MAX_RECENT, user_id=user.user_id)
+        nobody = recent_traces(session, MAX_RECENT, user_id=make_user().user_id)
+    # Saved in one transaction, two traces share created_at; the larger id comes first.
+    assert [t["id"] for t in listed] == [both[1], both[0], ids[2], ids[1]]
+    assert [t["question"] for t in mine] == ["same transaction"] * 2 + [
+        "question 2",
+        "question 1",
+        "question 0",
+    ]
+    assert set(mine[0]) == {"id", "user", "question", "plan", "created_at"}
+    assert nobody == []
+
+
+@pytest.mark.parametrize("limit", [0, -1, MAX_RECENT + 1, True, 2.5, "3"])
+def test_recent_traces_refuses_a_bad_limit(svc: Tabane, user: Principal, limit: object) -> None:
+    with svc.store.session(user) as session, pytest.raises(InvalidInput) as info:
+        recent_traces(session, limit)  # type: ignore[arg-type]
+    assert [i.path for i in info.value.issues] == ["limit"]
+
+
+@pytest.mark.parametrize("trace_id", [0, -5, 2**63, 2**80])
+def test_ids_outside_the_column_are_simply_unknown(
+    svc: Tabane, user: Principal, trace_id: int
+) -> None:
+    with svc.store.session(user) as session, pytest.raises(NoTrace):
+        load_trace(session, trace_id)
+
+
+@pytest.mark.parametrize("trace_id", ["1", 1.0, None, True])
+def test_a_non_integer_id_is_invalid_input(svc: Tabane, user: Principal, trace_id: object) -> None:
+    with svc.store.session(user) as session, pytest.raises(InvalidInput) as info:
+        load_trace(session, trace_id)  # type: ignore[arg-type]
+    assert [i.path for i in info.value.issues] == ["id"]
