@@ -15,6 +15,7 @@ KEY_PREFIX: dict[str, str] = {
     "association": "a",
     "turn": "t",
     "catalog": "s",
+    "community": "m",
 }
 PROVENANCE: dict[str, Provenance] = {
     "paragraph": "source excerpt",
@@ -22,6 +23,7 @@ PROVENANCE: dict[str, Provenance] = {
     "association": "derived memory",
     "turn": "recent session memory",
     "catalog": "derived memory",
+    "community": "derived memory",
 }
 
 
@@ -118,6 +120,14 @@ def _details(c: Candidate, session_name: str | None) -> tuple[str, Citation, str
         return text, cite, r.edge_perspective or None, None
     if c.kind == "turn":
         return r.turn_text, Citation(session=session_name, turn=r.seq), r.speaker, r.at
+    if c.kind == "community":
+        name = f"community {r.community_level}.{r.community_ordinal}"
+        return (
+            r.community_summary,
+            Citation(context=c.context, title=name),
+            None,
+            r.community_built_at,
+        )
     area = f", area {r.area}" if r.area else ""
     cite = Citation(context=c.context, source=r.source_id, title=r.title)
     return f"{r.title or r.source_id} ({r.state}{area})", cite, None, r.source_date or r.stored_at

@@ -18,12 +18,22 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import aliased
 
 from tabane.recall import lanes as lane_mod
+from tabane.recall import lanes_derived as derived_lanes
 from tabane.recall import lanes_memory as memory_lanes
-from tabane.storage.schema import Association, Claim, Paragraph, SessionTurn, Source
+from tabane.storage.schema import (
+    Association,
+    Claim,
+    Community,
+    Paragraph,
+    SessionTurn,
+    Source,
+)
 
 # Every lane recall knows, in the order the trace reports them.
-LANES = ("vector", "bm25", "title", "claims", "walk", "turns", "catalog")
-VECTOR_LANES = frozenset({"vector", "claims"})  # they need a query vector; walk uses one if any
+LANES = ("vector", "bm25", "title", "claims", "walk", "turns", "catalog", "communities")
+VECTOR_LANES = frozenset(
+    {"vector", "claims", "communities"}
+)  # they need a query vector; walk uses one if any
 
 
 @dataclass(frozen=True)
@@ -49,6 +59,9 @@ def _lane(name: str, dim: int | None) -> Select[Any]:
         return memory_lanes.turns_lane(dim)
     if name == "walk":
         return memory_lanes.walk_lane(dim)
+    if name == "communities":
+        assert dim is not None
+        return derived_lanes.communities_lane(dim)
     if name == "claims":
         assert dim is not None
         return memory_lanes.claims_lane(dim)
@@ -141,6 +154,10 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
             Association.perspective.label("edge_perspective"),
             attributed.c.source.label("edge_source"),
             attributed.c.paragraph.label("edge_paragraph"),
+            Community.summary.label("community_summary"),
+            Community.level.label("community_level"),
+            Community.ordinal.label("community_ordinal"),
+            Community.built_at.label("community_built_at"),
             SessionTurn.speaker,
             SessionTurn.role,
             SessionTurn.text.label("turn_text"),
@@ -162,6 +179,7 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
             Association, and_(fused.c.kind == "association", Association.id == fused.c.item_id)
         )
         .outerjoin(SessionTurn, and_(fused.c.kind == "turn", SessionTurn.id == fused.c.item_id))
+        .outerjoin(Community, and_(fused.c.kind == "community", Community.id == fused.c.item_id))
         .outerjoin(attributed, true())
         .order_by(fused.c.fused.desc(), fused.c.best_rank, fused.c.kind, fused.c.item_id)
     )

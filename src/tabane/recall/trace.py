@@ -79,16 +79,21 @@ def save_trace(
     return int(row_id)
 
 
-def load_trace(session: Session, trace_id: int) -> dict[str, Any]:
+def load_trace(session: Session, trace_id: int, asker: int | None = None) -> dict[str, Any]:
     """The stored trace `trace_id` as JSON-safe values: id, user, question, plan, created_at and
-    trace (`trace_json`'s shape, with its id filled in). NoTrace when it does not exist or the
-    caller cannot see it (one answer for both)."""
+    trace (`trace_json`'s shape, with its id filled in). NoTrace when it does not exist, the
+    caller cannot see it, or (with `asker`, a user id) it is not that user's own (one answer for
+    all three). A trace lists candidates as its asker's scopes showed them, so a reader granted
+    the asker's personal scope must still not read it: surfaces always pass the asker."""
     if isinstance(trace_id, bool) or not isinstance(trace_id, int):
         raise InvalidInput("a trace id is an integer", issues=[Issue("id", "not an integer")])
     row = None
     if 1 <= trace_id <= _MAX_ID:
         row = session.execute(
-            _listing(RecallTraceRow.trace).where(RecallTraceRow.id == trace_id)
+            _listing(RecallTraceRow.trace).where(
+                RecallTraceRow.id == trace_id,
+                *([RecallTraceRow.user_id == asker] if asker is not None else []),
+            )
         ).one_or_none()
     if row is None:
         raise NoTrace(f"no recall trace {trace_id}", issues=[Issue("id", "unknown")])

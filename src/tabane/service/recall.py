@@ -174,8 +174,9 @@ class RecallService(ServiceBase):
         return trace_id
 
     def recall_trace(self, user: Principal, trace_id: int) -> dict[str, object]:
+        """One of your own recall traces (another user's is `no_trace`, whatever you can read)."""
         with self.store.session(user) as session:
-            return trace.load_trace(session, trace_id)
+            return trace.load_trace(session, trace_id, asker=user.user_id)
 
     def explain_recall(
         self, user: Principal, request: RecallRequest, expected: explain_mod.Expected
