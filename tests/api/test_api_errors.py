@@ -225,4 +225,5 @@ def test_every_route_is_listed_here(client) -> None:
         ("DELETE", "/sessions/{session}"),
         ("GET", "/contexts/{context}/communities"),
         ("POST", "/contexts/{context}/communities/search"),
+        ("GET", "/contexts/{context}/profiles/{concept}"),
     }

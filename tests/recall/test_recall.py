@@ -184,3 +184,57 @@ def test_with_an_embedder_the_window_is_ranked_by_meaning(vsvc: Tabane, user, co
     turns = [it.text for it in result.items if it.kind == "turn"]
     assert turns[0] == said[0]  # no shared word: the embedding finds it
     assert said[-1] in turns and said[-2] in turns
+
+
+def test_entity_profiles_join_the_bundle_by_their_summary_embedding(vsvc: Tabane, user, context):
+    from tabane.graph.claim_input import ClaimInput
+
+    vsvc.add_claims(
+        user,
+        context,
+        [
+            ClaimInput("espresso", "needs", "finely ground beans", 1.0),
+            ClaimInput("espresso", "brewed at", "nine bar of pressure", 1.0),
+            ClaimInput("espresso", "base of", "cappuccino", 0.8),
+        ],
+    )
+    vsvc.wait_for_jobs()
+    vsvc.build_profiles(user, context)
+    ask = RecallRequest("How is an espresso brewed, and what does it need?", (context,))
+    result = vsvc.recall(user, ask)
+    profiles = [it for it in result.items if it.kind == "profile"]
+    assert profiles and profiles[0].provenance == "derived memory"
+    assert profiles[0].citation.title == "profile of espresso"
+    assert "nine bar" in profiles[0].text
+    assert result.trace.lanes["profiles"].ran and result.trace.lanes["profiles"].hits >= 1
+    without = vsvc.recall(
+        user, RecallRequest(ask.question, (context,), plan="maximal_without_profiles")
+    )
+    assert not [it for it in without.items if it.kind == "profile"]
+    assert without.trace.lanes["profiles"].reason == "not_in_plan"
+
+
+def test_communities_are_built_in_the_background_and_recalled_by_their_summary(
+    vsvc: Tabane, user, context
+):
+    from tabane.graph.claim_input import ClaimInput
+
+    vsvc.add_claims(
+        user,
+        context,
+        [
+            ClaimInput("tomato", "grows with", "basil", 1.0),
+            ClaimInput("basil", "grows with", "pepper", 1.0),
+            ClaimInput("pepper", "grows with", "tomato", 1.0),
+            ClaimInput("router", "connects to", "switch", 1.0),
+            ClaimInput("switch", "connects to", "firewall", 1.0),
+        ],
+    )
+    vsvc.wait_for_jobs()  # embeddings, then the debounced community build with its vectors
+    built = vsvc.communities(user, context)
+    assert not built.stale and len(built.communities) == 2
+    result = vsvc.recall(user, RecallRequest("Which plants grow well with tomatoes?", (context,)))
+    groups = [it for it in result.items if it.kind == "community"]
+    assert groups and groups[0].provenance == "derived memory"
+    assert "basil" in groups[0].text and "router" not in groups[0].text
+    assert result.trace.lanes["communities"].ran

@@ -482,6 +482,22 @@ SPECS: dict[str, Spec] = {
         },
         lambda p, i: {"weight": 2.0},
     ),
+    "profiles": Spec(  # one context per slot: its concept names the row
+        "profiles",
+        ("context_id", "concept"),
+        lambda conn, tag, slots: {"ctx": _contexts(conn, tag, slots)},
+        lambda p, tag, n: {
+            "context_id": p["ctx"][n],
+            "concept": f"{tag}r{n}",
+            "weight": 1.0,
+            "summary": "before",
+            "summarizer": "extractive",
+            "fingerprint": "f",
+            "refs": ["c:1"],
+            "claim_version": "v",
+        },
+        lambda p, i: {"summary": "after"},
+    ),
     "associations": Spec(
         "associations",
         ("context_id", "subject"),

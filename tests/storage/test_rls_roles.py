@@ -116,6 +116,7 @@ def seed_tree(conn: Connection, prefix: str, scopes: list[str]) -> dict[str, int
     )
     com = _id(conn, "communities", **community(ctx, 0), scopes=scopes)
     conn.execute(insert(table("community_members")).values(**member(ctx, com, 0), scopes=scopes))
+    conn.execute(insert(table("profiles")).values(**profile(ctx, 0), scopes=scopes))
     return {
         "ctx": ctx, "g1": g1, "g2": g2, "src": src, "par": par, "voc": voc, "user": user,
         "ses": ses, "claim": claim, "turn": turn, "com": com,
@@ -127,6 +128,14 @@ def community(ctx: int, n: int) -> dict[str, Any]:
     return {
         "context_id": ctx, "level": 0, "ordinal": n, "size": 1, "summary": "s",
         "summarizer": "edges-v1", "graph_version": "v", "graph_edges": 0,
+    }  # fmt: skip
+
+
+def profile(ctx: int, n: int) -> dict[str, Any]:
+    """The profile of a concept of a context, numbered by `n`."""
+    return {
+        "context_id": ctx, "concept": f"c{n}", "weight": 1.0, "summary": "s",
+        "summarizer": "extractive", "fingerprint": "f", "refs": ["c:1"], "claim_version": "v",
     }  # fmt: skip
 
 
@@ -286,6 +295,7 @@ def new_rows(prefix: str, ids: dict[str, int], scopes: list[Any]) -> dict[str, d
         },
         "communities": {**community(ids["ctx"], 1), "scopes": scopes},
         "community_members": {**member(ids["ctx"], ids["com"], 1), "scopes": scopes},
+        "profiles": {**profile(ids["ctx"], 1), "scopes": scopes},
     }
 
 

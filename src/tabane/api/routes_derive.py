@@ -1,5 +1,6 @@
-"""Derived memory over HTTP: a context's communities and their search. Each route is one facade
-call; each answer says whether the graph changed after the build (`stale`)."""
+"""Derived memory over HTTP: a context's communities and their search, and a concept's entity
+profile. Each route is one facade call; each answer says whether what it was built from changed
+after the build (`stale`)."""
 
 from __future__ import annotations
 
@@ -85,3 +86,33 @@ def search_communities(
     a concept belongs to, or which topics a context covers; flagged `stale` like the listing."""
     result = svc.search_communities(user, context, body.query, body.limit)
     return out(CommunitySearchOut, result)
+
+
+class ProfileOut(Response):
+    context: str
+    concept: str = Field(description="the canonical concept (an alias reads its concept)")
+    built: bool = Field(description="false: never built, or not among the heaviest concepts")
+    built_at: datetime | None
+    stale: bool = Field(description="the concept's claims changed after the build")
+    weight: float | None = Field(description="weighted degree at the build: sum of |weight|")
+    summary: str = Field(
+        description="world claims first, then each holder's as `<holder>: …`, one per line; "
+        "`[c:<id>]` cites a claim"
+    )
+    summarizer: str | None = Field(description="what wrote the summary, e.g. `extractive-v1`")
+    fingerprint: str | None = Field(description="identifies the claims the build read")
+    refs: list[str] = Field(description="the claims the summary cites, as `c:<id>`")
+    model: str | None = Field(description="the model of the summary embedding (None: none)")
+    dim: int | None
+    claim_version: str | None = Field(description="the concept's claim state the build saw")
+    current_version: str = Field(description="the concept's claim state now")
+
+
+@router.get("/profiles/{concept:path}")
+def profile(context: str, concept: str, svc: Svc, user: User) -> ProfileOut:
+    """The entity profile of a concept: a summary of its heaviest open claims, world claims
+    first and each perspective holder's labelled with the holder, so disagreements stay apart.
+    Built offline (`tabane derive --what profiles`); `stale` says the concept's claims changed
+    after the build. Cite the `[c:<id>]` claims, not the profile. 404 `no_concept` when the
+    context has no such concept."""
+    return out(ProfileOut, svc.profile(user, context, concept))

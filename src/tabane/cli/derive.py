@@ -1,4 +1,5 @@
-"""`tabane derive`: force a build of derived memory (communities for now), with a progress bar."""
+"""`tabane derive`: force a build of derived memory (communities or entity profiles), with a
+progress bar."""
 
 from __future__ import annotations
 
@@ -18,12 +19,14 @@ def derive(
     context: Annotated[
         str | None, Opt(help="the context to build (default: every context you may write)")
     ] = None,
-    what: Annotated[str, Opt(help="what to build: communities")] = "communities",
+    what: Annotated[str, Opt(help="what to build: communities or profiles")] = "communities",
 ) -> None:
     """Rebuild derived memory now instead of waiting for the background job: the communities
-    of each context's concept graph (Louvain, fixed seed) with their summaries. Prints one
-    report per context (communities per level, concepts, edges, seconds).
-    Example: tabane derive --context notes --what communities"""
+    of each context's concept graph (Louvain, fixed seed) with their summaries, or the entity
+    profiles of its heaviest concepts (a summary of each one's heaviest open claims, each
+    holder's opinions labelled). Prints one report per context.
+    Example: tabane derive --context notes --what communities
+    Example: tabane derive --context notes --what profiles"""
     with service() as (svc, user):
         names = svc.derive_targets(user, context, what)
         reports = []
@@ -38,6 +41,6 @@ def derive(
             task = bar.add_task("derive", total=len(names), current="")
             for name in names:
                 bar.update(task, current=name)
-                reports.append(svc.build_communities(user, name))
+                reports.append(svc.build_derived(user, name, what))
                 bar.update(task, advance=1)
         emit(reports)

@@ -13,7 +13,9 @@ stands); the undirected graph sums |weight| over a pair's triples (community_gra
 
 Freshness: `graph_version` is the row count and the newest `updated_at` of those rows (every
 claim write re-nets its associations and stamps them); a read whose current version differs
-from the build's says `stale`.
+from the build's says `stale`. Rebuilds run as the debounced `derive_communities` job after
+claim writes and retractions (jobs/worker.py), which then embeds the summaries
+(derive/community_vectors.py).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from sqlalchemy import ARRAY, Text, cast, delete, func, insert, literal, select
 from sqlalchemy.orm import Session
 
 from tabane.derive import community_graph as cg
+from tabane.derive import community_vectors
 from tabane.errors import InvalidInput, Issue
 from tabane.storage.schema import Association, Community, CommunityMember, Context
 from tabane.text.tokenize import tokenize
@@ -35,6 +38,7 @@ from tabane.text.tokenize import tokenize
 _LOCK = 0x636F_6D6D  # advisory lock class of community builds (the context id is the other key)
 MAX_LIMIT = 100
 MEMBERS_SHOWN = 50  # members listed per community in a read (`size` counts all)
+_NO_VECTOR: dict[str, Any] = {"model": None, "dim": None, "embedding": None}
 
 
 @dataclass(frozen=True)
@@ -140,6 +144,7 @@ def build(
     edges = cg.undirected(found)
     groups = cg.partition(edges, level_up_after=level_up_after) if edges else []
     summaries = [cg.summarize(g, t) for g, t in zip(groups, cg.inside(groups, found), strict=True)]
+    vectors = community_vectors.kept(session, ctx.id)  # an unchanged summary keeps its vector
     session.execute(delete(Community).where(Community.context_id == ctx.id))
     scopes = list(ctx.scopes)
     built_at = session.execute(select(func.now())).scalar_one()
@@ -157,6 +162,7 @@ def build(
                 "graph_edges": len(edges),
                 "built_at": built_at,
                 "scopes": scopes,
+                **vectors.get(text, _NO_VECTOR),
             }
             for g, text in zip(groups, summaries, strict=True)
         ]

@@ -20,6 +20,8 @@ EMBED_SOURCE = "embed_source"  # embed a source's paragraphs that lack vectors o
 EMBED_GLOSSES = "embed_glosses"  # (re)embed a context's concept glosses of one scope set
 EMBED_CLAIMS = "embed_claims"  # embed a context's current claims of one scope set lacking vectors
 EMBED_TURNS = "embed_turns"  # embed a session's turns lacking vectors
+DERIVE_COMMUNITIES = "derive_communities"  # rebuild a context's communities (and embed them)
+DERIVE_DEBOUNCE = timedelta(seconds=2)  # a derived build waits this long for more writes
 LEASE = timedelta(seconds=60)
 MAX_ATTEMPTS = 5
 BACKOFF_CAP = 300.0
@@ -112,6 +114,20 @@ def enqueue_claims(session: Session, *, context_id: int, scopes: Sequence[str]) 
     _enqueue_scoped(session, EMBED_CLAIMS, context_id, scopes)
 
 
+def enqueue_communities(
+    session: Session,
+    *,
+    context_id: int,
+    scopes: Sequence[str],
+    delay: timedelta = DERIVE_DEBOUNCE,
+) -> None:
+    """Queue a rebuild of a context's communities, debounced: the first write of a burst queues
+    one job due `delay` later and every write until it is claimed finds it and adds none, so a
+    burst builds once, at most `delay` after its first write (a write while the build runs
+    queues the next one). The job reads and writes with the context's scope set, `scopes`."""
+    _enqueue_scoped(session, DERIVE_COMMUNITIES, context_id, scopes, delay)
+
+
 def enqueue_turns(session: Session, *, session_pk: int, scopes: Sequence[str]) -> None:
     """Queue the embedding of a session's turns that lack a vector of the model: one queued job
     per session (a later turn finds it and adds none); it reads and writes with exactly the
@@ -135,8 +151,15 @@ def enqueue_turns(session: Session, *, session_pk: int, scopes: Sequence[str]) -
         )
 
 
-def _enqueue_scoped(session: Session, kind: str, context_id: int, scopes: Sequence[str]) -> None:
-    """One queued job per kind, context and scope set: a later write finds it and adds none."""
+def _enqueue_scoped(
+    session: Session,
+    kind: str,
+    context_id: int,
+    scopes: Sequence[str],
+    delay: timedelta | None = None,
+) -> None:
+    """One queued job per kind, context and scope set: a later write finds it and adds none.
+    With `delay`, a new job is due that long after the writer's transaction began."""
     pending = session.scalar(
         select(Job.id).where(
             Job.kind == kind,
@@ -146,9 +169,12 @@ def _enqueue_scoped(session: Session, kind: str, context_id: int, scopes: Sequen
         )
     )
     if pending is None:
-        session.add(
-            Job(kind=kind, context_id=context_id, scopes=sorted(scopes), read_scopes=sorted(scopes))
+        job = Job(
+            kind=kind, context_id=context_id, scopes=sorted(scopes), read_scopes=sorted(scopes)
         )
+        if delay is not None:
+            job.run_after = func.now() + delay
+        session.add(job)
 
 
 def claim(session: Session, kinds: Sequence[str]) -> Claimed | None:

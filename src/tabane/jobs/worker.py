@@ -16,13 +16,14 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from sqlalchemy import select
 
+from tabane.derive import communities, community_vectors
 from tabane.errors import TabaneError
 from tabane.graph import claim_vectors, gloss
 from tabane.jobs import queue
 from tabane.memory import turn_vectors
 from tabane.models.embedder import Embedder, Vectors
 from tabane.search import vectors
-from tabane.storage.schema import Source
+from tabane.storage.schema import Context, Source
 from tabane.storage.store import Store
 from tabane.types import Principal
 
@@ -53,7 +54,13 @@ class Worker:
     def kinds(self) -> list[str]:
         if self.embedder is None:
             return []
-        return [EMBED_SOURCE, queue.EMBED_GLOSSES, queue.EMBED_CLAIMS, queue.EMBED_TURNS]
+        return [
+            EMBED_SOURCE,
+            queue.EMBED_GLOSSES,
+            queue.EMBED_CLAIMS,
+            queue.EMBED_TURNS,
+            queue.DERIVE_COMMUNITIES,
+        ]
 
     def run_once(self) -> bool:
         """Claim and run one job; False when none was due."""
@@ -113,6 +120,9 @@ class Worker:
             return
         if job.kind == queue.EMBED_TURNS:
             self._run_turns(job)
+            return
+        if job.kind == queue.DERIVE_COMMUNITIES:
+            self._run_communities(job)
             return
         assert self.embedder is not None and job.source_pk is not None
         principal = job_principal(job)
@@ -195,5 +205,29 @@ class Worker:
             vecs = turn_vectors.embed(self.embedder, batch)
             with self.store.session(principal) as session:
                 turn_vectors.store(session, self.embedder, job.session_pk, batch, vecs)
+            with self.store.admin() as session:
+                queue.progress(session, job.id, start + len(batch), len(todo))
+
+    def _run_communities(self, job: queue.Claimed) -> None:
+        """Rebuild one context's communities (derive/communities.py) with the context's scope
+        set, then embed the summaries that lack a vector of the model (checked before anything
+        is stored). A context re-scoped since the job was queued is left to a job queued with
+        its new set."""
+        assert job.context_id is not None
+        principal = job_principal(job)
+        with self.store.session(principal) as session:
+            ctx = session.scalar(select(Context).where(Context.id == job.context_id))
+            if ctx is None or sorted(ctx.scopes) != list(job.scopes):
+                return
+            communities.build(session, ctx)
+        if self.embedder is None:
+            return
+        with self.store.session(principal) as session:
+            todo = community_vectors.missing(session, job.context_id, self.embedder.name)
+        for start in range(0, len(todo), community_vectors.BATCH):
+            batch = todo[start : start + community_vectors.BATCH]
+            vecs = community_vectors.embed(self.embedder, batch)
+            with self.store.session(principal) as session:
+                community_vectors.store(session, self.embedder, batch, vecs)
             with self.store.admin() as session:
                 queue.progress(session, job.id, start + len(batch), len(todo))

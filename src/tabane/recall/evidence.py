@@ -16,6 +16,7 @@ KEY_PREFIX: dict[str, str] = {
     "turn": "t",
     "catalog": "s",
     "community": "m",
+    "profile": "f",
 }
 PROVENANCE: dict[str, Provenance] = {
     "paragraph": "source excerpt",
@@ -24,6 +25,7 @@ PROVENANCE: dict[str, Provenance] = {
     "turn": "recent session memory",
     "catalog": "derived memory",
     "community": "derived memory",
+    "profile": "derived memory",
 }
 
 
@@ -128,6 +130,9 @@ def _details(c: Candidate, session_name: str | None) -> tuple[str, Citation, str
             None,
             r.community_built_at,
         )
+    if c.kind == "profile":
+        cite = Citation(context=c.context, title=f"profile of {r.profile_concept}")
+        return r.profile_summary, cite, None, r.profile_built_at
     area = f", area {r.area}" if r.area else ""
     cite = Citation(context=c.context, source=r.source_id, title=r.title)
     return f"{r.title or r.source_id} ({r.state}{area})", cite, None, r.source_date or r.stored_at

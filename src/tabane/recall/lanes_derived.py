@@ -15,7 +15,7 @@ from pgvector.sqlalchemy import Vector
 from sqlalchemy import Integer, Select, Text, false, func, literal_column, or_, select, true
 
 from tabane.recall.lanes import contexts_table, p, row
-from tabane.storage.schema import Community
+from tabane.storage.schema import Community, Profile
 
 
 def nearest_summaries(table: Any, kind: str, lane: str, dim: int) -> Select[Any]:
@@ -45,3 +45,7 @@ def nearest_summaries(table: Any, kind: str, lane: str, dim: int) -> Select[Any]
 
 def communities_lane(dim: int) -> Select[Any]:
     return nearest_summaries(Community, "community", "communities", dim)
+
+
+def profiles_lane(dim: int) -> Select[Any]:
+    return nearest_summaries(Profile, "profile", "profiles", dim)

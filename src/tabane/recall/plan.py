@@ -21,6 +21,7 @@ PLANS: dict[str, tuple[str, ...]] = {
     "no_session": tuple(lane for lane in LANES if lane != "turns"),
     "lexical_only": ("bm25", "title", "walk", "turns", "catalog"),
     "maximal_without_communities": tuple(lane for lane in LANES if lane != "communities"),
+    "maximal_without_profiles": tuple(lane for lane in LANES if lane != "profiles"),
 }
 
 
@@ -36,7 +37,7 @@ class Tunables:
     walk_pool: int = 20  # edges per hop
     gloss_seeds: int = 3  # walk seeds per context from the question's nearest concept glosses
     catalog_limit: int = 5
-    derived_pool: int = 3  # summaries per context and derived lane (communities)
+    derived_pool: int = 3  # summaries per context and derived lane (communities, profiles)
     # Working memory: the newest turn (what the question continues) and the window's two turns
     # most similar to the question. On memory.json each further turn displaced evidence:
     # recall@10 0.660 with 2 + 3, 0.698 with 1 + 2 (docs/eval.md, "Recall plans").

@@ -15,7 +15,7 @@ Provenance = Literal["source excerpt", "derived memory", "recent session memory"
 PROVENANCES: tuple[Provenance, ...] = ("source excerpt", "derived memory", "recent session memory")
 
 # What an evidence item is, internally (the trace and explain use it; the prompt does not).
-Kind = Literal["paragraph", "claim", "association", "turn", "catalog", "community"]
+Kind = Literal["paragraph", "claim", "association", "turn", "catalog", "community", "profile"]
 
 # What happened to a candidate after the statement found it.
 Outcome = Literal["served", "duplicate", "cut_by_rerank", "cut_by_budget"]
@@ -47,7 +47,8 @@ class Citation:
 
 @dataclass(frozen=True)
 class Evidence:
-    # identity inside one recall: "p:<id>", "c:", "a:", "t:", "s:" (catalog), "m:" (community)
+    # identity inside one recall: "p:<id>", "c:", "a:", "t:", "s:" (catalog), "m:" (community),
+    # "f:" (profile)
     key: str
     kind: Kind
     text: str

@@ -25,15 +25,25 @@ from tabane.storage.schema import (
     Claim,
     Community,
     Paragraph,
+    Profile,
     SessionTurn,
     Source,
 )
 
 # Every lane recall knows, in the order the trace reports them.
-LANES = ("vector", "bm25", "title", "claims", "walk", "turns", "catalog", "communities")
-VECTOR_LANES = frozenset(
-    {"vector", "claims", "communities"}
-)  # they need a query vector; walk uses one if any
+LANES = (
+    "vector",
+    "bm25",
+    "title",
+    "claims",
+    "walk",
+    "turns",
+    "catalog",
+    "communities",
+    "profiles",
+)
+# The lanes that need a query vector (walk and turns use one when there is one).
+VECTOR_LANES = frozenset({"vector", "claims", "communities", "profiles"})
 
 
 @dataclass(frozen=True)
@@ -62,6 +72,9 @@ def _lane(name: str, dim: int | None) -> Select[Any]:
     if name == "communities":
         assert dim is not None
         return derived_lanes.communities_lane(dim)
+    if name == "profiles":
+        assert dim is not None
+        return derived_lanes.profiles_lane(dim)
     if name == "claims":
         assert dim is not None
         return memory_lanes.claims_lane(dim)
@@ -158,6 +171,9 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
             Community.level.label("community_level"),
             Community.ordinal.label("community_ordinal"),
             Community.built_at.label("community_built_at"),
+            Profile.concept.label("profile_concept"),
+            Profile.summary.label("profile_summary"),
+            Profile.built_at.label("profile_built_at"),
             SessionTurn.speaker,
             SessionTurn.role,
             SessionTurn.text.label("turn_text"),
@@ -180,6 +196,7 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
         )
         .outerjoin(SessionTurn, and_(fused.c.kind == "turn", SessionTurn.id == fused.c.item_id))
         .outerjoin(Community, and_(fused.c.kind == "community", Community.id == fused.c.item_id))
+        .outerjoin(Profile, and_(fused.c.kind == "profile", Profile.id == fused.c.item_id))
         .outerjoin(attributed, true())
         .order_by(fused.c.fused.desc(), fused.c.best_rank, fused.c.kind, fused.c.item_id)
     )

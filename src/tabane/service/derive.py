@@ -1,18 +1,31 @@
-"""The service's derived-memory operations: build, read and search a context's communities."""
+"""The service's derived-memory operations: build, read and search a context's communities;
+build a context's entity profiles and read one."""
 
 from __future__ import annotations
 
 from tabane.contexts import contexts
 from tabane.derive import communities as comm
+from tabane.derive import profiles as prof
 from tabane.derive.communities import Communities, CommunityBuild, CommunitySearch
-from tabane.errors import InvalidInput, Issue
+from tabane.derive.profiles import ProfileBuild, ProfileInfo
+from tabane.errors import InvalidInput, Issue, NoConcept
+from tabane.graph import vocabulary
+from tabane.models.registry import build_summarizer
+from tabane.models.summarizer import Summarizer
 from tabane.service.base import ServiceBase
 from tabane.types import Principal
 
-DERIVED_KINDS = ("communities",)  # profiles and raptor join when they are built
+DERIVED_KINDS = ("communities", "profiles")  # raptor joins when it is built
 
 
 class DeriveService(ServiceBase):
+    summarizer: Summarizer | None = None  # built from the settings on first use
+
+    def _summarizer(self) -> Summarizer:
+        if self.summarizer is None:
+            self.summarizer = build_summarizer(self.settings)
+        return self.summarizer
+
     def build_communities(self, user: Principal, context: str) -> CommunityBuild:
         """Rebuild the context's communities now (Louvain over its shared association graph,
         with `edges-v1` summaries). Needs write access to the context's scopes."""
@@ -47,9 +60,44 @@ class DeriveService(ServiceBase):
                 return [contexts.resolve(session, context).name]
             return [c.name for c in contexts.list_all(session) if user.can_write(c.scopes)]
 
+    def build_profiles(
+        self, user: Principal, context: str, top: int | None = prof.DEFAULT_TOP
+    ) -> ProfileBuild:
+        """Rebuild the context's entity profiles now: per concept among the `top` heaviest (None:
+        all), a summary of its heaviest open claims by the configured summarizer, world claims
+        first and each holder's labelled, with a summary embedding when an embedder is
+        configured. Needs write access to the context's scopes."""
+        prof.check_top(top)
+        with self.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            contexts.require_writable(user, ctx)
+            return prof.build(session, ctx, self._summarizer(), self.embedder, top=top)
+
+    def profile(self, user: Principal, context: str, concept: str) -> ProfileInfo:
+        """The profile of `concept` (an alias reads its canonical concept), flagged `stale`
+        when the concept's claims changed after the build."""
+        with self.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            name = vocabulary.spelling(concept, "concept")
+            name = vocabulary.canonical(session, ctx.id, "concept", [name]).get(name, name)
+            if not vocabulary.exists(session, ctx.id, "concept", name):
+                raise NoConcept(
+                    f"no concept {concept!r} in context {ctx.name!r}",
+                    issues=[Issue("concept", f"{concept!r} is not a concept of {ctx.name!r}")],
+                )
+            return prof.read(session, ctx, name)
+
+    def build_derived(
+        self, user: Principal, context: str, what: str = "communities"
+    ) -> CommunityBuild | ProfileBuild:
+        """Build one derived kind (`derive_targets` checks `what`) for one context."""
+        if what == "profiles":
+            return self.build_profiles(user, context)
+        return self.build_communities(user, context)
+
     def derive(
         self, user: Principal, context: str | None = None, what: str = "communities"
-    ) -> list[CommunityBuild]:
+    ) -> list[CommunityBuild | ProfileBuild]:
         """Force a build of `what` for one context, or for every context the user may write
         (one transaction per context)."""
-        return [self.build_communities(user, n) for n in self.derive_targets(user, context, what)]
+        return [self.build_derived(user, n, what) for n in self.derive_targets(user, context, what)]

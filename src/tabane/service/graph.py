@@ -1,8 +1,15 @@
-"""The service's graph writes: claims in batches, retraction, aliases."""
+"""The service's graph writes: claims in batches, retraction, aliases.
+
+A write that changes a context's shared graph also queues the debounced rebuild of its
+communities (`schedule_communities`), in the writer's transaction — where an embedder is
+configured, as for the other jobs: a worker runs only there (jobs/worker.py).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+from sqlalchemy.orm import Session
 
 from tabane.contexts import contexts
 from tabane.errors import InvalidInput, Issue
@@ -13,7 +20,24 @@ from tabane.graph.claims import CloseReport, WriteReport
 from tabane.graph.vocabulary import AliasInfo, Kind
 from tabane.jobs import queue
 from tabane.service.base import ServiceBase
+from tabane.storage.schema import Context
 from tabane.types import Principal
+
+
+def schedule_communities(
+    session: Session, user: Principal, ctx: Context, written: Sequence[str] | None = None
+) -> None:
+    """Queue the debounced rebuild of the context's communities (jobs/queue.py) after a write
+    stored under `written` (None: a retraction, whose scopes are not known). Nothing is queued
+    when the write lies outside the shared graph the build reads (rows whose scope set is inside
+    the context's), or when the writer may not queue work with the context's scope set (then the
+    communities read as `stale` until someone rebuilds them)."""
+    shared = set(ctx.scopes)
+    if written is not None and not set(written) <= shared:
+        return
+    if not (shared <= user.read and user.can_write(tuple(ctx.scopes))):
+        return
+    queue.enqueue_communities(session, context_id=ctx.id, scopes=list(ctx.scopes))
 
 
 class GraphWriteService(ServiceBase):
@@ -37,6 +61,8 @@ class GraphWriteService(ServiceBase):
             if self.embedder is not None:  # glosses changed, claims are new: embed them later
                 queue.enqueue_glosses(session, context_id=ctx.id, scopes=chosen)
                 queue.enqueue_claims(session, context_id=ctx.id, scopes=chosen)
+                if report.associations or report.closed:  # the graph changed: rebuild later
+                    schedule_communities(session, user, ctx, chosen)
             return report
 
     def retract_associations(
@@ -51,7 +77,10 @@ class GraphWriteService(ServiceBase):
         _check_edges(edges)
         with self.store.session(user) as session:
             ctx = contexts.resolve(session, context)
-            return claims_mod.retract_edges(session, user, ctx, edges, dry_run=dry_run)
+            report = claims_mod.retract_edges(session, user, ctx, edges, dry_run=dry_run)
+            if self.embedder is not None and report.associations and not report.dry_run:
+                schedule_communities(session, user, ctx)
+            return report
 
     def add_alias(
         self,

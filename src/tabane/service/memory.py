@@ -12,6 +12,7 @@ from tabane.memory import memories, sessions
 from tabane.memory.memories import MemoryPage
 from tabane.memory.sessions import SessionInfo, Turn, Window
 from tabane.service.base import ServiceBase
+from tabane.service.graph import schedule_communities
 from tabane.types import Principal
 
 
@@ -40,6 +41,8 @@ class MemoryService(ServiceBase):
                 queue.enqueue_claims(session, context_id=ctx.id, scopes=chosen)
                 if memory.subject is not None:  # a triple changes its concepts' glosses
                     queue.enqueue_glosses(session, context_id=ctx.id, scopes=chosen)
+                if memory.triple is not None or memory.closes:  # and the graph: rebuild later
+                    schedule_communities(session, user, ctx, chosen)
             return claim_id
 
     def memories(

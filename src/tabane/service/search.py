@@ -112,11 +112,15 @@ class SearchService(ServiceBase):
             return queue.pending(session)
 
     def _pending(self, session: Session, reached: list[Context]) -> dict[int, int]:
-        """Queued embedding jobs per context (the plan reports them as pending embeddings)."""
+        """Queued paragraph-embedding jobs per context (the plan's pending embeddings)."""
         ids = [c.id for c in reached]
         rows = session.execute(
             select(Job.context_id, func.count())
-            .where(Job.context_id.in_(ids), Job.state.in_(("queued", "running")))
+            .where(
+                Job.context_id.in_(ids),
+                Job.state.in_(("queued", "running")),
+                Job.kind == queue.EMBED_SOURCE,  # paragraph vectors, what the plan reports
+            )
             .group_by(Job.context_id)
         )
         return {cid: n for cid, n in rows if cid is not None}

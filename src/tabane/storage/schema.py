@@ -35,6 +35,7 @@ from tabane.storage.schema_base import _now, _same_scopes
 # re-exported so every table imports from here.
 from tabane.storage.schema_derived import Community as Community
 from tabane.storage.schema_derived import CommunityMember as CommunityMember
+from tabane.storage.schema_derived import Profile as Profile
 from tabane.storage.schema_graph import EPISTEMIC_KINDS as EPISTEMIC_KINDS
 from tabane.storage.schema_graph import Association as Association
 from tabane.storage.schema_graph import Claim as Claim
@@ -75,6 +76,7 @@ SCOPED_TABLES = (
     "recall_traces",
     "communities",
     "community_members",
+    "profiles",
 )
 
 

@@ -3,6 +3,10 @@
 Communities are the clusters of a context's association graph (derive/communities.py). A build
 replaces every community of its context at once; each row records the graph state it was built
 from (`graph_version`), so a read can say whether the graph changed since (`stale`).
+
+Profiles summarize, per concept of a context, its heaviest live claims (derive/profiles.py); a
+build replaces every profile of its context at once, and each row records its concept's claim
+state (`claim_version`) and the fingerprint of the claims it read.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from typing import Any
 
 from pgvector.sqlalchemy import Vector
 from sqlalchemy import BigInteger, Float, ForeignKey, Index, Integer, Text, UniqueConstraint
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Mapped, mapped_column
 
 from tabane.storage.schema_base import Base, Scoped, _now, _same_scopes
@@ -62,3 +67,30 @@ class CommunityMember(Scoped, Base):
     context_id: Mapped[int] = mapped_column(Integer)
     rank: Mapped[int] = mapped_column(Integer)
     weight: Mapped[float] = mapped_column(Float)
+
+
+class Profile(Scoped, Base):
+    """The profile of one concept of a context: a summary of its heaviest open claims, world
+    claims first, then each perspective holder's under `<holder>: `, written by `summarizer`.
+
+    Carries the context's scope set: it is built only from claims inside that set (the claims
+    every reader of the context can see). `fingerprint` identifies the claims read (summarizer
+    .fingerprint), `refs` the claims the summary cites (`c:<id>`), `claim_version` the state of
+    the concept's claims at the build (derive.profiles.claim_versions), `weight` the concept's
+    weighted degree. `embedding` is the summary's, when an embedder is configured."""
+
+    __tablename__ = "profiles"
+    __extra_args__ = (UniqueConstraint("context_id", "concept", "scopes"),)
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    context_id: Mapped[int] = mapped_column(ForeignKey("contexts.id", ondelete="CASCADE"))
+    concept: Mapped[str] = mapped_column(Text)
+    weight: Mapped[float] = mapped_column(Float)
+    summary: Mapped[str] = mapped_column(Text)
+    summarizer: Mapped[str] = mapped_column(Text)
+    fingerprint: Mapped[str] = mapped_column(Text)
+    refs: Mapped[list[str]] = mapped_column(ARRAY(Text))
+    model: Mapped[str | None] = mapped_column(Text)  # of `embedding`
+    dim: Mapped[int | None] = mapped_column(Integer)
+    embedding: Mapped[Any | None] = mapped_column(Vector())
+    claim_version: Mapped[str] = mapped_column(Text)
+    built_at: Mapped[datetime] = _now()
