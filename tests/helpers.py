@@ -6,9 +6,11 @@ import itertools
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
+
+import numpy as np
 
 _counter = itertools.count()
 
@@ -52,3 +54,20 @@ class FakeClock:
     def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)
         self.now += seconds
+
+
+class BadEmbedder:
+    """An embedder that answers NaN rows (`mode="nan"`) or rows one too narrow (`"width"`)."""
+
+    def __init__(self, mode: str) -> None:
+        self.name = f"bad-{mode}"
+        self.dim = 512
+        self.mode = mode
+
+    def embed_documents(self, texts: Sequence[str]) -> Any:
+        if self.mode == "nan":
+            return np.full((len(texts), self.dim), np.nan, dtype=np.float32)
+        return np.ones((len(texts), self.dim - 1), dtype=np.float32)
+
+    def embed_query(self, text: str) -> Any:
+        return self.embed_documents([text])[0]

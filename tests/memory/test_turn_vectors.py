@@ -4,21 +4,19 @@ user, and bad vectors never stored."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
-import numpy as np
 import pytest
 from sqlalchemy import ColumnElement, delete, func, select, update
 
 from tabane.errors import InvalidInput
 from tabane.jobs import queue
 from tabane.memory import turn_vectors
-from tabane.models.embedder import Vectors
 from tabane.service import Tabane
 from tabane.storage.schema import ChatSession, Job, SessionTurn, TurnVector, User
 from tabane.types import Principal
 
-from helpers import unique
+from helpers import BadEmbedder, unique
 
 TURNS = (
     "Hannah adopted a beagle puppy named Biscuit last spring.",
@@ -160,24 +158,6 @@ def test_a_deleted_sessions_queued_job_goes_with_it(vsvc: Tabane, user: Principa
     with vsvc.store.admin() as session:
         left = session.scalar(select(func.count()).select_from(Job).where(Job.session_pk == pk))
     assert left == 0
-
-
-class BadEmbedder:
-    """Returns NaN rows, or rows of the wrong width."""
-
-    def __init__(self, mode: str) -> None:
-        self.name = f"bad-{mode}"
-        self.dim = 512
-        self.mode = mode
-
-    def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        if self.mode == "nan":
-            return np.full((len(texts), self.dim), np.nan, dtype=np.float32)
-        return np.ones((len(texts), self.dim - 1), dtype=np.float32)
-
-    def embed_query(self, text: str) -> Vectors:
-        row: Vectors = self.embed_documents([text])[0]
-        return row
 
 
 @pytest.mark.parametrize("mode", ["nan", "width"])

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-import numpy as np
 import pytest
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
@@ -15,7 +14,7 @@ from tabane.errors import InvalidInput
 from tabane.graph import claim_vectors
 from tabane.graph.claim_input import ClaimInput
 from tabane.jobs import queue
-from tabane.models.embedder import Embedder, Vectors
+from tabane.models.embedder import Embedder
 from tabane.recall import lanes_memory
 from tabane.recall.kernel import bind
 from tabane.recall.plan import Tunables
@@ -23,6 +22,8 @@ from tabane.search.search import QueryVector
 from tabane.service import Tabane
 from tabane.storage.schema import ClaimVector, Context, Job
 from tabane.types import Principal
+
+from helpers import BadEmbedder
 
 NOTES = (
     "Hannah adopted a beagle puppy named Biscuit last spring.",
@@ -159,23 +160,6 @@ def test_another_users_claims_stay_invisible(
             floor=0.0,
         )
     assert [h.context_id for h in hits] == [mine_id]
-
-
-class BadEmbedder:
-    """Returns NaN rows, or rows of the wrong width."""
-
-    def __init__(self, mode: str) -> None:
-        self.name = f"bad-{mode}"
-        self.dim = 512
-        self.mode = mode
-
-    def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        if self.mode == "nan":
-            return np.full((len(texts), self.dim), np.nan, dtype=np.float32)
-        return np.ones((len(texts), self.dim - 1), dtype=np.float32)
-
-    def embed_query(self, text: str) -> Vectors:
-        return self.embed_documents([text])[0]
 
 
 @pytest.mark.parametrize("mode", ["nan", "width"])
