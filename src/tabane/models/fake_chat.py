@@ -82,16 +82,8 @@ class FakeChatServer(LoopbackServer["Fault", "Request"]):
 
     # -- scripting ------------------------------------------------------------------------------
 
-    def fail_next(
-        self,
-        times: int = 1,
-        *,
-        status: int = 500,
-        retry_after: float | None = None,
-        message: str = "scripted failure",
-    ) -> None:
-        """Answer the next `times` requests with `status` and OpenAI's error body."""
-        self._script(times, Fault("status", status, retry_after, message))
+    def _status_fault(self, status: int, retry_after: float | None, message: str) -> Fault:
+        return Fault("status", status, retry_after, message)
 
     def answer_next(self, content: str, *, times: int = 1, finish_reason: str = "stop") -> None:
         """Answer the next `times` requests with this assistant content."""

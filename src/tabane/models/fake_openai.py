@@ -120,6 +120,21 @@ class LoopbackServer(Generic[FaultT, RequestT]):
         with self._lock:
             self._faults.clear()
 
+    def fail_next(
+        self,
+        times: int = 1,
+        *,
+        status: int = 500,
+        retry_after: float | None = None,
+        message: str = "scripted failure",
+    ) -> None:
+        """Answer the next `times` requests with `status` (and `Retry-After` when given) and the
+        protocol's error body."""
+        self._script(times, self._status_fault(status, retry_after, message))
+
+    def _status_fault(self, status: int, retry_after: float | None, message: str) -> FaultT:
+        raise NotImplementedError
+
     def _script(self, times: int, fault: FaultT) -> None:
         with self._lock:
             self._faults.extend([fault] * times)
@@ -168,16 +183,8 @@ class FakeOpenAIServer(LoopbackServer["Fault", "Request"]):
 
     # -- scripting ------------------------------------------------------------------------------
 
-    def fail_next(
-        self,
-        times: int = 1,
-        *,
-        status: int = 500,
-        retry_after: float | None = None,
-        message: str = "scripted failure",
-    ) -> None:
-        """Answer the next `times` requests with `status` and OpenAI's error body."""
-        self._script(times, Fault("status", status, retry_after, message))
+    def _status_fault(self, status: int, retry_after: float | None, message: str) -> Fault:
+        return Fault("status", status, retry_after, message)
 
     def nan_next(self, times: int = 1) -> None:
         """The next answers carry a NaN in their first vector."""

@@ -93,16 +93,8 @@ class FakeRerankServer(LoopbackServer["Fault", "Request"]):
 
     # -- scripting ------------------------------------------------------------------------------
 
-    def fail_next(
-        self,
-        times: int = 1,
-        *,
-        status: int = 500,
-        retry_after: float | None = None,
-        message: str = "scripted failure",
-    ) -> None:
-        """Answer the next `times` requests with `status` and the format's error body."""
-        self._script(times, Fault("status", status, retry_after, message))
+    def _status_fault(self, status: int, retry_after: float | None, message: str) -> Fault:
+        return Fault("status", status, retry_after, message)
 
     def malformed_next(self, malformation: str, times: int = 1) -> None:
         """Break the next answers in one of the MALFORMATIONS ways (status 200)."""
