@@ -206,6 +206,7 @@ def test_entity_profiles_join_the_bundle_by_their_summary_embedding(vsvc: Tabane
     assert profiles and profiles[0].provenance == "derived memory"
     assert profiles[0].citation.title == "profile of espresso"
     assert "nine bar" in profiles[0].text
+    assert any(note.startswith(f"{profiles[0].key} built ") for note in result.trace.notes)
     assert result.trace.lanes["profiles"].ran and result.trace.lanes["profiles"].hits >= 1
     without = vsvc.recall(
         user, RecallRequest(ask.question, (context,), plan="maximal_without_profiles")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from functools import cached_property
 
 from sqlalchemy import func, update
@@ -44,6 +45,16 @@ class _Prepared:
     gated: str | None
     qv: QueryVector
     embed_ms: float
+
+
+def _ages(items: Sequence[Evidence]) -> tuple[str, ...]:
+    """How old each served derived summary is: recall serves the last build and never waits."""
+    now = datetime.now(UTC)
+    return tuple(
+        f"{it.key} built {max(0, round((now - it.when).total_seconds()))} s ago"
+        for it in items
+        if it.kind in ("community", "profile") and it.when is not None
+    )
 
 
 class RecallService(ServiceBase):
@@ -136,6 +147,7 @@ class RecallService(ServiceBase):
             chars_per_token=self.settings.chars_per_token,
             timings_ms=timings,
             candidates=order.traces(outcome.placed, outcome.found) if outcome else (),
+            notes=_ages(items),
         )
         result_trace = replace(result_trace, id=self._record(user, request, result_trace, items))
         return RecallResult(request.question, tuple(items), rendered, result_trace, block)
