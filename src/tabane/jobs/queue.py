@@ -21,6 +21,7 @@ EMBED_GLOSSES = "embed_glosses"  # (re)embed a context's concept glosses of one 
 EMBED_CLAIMS = "embed_claims"  # embed a context's current claims of one scope set lacking vectors
 EMBED_TURNS = "embed_turns"  # embed a session's turns lacking vectors
 DERIVE_COMMUNITIES = "derive_communities"  # rebuild a context's communities (and embed them)
+DERIVE_PROFILES = "derive_profiles"  # rebuild a context's entity profiles (and embed them)
 DERIVE_DEBOUNCE = timedelta(seconds=2)  # a derived build waits this long for more writes
 LEASE = timedelta(seconds=60)
 MAX_ATTEMPTS = 5
@@ -126,6 +127,19 @@ def enqueue_communities(
     burst builds once, at most `delay` after its first write (a write while the build runs
     queues the next one). The job reads and writes with the context's scope set, `scopes`."""
     _enqueue_scoped(session, DERIVE_COMMUNITIES, context_id, scopes, delay)
+
+
+def enqueue_profiles(
+    session: Session,
+    *,
+    context_id: int,
+    scopes: Sequence[str],
+    delay: timedelta = DERIVE_DEBOUNCE,
+) -> None:
+    """Queue a rebuild of a context's entity profiles, debounced as `enqueue_communities` (one
+    queued job per context and scope set, due `delay` after the first write of a burst). The job
+    reads and writes with the context's scope set, `scopes`."""
+    _enqueue_scoped(session, DERIVE_PROFILES, context_id, scopes, delay)
 
 
 def enqueue_turns(session: Session, *, session_pk: int, scopes: Sequence[str]) -> None:

@@ -16,12 +16,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from sqlalchemy import select
 
-from tabane.derive import communities, community_vectors
+from tabane.derive import communities, community_vectors, profiles
 from tabane.errors import TabaneError
 from tabane.graph import claim_vectors, gloss
 from tabane.jobs import queue
 from tabane.memory import turn_vectors
 from tabane.models.embedder import Embedder, Vectors
+from tabane.models.summarizer import Summarizer
 from tabane.search import vectors
 from tabane.storage.schema import Context, Source
 from tabane.storage.store import Store
@@ -43,9 +44,20 @@ def job_principal(job: queue.Claimed) -> Principal:
 
 
 class Worker:
-    def __init__(self, store: Store, embedder: Embedder | None, *, poll: float = 0.5) -> None:
+    """Runs the jobs its embedder allows (none without one); `summarizer` gives the configured
+    summarizer (built on first use) for profile rebuilds, which are not run without it."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder | None,
+        *,
+        summarizer: Callable[[], Summarizer] | None = None,
+        poll: float = 0.5,
+    ) -> None:
         self.store = store
         self.embedder = embedder
+        self.summarizer = summarizer
         self.poll = poll
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -54,13 +66,14 @@ class Worker:
     def kinds(self) -> list[str]:
         if self.embedder is None:
             return []
-        return [
+        kinds = [
             EMBED_SOURCE,
             queue.EMBED_GLOSSES,
             queue.EMBED_CLAIMS,
             queue.EMBED_TURNS,
             queue.DERIVE_COMMUNITIES,
         ]
+        return kinds if self.summarizer is None else [*kinds, queue.DERIVE_PROFILES]
 
     def run_once(self) -> bool:
         """Claim and run one job; False when none was due."""
@@ -123,6 +136,9 @@ class Worker:
             return
         if job.kind == queue.DERIVE_COMMUNITIES:
             self._run_communities(job)
+            return
+        if job.kind == queue.DERIVE_PROFILES:
+            self._run_profiles(job)
             return
         assert self.embedder is not None and job.source_pk is not None
         principal = job_principal(job)
@@ -231,3 +247,16 @@ class Worker:
                 community_vectors.store(session, self.embedder, batch, vecs)
             with self.store.admin() as session:
                 queue.progress(session, job.id, start + len(batch), len(todo))
+
+    def _run_profiles(self, job: queue.Claimed) -> None:
+        """Rebuild one context's entity profiles (derive/profiles.py: the default `top`) with the
+        configured summarizer and the context's scope set, embedding their summaries (checked
+        vectors). A context re-scoped since the job was queued is left to a job queued with its
+        new set."""
+        assert job.context_id is not None and self.summarizer is not None
+        summarizer = self.summarizer()
+        with self.store.session(job_principal(job)) as session:
+            ctx = session.scalar(select(Context).where(Context.id == job.context_id))
+            if ctx is None or sorted(ctx.scopes) != list(job.scopes):
+                return
+            profiles.build(session, ctx, summarizer, self.embedder)

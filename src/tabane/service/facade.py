@@ -54,7 +54,7 @@ class Tabane(
         self.settings = settings
         self.embedder = build_embedder(settings) if embedder is _UNSET else embedder  # type: ignore[assignment]
         self.reranker = build_reranker(settings)
-        self.worker = Worker(store, self.embedder)
+        self.worker = Worker(store, self.embedder, summarizer=self._summarizer)
         if settings.worker == "thread":
             self.worker.start()
 

@@ -1,8 +1,8 @@
 """The service's graph writes: claims in batches, retraction, aliases.
 
-A write that changes a context's shared graph also queues the debounced rebuild of its
-communities (`schedule_communities`), in the writer's transaction — where an embedder is
-configured, as for the other jobs: a worker runs only there (jobs/worker.py).
+A write that changes a context's shared graph also queues the debounced rebuilds of its
+communities and entity profiles (`schedule_communities`), in the writer's transaction — where
+an embedder is configured, as for the other jobs: a worker runs only there (jobs/worker.py).
 """
 
 from __future__ import annotations
@@ -27,17 +27,19 @@ from tabane.types import Principal
 def schedule_communities(
     session: Session, user: Principal, ctx: Context, written: Sequence[str] | None = None
 ) -> None:
-    """Queue the debounced rebuild of the context's communities (jobs/queue.py) after a write
-    stored under `written` (None: a retraction, whose scopes are not known). Nothing is queued
-    when the write lies outside the shared graph the build reads (rows whose scope set is inside
-    the context's), or when the writer may not queue work with the context's scope set (then the
-    communities read as `stale` until someone rebuilds them)."""
+    """Queue the debounced rebuilds of the context's communities and entity profiles
+    (jobs/queue.py) after a write stored under `written` (None: a retraction, whose scopes are
+    not known). Nothing is queued when the write lies outside the shared graph the builds read
+    (rows whose scope set is inside the context's), or when the writer may not queue work with
+    the context's scope set (then the derived rows read as `stale` until someone rebuilds
+    them)."""
     shared = set(ctx.scopes)
     if written is not None and not set(written) <= shared:
         return
     if not (shared <= user.read and user.can_write(tuple(ctx.scopes))):
         return
     queue.enqueue_communities(session, context_id=ctx.id, scopes=list(ctx.scopes))
+    queue.enqueue_profiles(session, context_id=ctx.id, scopes=list(ctx.scopes))
 
 
 class GraphWriteService(ServiceBase):
