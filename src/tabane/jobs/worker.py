@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from tabane.derive import communities, community_vectors, profiles
 from tabane.errors import TabaneError
@@ -27,6 +29,8 @@ from tabane.search import vectors
 from tabane.storage.schema import Context, Source
 from tabane.storage.store import Store
 from tabane.types import Principal
+
+T = TypeVar("T")
 
 logger = logging.getLogger("tabane.worker")
 
@@ -174,89 +178,126 @@ class Worker:
             if pending is not None:
                 pending.result()
 
-    def _run_glosses(self, job: queue.Claimed) -> None:
-        """Re-embed the glosses of one context and scope set that changed (graph/gloss.py)."""
-        assert self.embedder is not None and job.context_id is not None
-        principal = job_principal(job)
-        with self.store.session(principal) as session:
-            todo = gloss.stale(session, job.context_id, job.scopes, self.embedder.name)
-        for start in range(0, len(todo), gloss.BATCH):
-            batch = todo[start : start + gloss.BATCH]
-            vecs = gloss.embed(self.embedder, batch)
+    def _in_batches(
+        self,
+        job: queue.Claimed,
+        principal: Principal,
+        todo: Sequence[T],
+        size: int,
+        embed: Callable[[Sequence[T]], Vectors],
+        store: Callable[[Session, Sequence[T], Vectors], object],
+    ) -> None:
+        """Embed `todo` `size` at a time (the embed functions check the vectors); each batch is
+        stored in a transaction of its own as the job's principal, then the progress is noted."""
+        for start in range(0, len(todo), size):
+            batch = todo[start : start + size]
+            vecs = embed(batch)
             with self.store.session(principal) as session:
-                gloss.store(session, self.embedder, job.context_id, job.scopes, batch, vecs)
+                store(session, batch, vecs)
             with self.store.admin() as session:
                 queue.progress(session, job.id, start + len(batch), len(todo))
+
+    def _job_context(self, session: Session, job: queue.Claimed) -> Context | None:
+        """The job's context, or None when it is gone or was re-scoped since the job was queued
+        (a job queued with its new set does the work)."""
+        ctx = session.scalar(select(Context).where(Context.id == job.context_id))
+        return ctx if ctx is not None and sorted(ctx.scopes) == list(job.scopes) else None
+
+    def _run_glosses(self, job: queue.Claimed) -> None:
+        """Re-embed the glosses of one context and scope set that changed (graph/gloss.py)."""
+        embedder, context_id = self.embedder, job.context_id
+        assert embedder is not None and context_id is not None
+        principal = job_principal(job)
+        with self.store.session(principal) as session:
+            todo = gloss.stale(session, context_id, job.scopes, embedder.name)
+        self._in_batches(
+            job,
+            principal,
+            todo,
+            gloss.BATCH,
+            lambda batch: gloss.embed(embedder, batch),
+            lambda session, batch, vecs: gloss.store(
+                session, embedder, context_id, job.scopes, batch, vecs
+            ),
+        )
 
     def _run_claims(self, job: queue.Claimed) -> None:
         """Embed the current claims of one context and scope set that lack a vector of the
         model (graph/claim_vectors.py); vectors are checked before anything is stored."""
-        assert self.embedder is not None and job.context_id is not None
+        embedder, context_id = self.embedder, job.context_id
+        assert embedder is not None and context_id is not None
         principal = job_principal(job)
         with self.store.session(principal) as session:
-            todo = claim_vectors.missing(session, job.context_id, job.scopes, self.embedder.name)
-        for start in range(0, len(todo), claim_vectors.BATCH):
-            batch = todo[start : start + claim_vectors.BATCH]
-            vecs = claim_vectors.embed(self.embedder, batch)
-            with self.store.session(principal) as session:
-                claim_vectors.store(session, self.embedder, job.context_id, job.scopes, batch, vecs)
-            with self.store.admin() as session:
-                queue.progress(session, job.id, start + len(batch), len(todo))
+            todo = claim_vectors.missing(session, context_id, job.scopes, embedder.name)
+        self._in_batches(
+            job,
+            principal,
+            todo,
+            claim_vectors.BATCH,
+            lambda batch: claim_vectors.embed(embedder, batch),
+            lambda session, batch, vecs: claim_vectors.store(
+                session, embedder, context_id, job.scopes, batch, vecs
+            ),
+        )
 
     def _run_turns(self, job: queue.Claimed) -> None:
         """Embed the turns of one session that lack a vector of the model
         (memory/turn_vectors.py); vectors are checked before anything is stored. A turn whose
         scope set the job may not write (its session was re-scoped since) is left to a job queued
         with the new set."""
-        assert self.embedder is not None and job.session_pk is not None
+        embedder, session_pk = self.embedder, job.session_pk
+        assert embedder is not None and session_pk is not None
         principal = job_principal(job)
         with self.store.session(principal) as session:
             todo = [
                 t
-                for t in turn_vectors.missing(session, job.session_pk, self.embedder.name)
+                for t in turn_vectors.missing(session, session_pk, embedder.name)
                 if set(t.scopes) <= principal.write
             ]
-        for start in range(0, len(todo), turn_vectors.BATCH):
-            batch = todo[start : start + turn_vectors.BATCH]
-            vecs = turn_vectors.embed(self.embedder, batch)
-            with self.store.session(principal) as session:
-                turn_vectors.store(session, self.embedder, job.session_pk, batch, vecs)
-            with self.store.admin() as session:
-                queue.progress(session, job.id, start + len(batch), len(todo))
+        self._in_batches(
+            job,
+            principal,
+            todo,
+            turn_vectors.BATCH,
+            lambda batch: turn_vectors.embed(embedder, batch),
+            lambda session, batch, vecs: turn_vectors.store(
+                session, embedder, session_pk, batch, vecs
+            ),
+        )
 
     def _run_communities(self, job: queue.Claimed) -> None:
         """Rebuild one context's communities (derive/communities.py) with the context's scope
         set, then embed the summaries that lack a vector of the model (checked before anything
-        is stored). A context re-scoped since the job was queued is left to a job queued with
-        its new set."""
+        is stored)."""
         assert job.context_id is not None
         principal = job_principal(job)
         with self.store.session(principal) as session:
-            ctx = session.scalar(select(Context).where(Context.id == job.context_id))
-            if ctx is None or sorted(ctx.scopes) != list(job.scopes):
+            ctx = self._job_context(session, job)
+            if ctx is None:
                 return
             communities.build(session, ctx)
-        if self.embedder is None:
+        embedder = self.embedder
+        if embedder is None:
             return
         with self.store.session(principal) as session:
-            todo = community_vectors.missing(session, job.context_id, self.embedder.name)
-        for start in range(0, len(todo), community_vectors.BATCH):
-            batch = todo[start : start + community_vectors.BATCH]
-            vecs = community_vectors.embed(self.embedder, batch)
-            with self.store.session(principal) as session:
-                community_vectors.store(session, self.embedder, batch, vecs)
-            with self.store.admin() as session:
-                queue.progress(session, job.id, start + len(batch), len(todo))
+            todo = community_vectors.missing(session, job.context_id, embedder.name)
+        self._in_batches(
+            job,
+            principal,
+            todo,
+            community_vectors.BATCH,
+            lambda batch: community_vectors.embed(embedder, batch),
+            lambda session, batch, vecs: community_vectors.store(session, embedder, batch, vecs),
+        )
 
     def _run_profiles(self, job: queue.Claimed) -> None:
         """Rebuild one context's entity profiles (derive/profiles.py: the default `top`) with the
         configured summarizer and the context's scope set, embedding their summaries (checked
-        vectors). A context re-scoped since the job was queued is left to a job queued with its
-        new set."""
+        vectors)."""
         assert job.context_id is not None and self.summarizer is not None
         summarizer = self.summarizer()
         with self.store.session(job_principal(job)) as session:
-            ctx = session.scalar(select(Context).where(Context.id == job.context_id))
-            if ctx is None or sorted(ctx.scopes) != list(job.scopes):
+            ctx = self._job_context(session, job)
+            if ctx is None:
                 return
             profiles.build(session, ctx, summarizer, self.embedder)
