@@ -78,28 +78,39 @@ def row(kind: str, item: Any, ctx: Any, lane: str, rank: Any, score: Any, direct
     ]
 
 
-def vector_lane(dim: int) -> Select[Any]:
-    c = contexts_table()
-    width: Any = literal_column(str(int(dim)))  # inline, so the per-width partial index applies
-    qvec = p("qvec", Vector(dim))
-    distance = ParagraphVector.embedding.cast(Vector(dim)).cosine_distance(qvec)
-    near = (
-        select(ParagraphVector.paragraph_id, distance.label("d"))
+def nearest(
+    c: Any, table: Any, key: Any, dim: int, limit: Any, name: str, *, exact: bool = False
+) -> Any:
+    """Per addressed context of `c`, a lateral (id, d) of the `limit` rows of `table` whose
+    embedding (the question's model and width) is nearest the question, at or above the
+    context's floor. The width is inlined so the per-width partial HNSW index applies; `exact`
+    breaks distance ties by id (for small tables scanned whole, where no index order is lost)."""
+    distance = table.embedding.cast(Vector(dim)).cosine_distance(p("qvec", Vector(dim)))
+    order = (distance, key) if exact else (distance,)
+    return (
+        select(key.label("id"), distance.label("d"))
         .where(
-            ParagraphVector.context_id == c.c.id,
-            ParagraphVector.model == p("model", Text),
-            ParagraphVector.dim == width,
+            table.context_id == c.c.id,
+            table.model == p("model", Text),
+            table.dim == literal_column(str(int(dim))),
             or_(c.c.floor.is_(None), distance <= 1.0 - c.c.floor),
         )
-        .order_by(distance)
-        .limit(p("pool", Integer) * 2)
-        .lateral("pv")
+        .order_by(*order)
+        .limit(limit)
+        .lateral(name)
+    )
+
+
+def vector_lane(dim: int) -> Select[Any]:
+    c = contexts_table()
+    near = nearest(
+        c, ParagraphVector, ParagraphVector.paragraph_id, dim, p("pool", Integer) * 2, "pv"
     )
     best = (
-        select(c.c.id.label("ctx"), near.c.paragraph_id, func.min(near.c.d).label("d"))
+        select(c.c.id.label("ctx"), near.c.id.label("paragraph_id"), func.min(near.c.d).label("d"))
         .select_from(c)
         .join(near, true())
-        .group_by(c.c.id, near.c.paragraph_id)
+        .group_by(c.c.id, near.c.id)
         .subquery("pv_best")
     )
     rank = func.row_number().over(partition_by=best.c.ctx, order_by=(best.c.d, best.c.paragraph_id))

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pgvector.sqlalchemy import Vector
-from sqlalchemy import Integer, Select, Text, false, func, literal_column, or_, select, true
+from sqlalchemy import Integer, Select, false, func, select, true
 
-from tabane.recall.lanes import contexts_table, p, row
+from tabane.recall.lanes import contexts_table, nearest, p, row
 from tabane.storage.schema import Community, Profile
 
 
@@ -22,19 +21,8 @@ def nearest_summaries(table: Any, kind: str, lane: str, dim: int) -> Select[Any]
     """The best `derived_pool` rows of `table` per context by the cosine of their summary
     embedding to the question, at or above the context's floor."""
     c = contexts_table()
-    distance = table.embedding.cast(Vector(dim)).cosine_distance(p("qvec", Vector(dim)))
-    near = (
-        select(table.id, distance.label("d"))
-        .where(
-            table.context_id == c.c.id,
-            table.model == p("model", Text),
-            table.dim == literal_column(str(int(dim))),
-            or_(c.c.floor.is_(None), distance <= 1.0 - c.c.floor),
-        )
-        .order_by(distance, table.id)
-        .limit(p("derived_pool", Integer))
-        .lateral(f"{lane}_near")
-    )
+    limit = p("derived_pool", Integer)
+    near = nearest(c, table, table.id, dim, limit, f"{lane}_near", exact=True)
     rank = func.row_number().over(partition_by=c.c.id, order_by=(near.c.d, near.c.id))
     return (
         select(*row(kind, near.c.id, c.c.id, lane, rank, 1.0 - near.c.d, false()))

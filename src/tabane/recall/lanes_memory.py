@@ -37,7 +37,7 @@ from sqlalchemy import (
     union_all,
 )
 
-from tabane.recall.lanes import contexts_table, p, row
+from tabane.recall.lanes import contexts_table, nearest, p, row
 from tabane.storage.schema import (
     Association,
     Claim,
@@ -52,26 +52,13 @@ from tabane.storage.schema import (
 
 def claims_lane(dim: int) -> Select[Any]:
     c = contexts_table()
-    width: Any = literal_column(str(int(dim)))
-    distance = ClaimVector.embedding.cast(Vector(dim)).cosine_distance(p("qvec", Vector(dim)))
-    near = (
-        select(ClaimVector.claim_id, distance.label("d"))
-        .where(
-            ClaimVector.context_id == c.c.id,
-            ClaimVector.model == p("model", Text),
-            ClaimVector.dim == width,
-            or_(c.c.floor.is_(None), distance <= 1.0 - c.c.floor),
-        )
-        .order_by(distance)
-        .limit(p("pool", Integer) * 2)
-        .lateral("cv")
-    )
-    rank = func.row_number().over(partition_by=c.c.id, order_by=(near.c.d, near.c.claim_id))
+    near = nearest(c, ClaimVector, ClaimVector.claim_id, dim, p("pool", Integer) * 2, "cv")
+    rank = func.row_number().over(partition_by=c.c.id, order_by=(near.c.d, near.c.id))
     current = (
-        select(near.c.claim_id, c.c.id.label("ctx"), near.c.d, rank.label("r"))
+        select(near.c.id.label("claim_id"), c.c.id.label("ctx"), near.c.d, rank.label("r"))
         .select_from(c)
         .join(near, true())
-        .join(Claim, Claim.id == near.c.claim_id)
+        .join(Claim, Claim.id == near.c.id)
         .where(Claim.closed_at.is_(None))
         .subquery("cv_current")
     )
@@ -113,25 +100,15 @@ def seeds_cte(dim: int | None = None) -> CTE:
     found: Any = named
     if dim is not None:
         c = contexts_table()
-        width: Any = literal_column(str(int(dim)))
-        distance = VocabVector.embedding.cast(Vector(dim)).cosine_distance(p("qvec", Vector(dim)))
-        near = (
-            select(VocabVector.entry_id, distance.label("d"))
-            .where(
-                VocabVector.context_id == c.c.id,
-                VocabVector.model == p("model", Text),
-                VocabVector.dim == width,
-                or_(c.c.floor.is_(None), distance <= 1.0 - c.c.floor),
-            )
-            .order_by(distance)  # the HNSW index's order (migration 0014)
-            .limit(p("gloss_seeds", Integer))
-            .lateral("gloss")
+        # the HNSW index's order (migration 0014)
+        near = nearest(
+            c, VocabVector, VocabVector.entry_id, dim, p("gloss_seeds", Integer), "gloss"
         )
         glossed = (
             select(VocabEntry.context_id, VocabEntry.name, cast(1.0 - near.c.d, Float))
             .select_from(c)
             .join(near, true())
-            .join(VocabEntry, VocabEntry.id == near.c.entry_id)
+            .join(VocabEntry, VocabEntry.id == near.c.id)
         )
         found = union_all(named, glossed)
     every = found.subquery("seed_candidates")
