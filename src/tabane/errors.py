@@ -170,6 +170,10 @@ class NoPreset(NotFound):
     code = "no_preset"
 
 
+class NoNode(NotFound):
+    code = "no_node"
+
+
 class Conflict(TabaneError):
     code = "conflict"
     status = 409

@@ -22,7 +22,19 @@ from tabane.graph.claim_input import ClaimInput
 from tabane.ingest.documents import DocumentInput, block
 from tabane.recall.plan import RecallRequest
 from tabane.service import Tabane
-from tabane.storage.schema import SCOPED_TABLES, Association, Base, Context, Source
+from tabane.storage import schema_derived
+from tabane.storage.schema import (
+    SCOPED_TABLES,
+    Association,
+    Base,
+    Community,
+    CommunityMember,
+    Context,
+    Profile,
+    RaptorMember,
+    RaptorNode,
+    Source,
+)
 from tabane.types import PUBLIC, Principal, personal_scope
 
 from helpers import unique
@@ -234,3 +246,94 @@ def test_the_cli_exports_to_a_file_then_erases(
     assert {t: n for t, n in deleted.items() if n} == dict(counts)
     unknown = runner.invoke(app, ["users", "erase", x.name, "--yes"], env=env)
     assert unknown.exit_code == 2 and "no_user" in unknown.stderr
+
+
+DERIVED_ROWS = ("communities", "community_members", "profiles", "raptor_nodes", "raptor_members")
+
+
+def _derive(svc: Tabane, context: str) -> None:
+    """One row of each derived table in `context`, carrying its scope set (as a build writes:
+    the rows' text is beside the point, only where they hang)."""
+    with svc.store.admin() as session:
+        ctx = session.scalars(select(Context).where(Context.name == context)).one()
+        scopes, key = list(ctx.scopes), {"context_id": ctx.id}
+        com = Community(
+            **key, level=0, ordinal=0, size=1, summary="s", summarizer="edges-v1",
+            graph_version="v", graph_edges=1, scopes=scopes,
+        )  # fmt: skip
+        node = RaptorNode(
+            **key, level=1, ordinal=0, size=1, leaves=1, summary="s", summarizer="extractive",
+            fingerprint="f", refs=[], corpus_version="v", scopes=scopes,
+        )  # fmt: skip
+        session.add_all([com, node])
+        session.flush()
+        session.add_all([
+            CommunityMember(
+                community_id=com.id, concept="c", **key, rank=0, weight=1.0, scopes=scopes
+            ),
+            Profile(
+                **key, concept="c", weight=1.0, summary="s", summarizer="extractive",
+                fingerprint="f", refs=[], claim_version="v", scopes=scopes,
+            ),
+            RaptorMember(node_id=node.id, ref="c:1", **key, rank=0, scopes=scopes),
+        ])  # fmt: skip
+
+
+def _derived_in(svc: Tabane, context: str) -> dict[str, int]:
+    found: dict[str, int] = {}
+    with svc.store.admin() as session:
+        ctx = session.scalar(select(Context.id).where(Context.name == context))
+        for name in DERIVED_ROWS:
+            t = Base.metadata.tables[name]
+            n = session.scalar(select(func.count()).select_from(t).where(t.c.context_id == ctx))
+            found[name] = int(n or 0)
+    return found
+
+
+def test_derived_memory_lists_every_derived_table_with_its_own_scope_set() -> None:
+    tables = [
+        Base.metadata.tables[m.class_.__tablename__]
+        for m in Base.registry.mappers
+        if m.class_.__module__ == schema_derived.__name__
+    ]
+    own = {
+        t.name
+        for t in tables
+        if not any("scopes" in fk.column_keys for fk in t.foreign_key_constraints)
+    }
+    assert own == erasure.DERIVED
+
+
+def test_derived_rows_that_read_the_users_rows_go_with_them(
+    svc: Tabane, make_user: Callable[..., Principal]
+) -> None:
+    """A derived row carries its context's scope set, wider than the user's rows it was built
+    from: a note the user authored in a public context, a private note in a context the user
+    shares with a team. Those go (export lists them); derived rows that read nothing of the
+    user's stay."""
+    team = unique("org:team")
+    x = make_user("x", extra_write=(team,))
+    y = make_user("y", extra_write=(team,))
+    public, quiet, shared = unique("ctx"), unique("ctx"), unique("ctx")
+    svc.create_context(y, public, scopes=[PUBLIC])
+    svc.create_context(y, quiet, scopes=[PUBLIC])
+    svc.create_context(x, shared, scopes=[personal_scope(x.name), team])
+    svc.remember(x, public, {"text": "x says the kettle is broken."})  # scopes: {public}
+    svc.remember(y, public, {"text": "y says the kettle works."})
+    svc.remember(y, quiet, {"text": "y alone writes here."})
+    svc.remember(x, shared, {"text": "x's private note."}, scopes=[personal_scope(x.name)])
+    for context in (public, quiet, shared):
+        _derive(svc, context)
+    every = dict.fromkeys(DERIVED_ROWS, 1)
+    assert [_derived_in(svc, c) for c in (public, quiet, shared)] == [every] * 3
+
+    exported = Counter(r["table"] for r in svc.export_user(x.name))
+    assert {t: exported[t] for t in DERIVED_ROWS} == dict.fromkeys(DERIVED_ROWS, 2)
+    done = svc.erase_user(x.name)
+
+    assert {t: n for t, n in done.deleted.items() if n} == dict(exported)
+    assert _derived_in(svc, public) == dict.fromkeys(DERIVED_ROWS, 0)
+    assert _derived_in(svc, quiet) == every
+    assert _derived_in(svc, shared) == dict.fromkeys(DERIVED_ROWS, 0)
+    with svc.store.admin() as session:  # the context the user shared with a team stays
+        assert session.scalar(select(Context.id).where(Context.name == shared)) is not None

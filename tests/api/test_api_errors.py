@@ -226,4 +226,6 @@ def test_every_route_is_listed_here(client) -> None:
         ("GET", "/contexts/{context}/communities"),
         ("POST", "/contexts/{context}/communities/search"),
         ("GET", "/contexts/{context}/profiles/{concept}"),
+        ("GET", "/contexts/{context}/raptor"),
+        ("GET", "/contexts/{context}/raptor/{level}/{ordinal}"),
     }

@@ -227,7 +227,7 @@ def test_search_matches_member_names_and_summaries(
         (lambda s, u, c: s.search_communities(u, c, "  "), "query"),
         (lambda s, u, c: s.search_communities(u, c, "apple", limit=0), "limit"),
         (lambda s, u, c: s.search_communities(u, c, "apple", limit=101), "limit"),
-        (lambda s, u, c: s.derive(u, c, what="raptor"), "what"),
+        (lambda s, u, c: s.derive(u, c, what="trees"), "what"),
     ],
 )
 def test_bad_input(svc: Tabane, user: Principal, context: str, call: Any, path: str) -> None:
@@ -288,5 +288,5 @@ def test_cli_derive(svc: Tabane, tabane_home: Path, user: Principal, context: st
     [report] = json.loads(result.stdout)
     assert (report["context"], report["communities"]) == (context, [2])
     assert not svc.communities(user, context).stale
-    bad = CliRunner().invoke(cli_app, ["derive", "--what", "raptor"], env=env)
+    bad = CliRunner().invoke(cli_app, ["derive", "--what", "trees"], env=env)
     assert bad.exit_code == 2 and "invalid_input" in bad.stderr

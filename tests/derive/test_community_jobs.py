@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import numpy as np
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select, update
 
 from tabane.contexts import contexts
 from tabane.derive import community_vectors
@@ -18,6 +18,7 @@ from tabane.graph.claim_input import ClaimInput
 from tabane.jobs import queue
 from tabane.models.embedder import Embedder, Vectors
 from tabane.service import Tabane
+from tabane.service.graph import schedule_communities
 from tabane.storage.schema import Community, Job
 from tabane.types import Principal
 
@@ -46,6 +47,25 @@ def derive_jobs(svc: Tabane, svc_user: Principal, context: str, state: str = "qu
                 )
                 .order_by(Job.id)
             )
+        )
+
+
+def queue_rebuilds(svc: Tabane, user: Principal, context: str) -> None:
+    """Queue the derived rebuilds as a claim write or a retraction does (service/graph.py); a
+    write that queued them already finds them queued and adds none."""
+    with svc.store.session(user) as session:
+        schedule_communities(session, user, contexts.resolve(session, context))
+
+
+def past_the_debounce(svc: Tabane, user: Principal, context: str) -> None:
+    """Make the context's queued jobs due now, as if the debounce had passed."""
+    with svc.store.session(user) as session:
+        ctx_id = contexts.resolve(session, context).id
+    with svc.store.admin() as session:
+        session.execute(
+            update(Job)
+            .where(Job.context_id == ctx_id, Job.state == "queued")
+            .values(run_after=func.now())
         )
 
 
@@ -99,13 +119,12 @@ def test_a_burst_of_claim_writes_queues_one_debounced_job(
     assert [j.id for j in derive_jobs(vsvc, user, context, "done")] == [job.id]
 
 
-def test_statements_and_svc_without_a_worker_queue_no_rebuild(
-    svc: Tabane, vsvc: Tabane, user: Principal, make_context: Callable[..., str]
+def test_a_statement_queues_no_rebuild(
+    vsvc: Tabane, user: Principal, make_context: Callable[..., str]
 ) -> None:
-    plain, notes = make_context(), make_context()
-    svc.add_claims(user, plain, clique(group("p"), "near"))  # no embedder: no worker runs jobs
+    notes = make_context()
     vsvc.remember(user, notes, {"text": "A note with no triple."})  # the graph did not change
-    assert derive_jobs(svc, user, plain) == [] and derive_jobs(svc, user, notes) == []
+    assert derive_jobs(vsvc, user, notes) == []
 
 
 def test_a_write_outside_the_shared_graph_queues_nothing(
@@ -175,6 +194,52 @@ def test_a_retraction_queues_a_rebuild_that_drops_the_edge(
         list(left),
         list(right),
     ]
+
+
+def test_a_worker_without_an_embedder_rebuilds_after_the_debounce_and_a_retraction(
+    svc: Tabane, vsvc: Tabane, user: Principal, context: str
+) -> None:
+    left, right = group(unique("l"), 3), group(unique("r"), 3)
+    bridge = ClaimInput(left[0], "bridges", right[0], 5.0)
+    svc.add_claims(user, context, [*clique(left, "near"), *clique(right, "near"), bridge])
+    [job] = derive_jobs(svc, user, context)
+    assert job.run_after - job.created_at == queue.DERIVE_DEBOUNCE
+    svc.worker.drain()  # not due yet: it waits for more writes
+    assert [j.id for j in derive_jobs(svc, user, context)] == [job.id]
+    assert not svc.communities(user, context).built
+    past_the_debounce(svc, user, context)
+    svc.worker.drain()
+    before = svc.communities(user, context)
+    assert before.built and not before.stale
+    assert [j.id for j in derive_jobs(svc, user, context, "done")] == [job.id]
+    assert all(r.model is None and r.embedding is None for r in stored(svc, user, context))
+
+    closed = svc.retract_associations(
+        user, context, [(bridge.subject or "", "bridges", bridge.object or "", None, None)]
+    )
+    assert closed.associations == 1
+    assert svc.communities(user, context).stale and len(derive_jobs(svc, user, context)) == 1
+    past_the_debounce(svc, user, context)
+    svc.worker.drain()
+    after = svc.communities(user, context)
+    assert not after.stale and after.built_at is not None and before.built_at is not None
+    assert after.built_at > before.built_at
+    assert [sorted(m.concept for m in c.members) for c in after.communities] == [
+        list(left),
+        list(right),
+    ]
+    assert derive_jobs(svc, user, context) == []
+
+    # an embedder appears: its next rebuild embeds the summaries built without one
+    embedder = vsvc.embedder
+    assert embedder is not None
+    queue_rebuilds(vsvc, user, context)
+    past_the_debounce(vsvc, user, context)
+    assert vsvc.wait_for_jobs(timeout=120) == 0
+    rows = stored(vsvc, user, context)
+    assert len(rows) == 2 and all(r.model == embedder.name for r in rows)
+    with vsvc.store.session(user) as session:
+        assert community_vectors.missing(session, rows[0].context_id, embedder.name) == []
 
 
 def test_a_rebuild_embeds_only_the_summaries_that_changed(

@@ -7,12 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from sqlalchemy import select
+from sqlalchemy import func, select, update
 
 from tabane.contexts import contexts
 from tabane.graph.claim_input import ClaimInput
 from tabane.jobs import queue
 from tabane.service import Tabane
+from tabane.service.graph import schedule_communities
 from tabane.storage.schema import Job, Profile
 from tabane.types import Principal
 
@@ -64,21 +65,70 @@ def test_a_burst_of_claim_writes_queues_one_debounced_job(
     assert [j.id for j in profile_jobs(vsvc, user, context, "done")] == [job.id]
 
 
-def test_svc_without_a_worker_and_writes_outside_the_shared_graph_queue_nothing(
-    svc: Tabane,
-    vsvc: Tabane,
-    make_user: Callable[..., Principal],
-    make_context: Callable[..., str],
+def test_writes_outside_the_shared_graph_queue_nothing(
+    vsvc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
 ) -> None:
     team = unique("team:")
     alice = make_user("alice", extra_write=(team,))
-    plain, narrow = make_context(alice), make_context(alice)
-    svc.add_claims(alice, plain, [ClaimInput("p", "near", "q", 1.0)])  # no embedder: no worker
+    narrow = make_context(alice)
     with vsvc.store.session(alice) as session:
         shared = list(contexts.resolve(session, narrow).scopes)
     claim = [ClaimInput("n", "near", "m", 1.0)]
     vsvc.add_claims(alice, narrow, claim, scopes=sorted({*shared, team}))  # fewer readers
-    assert profile_jobs(svc, alice, plain) == [] and profile_jobs(svc, alice, narrow) == []
+    assert profile_jobs(vsvc, alice, narrow) == []
+
+
+def queue_rebuilds(svc: Tabane, user: Principal, context: str) -> None:
+    """Queue the derived rebuilds as a claim write or a retraction does (service/graph.py); a
+    write that queued them already finds them queued and adds none."""
+    with svc.store.session(user) as session:
+        schedule_communities(session, user, contexts.resolve(session, context))
+
+
+def past_the_debounce(svc: Tabane, user: Principal, context: str) -> None:
+    """Make the context's queued jobs due now, as if the debounce had passed."""
+    with svc.store.session(user) as session:
+        ctx_id = contexts.resolve(session, context).id
+    with svc.store.admin() as session:
+        session.execute(
+            update(Job)
+            .where(Job.context_id == ctx_id, Job.state == "queued")
+            .values(run_after=func.now())
+        )
+
+
+def test_a_worker_without_an_embedder_keeps_profiles_fresh(
+    svc: Tabane, vsvc: Tabane, user: Principal, context: str
+) -> None:
+    concept = unique("coffee")
+    svc.add_claims(user, context, [ClaimInput(concept, "contains", "caffeine", 3.0)])
+    [job] = profile_jobs(svc, user, context)
+    assert job.run_after - job.created_at == queue.DERIVE_DEBOUNCE
+    past_the_debounce(svc, user, context)
+    svc.worker.drain()
+    got = svc.profile(user, context, concept)
+    assert got.built and not got.stale and f"{concept} contains caffeine" in got.summary
+    assert (got.summarizer, got.model, got.dim) == ("extractive", None, None)
+    assert [j.id for j in profile_jobs(svc, user, context, "done")] == [job.id]
+
+    svc.add_claims(user, context, [ClaimInput(concept, "grows in", "Ethiopia", 2.0)])
+    assert svc.profile(user, context, concept).stale
+    past_the_debounce(svc, user, context)
+    svc.worker.drain()
+    fresh = svc.profile(user, context, concept)
+    assert not fresh.stale and f"{concept} grows in Ethiopia" in fresh.summary
+
+    # an embedder appears: its next rebuild embeds the kept summaries, rewriting none
+    embedder = vsvc.embedder
+    assert embedder is not None
+    queue_rebuilds(vsvc, user, context)
+    past_the_debounce(vsvc, user, context)
+    assert vsvc.wait_for_jobs(timeout=120) == 0
+    embedded = vsvc.profile(user, context, concept)
+    assert (embedded.model, embedded.dim) == (embedder.name, embedder.dim)
+    assert (embedded.summary, embedded.fingerprint) == (fresh.summary, fresh.fingerprint)
+    assert embedded.built_at is not None and fresh.built_at is not None
+    assert embedded.built_at > fresh.built_at and not embedded.stale
 
 
 def test_running_the_job_builds_a_fresh_embedded_profile_and_a_new_claim_refreshes_it(

@@ -3,13 +3,15 @@ apart and labelled; determinism, freshness, embeddings, visibility, the route an
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from typer.testing import CliRunner
 
 from tabane.api.app import create_app
@@ -18,6 +20,9 @@ from tabane.contexts import contexts
 from tabane.derive import profiles as prof
 from tabane.errors import Forbidden, InvalidInput, NoConcept, NoContext
 from tabane.graph.claim_input import ClaimInput
+from tabane.models.embedder import Vectors
+from tabane.models.extractive import ExtractiveSummarizer
+from tabane.models.summarizer import Member, Summary
 from tabane.service import Tabane
 from tabane.storage.schema import Profile
 from tabane.types import Principal
@@ -68,6 +73,12 @@ def test_perspectives_are_kept_apart_and_labelled(
     assert set(tea.refs) == {f"c:{ids[2]}", f"c:{ids[5]}"}
 
 
+def forget_profiles(svc: Tabane, user: Principal, context: str) -> None:
+    with svc.store.session(user) as session:
+        ctx = contexts.resolve(session, context)
+        session.execute(delete(Profile).where(Profile.context_id == ctx.id))
+
+
 def test_building_twice_gives_identical_profiles(
     svc: Tabane, user: Principal, context: str
 ) -> None:
@@ -80,7 +91,8 @@ def test_building_twice_gives_identical_profiles(
     concepts = ["coffee", "tea", "n0", "n3", "caffeine"]
     svc.build_profiles(user, context)
     one = [svc.profile(user, context, c) for c in concepts]
-    svc.build_profiles(user, context)
+    forget_profiles(svc, user, context)  # summarized again from nothing, not reused
+    assert svc.build_profiles(user, context).reused == 0
     two = [svc.profile(user, context, c) for c in concepts]
 
     def shape(p: prof.ProfileInfo) -> tuple[object, ...]:
@@ -218,3 +230,130 @@ def test_cli_derive_profiles(svc: Tabane, tabane_home: Path, user: Principal, co
     [report] = json.loads(result.stdout)
     assert (report["context"], report["concepts"]) == (context, 7)
     assert svc.profile(user, context, "coffee").built
+
+
+class CountingSummarizer:
+    """The extractive summarizer under any name, recording the members of every call."""
+
+    def __init__(self, name: str = "extractive") -> None:
+        self.name = name
+        self.inner = ExtractiveSummarizer()
+        self.calls: list[tuple[str, ...]] = []
+
+    def summarize(
+        self, members: Sequence[Member], *, budget_chars: int, language_hint: str | None = None
+    ) -> Summary:
+        self.calls.append(tuple(m.ref for m in members))
+        got = self.inner.summarize(members, budget_chars=budget_chars)
+        return Summary(got.text, got.refs, self.name, got.fingerprint)
+
+
+class CountingEmbedder:
+    """A small deterministic embedder (a text's sha256 as 8 numbers), recording every text."""
+
+    name = "counting-8"
+    dim = 8
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        self.texts.extend(texts)
+        rows = [np.frombuffer(hashlib.sha256(t.encode()).digest()[:8], np.uint8) for t in texts]
+        return np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dim) + 1.0
+
+    def embed_query(self, text: str) -> Vectors:
+        return self.embed_documents([text])[0]
+
+
+def built(
+    svc: Tabane,
+    user: Principal,
+    context: str,
+    summarizer: CountingSummarizer,
+    embedder: CountingEmbedder | None,
+) -> prof.ProfileBuild:
+    with svc.store.session(user) as session:
+        return prof.build(session, contexts.resolve(session, context), summarizer, embedder)
+
+
+def rows(svc: Tabane, user: Principal, context: str) -> dict[str, tuple[object, ...]]:
+    """Each profile's summary, summarizer, fingerprint, refs, model, dim and embedding."""
+    with svc.store.session(user) as session:
+        ctx = contexts.resolve(session, context)
+        found = session.scalars(select(Profile).where(Profile.context_id == ctx.id))
+        out: dict[str, tuple[object, ...]] = {}
+        for p in found:
+            vec = None if p.embedding is None else tuple(np.asarray(p.embedding).tolist())
+            out[p.concept] = (p.summary, p.summarizer, p.fingerprint, tuple(p.refs), p.model,
+                              p.dim, vec)  # fmt: skip
+        return out
+
+
+def test_a_rebuild_summarizes_and_embeds_only_the_concepts_that_changed(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    ids = coffee(svc, user, context)
+    summarizer, embedder = CountingSummarizer(), CountingEmbedder()
+    first = built(svc, user, context, summarizer, embedder)
+    assert (first.concepts, first.reused) == (7, 0)
+    assert summarizer.calls and len(embedder.texts) == 7
+    before = rows(svc, user, context)
+    assert all(r[4:6] == ("counting-8", 8) and r[6] is not None for r in before.values())
+
+    summarizer.calls.clear()
+    embedder.texts.clear()
+    again = built(svc, user, context, summarizer, embedder)
+    assert (again.concepts, again.reused) == (7, 7)
+    assert summarizer.calls == [] and embedder.texts == []  # nothing written twice
+    assert rows(svc, user, context) == before
+
+    # a new claim about tea (and the new concept China): only those two are summarized
+    [new] = svc.add_claims(user, context, [ClaimInput("tea", "grows in", "China", 1.0)]).claims
+    changed = built(svc, user, context, summarizer, embedder)
+    assert (changed.concepts, changed.reused) == (8, 6)
+    tea_refs = {f"c:{i}" for i in (ids[2], ids[5], new)}
+    assert {r for call in summarizer.calls for r in call} == tea_refs  # tea's and China's
+    assert len(embedder.texts) == 2
+    after = rows(svc, user, context)
+    assert {c: after[c] for c in before if c != "tea"} == {
+        c: r for c, r in before.items() if c != "tea"
+    }
+    assert after["tea"][0] != before["tea"][0] and f"c:{new}" in after["tea"][3]
+    assert svc.profile(user, context, "tea").stale is False
+
+
+def test_summaries_built_without_an_embedder_get_vectors_when_one_appears(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    coffee(svc, user, context)
+    summarizer, embedder = CountingSummarizer(), CountingEmbedder()
+    built(svc, user, context, summarizer, embedder)
+    svc.add_claims(user, context, [ClaimInput("tea", "grows in", "China", 1.0)])
+    plain = built(svc, user, context, summarizer, None)  # no embedder: tea and China unembedded
+    assert (plain.model, plain.reused) == (None, 6)
+    got = rows(svc, user, context)
+    assert {c for c, r in got.items() if r[6] is None} == {"tea", "China"}
+    assert all(r[4] == "counting-8" for c, r in got.items() if c not in ("tea", "China"))
+    summarizer.calls.clear()
+    embedder.texts.clear()
+    filled = built(svc, user, context, summarizer, embedder)
+    assert filled.reused == 8 and summarizer.calls == []  # summaries kept; only vectors written
+    assert len(embedder.texts) == 2
+    final = rows(svc, user, context)
+    assert all(r[4:6] == ("counting-8", 8) and r[6] is not None for r in final.values())
+    assert {c: r[:4] for c, r in final.items()} == {c: r[:4] for c, r in got.items()}
+
+
+def test_another_summarizer_rewrites_every_profile(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    """A stored summary is never kept under another summarizer's name (it would credit the
+    wrong author), even when the members did not change."""
+    coffee(svc, user, context)
+    built(svc, user, context, CountingSummarizer(), None)
+    other = CountingSummarizer("other-summarizer")
+    report = built(svc, user, context, other, None)
+    assert (report.reused, report.summarizer) == (0, "other-summarizer")
+    assert len(other.calls) >= 7
+    assert {r[1] for r in rows(svc, user, context).values()} == {"other-summarizer"}

@@ -210,6 +210,19 @@ def _communities(conn: Connection, tag: str, slots: Slots) -> Parents:
     return {"ctx": ctx, "com": _ids(conn, "communities", rows)}
 
 
+def _raptor_row(ctx: int, n: int) -> dict[str, Any]:
+    return {
+        "context_id": ctx, "level": 1, "ordinal": n, "size": 1, "leaves": 1, "summary": "before",
+        "summarizer": "extractive", "fingerprint": "f", "refs": [], "corpus_version": "v",
+    }  # fmt: skip
+
+
+def _raptor_nodes(conn: Connection, tag: str, slots: Slots) -> Parents:
+    ctx = _contexts(conn, tag, slots)
+    rows = {n: {**_raptor_row(ctx[n], 0), "scopes": s} for n, s in slots.items()}
+    return {"ctx": ctx, "node": _ids(conn, "raptor_nodes", rows)}
+
+
 def cleanup(conn: Connection, tag: str) -> None:
     """Remove every context, group and user an example created; cascades remove the rest."""
     for name in ("contexts", "groups", "users"):
@@ -498,6 +511,25 @@ SPECS: dict[str, Spec] = {
         },
         lambda p, i: {"summary": "after"},
     ),
+    "raptor_nodes": Spec(  # one context per slot: its ordinal names the row
+        "raptor_nodes",
+        ("context_id", "ordinal"),
+        lambda conn, tag, slots: {"ctx": _contexts(conn, tag, slots)},
+        lambda p, tag, n: _raptor_row(p["ctx"][n], n),
+        lambda p, i: {"summary": "after"},
+    ),
+    "raptor_members": Spec(
+        "raptor_members",
+        ("node_id", "ref"),
+        _raptor_nodes,
+        lambda p, tag, n: {
+            "node_id": p["node"][n],
+            "ref": f"p:{tag}r{n}",
+            "context_id": p["ctx"][n],
+            "rank": 0,
+        },
+        lambda p, i: {"rank": 2},
+    ),
     "associations": Spec(
         "associations",
         ("context_id", "subject"),
@@ -638,8 +670,20 @@ SAME_SCOPES_AS_PARENT = frozenset(
         "session_turns",
         "turn_vectors",
         "community_members",
+        "raptor_members",
     )
 )
+
+
+def test_same_scopes_as_parent_lists_every_table_keyed_on_its_parents_scopes() -> None:
+    keyed = {
+        t.name
+        for t in Base.metadata.sorted_tables
+        if any("scopes" in fk.column_keys for fk in t.foreign_key_constraints)
+    }
+    assert sorted(keyed) == sorted(SAME_SCOPES_AS_PARENT)
+
+
 KEY_MISMATCH = -1  # attempt(): the foreign key (parent id, scopes) refused the row
 
 

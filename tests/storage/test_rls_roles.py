@@ -117,9 +117,13 @@ def seed_tree(conn: Connection, prefix: str, scopes: list[str]) -> dict[str, int
     com = _id(conn, "communities", **community(ctx, 0), scopes=scopes)
     conn.execute(insert(table("community_members")).values(**member(ctx, com, 0), scopes=scopes))
     conn.execute(insert(table("profiles")).values(**profile(ctx, 0), scopes=scopes))
+    node = _id(conn, "raptor_nodes", **raptor_node(ctx, 0), scopes=scopes)
+    conn.execute(
+        insert(table("raptor_members")).values(**raptor_member(ctx, node, 0), scopes=scopes)
+    )
     return {
         "ctx": ctx, "g1": g1, "g2": g2, "src": src, "par": par, "voc": voc, "user": user,
-        "ses": ses, "claim": claim, "turn": turn, "com": com,
+        "ses": ses, "claim": claim, "turn": turn, "com": com, "node": node,
     }  # fmt: skip
 
 
@@ -142,6 +146,19 @@ def profile(ctx: int, n: int) -> dict[str, Any]:
 def member(ctx: int, com: int, n: int) -> dict[str, Any]:
     """A member concept of a community (`com` is its parent), numbered by `n`."""
     return {"community_id": com, "concept": f"c{n}", "context_id": ctx, "rank": n, "weight": 1.0}
+
+
+def raptor_node(ctx: int, n: int) -> dict[str, Any]:
+    """A level-1 node of a context's RAPTOR tree, numbered by `n`."""
+    return {
+        "context_id": ctx, "level": 1, "ordinal": n, "size": 1, "leaves": 1, "summary": "s",
+        "summarizer": "extractive", "fingerprint": "f", "refs": [], "corpus_version": "v",
+    }  # fmt: skip
+
+
+def raptor_member(ctx: int, node: int, n: int) -> dict[str, Any]:
+    """A member of a RAPTOR node (`node` is its parent), numbered by `n`."""
+    return {"node_id": node, "ref": f"p:{n}", "context_id": ctx, "rank": n}
 
 
 def turn_vector(ses: int, turn: int, n: int) -> dict[str, Any]:
@@ -296,6 +313,8 @@ def new_rows(prefix: str, ids: dict[str, int], scopes: list[Any]) -> dict[str, d
         "communities": {**community(ids["ctx"], 1), "scopes": scopes},
         "community_members": {**member(ids["ctx"], ids["com"], 1), "scopes": scopes},
         "profiles": {**profile(ids["ctx"], 1), "scopes": scopes},
+        "raptor_nodes": {**raptor_node(ids["ctx"], 1), "scopes": scopes},
+        "raptor_members": {**raptor_member(ids["ctx"], ids["node"], 1), "scopes": scopes},
     }
 
 
@@ -316,6 +335,21 @@ def trees(svc: Tabane) -> Any:
             t = table(name)
             for prefix in prefixes:
                 conn.execute(delete(t).where(t.c.name.startswith(prefix, autoescape=True)))
+
+
+def test_a_seeded_tree_has_a_row_in_every_scoped_table(svc: Tabane, trees: Any) -> None:
+    """The tests below count on it (a table with no row would pass them vacuously)."""
+    scope = f"user:{tag()}"
+    trees([scope])
+    with svc.store.owner.connect() as conn:
+        empty = [
+            name
+            for name in SCOPED_TABLES
+            if not conn.execute(
+                select(func.count()).select_from(table(name)).where(table(name).c.scopes == [scope])
+            ).scalar_one()
+        ]
+    assert empty == []
 
 
 def refused_by_rls(exc: DBAPIError) -> bool:

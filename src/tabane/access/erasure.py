@@ -13,10 +13,18 @@ applies to, and a test fails on it).
 - A column `user_id`: the user's rows (grants, API keys, sessions, recall traces).
 - A foreign key with ON DELETE CASCADE: rows pointing at an erased row (a session's turns, a
   private context's sources, a private group's memberships, the grants of the personal scope).
+- Derived memory (`DERIVED`: communities, profiles, RAPTOR nodes, and their members through the
+  cascade): every row of a context and scope set that read an erased row. A derived row carries
+  its context's scope set and is built from the context's rows inside that set, so its summary
+  may quote a row of the user even when its own set is wider ({user:NAME, org:team}, or {public}
+  for a note the user authored there); it goes whenever the erasure takes a content row of its
+  context whose scope set lies inside the derived row's. It is a cache: the next derive job of
+  the context rebuilds it from the rows left.
 
 Rows whose scope set is wider ({user:NAME, public}) stay unless another rule takes them. Erasure
-deletes children before parents, so the database cascades nothing behind the counts' back. These
-run on the owner's session: the erasure sees and deletes across every scope.
+deletes children before parents, so the database cascades nothing behind the counts' back, and
+derived rows before the rows they were read from (the derived rule looks those up). These run on
+the owner's session: the erasure sees and deletes across every scope.
 """
 
 from __future__ import annotations
@@ -45,11 +53,15 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 
 from tabane.errors import Forbidden, Issue, NoUser
-from tabane.storage.schema import Association, Base, Claim, User
+from tabane.storage.schema import SCOPED_TABLES, Association, Base, Claim, User
 from tabane.types import Principal, personal_scope
 
 # Columns an export leaves out: a key's hash verifies its token and is no use to its holder.
 REDACTED = {"api_keys": frozenset({"hash"})}
+
+# Derived memory: rebuilt from a context's rows, carrying the context's scope set (the tables
+# with a scope set of their own in storage/schema_derived.py; their members follow them).
+DERIVED = frozenset({"communities", "profiles", "raptor_nodes"})
 
 # (perspective, subject, label, object), as graph.claims.EdgeKey
 EdgeKey = tuple[str, str, str, str]
@@ -88,11 +100,15 @@ def plan(target: Target, metadata: MetaData = Base.metadata) -> Walk:
 
     def rule(table: Table) -> ColumnElement[bool] | None:
         if table.name not in memo:
-            found = [*_own(table, target), *_cascaded(table, rule)]
+            found = [
+                *_own(table, target),
+                *_cascaded(table, rule),
+                *_derived(table, metadata, rule),
+            ]
             memo[table.name] = or_(*found) if found else None
         return memo[table.name]
 
-    tables = tuple(metadata.sorted_tables)
+    tables = _derived_last(metadata)
     rows = {t.name: r for t in tables if (r := rule(t)) is not None}
     return Walk(target=target, tables=tuple(t for t in tables if t.name in rows), rows=rows)
 
@@ -241,6 +257,53 @@ def _cascaded(table: Table, rule: Any) -> list[ColumnElement[bool]]:
         remote = select(*[e.column for e in fk.elements]).where(parents)
         found.append(tuple_(*local).in_(remote) if len(local) > 1 else local[0].in_(remote))
     return found
+
+
+def _derived(table: Table, metadata: MetaData, rule: Any) -> list[ColumnElement[bool]]:
+    """Rows of a derived table whose context and scope set read a row the erasure takes: a
+    content row (a scoped table with a context and a scope set of its own) of the same context,
+    inside the derived row's scope set."""
+    if table.name not in DERIVED:
+        return []
+    found: list[ColumnElement[bool]] = []
+    for source in _content(metadata):
+        taken = rule(source)
+        if taken is None:
+            continue
+        found.append(
+            exists().where(
+                taken,
+                source.c.context_id == table.c.context_id,
+                source.c.scopes.op("<@", is_comparison=True)(table.c.scopes),
+            )
+        )
+    return found
+
+
+def _content(metadata: MetaData) -> list[Table]:
+    """The tables a derived row may have read: scoped, in a context, with their own scope set
+    (a child whose set is its parent's is taken with that parent)."""
+    return [
+        t
+        for t in metadata.sorted_tables
+        if t.name in SCOPED_TABLES
+        and t.name not in DERIVED
+        and "context_id" in t.c
+        and "scopes" in t.c
+        and not _inherits_scopes(t)
+    ]
+
+
+def _derived_last(metadata: MetaData) -> tuple[Table, ...]:
+    """The tables parents first, with the derived tables and their children after every other
+    (so, deleting in reverse, a derived row goes while the rows it was read from are still there
+    for its rule to find)."""
+    tables = metadata.sorted_tables
+    late = {t.name for t in tables if t.name in DERIVED}
+    for t in tables:  # parents come first, so one pass takes children of children too
+        if any(fk.referred_table.name in late for fk in t.foreign_key_constraints):
+            late.add(t.name)
+    return (*(t for t in tables if t.name not in late), *(t for t in tables if t.name in late))
 
 
 def _inherits_scopes(table: Table) -> bool:

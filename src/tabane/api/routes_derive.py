@@ -1,6 +1,6 @@
-"""Derived memory over HTTP: a context's communities and their search, and a concept's entity
-profile. Each route is one facade call; each answer says whether what it was built from changed
-after the build (`stale`)."""
+"""Derived memory over HTTP: a context's communities and their search, a concept's entity
+profile, and the context's RAPTOR tree with each node's members. Each route is one facade call;
+each answer says whether what it was built from changed after the build (`stale`)."""
 
 from __future__ import annotations
 
@@ -116,3 +116,64 @@ def profile(context: str, concept: str, svc: Svc, user: User) -> ProfileOut:
     after the build. Cite the `[c:<id>]` claims, not the profile. 404 `no_concept` when the
     context has no such concept."""
     return out(ProfileOut, svc.profile(user, context, concept))
+
+
+class RaptorNodeOut(Response):
+    level: int = Field(description="1: summaries of paragraphs and notes; L+1: of level L")
+    ordinal: int = Field(description="number within its level")
+    parent: int | None = Field(description="ordinal of the level-above node (null: a root)")
+    size: int = Field(description="direct members")
+    leaves: int = Field(description="paragraphs and notes under it")
+    summary: str = Field(description="`[p:<id>]`, `[c:<id>]`, `[r:<level>.<ordinal>]` cite members")
+    summarizer: str = Field(description="what wrote the summary, e.g. `extractive-v1`")
+    refs: list[str] = Field(description="the members the summary cites")
+    members: list[str] = Field(description="the first member refs, nearest the centre first")
+
+
+class RaptorTreeOut(Response):
+    context: str
+    built: bool = Field(description="false: never built for this context")
+    built_at: datetime | None
+    stale: bool = Field(description="paragraphs or notes changed after the build")
+    corpus_version: str | None = Field(description="the corpus state the build saw")
+    current_version: str = Field(description="the corpus state now")
+    nodes: list[RaptorNodeOut] = Field(description="top level (the roots) first, then by ordinal")
+
+
+class RaptorMemberOut(Response):
+    ref: str = Field(description="`p:<id>`, `c:<id>` or `r:<level>.<ordinal>`")
+    rank: int = Field(description="0 is nearest the cluster's centre")
+    kind: str = Field(description="paragraph, claim, node, or missing (gone or not visible)")
+    text: str
+    source_id: str | None = None
+    paragraph: int | None = None
+    title: str | None = None
+    claim_id: int | None = None
+    level: int | None = None
+    ordinal: int | None = None
+
+
+@router.get("/raptor")
+def raptor_tree(
+    context: str,
+    svc: Svc,
+    user: User,
+    level: Annotated[int | None, Query(description="one level only (default: all)")] = None,
+) -> RaptorTreeOut:
+    """The context's RAPTOR tree: its paragraphs and notes clustered by meaning and summarized,
+    level by level, up to a few roots — broad overviews of what the context holds. Built in the
+    background after ingest when an embedder is configured (or `tabane derive --what raptor`);
+    `stale` says the corpus changed after the build. Follow a node down with its members."""
+    return out(RaptorTreeOut, svc.raptor_tree(user, context, level))
+
+
+@router.get("/raptor/{level}/{ordinal}")
+def raptor_members(
+    context: str, level: int, ordinal: int, svc: Svc, user: User
+) -> list[RaptorMemberOut]:
+    """Every member of one RAPTOR node, nearest the cluster's centre first, resolved to the
+    paragraph (source id, paragraph number, title, text), note or child node it names, so an
+    overview's citation can be checked against the evidence below it. 404 `no_node` when the
+    tree has no such node."""
+    found = svc.raptor_members(user, context, level, ordinal)
+    return [out(RaptorMemberOut, m) for m in found]

@@ -138,7 +138,9 @@ class LaneReportOut(Response):
 
 class CandidateOut(Response):
     key: str
-    kind: str = Field(description="paragraph, claim, association, turn or catalog")
+    kind: str = Field(
+        description="paragraph, claim, association, turn, catalog, community, profile or raptor"
+    )
     lanes: list[LaneRankOut]
     fused: float = Field(description="reciprocal rank fusion over its lanes")
     direct: bool

@@ -1,5 +1,5 @@
-"""`tabane derive`: force a build of derived memory (communities or entity profiles), with a
-progress bar."""
+"""`tabane derive`: force a build of derived memory (communities, entity profiles or the RAPTOR
+tree), with a progress bar."""
 
 from __future__ import annotations
 
@@ -19,14 +19,19 @@ def derive(
     context: Annotated[
         str | None, Opt(help="the context to build (default: every context you may write)")
     ] = None,
-    what: Annotated[str, Opt(help="what to build: communities or profiles")] = "communities",
+    what: Annotated[
+        str, Opt(help="what to build: communities, profiles or raptor")
+    ] = "communities",
 ) -> None:
     """Rebuild derived memory now instead of waiting for the background job: the communities
     of each context's concept graph (Louvain, fixed seed) with their summaries, or the entity
     profiles of its heaviest concepts (a summary of each one's heaviest open claims, each
-    holder's opinions labelled). Prints one report per context.
+    holder's opinions labelled), or the RAPTOR tree of its paragraphs and notes (clustered by
+    meaning and summarized level by level up to a few roots; needs an embedder). Prints one
+    report per context.
     Example: tabane derive --context notes --what communities
-    Example: tabane derive --context notes --what profiles"""
+    Example: tabane derive --context notes --what profiles
+    Example: tabane derive --context docs --what raptor"""
     with service() as (svc, user):
         names = svc.derive_targets(user, context, what)
         reports = []

@@ -61,11 +61,15 @@ def worker(
     settings = dataclasses.replace(Settings.from_env(), worker="off")
     stop = threading.Event()
     with _logging(), _stop_on_signals(stop), Tabane.open(settings) as svc:
-        kinds = svc.worker.kinds
-        if kinds:
-            logger.info("worker: embedder %s; job kinds %s", _model(svc), ", ".join(kinds))
+        kinds = ", ".join(svc.worker.kinds)
+        if svc.embedder is not None:
+            logger.info("worker: embedder %s; job kinds %s", _model(svc), kinds)
         else:
-            logger.warning("worker: no embedder configured (TABANE_EMBEDDER=none): nothing to run")
+            logger.warning(
+                "worker: no embedder configured (TABANE_EMBEDDER=none): embedding jobs wait; "
+                "job kinds %s",
+                kinds,
+            )
         if once:
             ran = _run_due(svc, stop)
             logger.info("worker: ran %d job(s); exiting", ran)

@@ -5,7 +5,9 @@ Vectors are written by the `derive_communities` job after its build (jobs/worker
 community row itself (`embedding`, `model`, `dim`), checked before anything is stored. A build
 replaces every community of its context; a new community whose summary is word for word an old
 one's keeps that vector (`kept`), so a rebuild after a small change embeds only what changed.
-A row holding another model's vector, or none, is `missing` for the configured model.
+A row holding another model's vector, or none, is `missing` for the configured model: a build
+run by a worker without an embedder leaves its new summaries so, and the next `derive_communities`
+job run by a worker with one embeds them.
 """
 
 from __future__ import annotations

@@ -18,6 +18,12 @@ with "not" before the label for a negative weight; weight |weight|) within its s
 Freshness: a concept's `claim_version` counts its visible claims, open and closed, with the
 newest recording and closing times; a read whose current version differs from the build's says
 `stale` (a new claim, a closed one).
+
+Reuse: a rebuild keeps a concept's stored summary, refs and vector when its members read the
+same (the fingerprint) and the configured summarizer wrote it, without calling the summarizer or
+the embedder for it, so a rebuild after a small change summarizes only the concepts it touched.
+A build without an embedder leaves its new summaries without a vector; the next build with one
+embeds every summary lacking a vector of its model.
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ class ProfileBuild:
     context: str
     concepts: int  # profiles written
     candidates: int  # concepts with open claims
+    reused: int  # profiles whose members were unchanged: summary and vector kept, not rewritten
     summarizer: str
     model: str | None  # of the summary embeddings (None: no embedder)
     built_at: datetime
@@ -217,6 +224,44 @@ def _embed(embedder: Embedder, texts: Sequence[str]) -> list[Any]:
     return out
 
 
+@dataclass(frozen=True)
+class _Kept:
+    """What a stored profile lends an unchanged concept's rebuild."""
+
+    summary: Summary
+    model: str | None
+    dim: int | None
+    embedding: Any
+
+
+def _stored(session: Session, ctx: Context) -> dict[str, _Kept]:
+    """The context's stored profiles by concept (the newest row stands for a concept)."""
+    p = Profile
+    rows = session.execute(
+        select(p.concept, p.summary, p.refs, p.summarizer, p.fingerprint, p.model, p.dim,
+               p.embedding)
+        .where(p.context_id == ctx.id)
+        .order_by(p.built_at, p.id)
+    )  # fmt: skip
+    found: dict[str, _Kept] = {}
+    for r in rows:
+        summary = Summary(r.summary, tuple(r.refs), r.summarizer, r.fingerprint)
+        found[r.concept] = _Kept(summary, r.model, r.dim, r.embedding)
+    return found
+
+
+def members_fingerprint(claims: Sequence[_Claim]) -> str:
+    """The fingerprint `compose` gives these claims, without summarizing: every member of every
+    section, in order."""
+    return fingerprint([m for _, members in sections(claims) for m in members])
+
+
+def _unchanged(old: Summary, summarizer: Summarizer, claims: Sequence[_Claim]) -> bool:
+    """Whether a stored summary stands for these claims: the same summarizer wrote it (another
+    one's text would be credited to the wrong author) from the same members."""
+    return old.summarizer == summarizer.name and old.fingerprint == members_fingerprint(claims)
+
+
 def build(
     session: Session,
     ctx: Context,
@@ -226,7 +271,10 @@ def build(
     top: int | None = DEFAULT_TOP,
 ) -> ProfileBuild:
     """Replace the context's profiles with ones built from its claims now (the `top` heaviest
-    concepts; None: all). The caller checks that the principal may write the context; RLS
+    concepts; None: all). A concept whose members read the same as its stored profile's
+    (fingerprint) and whose profile `summarizer` wrote keeps that summary, its refs and its
+    vector, without calling the summarizer; with an embedder, every summary lacking a vector of
+    its model is embedded. The caller checks that the principal may write the context; RLS
     checks it again on every row."""
     check_top(top)
     started = datetime.now().astimezone()
@@ -236,11 +284,24 @@ def build(
     names = [n for n, _ in chosen]
     versions = claim_versions(session, ctx, names)
     members = _members(session, ctx, names)
-    summaries = [compose(summarizer, members.get(n, [])) for n in names]
-    vectors: list[Any] = [None] * len(names)
-    if embedder is not None and names:
-        texts = [strip_citations(s.text) or n for n, s in zip(names, summaries, strict=True)]
-        vectors = _embed(embedder, texts)
+    stored = _stored(session, ctx)
+    summaries: list[Summary] = []
+    vectors: list[tuple[str | None, int | None, Any]] = []  # model, dim, embedding
+    reused = 0
+    for name in names:
+        claims, old = members.get(name, []), stored.get(name)
+        if old is not None and _unchanged(old.summary, summarizer, claims):
+            summaries.append(old.summary)
+            vectors.append((old.model, old.dim, old.embedding))
+            reused += 1
+        else:
+            summaries.append(compose(summarizer, claims))
+            vectors.append((None, None, None))
+    if embedder is not None:
+        todo = [i for i, v in enumerate(vectors) if v[2] is None or v[0] != embedder.name]
+        texts = [strip_citations(summaries[i].text) or names[i] for i in todo]
+        for i, vec in zip(todo, _embed(embedder, texts), strict=True):
+            vectors[i] = (embedder.name, embedder.dim, vec)
     session.execute(delete(Profile).where(Profile.context_id == ctx.id))
     built_at = session.execute(select(func.now())).scalar_one()
     rows = [
@@ -252,14 +313,14 @@ def build(
             "summarizer": s.summarizer,
             "fingerprint": s.fingerprint,
             "refs": list(s.refs),
-            "model": embedder.name if embedder is not None else None,
-            "dim": embedder.dim if embedder is not None else None,
+            "model": model,
+            "dim": dim,
             "embedding": vec,
             "claim_version": versions.get(name, "-"),
             "built_at": built_at,
             "scopes": list(ctx.scopes),
         }
-        for (name, weight), s, vec in zip(chosen, summaries, vectors, strict=True)
+        for (name, weight), s, (model, dim, vec) in zip(chosen, summaries, vectors, strict=True)
     ]
     if rows:
         session.execute(insert(Profile), rows)
@@ -267,6 +328,7 @@ def build(
         context=ctx.name,
         concepts=len(rows),
         candidates=len(ranked),
+        reused=reused,
         summarizer=summarizer.name,
         model=embedder.name if embedder is not None else None,
         built_at=built_at,

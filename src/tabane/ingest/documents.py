@@ -3,25 +3,35 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Text, literal, or_, select, update
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
 from tabane.contexts import contexts
 from tabane.errors import InvalidInput, Issue
 from tabane.graph import claims
 from tabane.jobs import queue
-from tabane.sources.write import RetractResult, SourceMeta, WriteResult, retract, store
-from tabane.storage.schema import Context, Source
+from tabane.sources.write import (
+    RetractResult,
+    SourceMeta,
+    WriteResult,
+    retract,
+    store,
+    title_key,
+)
+from tabane.storage.schema import Context, RaptorNode, Source
 from tabane.storage.store import Store
 from tabane.text.documents import Block, Locator, ParsedDocument, read_document
 from tabane.types import SOURCE_STATES, Principal, parse_date, scope_set
 
 MAX_SOURCE_ID = 1024
 MAX_TAGS = 64
+_SPACES = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -91,6 +101,7 @@ def ingest_parsed(
             raw_hash=raw_hash(doc.data) if doc.data is not None else None,
         )
         result = store(session, principal, ctx, meta, parsed.blocks, doc.questions)
+        _describe(session, result.source_pk, outline(meta.title, parsed.blocks), meta.area)
         if result.outcome == "replaced":  # the old version's claims pointed at its paragraphs
             claims.close_by_source(session, principal, ctx, meta.source_id, reason="replaced")
         if embed and result.outcome != "unchanged" and result.paragraphs:
@@ -102,6 +113,42 @@ def ingest_parsed(
                 source_scopes=meta.scopes,
             )
         return result
+
+
+def outline(title: str, blocks: Sequence[Block]) -> list[str]:
+    """A source's top-level section titles, as the corpus map lists them: its level-1 headings
+    in order of first appearance; when the only one repeats the title (a document's `# Title`),
+    the level-2 headings under it."""
+    roots: list[str] = []
+    seconds: list[tuple[str, ...]] = []
+    for b in blocks:
+        if b.section and b.section[0] not in roots:
+            roots.append(b.section[0])
+        if len(b.section) >= 2 and b.section[:2] not in seconds:
+            seconds.append(b.section[:2])
+    if len(roots) == 1 and _norm(roots[0]) == _norm(title):
+        return [path[1] for path in seconds]
+    return roots
+
+
+def _norm(text: str) -> str:
+    return _SPACES.sub(" ", text).strip().casefold()
+
+
+def _describe(session: Session, source_pk: int, titles: list[str], area: str | None) -> None:
+    """Write what the corpus map and the area catalog read of a source (its outline and its
+    area's key) in the ingest's transaction; a row that already says so is not touched."""
+    new_outline = literal(titles, ARRAY(Text))
+    key = title_key(area or "")
+    session.execute(
+        update(Source)
+        .where(
+            Source.id == source_pk,
+            or_(Source.outline.is_distinct_from(new_outline), Source.area_key != key),
+        )
+        .values(outline=new_outline, area_key=key)
+        .execution_options(synchronize_session=False)
+    )
 
 
 def raw_hash(data: bytes) -> str:
@@ -223,5 +270,27 @@ def retract_source(
 ) -> RetractResult:
     """Retract a source and close every claim attributed to it, in the caller's transaction."""
     result = retract(session, principal, ctx, source_id, dry_run=dry_run, reason=reason)
+    if not dry_run:  # a tombstone keeps no outline, as it keeps no paragraphs
+        session.execute(
+            update(Source)
+            .where(
+                Source.context_id == ctx.id,
+                Source.source_id == source_id,
+                Source.outline != literal([], ARRAY(Text)),
+            )
+            .values(outline=[])
+            .execution_options(synchronize_session=False)
+        )
+        _tree_changed(session, principal, ctx)
     closed = claims.close_by_source(session, principal, ctx, source_id, dry_run=dry_run)
     return replace(result, claims=closed.claims, associations=closed.associations)
+
+
+def _tree_changed(session: Session, principal: Principal, ctx: Context) -> None:
+    """Queue the debounced rebuild of the context's RAPTOR tree, when it has one (its leaves
+    changed) and the principal may queue work with the context's scope set."""
+    if not principal.can_write(tuple(ctx.scopes)):
+        return
+    built = session.scalar(select(RaptorNode.id).where(RaptorNode.context_id == ctx.id).limit(1))
+    if built is not None:
+        queue.enqueue_raptor(session, context_id=ctx.id, scopes=list(ctx.scopes))

@@ -22,6 +22,7 @@ EMBED_CLAIMS = "embed_claims"  # embed a context's current claims of one scope s
 EMBED_TURNS = "embed_turns"  # embed a session's turns lacking vectors
 DERIVE_COMMUNITIES = "derive_communities"  # rebuild a context's communities (and embed them)
 DERIVE_PROFILES = "derive_profiles"  # rebuild a context's entity profiles (and embed them)
+DERIVE_RAPTOR = "derive_raptor"  # rebuild a context's RAPTOR tree (summaries embedded)
 DERIVE_DEBOUNCE = timedelta(seconds=2)  # a derived build waits this long for more writes
 LEASE = timedelta(seconds=60)
 MAX_ATTEMPTS = 5
@@ -140,6 +141,19 @@ def enqueue_profiles(
     queued job per context and scope set, due `delay` after the first write of a burst). The job
     reads and writes with the context's scope set, `scopes`."""
     _enqueue_scoped(session, DERIVE_PROFILES, context_id, scopes, delay)
+
+
+def enqueue_raptor(
+    session: Session,
+    *,
+    context_id: int,
+    scopes: Sequence[str],
+    delay: timedelta = DERIVE_DEBOUNCE,
+) -> None:
+    """Queue a rebuild of a context's RAPTOR tree, debounced as `enqueue_communities`: queued when
+    the context's leaves change (paragraph or note vectors stored, a source retracted). The job
+    reads and writes with the context's scope set, `scopes`."""
+    _enqueue_scoped(session, DERIVE_RAPTOR, context_id, scopes, delay)
 
 
 def enqueue_turns(session: Session, *, session_pk: int, scopes: Sequence[str]) -> None:

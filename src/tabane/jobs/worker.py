@@ -1,10 +1,12 @@
 """The worker: claims jobs and runs them with exactly the scopes each job carries.
 
-A local install runs one in a daemon thread; a service runs `tabane worker` processes. The queue
-itself is kept through the owner's connection (the jobs table is under row-level security: a
-caller sees and queues only jobs within its own scopes). Each job runs under a principal whose
-read set is the job's `read_scopes` and whose write set is its `scopes`, so a worker never has
-more authority than the data it works on.
+A local install runs one in a daemon thread; a service runs `tabane worker` processes. A worker
+without an embedder still runs the derived rebuilds (their embedding steps skipped), so a local
+install with no model keeps its communities and profiles fresh. The queue itself is kept
+through the owner's connection (the jobs table is under row-level security: a caller sees and
+queues only jobs within its own scopes). Each job runs under a principal whose read set is the
+job's `read_scopes` and whose write set is its `scopes`, so a worker never has more authority
+than the data it works on.
 """
 
 from __future__ import annotations
@@ -15,10 +17,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from tabane.derive import communities, community_vectors, profiles
+from tabane.derive import communities, community_vectors, profiles, raptor
 from tabane.errors import TabaneError
 from tabane.graph import claim_vectors, gloss
 from tabane.jobs import queue
@@ -26,7 +28,7 @@ from tabane.memory import turn_vectors
 from tabane.models.embedder import Embedder, Vectors
 from tabane.models.summarizer import Summarizer
 from tabane.search import vectors
-from tabane.storage.schema import Context, Source
+from tabane.storage.schema import Context, Job, Source
 from tabane.storage.store import Store
 from tabane.types import Principal
 
@@ -47,9 +49,20 @@ def job_principal(job: queue.Claimed) -> Principal:
     )
 
 
+# Which job kinds need which model (a kind in neither set needs none): a worker runs a kind only
+# when it has what the kind needs. Derived builds run without an embedder, their embedding steps
+# skipped; the next build by a worker with one embeds what lacks a vector of its model.
+# The RAPTOR tree clusters vectors, so its build needs an embedder as well as the summarizer.
+NEEDS_EMBEDDER = frozenset(
+    {EMBED_SOURCE, queue.EMBED_GLOSSES, queue.EMBED_CLAIMS, queue.EMBED_TURNS, queue.DERIVE_RAPTOR}
+)
+NEEDS_SUMMARIZER = frozenset({queue.DERIVE_PROFILES, queue.DERIVE_RAPTOR})
+
+
 class Worker:
-    """Runs the jobs its embedder allows (none without one); `summarizer` gives the configured
-    summarizer (built on first use) for profile rebuilds, which are not run without it."""
+    """Runs the jobs its models allow: the embedding jobs only with an embedder, profile
+    rebuilds only with `summarizer` (which gives the configured summarizer, built on first use),
+    community rebuilds always."""
 
     def __init__(
         self,
@@ -65,19 +78,36 @@ class Worker:
         self.poll = poll
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        # The one map from job kind to handler (claims take the oldest due job of any kind).
+        self.handlers: dict[str, Callable[[queue.Claimed], None]] = {
+            EMBED_SOURCE: self._run_source,
+            queue.EMBED_GLOSSES: self._run_glosses,
+            queue.EMBED_CLAIMS: self._run_claims,
+            queue.EMBED_TURNS: self._run_turns,
+            queue.DERIVE_COMMUNITIES: self._run_communities,
+            queue.DERIVE_PROFILES: self._run_profiles,
+            queue.DERIVE_RAPTOR: self._run_raptor,
+        }
 
     @property
     def kinds(self) -> list[str]:
-        if self.embedder is None:
-            return []
-        kinds = [
-            EMBED_SOURCE,
-            queue.EMBED_GLOSSES,
-            queue.EMBED_CLAIMS,
-            queue.EMBED_TURNS,
-            queue.DERIVE_COMMUNITIES,
+        """The job kinds this worker runs (in `handlers` order)."""
+        return [
+            kind
+            for kind in self.handlers
+            if (self.embedder is not None or kind not in NEEDS_EMBEDDER)
+            and (self.summarizer is not None or kind not in NEEDS_SUMMARIZER)
         ]
-        return kinds if self.summarizer is None else [*kinds, queue.DERIVE_PROFILES]
+
+    def pending(self, session: Session) -> int:
+        """Queued or running jobs of the kinds this worker runs (the others wait for a worker
+        with the model they need)."""
+        stmt = (
+            select(func.count())
+            .select_from(Job)
+            .where(Job.state.in_(("queued", "running")), Job.kind.in_(self.kinds))
+        )
+        return int(session.scalar(stmt) or 0)
 
     def run_once(self) -> bool:
         """Claim and run one job; False when none was due."""
@@ -129,21 +159,11 @@ class Worker:
                 self._stop.wait(self.poll * 4)
 
     def _run(self, job: queue.Claimed) -> None:
-        if job.kind == queue.EMBED_GLOSSES:
-            self._run_glosses(job)
-            return
-        if job.kind == queue.EMBED_CLAIMS:
-            self._run_claims(job)
-            return
-        if job.kind == queue.EMBED_TURNS:
-            self._run_turns(job)
-            return
-        if job.kind == queue.DERIVE_COMMUNITIES:
-            self._run_communities(job)
-            return
-        if job.kind == queue.DERIVE_PROFILES:
-            self._run_profiles(job)
-            return
+        self.handlers[job.kind](job)
+
+    def _run_source(self, job: queue.Claimed) -> None:
+        """Embed a source's paragraphs that lack a vector of the model (search/vectors.py); the
+        model runs while the previous batch is written."""
         assert self.embedder is not None and job.source_pk is not None
         principal = job_principal(job)
         with self.store.session(principal) as session:
@@ -177,6 +197,18 @@ class Worker:
                 pending = writer.submit(write, batch, vecs)
             if pending is not None:
                 pending.result()
+        if todo:
+            self._leaves_changed(context_id)
+
+    def _leaves_changed(self, context_id: int) -> None:
+        """Queue the debounced RAPTOR rebuild of a context whose leaves (paragraph or note
+        vectors) were just stored, when this worker can build it."""
+        if queue.DERIVE_RAPTOR not in self.kinds:
+            return
+        with self.store.admin() as session:
+            ctx = session.get(Context, context_id)
+            if ctx is not None:
+                queue.enqueue_raptor(session, context_id=ctx.id, scopes=list(ctx.scopes))
 
     def _in_batches(
         self,
@@ -239,6 +271,8 @@ class Worker:
                 session, embedder, context_id, job.scopes, batch, vecs
             ),
         )
+        if todo:
+            self._leaves_changed(context_id)
 
     def _run_turns(self, job: queue.Claimed) -> None:
         """Embed the turns of one session that lack a vector of the model
@@ -267,8 +301,9 @@ class Worker:
 
     def _run_communities(self, job: queue.Claimed) -> None:
         """Rebuild one context's communities (derive/communities.py) with the context's scope
-        set, then embed the summaries that lack a vector of the model (checked before anything
-        is stored)."""
+        set, then, with an embedder, embed the summaries that lack a vector of its model (checked
+        before anything is stored): those of this build, and those a build without an embedder,
+        or with another model, left behind."""
         assert job.context_id is not None
         principal = job_principal(job)
         with self.store.session(principal) as session:
@@ -292,8 +327,9 @@ class Worker:
 
     def _run_profiles(self, job: queue.Claimed) -> None:
         """Rebuild one context's entity profiles (derive/profiles.py: the default `top`) with the
-        configured summarizer and the context's scope set, embedding their summaries (checked
-        vectors)."""
+        configured summarizer and the context's scope set: a profile whose members did not change
+        keeps its summary; with an embedder, every summary lacking a vector of its model is
+        embedded (checked vectors)."""
         assert job.context_id is not None and self.summarizer is not None
         summarizer = self.summarizer()
         with self.store.session(job_principal(job)) as session:
@@ -301,3 +337,15 @@ class Worker:
             if ctx is None:
                 return
             profiles.build(session, ctx, summarizer, self.embedder)
+
+    def _run_raptor(self, job: queue.Claimed) -> None:
+        """Rebuild one context's RAPTOR tree (derive/raptor.py) with the configured summarizer,
+        the embedder and the context's scope set; a node whose members did not change keeps its
+        summary and vector."""
+        assert job.context_id is not None and self.summarizer is not None
+        summarizer = self.summarizer()
+        with self.store.session(job_principal(job)) as session:
+            ctx = self._job_context(session, job)
+            if ctx is None:
+                return
+            raptor.build(session, ctx, summarizer, self.embedder)

@@ -7,7 +7,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from tabane.models.summarizer import strip_citations
 from tabane.recall.result import Citation, Evidence, Kind, LaneRank, Provenance, ScopeRef
+from tabane.types import SOURCE_STATES
 
 KEY_PREFIX: dict[str, str] = {
     "paragraph": "p",
@@ -15,8 +17,10 @@ KEY_PREFIX: dict[str, str] = {
     "association": "a",
     "turn": "t",
     "catalog": "s",
+    "area": "g",
     "community": "m",
     "profile": "f",
+    "raptor": "r",
 }
 PROVENANCE: dict[str, Provenance] = {
     "paragraph": "source excerpt",
@@ -24,8 +28,10 @@ PROVENANCE: dict[str, Provenance] = {
     "association": "derived memory",
     "turn": "recent session memory",
     "catalog": "derived memory",
+    "area": "derived memory",
     "community": "derived memory",
     "profile": "derived memory",
+    "raptor": "derived memory",
 }
 
 
@@ -81,6 +87,17 @@ def _claim_text(r: Any) -> str:
     return f"{r.claim_subject} {r.claim_label} {r.claim_object}"
 
 
+def area_text(area: str, states: Any, titles: Any) -> str:
+    """An area item: its name, its sources by state (states with none left out) and its newest
+    titles, e.g. `area Work: 3 sources (2 active, 1 waiting); newest: Roadmap · Budget`."""
+    counts = [(s, int(n)) for s, n in zip(SOURCE_STATES, states or (), strict=False) if n]
+    total = sum(n for _, n in counts)
+    by_state = ", ".join(f"{n} {s}" for s, n in counts)
+    head = f"area {' '.join(area.split())}: {total} source{'' if total == 1 else 's'}"
+    newest = " · ".join(" ".join(str(t).split()) for t in titles or ())
+    return f"{head} ({by_state})" + (f"; newest: {newest}" if newest else "")
+
+
 def evidence(c: Candidate, scopes: dict[str, str], session_name: str | None) -> Evidence:
     """The candidate as an evidence item: text, public provenance, citation, scope objects."""
     text, citation, author, when = _details(c, session_name)
@@ -133,6 +150,14 @@ def _details(c: Candidate, session_name: str | None) -> tuple[str, Citation, str
     if c.kind == "profile":
         cite = Citation(context=c.context, title=f"profile of {r.profile_concept}")
         return r.profile_summary, cite, None, r.profile_built_at
+    if c.kind == "raptor":
+        name = f"overview {r.raptor_level}.{r.raptor_ordinal} of {r.raptor_leaves} passages"
+        # the markers cite members by internal id: the node's members route follows them
+        text = strip_citations(r.raptor_summary)
+        return text, Citation(context=c.context, title=name), None, r.raptor_built_at
+    if c.kind == "area":
+        cite = Citation(context=c.context, title=f"area {r.area}")
+        return area_text(r.area, r.area_states, r.area_titles), cite, None, r.area_newest
     area = f", area {r.area}" if r.area else ""
     cite = Citation(context=c.context, source=r.source_id, title=r.title)
     return f"{r.title or r.source_id} ({r.state}{area})", cite, None, r.source_date or r.stored_at

@@ -91,6 +91,7 @@ def bind(
         "walk_pool": t.walk_pool,
         "gloss_seeds": t.gloss_seeds,
         "catalog_limit": t.catalog_limit,
+        "area_limit": t.area_limit,
         "derived_pool": t.derived_pool,
     }
     if qv.vector is not None:

@@ -17,6 +17,7 @@ The memory lanes (claims, walk, turns, catalog) are in lanes_memory.py.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pgvector.sqlalchemy import Vector
@@ -79,12 +80,21 @@ def row(kind: str, item: Any, ctx: Any, lane: str, rank: Any, score: Any, direct
 
 
 def nearest(
-    c: Any, table: Any, key: Any, dim: int, limit: Any, name: str, *, exact: bool = False
+    c: Any,
+    table: Any,
+    key: Any,
+    dim: int,
+    limit: Any,
+    name: str,
+    *,
+    exact: bool = False,
+    where: Sequence[Any] = (),
 ) -> Any:
-    """Per addressed context of `c`, a lateral (id, d) of the `limit` rows of `table` whose
-    embedding (the question's model and width) is nearest the question, at or above the
-    context's floor. The width is inlined so the per-width partial HNSW index applies; `exact`
-    breaks distance ties by id (for small tables scanned whole, where no index order is lost)."""
+    """Per addressed context of `c`, a lateral (id, d) of the `limit` rows of `table` (those
+    meeting `where`) whose embedding (the question's model and width) is nearest the question,
+    at or above the context's floor. The width is inlined so the per-width partial HNSW index
+    applies; `exact` breaks distance ties by id (for small tables scanned whole, where no index
+    order is lost)."""
     distance = table.embedding.cast(Vector(dim)).cosine_distance(p("qvec", Vector(dim)))
     order = (distance, key) if exact else (distance,)
     return (
@@ -94,6 +104,7 @@ def nearest(
             table.model == p("model", Text),
             table.dim == literal_column(str(int(dim))),
             or_(c.c.floor.is_(None), distance <= 1.0 - c.c.floor),
+            *where,
         )
         .order_by(*order)
         .limit(limit)

@@ -2,27 +2,34 @@
 rebuilt from sources and claims, ranked by their summary embedding — never by a name.
 
 - `communities`: community summaries of the context's concept graph (derive/communities.py);
-- `profiles`: entity profiles, a summary of a concept's heaviest claims (derive/profiles.py).
+- `profiles`: entity profiles, a summary of a concept's heaviest claims (derive/profiles.py);
+- `raptor`: the RAPTOR tree's broad overviews (derive/raptor.py): its nodes above the first
+  level, the roots among them. First-level nodes summarize a handful of paragraphs that the
+  paragraph lanes already serve (a one-level tree offers nothing broader), so they are left to
+  those paragraphs, which stay the grounded evidence below the overviews.
 
 Stale rows are served as they are (recall never waits for a build); the trace says how old.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Integer, Select, false, func, select, true
 
 from tabane.recall.lanes import contexts_table, nearest, p, row
-from tabane.storage.schema import Community, Profile
+from tabane.storage.schema import Community, Profile, RaptorNode
 
 
-def nearest_summaries(table: Any, kind: str, lane: str, dim: int) -> Select[Any]:
-    """The best `derived_pool` rows of `table` per context by the cosine of their summary
-    embedding to the question, at or above the context's floor."""
+def nearest_summaries(
+    table: Any, kind: str, lane: str, dim: int, where: Sequence[Any] = ()
+) -> Select[Any]:
+    """The best `derived_pool` rows of `table` (those meeting `where`) per context by the cosine
+    of their summary embedding to the question, at or above the context's floor."""
     c = contexts_table()
     limit = p("derived_pool", Integer)
-    near = nearest(c, table, table.id, dim, limit, f"{lane}_near", exact=True)
+    near = nearest(c, table, table.id, dim, limit, f"{lane}_near", exact=True, where=where)
     rank = func.row_number().over(partition_by=c.c.id, order_by=(near.c.d, near.c.id))
     return (
         select(*row(kind, near.c.id, c.c.id, lane, rank, 1.0 - near.c.d, false()))
@@ -37,3 +44,7 @@ def communities_lane(dim: int) -> Select[Any]:
 
 def profiles_lane(dim: int) -> Select[Any]:
     return nearest_summaries(Profile, "profile", "profiles", dim)
+
+
+def raptor_lane(dim: int) -> Select[Any]:
+    return nearest_summaries(RaptorNode, "raptor", "raptor", dim, (RaptorNode.level >= 2,))

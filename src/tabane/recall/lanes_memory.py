@@ -6,8 +6,9 @@
   nearest the question — scored like spreading activation;
   `score` is the edge's signed net weight over the rows the caller can see;
 - `turns`: the caller's session turns inside the working-memory window most similar to the
-  question, and the newest;
-- `catalog`: the project catalog, live sources with an area whose state is active or waiting.
+  question, and the newest.
+
+The catalogs (`catalog`, `areas`) are in lanes_catalog.py.
 """
 
 from __future__ import annotations
@@ -43,7 +44,6 @@ from tabane.storage.schema import (
     Claim,
     ClaimVector,
     SessionTurn,
-    Source,
     TurnVector,
     VocabEntry,
     VocabVector,
@@ -276,29 +276,3 @@ def turns_lane(dim: int | None = None) -> Select[Any]:
     return select(
         *row("turn", ranked.c.id, literal(None, Integer), "turns", ranked.c.r, score, false())
     ).where(kept)
-
-
-def catalog_lane() -> Select[Any]:
-    s = Source
-    order = (s.state != "active", func.coalesce(s.date, s.stored_at).desc(), s.id)
-    projects = (
-        select(s.id, s.context_id, func.row_number().over(order_by=order).label("r"))
-        .where(
-            s.context_id == func.any(p("ctx_ids", ARRAY(Integer))),
-            s.retracted_at.is_(None),
-            s.area.is_not(None),
-            s.state.in_(("active", "waiting")),
-        )
-        .subquery("projects")
-    )
-    return select(
-        *row(
-            "catalog",
-            projects.c.id,
-            projects.c.context_id,
-            "catalog",
-            projects.c.r,
-            literal(0.0),
-            false(),
-        )
-    ).where(projects.c.r <= p("catalog_limit", Integer))

@@ -12,6 +12,9 @@ Per context (its name and description), the live sources it holds that the calle
 by their `area` when set (areas first) and otherwise by folder (the part of the source id before
 its last '/'), ordered by area or folder and then source id in code-point order; each source with
 its title, its paragraph count and its top-level section titles. Contexts keep the caller's order.
+Everything is read from `sources`: the paragraph count and the top-level section titles
+(`outline`) are written there at ingest (ingest/documents.py), so the map costs one aggregate and
+one bounded read of the sources per context, whatever the number of paragraphs and sections.
 
 The map never exceeds `budget_chars`. Context headings come first (all of them, when they fit);
 the room left is shared by water-filling: a context smaller than an even share is shown whole and
@@ -23,7 +26,7 @@ is cut, a final line says how many sources were left out.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,14 +34,12 @@ from sqlalchemy import Select, case, func, literal, select
 from sqlalchemy.orm import Session
 
 from tabane.errors import InvalidInput, Issue
-from tabane.storage.schema import Context, Section, Source
+from tabane.storage.schema import Context, Source
 
 # Top-level sections listed per source; more are counted ("+3 more").
 MAX_SECTIONS = 8
 # A line (source, folder or context heading) longer than this is cut with "…".
 MAX_LINE = 240
-# Sources whose sections are read in one statement.
-SECTION_BATCH = 200
 # The shortest source line ("    - x (1 paragraph)" and its newline): bounds the rows worth reading.
 MIN_SOURCE_LINE = 20
 
@@ -195,6 +196,7 @@ def _sources_select(context_id: int, limit: int) -> Select[Any]:
             Source.source_id,
             Source.title,
             Source.paragraph_count,
+            Source.outline,
             has_area.label("area"),
             folder.label("folder"),
         )
@@ -215,9 +217,9 @@ def _units(
     units: list[tuple[str, int]] = []
     used = 0
     current: tuple[bool, str] | None = None
-    for row, sections in zip(rows, _sections(session, rows), strict=True):
+    for row in rows:
         key = (bool(row.area), str(row.folder))
-        line = _source_line(row, key, sections)
+        line = _source_line(row, key, list(row.outline or ()))
         if key != current:
             current = key
             line = _folder_line(folders[key]) + "\n" + line
@@ -226,31 +228,6 @@ def _units(
         if used > room:
             break
     return units
-
-
-def _sections(session: Session, rows: Sequence[Any]) -> Iterator[list[str]]:
-    """Each row's top-level section titles, read SECTION_BATCH sources at a time."""
-    for start in range(0, len(rows), SECTION_BATCH):
-        batch = rows[start : start + SECTION_BATCH]
-        found: dict[int, list[tuple[int, str]]] = {}
-        stmt = (
-            select(Section.source_pk, Section.level, Section.title)
-            .where(Section.source_pk.in_([r.id for r in batch]), Section.level <= 2)
-            .order_by(Section.source_pk, Section.ordinal)
-        )
-        for pk, level, title in session.execute(stmt):
-            found.setdefault(pk, []).append((level, title))
-        for row in batch:
-            yield _top(row.title, found.get(row.id, []))
-
-
-def _top(title: str, sections: list[tuple[int, str]]) -> list[str]:
-    """Level-1 titles; when the only one repeats the source's title (a document's `# Title`),
-    the level-2 titles under it."""
-    roots = [t for level, t in sections if level == 1]
-    if len(roots) == 1 and _norm(roots[0]) == _norm(title):
-        return [t for level, t in sections if level == 2]
-    return roots
 
 
 def _source_line(row: Any, key: tuple[bool, str], sections: list[str]) -> str:
@@ -287,7 +264,3 @@ def _clip(text: str, most: int = 120) -> str:
 
 def _line(text: str) -> str:
     return text if len(text) <= MAX_LINE else text[: MAX_LINE - 1] + "…"
-
-
-def _norm(text: str) -> str:
-    return _SPACES.sub(" ", text).strip().casefold()

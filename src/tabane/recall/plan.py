@@ -19,9 +19,10 @@ PLANS: dict[str, tuple[str, ...]] = {
     "no_graph": tuple(lane for lane in LANES if lane != "walk"),
     "no_claims": tuple(lane for lane in LANES if lane != "claims"),
     "no_session": tuple(lane for lane in LANES if lane != "turns"),
-    "lexical_only": ("bm25", "title", "walk", "turns", "catalog"),
+    "lexical_only": ("bm25", "title", "walk", "turns", "catalog", "areas"),
     "maximal_without_communities": tuple(lane for lane in LANES if lane != "communities"),
     "maximal_without_profiles": tuple(lane for lane in LANES if lane != "profiles"),
+    "maximal_without_raptor": tuple(lane for lane in LANES if lane != "raptor"),
 }
 
 
@@ -37,7 +38,8 @@ class Tunables:
     walk_pool: int = 20  # edges per hop
     gloss_seeds: int = 3  # walk seeds per context from the question's nearest concept glosses
     catalog_limit: int = 5
-    derived_pool: int = 3  # summaries per context and derived lane (communities, profiles)
+    area_limit: int = 3  # area catalog items (areas the question names come first)
+    derived_pool: int = 3  # summaries per context and derived lane (communities, profiles, raptor)
     # Working memory: the newest turn (what the question continues) and the window's two turns
     # most similar to the question. On memory.json each further turn displaced evidence:
     # recall@10 0.660 with 2 + 3, 0.698 with 1 + 2 (docs/eval.md, "Recall plans").

@@ -15,7 +15,9 @@ Provenance = Literal["source excerpt", "derived memory", "recent session memory"
 PROVENANCES: tuple[Provenance, ...] = ("source excerpt", "derived memory", "recent session memory")
 
 # What an evidence item is, internally (the trace and explain use it; the prompt does not).
-Kind = Literal["paragraph", "claim", "association", "turn", "catalog", "community", "profile"]
+Kind = Literal[
+    "paragraph", "claim", "association", "turn", "catalog", "area", "community", "profile", "raptor"
+]
 
 # What happened to a candidate after the statement found it.
 Outcome = Literal["served", "duplicate", "cut_by_rerank", "cut_by_budget"]
@@ -47,8 +49,8 @@ class Citation:
 
 @dataclass(frozen=True)
 class Evidence:
-    # identity inside one recall: "p:<id>", "c:", "a:", "t:", "s:" (catalog), "m:" (community),
-    # "f:" (profile)
+    # identity inside one recall: "p:<id>", "c:", "a:", "t:", "s:" (catalog), "g:" (area: its
+    # smallest source id), "m:" (community), "f:" (profile), "r:" (RAPTOR overview)
     key: str
     kind: Kind
     text: str

@@ -3,7 +3,8 @@
 The lanes (lanes.py) are unioned in a CTE; every candidate is fused by reciprocal rank fusion
 over the lanes that found it (a hit at rank r adds 1/(rrf_k + r), so a paragraph found by BM25
 and by vector gets both), the best `candidates` are kept, and only then are paragraphs, sources,
-claims, edges and turns joined for their text, citation and scopes. The statement is built once
+claims, edges and turns joined for their text, citation and scopes (an area item, with its
+counts and newest titles, through `lanes_memory.area_detail`). The statement is built once
 per shape (which lanes, which vector width) and cached; everything else is a bound parameter.
 """
 
@@ -18,6 +19,7 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import aliased
 
 from tabane.recall import lanes as lane_mod
+from tabane.recall import lanes_catalog as catalog_lanes
 from tabane.recall import lanes_derived as derived_lanes
 from tabane.recall import lanes_memory as memory_lanes
 from tabane.storage.schema import (
@@ -26,6 +28,7 @@ from tabane.storage.schema import (
     Community,
     Paragraph,
     Profile,
+    RaptorNode,
     SessionTurn,
     Source,
 )
@@ -39,11 +42,15 @@ LANES = (
     "walk",
     "turns",
     "catalog",
+    "areas",
     "communities",
     "profiles",
+    "raptor",
 )
+# The lanes of derived summaries, ranked on the vector lane's scale (`_on_one_scale`).
+DERIVED_LANES = ("communities", "profiles", "raptor")
 # The lanes that need a query vector (walk and turns use one when there is one).
-VECTOR_LANES = frozenset({"vector", "claims", "communities", "profiles"})
+VECTOR_LANES = frozenset({"vector", "claims", "communities", "profiles", "raptor"})
 
 
 @dataclass(frozen=True)
@@ -75,21 +82,57 @@ def _lane(name: str, dim: int | None) -> Select[Any]:
     if name == "profiles":
         assert dim is not None
         return derived_lanes.profiles_lane(dim)
+    if name == "raptor":
+        assert dim is not None
+        return derived_lanes.raptor_lane(dim)
     if name == "claims":
         assert dim is not None
         return memory_lanes.claims_lane(dim)
     builders = {
         "bm25": lane_mod.bm25_lane,
         "title": lane_mod.title_lane,
-        "catalog": memory_lanes.catalog_lane,
+        "catalog": catalog_lanes.catalog_lane,
+        "areas": catalog_lanes.areas_lane,
     }
     return builders[name]()
+
+
+def _on_one_scale(lanes: Any) -> Any:
+    """The lanes' rows with the derived lanes re-ranked on the vector lane's scale (one model
+    embeds passages and summaries alike): a summary ranks below only the passages whose cosine
+    to the question beats its own by more than the spread (standard deviation) of the passage
+    pool's cosines, then below the nearer summaries. A broad question, which no passage answers
+    clearly better than an overview does, gets the overview first; a local one, whose passage
+    stands out, keeps that passage first. Other lanes keep their ranks."""
+    passages = lanes.c.lane == "vector"
+    spread = func.stddev_pop(lanes.c.score).filter(passages).over(partition_by=lanes.c.context_id)
+    spread_of = select(lanes, func.coalesce(spread, 0.0).label("spread")).subquery("spread")
+    pool = aliased(lanes, name="pool")
+    beaten = (
+        select(func.count())
+        .where(
+            pool.c.lane == "vector",
+            pool.c.context_id == spread_of.c.context_id,
+            pool.c.score > spread_of.c.score + spread_of.c.spread,
+        )
+        .scalar_subquery()
+    )
+    row = spread_of.c
+    is_derived = row.lane.in_(DERIVED_LANES)
+    place = func.row_number().over(
+        partition_by=(row.context_id, is_derived),
+        order_by=(row.score.desc(), row.lane, row.item_id),
+    )
+    rank = case((is_derived, beaten + place), else_=row.rank)
+    cols = [rank.label("rank") if c.name == "rank" else row[c.name] for c in lanes.c]
+    return select(*cols).cte("hits")
 
 
 @lru_cache(maxsize=64)
 def build_recall_statement(shape: Shape) -> Select[Any]:
     """The statement for a shape; execute it with `params.bind(...)`'s parameters."""
-    hits = union_all(*(_lane(name, shape.dim) for name in LANES if name in shape.lanes)).cte("hits")
+    lanes = union_all(*(_lane(name, shape.dim) for name in LANES if name in shape.lanes))
+    hits = _on_one_scale(lanes.cte("lanes"))
     rrf_k = lane_mod.p("rrf_k", Float)
     # A paragraph's lanes are averaged, not summed (`paragraph_lanes`: how many paragraph lanes
     # ran), so each kind of evidence competes by rank with the others: a claim first in its
@@ -134,7 +177,9 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
     source_pk = case(
         (fused.c.kind == "paragraph", Paragraph.source_pk),
         (fused.c.kind == "catalog", fused.c.item_id),
+        (fused.c.kind == "area", fused.c.item_id),
     )
+    area = catalog_lanes.area_detail(fused, Source)
     return (
         select(
             fused,
@@ -174,6 +219,14 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
             Profile.concept.label("profile_concept"),
             Profile.summary.label("profile_summary"),
             Profile.built_at.label("profile_built_at"),
+            RaptorNode.summary.label("raptor_summary"),
+            RaptorNode.level.label("raptor_level"),
+            RaptorNode.ordinal.label("raptor_ordinal"),
+            RaptorNode.leaves.label("raptor_leaves"),
+            RaptorNode.built_at.label("raptor_built_at"),
+            area.c.area_states,
+            area.c.area_titles,
+            area.c.area_newest,
             SessionTurn.speaker,
             SessionTurn.role,
             SessionTurn.text.label("turn_text"),
@@ -184,6 +237,7 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
                 Claim.scopes,
                 Association.scopes,
                 SessionTurn.scopes,
+                area.c.area_scopes,
                 Source.scopes,
             ).label("scopes"),
         )
@@ -197,6 +251,8 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
         .outerjoin(SessionTurn, and_(fused.c.kind == "turn", SessionTurn.id == fused.c.item_id))
         .outerjoin(Community, and_(fused.c.kind == "community", Community.id == fused.c.item_id))
         .outerjoin(Profile, and_(fused.c.kind == "profile", Profile.id == fused.c.item_id))
+        .outerjoin(RaptorNode, and_(fused.c.kind == "raptor", RaptorNode.id == fused.c.item_id))
         .outerjoin(attributed, true())
+        .outerjoin(area, true())
         .order_by(fused.c.fused.desc(), fused.c.best_rank, fused.c.kind, fused.c.item_id)
     )

@@ -1,13 +1,17 @@
 """The service's derived-memory operations: build, read and search a context's communities;
-build a context's entity profiles and read one."""
+build a context's entity profiles and read one; build a context's RAPTOR tree, read it and
+follow a node down to its members."""
 
 from __future__ import annotations
 
 from tabane.contexts import contexts
 from tabane.derive import communities as comm
 from tabane.derive import profiles as prof
+from tabane.derive import raptor
 from tabane.derive.communities import Communities, CommunityBuild, CommunitySearch
 from tabane.derive.profiles import ProfileBuild, ProfileInfo
+from tabane.derive.raptor import RaptorBuild
+from tabane.derive.raptor_read import RaptorMemberView, RaptorTree
 from tabane.errors import InvalidInput, Issue, NoConcept
 from tabane.graph import vocabulary
 from tabane.models.registry import build_summarizer
@@ -15,7 +19,8 @@ from tabane.models.summarizer import Summarizer
 from tabane.service.base import ServiceBase
 from tabane.types import Principal
 
-DERIVED_KINDS = ("communities", "profiles")  # raptor joins when it is built
+DERIVED_KINDS = ("communities", "profiles", "raptor")
+Build = CommunityBuild | ProfileBuild | RaptorBuild
 
 
 class DeriveService(ServiceBase):
@@ -87,17 +92,41 @@ class DeriveService(ServiceBase):
                 )
             return prof.read(session, ctx, name)
 
-    def build_derived(
-        self, user: Principal, context: str, what: str = "communities"
-    ) -> CommunityBuild | ProfileBuild:
+    def build_raptor(self, user: Principal, context: str) -> RaptorBuild:
+        """Rebuild the context's RAPTOR tree now: its paragraphs and notes clustered by their
+        vectors, each cluster summarized by the configured summarizer and embedded, level by
+        level until a few roots remain. Needs an embedder (else the report says `skipped`) and
+        write access to the context's scopes."""
+        with self.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            contexts.require_writable(user, ctx)
+            return raptor.build(session, ctx, self._summarizer(), self.embedder)
+
+    def raptor_tree(self, user: Principal, context: str, level: int | None = None) -> RaptorTree:
+        """The context's RAPTOR tree (one level or all, top level first), flagged `stale` when
+        its paragraphs or notes changed after the build."""
+        with self.store.session(user) as session:
+            return raptor.read(session, contexts.resolve(session, context), level)
+
+    def raptor_members(
+        self, user: Principal, context: str, level: int, ordinal: int
+    ) -> tuple[RaptorMemberView, ...]:
+        """Every member of RAPTOR node `level`.`ordinal`, resolved (paragraph, note or child
+        node), so a summary's citation can be followed down."""
+        with self.store.session(user) as session:
+            return raptor.members(session, contexts.resolve(session, context), level, ordinal)
+
+    def build_derived(self, user: Principal, context: str, what: str = "communities") -> Build:
         """Build one derived kind (`derive_targets` checks `what`) for one context."""
         if what == "profiles":
             return self.build_profiles(user, context)
+        if what == "raptor":
+            return self.build_raptor(user, context)
         return self.build_communities(user, context)
 
     def derive(
         self, user: Principal, context: str | None = None, what: str = "communities"
-    ) -> list[CommunityBuild | ProfileBuild]:
+    ) -> list[Build]:
         """Force a build of `what` for one context, or for every context the user may write
         (one transaction per context)."""
         return [self.build_derived(user, n, what) for n in self.derive_targets(user, context, what)]

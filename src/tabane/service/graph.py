@@ -1,8 +1,9 @@
 """The service's graph writes: claims in batches, retraction, aliases.
 
 A write that changes a context's shared graph also queues the debounced rebuilds of its
-communities and entity profiles (`schedule_communities`), in the writer's transaction — where
-an embedder is configured, as for the other jobs: a worker runs only there (jobs/worker.py).
+communities and entity profiles (`schedule_communities`), in the writer's transaction, with or
+without an embedder: a worker runs them either way (jobs/worker.py), embedding their summaries
+only where it has one.
 """
 
 from __future__ import annotations
@@ -63,8 +64,8 @@ class GraphWriteService(ServiceBase):
             if self.embedder is not None:  # glosses changed, claims are new: embed them later
                 queue.enqueue_glosses(session, context_id=ctx.id, scopes=chosen)
                 queue.enqueue_claims(session, context_id=ctx.id, scopes=chosen)
-                if report.associations or report.closed:  # the graph changed: rebuild later
-                    schedule_communities(session, user, ctx, chosen)
+            if report.associations or report.closed:  # the graph changed: rebuild later
+                schedule_communities(session, user, ctx, chosen)
             return report
 
     def retract_associations(
@@ -80,7 +81,7 @@ class GraphWriteService(ServiceBase):
         with self.store.session(user) as session:
             ctx = contexts.resolve(session, context)
             report = claims_mod.retract_edges(session, user, ctx, edges, dry_run=dry_run)
-            if self.embedder is not None and report.associations and not report.dry_run:
+            if report.associations and not report.dry_run:
                 schedule_communities(session, user, ctx)
             return report
 

@@ -41,8 +41,8 @@ class MemoryService(ServiceBase):
                 queue.enqueue_claims(session, context_id=ctx.id, scopes=chosen)
                 if memory.subject is not None:  # a triple changes its concepts' glosses
                     queue.enqueue_glosses(session, context_id=ctx.id, scopes=chosen)
-                if memory.triple is not None or memory.closes:  # and the graph: rebuild later
-                    schedule_communities(session, user, ctx, chosen)
+            if memory.triple is not None or memory.closes:  # the graph changed: rebuild later
+                schedule_communities(session, user, ctx, chosen)
             return claim_id
 
     def memories(

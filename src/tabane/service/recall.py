@@ -53,7 +53,7 @@ def _ages(items: Sequence[Evidence]) -> tuple[str, ...]:
     return tuple(
         f"{it.key} built {max(0, round((now - it.when).total_seconds()))} s ago"
         for it in items
-        if it.kind in ("community", "profile") and it.when is not None
+        if it.kind in ("community", "profile", "raptor") and it.when is not None
     )
 
 

@@ -96,12 +96,14 @@ class SearchService(ServiceBase):
     def wait_for_jobs(
         self, timeout: float = 600.0, progress: Callable[[int], None] | None = None
     ) -> int:
-        """Run due jobs in this thread until none is left (or the timeout); return how many
-        remain. Used by the CLI so a local `ingest` ends with its embeddings stored."""
+        """Run due jobs in this thread until none of the kinds its worker runs is left (or the
+        timeout); return how many of those remain (jobs that need a model this process lacks
+        wait for a worker with one). Used by the CLI so a local `ingest` ends with its
+        embeddings stored."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self.store.admin() as session:
-                left = queue.pending(session)
+                left = self.worker.pending(session)
             if progress:
                 progress(left)
             if not left or not self.worker.kinds:  # nothing here can run them
@@ -109,7 +111,7 @@ class SearchService(ServiceBase):
             if not self.worker.run_once():
                 time.sleep(0.2)
         with self.store.admin() as session:
-            return queue.pending(session)
+            return self.worker.pending(session)
 
     def _pending(self, session: Session, reached: list[Context]) -> dict[int, int]:
         """Queued paragraph-embedding jobs per context (the plan's pending embeddings)."""

@@ -36,6 +36,8 @@ from tabane.storage.schema_base import _now, _same_scopes
 from tabane.storage.schema_derived import Community as Community
 from tabane.storage.schema_derived import CommunityMember as CommunityMember
 from tabane.storage.schema_derived import Profile as Profile
+from tabane.storage.schema_derived import RaptorMember as RaptorMember
+from tabane.storage.schema_derived import RaptorNode as RaptorNode
 from tabane.storage.schema_graph import EPISTEMIC_KINDS as EPISTEMIC_KINDS
 from tabane.storage.schema_graph import Association as Association
 from tabane.storage.schema_graph import Claim as Claim
@@ -77,6 +79,8 @@ SCOPED_TABLES = (
     "communities",
     "community_members",
     "profiles",
+    "raptor_nodes",
+    "raptor_members",
 )
 
 
@@ -208,6 +212,9 @@ class Source(Scoped, Base):
     raw_hash: Mapped[str | None] = mapped_column(Text)  # of the bytes read; skips re-parsing
     byte_size: Mapped[int] = mapped_column(BigInteger, server_default="0")
     paragraph_count: Mapped[int] = mapped_column(Integer, server_default="0")
+    # the corpus map's inputs, written at ingest (ingest/documents.py `outline`, `title_key`)
+    outline: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")
+    area_key: Mapped[str] = mapped_column(Text, server_default="")
     stored_at: Mapped[datetime] = _now()
     retracted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     retract_reason: Mapped[str | None] = mapped_column(Text)

@@ -7,6 +7,10 @@ from (`graph_version`), so a read can say whether the graph changed since (`stal
 Profiles summarize, per concept of a context, its heaviest live claims (derive/profiles.py); a
 build replaces every profile of its context at once, and each row records its concept's claim
 state (`claim_version`) and the fingerprint of the claims it read.
+
+RAPTOR nodes summarize clusters of a context's paragraphs and notes, level by level up to a few
+roots (derive/raptor.py); a build replaces the whole tree, and each node records the corpus
+state it was built from (`corpus_version`).
 """
 
 from __future__ import annotations
@@ -94,3 +98,54 @@ class Profile(Scoped, Base):
     embedding: Mapped[Any | None] = mapped_column(Vector())
     claim_version: Mapped[str] = mapped_column(Text)
     built_at: Mapped[datetime] = _now()
+
+
+class RaptorNode(Scoped, Base):
+    """One node of a context's RAPTOR tree: level 1 summarizes a cluster of leaves (live
+    paragraphs with a vector, remembered notes); level L+1 a cluster of level-L nodes. `ordinal`
+    numbers a level's nodes (by size, then smallest member ref); `parent` is the ordinal of the
+    level-above node holding it, NULL for the roots (the top level).
+
+    Carries the context's scope set: it is built only from rows inside that set (the rows every
+    reader of the context can see). `size` counts direct members, `leaves` the paragraphs and
+    notes under it; `fingerprint` identifies the members read (summarizer.fingerprint), `refs`
+    the member refs the summary cites; `embedding` is the summary's."""
+
+    __tablename__ = "raptor_nodes"
+    __extra_args__ = (
+        UniqueConstraint("context_id", "level", "ordinal", "scopes"),
+        UniqueConstraint("id", "scopes"),  # raptor_members carry their node's scope set
+    )
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    context_id: Mapped[int] = mapped_column(ForeignKey("contexts.id", ondelete="CASCADE"))
+    level: Mapped[int] = mapped_column(Integer)
+    ordinal: Mapped[int] = mapped_column(Integer)
+    parent: Mapped[int | None] = mapped_column(Integer)
+    size: Mapped[int] = mapped_column(Integer)
+    leaves: Mapped[int] = mapped_column(Integer)
+    summary: Mapped[str] = mapped_column(Text)
+    summarizer: Mapped[str] = mapped_column(Text)
+    fingerprint: Mapped[str] = mapped_column(Text)
+    refs: Mapped[list[str]] = mapped_column(ARRAY(Text))
+    model: Mapped[str | None] = mapped_column(Text)  # of `embedding`
+    dim: Mapped[int | None] = mapped_column(Integer)
+    embedding: Mapped[Any | None] = mapped_column(Vector())
+    corpus_version: Mapped[str] = mapped_column(Text)  # derive.raptor.corpus_version
+    built_at: Mapped[datetime] = _now()
+
+
+class RaptorMember(Scoped, Base):
+    """A member of a RAPTOR node: `p:<paragraph id>`, `c:<claim id>` (a note) or
+    `r:<level>.<ordinal>` (a child node); `rank` orders a node's members nearest its centre
+    first. The (context_id, ref) index finds the summaries holding a paragraph."""
+
+    __no_scope_index__ = True
+    __tablename__ = "raptor_members"
+    __extra_args__ = (
+        Index("ix_raptor_members_ref", "context_id", "ref"),
+        _same_scopes("node_id", "raptor_nodes"),
+    )
+    node_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    ref: Mapped[str] = mapped_column(Text, primary_key=True)
+    context_id: Mapped[int] = mapped_column(Integer)
+    rank: Mapped[int] = mapped_column(Integer)
