@@ -30,6 +30,7 @@ from tabane.storage.schema import (
     Community,
     CommunityMember,
     Context,
+    Job,
     Profile,
     RaptorMember,
     RaptorNode,
@@ -337,3 +338,14 @@ def test_derived_rows_that_read_the_users_rows_go_with_them(
     assert _derived_in(svc, shared) == dict.fromkeys(DERIVED_ROWS, 0)
     with svc.store.admin() as session:  # the context the user shared with a team stays
         assert session.scalar(select(Context.id).where(Context.name == shared)) is not None
+        # the builds of both surviving contexts run again over the rows left: three kinds each
+        ids = session.scalars(select(Context.id).where(Context.name.in_([public, shared]))).all()
+        queued = session.execute(
+            select(Job.kind, Job.context_id).where(
+                Job.context_id.in_(ids), Job.state == "queued", Job.kind.like("derive_%")
+            )
+        ).all()
+    assert done.rebuilds == 6
+    assert sorted(k for k, _ in queued) == sorted(
+        ["derive_communities", "derive_profiles", "derive_raptor"] * 2
+    )

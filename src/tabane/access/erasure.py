@@ -176,6 +176,21 @@ def delete_rows(session: Session, walk: Walk) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
+def touched_derived(session: Session, walk: Walk) -> dict[str, set[tuple[int, tuple[str, ...]]]]:
+    """Per derived table, the (context, scope set) of the rows the erasure deletes in contexts
+    that outlive it: their builds must run again over the rows left."""
+    contexts = walk.rows.get("contexts")
+    found: dict[str, set[tuple[int, tuple[str, ...]]]] = {}
+    for name in sorted(DERIVED):
+        table = Base.metadata.tables[name]
+        stmt = select(table.c.context_id, table.c.scopes).where(walk.rows[name]).distinct()
+        if contexts is not None:
+            private = select(Base.metadata.tables["contexts"].c.id).where(contexts)
+            stmt = stmt.where(table.c.context_id.not_in(private))
+        found[name] = {(int(r.context_id), tuple(r.scopes)) for r in session.execute(stmt)}
+    return found
+
+
 def touched_edges(session: Session, walk: Walk) -> Edges:
     """The associations that erased claims net into and that outlive the erasure (in a context
     and scope set that stay): they must be re-netted from the claims left."""

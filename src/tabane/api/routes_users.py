@@ -8,6 +8,7 @@ from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
+from pydantic import Field
 
 from tabane.api.deps import Svc, User
 from tabane.api.schemas import ERROR_RESPONSES, Response
@@ -23,6 +24,7 @@ class ErasureOut(Response):
     total: int
     renetted: int
     pruned: int
+    rebuilds: int = Field(description="derived builds queued to run again over the rows left")
 
 
 @router.delete("/users/{name}")
@@ -36,6 +38,7 @@ def erase_user(name: str, svc: Svc, user: User) -> ErasureOut:
         total=done.total,
         renetted=done.renetted,
         pruned=done.pruned,
+        rebuilds=done.rebuilds,
     )
 
 

@@ -16,19 +16,29 @@ from tabane.jobs import queue
 from tabane.service.base import ServiceBase
 from tabane.types import Principal
 
+# The job that rebuilds each derived table (debounced; one queued job per context and scopes).
+REBUILDS = {
+    "communities": queue.enqueue_communities,
+    "profiles": queue.enqueue_profiles,
+    "raptor_nodes": queue.enqueue_raptor,
+}
+
 
 @dataclass(frozen=True)
 class Erasure:
     """What erasing `user` deleted: rows per table (every table the walk covers, zeros
     included; exactly the rows `export_user` lists), then, among the associations of other
     scope sets that the user's claims fed, how many were re-netted from the claims left and how
-    many were deleted because no claim names them any more."""
+    many were deleted because no claim names them any more, and how many derived builds
+    (communities, profiles, RAPTOR trees of contexts that stay) were queued to run again over
+    the rows left."""
 
     user: str
     deleted: dict[str, int]
     total: int
     renetted: int
     pruned: int
+    rebuilds: int = 0
 
 
 class UsersService(ServiceBase):
@@ -51,6 +61,7 @@ class UsersService(ServiceBase):
             walk = erasure.plan(erasure.find(session, name))
             erasure.authorize(session, walk, actor)
             edges = erasure.touched_edges(session, walk)
+            derived = erasure.touched_derived(session, walk)
             deleted = erasure.delete_rows(session, walk)
             for (context_id, scopes), keys in edges.items():
                 claims_mod.renet(session, context_id, scopes, keys)
@@ -58,4 +69,9 @@ class UsersService(ServiceBase):
                     queue.enqueue_glosses(session, context_id=context_id, scopes=scopes)
             pruned = erasure.prune_edges(session, edges)
             renetted = sum(len(keys) for keys in edges.values()) - pruned
-            return Erasure(name, deleted, sum(deleted.values()), renetted, pruned)
+            rebuilds = 0
+            for table, enqueue in REBUILDS.items():
+                for context_id, scopes in sorted(derived.get(table, ())):
+                    enqueue(session, context_id=context_id, scopes=list(scopes))
+                    rebuilds += 1
+            return Erasure(name, deleted, sum(deleted.values()), renetted, pruned, rebuilds)
