@@ -53,10 +53,13 @@ def test_small_and_degenerate_inputs() -> None:
     assert rc.cluster([], np.zeros((0, 4), dtype=np.float32)) == []
     one = rc.cluster(["c:1"], np.ones((1, 4), dtype=np.float32))
     assert shape(one) == [("c:1",)]
-    # identical vectors: k-means++ runs out of distinct seeds, every cluster still non-empty
+    # identical vectors are one distinct vector: one cluster holds them all
     same = np.tile(np.array([[1.0, 0.0, 0.0]], dtype=np.float32), (10, 1))
     clusters = rc.cluster([f"p:{i}" for i in range(10)], same, 3)
-    assert len(clusters) == 4 and sorted(len(c.refs) for c in clusters)[0] >= 1
+    assert len(clusters) == 1
+    # kmeans itself, seeded with copies, still leaves no cluster empty
+    labels = rc.kmeans(same, 4)
+    assert sorted(np.bincount(labels, minlength=4).tolist())[0] >= 1
     assert sorted(r for c in clusters for r in c.refs) == sorted(f"p:{i}" for i in range(10))
     with pytest.raises(ValueError):
         rc.cluster(["p:1", "p:1"], np.ones((2, 3), dtype=np.float32))
@@ -78,3 +81,19 @@ def test_large_levels_split_coarse_then_fine() -> None:
     assert all(len({int(r[2:]) // 10 for r in c.refs}) == 1 for c in clusters)  # within a blob
     perm = np.random.default_rng(5).permutation(len(refs))
     assert shape(rc.cluster([refs[i] for i in perm], x[perm], 2)) == shape(clusters)
+
+
+def test_equal_vectors_share_one_cluster_and_leave_no_singletons() -> None:
+    """Repeated boilerplate (and the equal summaries of its clusters) is clustered once: k counts
+    distinct vectors, copies follow their first row, and no centre is left for repair."""
+    rng = np.random.default_rng(1)
+    distinct = rng.normal(size=(300, 16)).astype(np.float32)
+    copies = np.repeat(distinct[:5], 200, axis=0)
+    x = np.concatenate([distinct, copies])
+    refs = [f"p:{i:04d}" for i in range(len(x))]
+    found = rc.cluster(refs, x, 8)
+    assert len(found) == 38  # ceil(300 / 8): the copies add no cluster
+    where = {ref: i for i, c in enumerate(found) for ref in c.refs}
+    for j in range(5):  # each copied row sits with all its copies
+        assert len({where[refs[j]]} | {where[refs[300 + 200 * j + m]] for m in range(200)}) == 1
+    assert min(len(c.refs) for c in found) > 1

@@ -14,6 +14,8 @@ cluster_size) (recursively). That keeps the work near n·√k·dim instead of n�
 give k = 3750: one direct Lloyd round alone is ~58 GFLOP); the total can then exceed
 ceil(n / cluster_size) by fewer than √k clusters, and clusters never straddle coarse groups.
 
+Equal vectors are clustered once and share their cluster (k counts distinct vectors).
+
 Output: clusters by size (largest first), then smallest member ref; members by cosine to their
 cluster's centre (nearest first), then ref. Similarities are float32 matrix products in chunks of
 `CHUNK` rows, so memory stays at CHUNK·k floats.
@@ -63,7 +65,14 @@ def cluster(
     if len(set(names)) != n:
         raise ValueError("refs must be distinct")
     x = _unit(np.ascontiguousarray(np.asarray(vectors, dtype=np.float32)[order]))
-    labels = _split(x, cluster_size)
+    # Equal vectors (repeated boilerplate paragraphs, the equal summaries of their clusters) are
+    # clustered once, as their first row, and all follow it: k-means++ cannot tell copies apart,
+    # and seeding copies leaves centres that only empty-cluster repair fills, with singletons.
+    _, first, inverse = np.unique(x, axis=0, return_index=True, return_inverse=True)
+    keep = np.sort(first)  # distinct rows, in ref order
+    where = np.empty(len(x), dtype=np.int64)
+    where[keep] = np.arange(len(keep))
+    labels = _split(np.ascontiguousarray(x[keep]), cluster_size)[where[first[inverse.ravel()]]]
     return _clusters(names, x, labels)
 
 
