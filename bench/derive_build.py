@@ -1,4 +1,5 @@
-"""RAPTOR build time over the Python docs, against embedding the same paragraphs (the baseline,
+"""Derived-memory build times over the Python docs: the RAPTOR tree against embedding the same
+paragraphs, communities and entity profiles against writing their claims (the baselines, each
 measured in the same run).
 
 One fresh embedded store; the python3.11-doc HTML files are ingested in path order until
@@ -14,25 +15,38 @@ extractive summarizer and the default model:
 Each build is split into summarizer time, embedder time and the rest (reading the vectors,
 clustering, writing the rows).
 
-    .venv/bin/python bench/derive_build.py --paragraphs 10000 [--json out.json]
+The docs corpus carries no claims (nothing extracts them at ingest), so for communities and
+profiles `--claims` world claims are written into the same context through `Tabane.add_claims`
+between the corpus's most frequent words (recall_latency.py's generator: endpoints skewed to the
+frequent words, one claim in ten negative), and then:
+
+  communities     Louvain over the netted graph and the `edges-v1` summaries (no model)
+  profiles        the 200 heaviest concepts' profiles, extractive summaries, embedded
+  baseline        writing those claims (`add_claims` in batches of 10,000)
+
+    .venv/bin/python bench/derive_build.py --paragraphs 10000 --claims 20000 [--json out.json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import _env
+from recall_latency import claim_rows
 from sqlalchemy import delete, select
 
 from tabane.config import Settings
 from tabane.contexts import contexts
-from tabane.derive import raptor
+from tabane.derive import communities, profiles, raptor
+from tabane.graph.claim_input import parse_claims
 from tabane.ingest.documents import DocumentInput
 from tabane.models.extractive import ExtractiveSummarizer
 from tabane.models.local import UseEmbedder
@@ -42,6 +56,7 @@ from tabane.storage import embedded
 from tabane.storage.schema import Paragraph, RaptorNode
 
 ROOT = Path("/usr/share/doc/python3.11/html")
+WORD = re.compile(r"[A-Za-z][A-Za-z_]{3,}")
 SKIP = ("search.html", "py-modindex.html", "contents.html")
 
 
@@ -83,10 +98,48 @@ class Timed:
         return self.inner.embed_query(text)
 
 
+def graph_builds(svc: Any, user: Any, texts: Sequence[str], args: Any, model: Any) -> Any:
+    """Communities and profiles over `--claims` claims between the corpus's frequent words,
+    against writing those claims."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(w.lower() for w in WORD.findall(text))
+    names = [w for w, _ in counts.most_common(args.concepts)]
+    rows = claim_rows(names, args.claims)
+    started = time.perf_counter()
+    for i in range(0, len(rows), 10_000):
+        svc.add_claims(user, "py", parse_claims(rows[i : i + 10_000]))
+    write_s = time.perf_counter() - started
+    out: dict[str, Any] = {"claims": len(rows), "concepts": len(names)}
+    out["write_s"] = round(write_s, 2)
+    for kind in ("communities", "profiles"):
+        with svc.store.session(user) as session:
+            ctx = contexts.resolve(session, "py")
+            started = time.perf_counter()
+            if kind == "communities":
+                built: Any = communities.build(session, ctx)
+                size = {"levels": list(built.communities), "edges": built.edges}
+            else:
+                built = profiles.build(session, ctx, ExtractiveSummarizer(), model)
+                size = {"profiles": built.concepts}
+            total = time.perf_counter() - started
+        row = {
+            **size,
+            "total_s": round(total, 2),
+            "per_10k_claims_s": round(total * 10_000 / len(rows), 2),
+            "ratio_to_writes": round(total / write_s, 3),
+        }
+        out[kind] = row
+        print(kind, json.dumps(row), flush=True)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--paragraphs", type=int, default=10_000)
     ap.add_argument("--sample", type=int, default=1_000)
+    ap.add_argument("--claims", type=int, default=20_000)
+    ap.add_argument("--concepts", type=int, default=5_000)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     report: dict[str, Any] = {"env": _env.describe(), "paragraphs_wanted": args.paragraphs}
@@ -117,13 +170,12 @@ def main() -> None:
             with svc.store.session(user) as session:
                 ctx = contexts.resolve(session, "py")
                 session.execute(delete(RaptorNode).where(RaptorNode.context_id == ctx.id))
-                texts = session.scalars(
-                    select(Paragraph.text).order_by(Paragraph.id).limit(args.sample)
-                ).all()
+                texts = session.scalars(select(Paragraph.text).order_by(Paragraph.id)).all()
+            sample = texts[: args.sample]
             started = time.perf_counter()
-            for i in range(0, len(texts), 64):
-                model.embed_documents(texts[i : i + 64])
-            per = (time.perf_counter() - started) / max(len(texts), 1)
+            for i in range(0, len(sample), 64):
+                model.embed_documents(sample[i : i + 64])
+            per = (time.perf_counter() - started) / max(len(sample), 1)
             for run in ("first build", "rebuild"):
                 summ, emb = Timed(ExtractiveSummarizer()), Timed(model)
                 with svc.store.session(user) as session:
@@ -147,6 +199,7 @@ def main() -> None:
                 }
                 report[run] = row
                 print(run, json.dumps(row), flush=True)
+            report["graph"] = graph_builds(svc, user, texts, args, model)
         finally:
             base.close()
             embedded.stop(Path(tmp))

@@ -112,6 +112,8 @@ def test_a_global_question_is_answered_from_the_tree_and_a_local_one_from_its_pa
     assert root.level >= 2  # the lane reads overviews of overviews, never a level-1 cluster
     assert overviews[0].citation.title == f"overview {root.level}.{root.ordinal} of 54 passages"
     assert "[p:" not in overviews[0].text and "[r:" not in overviews[0].text
+    assert overviews[0].text.startswith("Topics: ")  # the titles of the sources below it
+    assert sum(f"{name} notes" in overviews[0].text for name in TOPICS) >= 3
     assert "raptor" not in broad.rendered  # lane names stay in the trace
 
     asked = "how often should I descale the espresso machine?"
@@ -184,3 +186,22 @@ def test_the_tree_is_built_in_the_background_and_rebuilt_after_a_retraction(
     vsvc.wait_for_jobs()  # the retraction queued a rebuild
     after = vsvc.raptor_tree(user, context)
     assert not after.stale and sum(n.leaves for n in after.nodes if n.parent is None) == 45
+
+
+def test_an_overview_is_cut_to_its_share_of_the_budget_at_a_sentence_end():
+    from tabane.recall.order import fit_share, tokens
+    from tabane.recall.result import Citation, Evidence
+
+    def item(kind, text):
+        return Evidence(f"{kind[0]}:1", kind, text, "derived memory", Citation(title="t"), ())
+
+    long = " ".join(f"Sentence number {n} says something about topic {n}." for n in range(40))
+    cut = fit_share(item("raptor", long), 100, 4.0)
+    assert tokens(cut, 4.0) <= 100 < tokens(item("raptor", long), 4.0)
+    assert long.startswith(cut.text) and cut.text.endswith(".") and len(cut.text) > 50
+    assert fit_share(item("paragraph", long), 100, 4.0).text == long  # evidence stays whole
+    japanese = "".join(f"これは{n}番目の文です。" for n in range(100))
+    cut = fit_share(item("raptor", japanese), 50, 4.0)
+    assert tokens(cut, 4.0) <= 50 and cut.text.endswith("。")
+    first = fit_share(item("raptor", "One very long first sentence " * 30 + ". Two."), 10, 4.0)
+    assert first.text.endswith("sentence .")  # at least the first sentence, never an empty item

@@ -16,6 +16,10 @@ clusters the level-L summary vectors the same way (members `r:<L>.<ordinal>`, te
 without its citation markers). The build stops when a level holds at most `roots` nodes or the
 next level would not shrink; the top level's nodes are the roots (`parent` NULL).
 
+Each node's stored text opens with its topic line (derive/raptor_topics.py: the titles of the
+sources its paragraphs come from), which is embedded with the summary; the next level summarizes
+the summaries without their topic lines.
+
 Reuse: a node whose members' fingerprint (summarizer.fingerprint: refs and texts) equals a node
 of the context's previous tree written by the same summarizer keeps that summary, without
 calling the summarizer (an LLM summarizer is costly), and its embedding when the model matches.
@@ -27,6 +31,7 @@ the previous tree is deleted.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -37,6 +42,7 @@ from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import Session
 
 from tabane.derive import raptor_cluster as rc
+from tabane.derive import raptor_topics as topics
 from tabane.derive.raptor_read import (
     MEMBERS_SHOWN,
     RaptorMemberView,
@@ -113,7 +119,13 @@ class _Node:
     cited: tuple[str, ...]
     vector: Any
     reused: bool
+    topics: Counter[str] = field(default_factory=Counter)  # source titles, by paragraph
     parent: int | None = field(default=None)
+
+    @property
+    def text(self) -> str:
+        """What is stored, served and embedded: the topic line, then the summary."""
+        return topics.join(topics.line(self.topics), self.summary)
 
 
 @dataclass(frozen=True)
@@ -143,13 +155,15 @@ def _check(cluster_size: int, roots: int) -> None:
 
 def leaves(
     session: Session, ctx: Context, embedder: Embedder
-) -> tuple[list[str], dict[str, str], Any]:
-    """The leaves' refs (sorted), texts by ref and vectors (rows in ref order)."""
+) -> tuple[list[str], dict[str, str], Any, dict[str, str]]:
+    """The leaves' refs (sorted), texts by ref, vectors (rows in ref order) and the title (else
+    the source id) of each paragraph's source."""
     box = inside(ctx)
     pv, p, s, c, cv = ParagraphVector, Paragraph, Source, Claim, ClaimVector
     found: list[tuple[str, str, Any]] = []
+    titles: dict[str, str] = {}
     paragraphs = session.execute(
-        select(p.id, p.text, pv.embedding)
+        select(p.id, p.text, pv.embedding, func.coalesce(func.nullif(s.title, ""), s.source_id))
         .join(p, p.id == pv.paragraph_id)
         .join(s, s.id == p.source_pk)
         .where(
@@ -161,7 +175,9 @@ def leaves(
             s.retracted_at.is_(None),
         )
     )
-    found.extend((f"p:{pid}", text, vec) for pid, text, vec in paragraphs)
+    for pid, text, vec, title in paragraphs:
+        found.append((f"p:{pid}", text, vec))
+        titles[f"p:{pid}"] = title
     notes = session.execute(
         select(c.id, c.statement, cv.embedding)
         .join(cv, cv.claim_id == c.id)
@@ -179,7 +195,7 @@ def leaves(
     found.sort(key=lambda f: f[0])
     refs = [f[0] for f in found]
     vectors = np.asarray([f[2] for f in found], dtype=np.float32).reshape(len(found), embedder.dim)
-    return refs, {f[0]: f[1] for f in found}, vectors
+    return refs, {f[0]: f[1] for f in found}, vectors, titles
 
 
 def _previous(session: Session, ctx: Context) -> dict[str, _Kept]:
@@ -213,7 +229,7 @@ def _summarize(
         fp = fingerprint(group)
         old = kept.get(fp)
         if old is not None and old.summarizer == summarizer.name:
-            text, cited, vec, reused = old.summary, old.cited, old.vector, True
+            text, cited, vec, reused = topics.split(old.summary), old.cited, old.vector, True
         else:
             made = summarizer.summarize(group, budget_chars=budget(level))
             text, cited, vec, reused = made.text, made.refs, None, False
@@ -233,7 +249,7 @@ def _embed(nodes: Sequence[_Node], clusters: Sequence[rc.Cluster], embedder: Emb
         if old is not None and old[0] == embedder.name and old[1] == embedder.dim:
             node.vector = np.asarray(old[2], dtype=np.float32)
             continue
-        text = strip_citations(node.summary)
+        text = strip_citations(node.text)
         node.vector = cl.centre
         if text:
             todo.append((node, text))
@@ -255,8 +271,10 @@ def _tree(
     kept: dict[str, _Kept],
     cluster_size: int,
     roots: int,
+    titles: dict[str, str],
 ) -> list[list[_Node]]:
     counts = dict.fromkeys(refs, 1)
+    below = {ref: Counter([titles[ref]] if ref in titles else []) for ref in refs}
     levels: list[list[_Node]] = []
     level = 1
     while refs:
@@ -264,6 +282,8 @@ def _tree(
         if levels and len(clusters) >= len(refs):  # would not shrink: the level below is top
             break
         nodes = _summarize(level, clusters, texts, counts, summarizer, kept)
+        for node in nodes:
+            node.topics = sum((below[ref] for ref in node.refs), Counter())
         _embed(nodes, clusters, embedder)
         if levels:
             for node in nodes:
@@ -275,6 +295,7 @@ def _tree(
         refs = [f"r:{level}.{n.ordinal}" for n in nodes]
         texts = {f"r:{level}.{n.ordinal}": strip_citations(n.summary) for n in nodes}
         counts = {f"r:{level}.{n.ordinal}": n.leaves for n in nodes}
+        below = {f"r:{level}.{n.ordinal}": n.topics for n in nodes}
         vectors = np.asarray([n.vector for n in nodes], dtype=np.float32)
         level += 1
     return levels
@@ -301,9 +322,9 @@ def build(
         )
     session.execute(select(func.pg_advisory_xact_lock(_LOCK, ctx.id)))
     version = corpus_version(session, ctx)
-    refs, texts, vectors = leaves(session, ctx, embedder)
+    refs, texts, vectors, titles = leaves(session, ctx, embedder)
     kept = _previous(session, ctx) if refs else {}
-    levels = _tree(refs, texts, vectors, summarizer, embedder, kept, cluster_size, roots)
+    levels = _tree(refs, texts, vectors, summarizer, embedder, kept, cluster_size, roots, titles)
     session.execute(delete(RaptorNode).where(RaptorNode.context_id == ctx.id))
     built_at = session.execute(select(func.now())).scalar_one()
     _write(session, ctx, [n for level in levels for n in level], version, built_at, embedder)
@@ -339,7 +360,7 @@ def _write(
             "parent": n.parent,
             "size": len(n.refs),
             "leaves": n.leaves,
-            "summary": n.summary,
+            "summary": n.text,
             "summarizer": n.summarizer,
             "fingerprint": n.fingerprint,
             "refs": list(n.cited),

@@ -1,6 +1,7 @@
 """Ordering and budget, after the statement: directly named sources first, the reranker orders
 each identity group (direct, then the rest) by answer quality on the complete text, the best
-`max_items` are kept, and then the longest prefix that fits the token budget.
+`max_items` are kept (a RAPTOR overview cut to its share of the budget), and then the longest
+prefix that fits the token budget.
 
 `arrange` returns every candidate with its outcome, so recall and its explain twin read the same
 decisions."""
@@ -42,6 +43,28 @@ def tokens(item: Evidence, chars_per_token: float) -> int:
     return max(1, math.ceil(dense + (len(text) - dense + 24) / chars_per_token))
 
 
+# Where an overview may be cut: after a sentence end (and its closing quote or bracket).
+_SENTENCE_END = re.compile(r"[.!?。！？][\"'”’)\]」』）]*(?=\s|$)|[。！？]")
+
+
+def fit_share(item: Evidence, share: int, chars_per_token: float) -> Evidence:
+    """A RAPTOR overview cut to its share of the budget (`budget / max_items` tokens): its
+    longest run of whole sentences within the share, at least its first sentence. An overview
+    points at a region the paragraphs below it cover; its leading sentences (an extractive
+    summary puts the most central first) say which region, and the rest of the budget stays
+    with grounded evidence. Other items are served whole."""
+    if item.kind != "raptor" or tokens(item, chars_per_token) <= share:
+        return item
+    ends = [m.end() for m in _SENTENCE_END.finditer(item.text)]
+    kept = item.text[: ends[0]] if ends else item.text
+    for end in ends[1:]:
+        longer = Evidence(**{**item.__dict__, "text": item.text[:end]})
+        if tokens(longer, chars_per_token) > share:
+            break
+        kept = item.text[:end]
+    return Evidence(**{**item.__dict__, "text": kept.strip()})
+
+
 def arrange(
     question: str,
     items: Sequence[Evidence],
@@ -70,7 +93,9 @@ def arrange(
     full = False
     seen: set[str] = set()
     position = 0
+    share = max(1, budget // max(1, max_items))
     for it in ordered:
+        it = fit_share(it, share, chars_per_token)
         sized = Evidence(**{**it.__dict__, "tokens": tokens(it, chars_per_token)})
         outcome: Outcome
         same = " ".join(it.text.casefold().split())
