@@ -260,3 +260,38 @@ def test_rows_are_scoped_and_bad_input_refused(
         tree(vsvc, user, context, 0)
     with pytest.raises(InvalidInput):
         build(vsvc, user, context, cluster_size=1)
+
+
+def test_a_renamed_source_keeps_summaries_but_re_embeds_the_topic_lines(
+    vsvc: Tabane, user: Principal, context: str
+) -> None:
+    """Each node opens with the titles of the sources below it; a title change leaves every
+    summary's members as they were (nothing summarized again), but the nodes above the renamed
+    source get their new topic line and a vector of it."""
+    ingest(vsvc, user, context, ["coffee", "sailing", "databases"])
+    vsvc.wait_for_jobs()
+    first = build(vsvc, user, context, Counting())
+    before = {(n.level, n.ordinal): n.summary for n in tree(vsvc, user, context).nodes}
+    assert all(text.startswith("Topics: ") for text in before.values())
+    blocks = [Block(text, ()) for text in TOPICS["coffee"]]
+    vsvc.ingest(user, context, DocumentInput("coffee", paragraphs=blocks, title="Brewing"))
+    vsvc.wait_for_jobs()
+    embedded: list[str] = []
+
+    class Spy:
+        name, dim = vsvc.embedder.name, vsvc.embedder.dim
+
+        def embed_documents(self, texts: Sequence[str]) -> object:
+            embedded.extend(texts)
+            return vsvc.embedder.embed_documents(texts)
+
+    counting = Counting()
+    with vsvc.store.session(user) as session:
+        ctx = contexts.resolve(session, context)
+        again = raptor.build(session, ctx, counting, Spy())  # type: ignore[arg-type]
+    assert again.nodes == first.nodes and not counting.calls  # no summary written again
+    after = {(n.level, n.ordinal): n.summary for n in tree(vsvc, user, context).nodes}
+    renamed = {k for k, text in after.items() if "Brewing" in text.split("\n")[0]}
+    assert renamed and all("Coffee" not in after[k].split("\n")[0] for k in renamed)
+    assert len(embedded) == len(renamed)  # only the changed topic lines are embedded again
+    assert all(after[k] == before[k] for k in after if k not in renamed)

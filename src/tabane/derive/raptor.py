@@ -120,6 +120,7 @@ class _Node:
     vector: Any
     reused: bool
     topics: Counter[str] = field(default_factory=Counter)  # source titles, by paragraph
+    kept_text: str | None = None  # the stored text of the previous build's node it reuses
     parent: int | None = field(default=None)
 
     @property
@@ -234,19 +235,20 @@ def _summarize(
             made = summarizer.summarize(group, budget_chars=budget(level))
             text, cited, vec, reused = made.text, made.refs, None, False
         leaves = sum(counts[r] for r in cl.refs)
-        out.append(
-            _Node(level, ordinal, cl.refs, leaves, text, summarizer.name, fp, cited, vec, reused)
-        )
+        node = _Node(level, ordinal, cl.refs, leaves, text, summarizer.name, fp, cited, vec, reused)
+        node.kept_text = old.summary if reused and old is not None else None
+        out.append(node)
     return out
 
 
 def _embed(nodes: Sequence[_Node], clusters: Sequence[rc.Cluster], embedder: Embedder) -> None:
-    """Give each node its summary's vector (a kept one when the model matches; a summary
-    without text takes its cluster's centre)."""
+    """Give each node its text's vector (a kept one when the model and the whole stored text,
+    topic line included, match; a node without text takes its cluster's centre)."""
     todo: list[tuple[_Node, str]] = []
     for node, cl in zip(nodes, clusters, strict=True):
         old = node.vector
-        if old is not None and old[0] == embedder.name and old[1] == embedder.dim:
+        same = node.kept_text == node.text
+        if same and old is not None and old[0] == embedder.name and old[1] == embedder.dim:
             node.vector = np.asarray(old[2], dtype=np.float32)
             continue
         text = strip_citations(node.text)

@@ -8,6 +8,7 @@ decisions."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Sequence
@@ -65,6 +66,34 @@ def fit_share(item: Evidence, share: int, chars_per_token: float) -> Evidence:
     return Evidence(**{**item.__dict__, "text": kept.strip()})
 
 
+# The shortest sentence whose repetition inside an overview counts as quoting it.
+_QUOTED_MIN = 20
+
+
+def _sentences(text: str) -> list[str]:
+    cuts = [0, *(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]
+    parts = (" ".join(text[a:b].split()).casefold() for a, b in itertools.pairwise(cuts))
+    return [p for p in parts if len(p) >= _QUOTED_MIN]
+
+
+def grounded_first(ordered: Sequence[Evidence], max_items: int) -> list[Evidence]:
+    """Each RAPTOR overview most of whose sentences repeat items ahead of the cut (the first
+    `max_items`) moved to just after the last of those items: an extractive overview repeats
+    sentences of the paragraphs and notes below it, and when those are served anyway they are
+    read first, as themselves, with their citations, and the overview follows them. An overview
+    that says mostly something else (a broad question's map of a large corpus) keeps its place."""
+    out = list(ordered)
+    for item in [it for it in ordered if it.kind == "raptor"]:
+        at = out.index(item)
+        own = _sentences(item.text.split("\n", 1)[-1])  # its summary, not its topic line
+        ahead = [(n, other) for n, other in enumerate(out[:max_items]) if other.kind != "raptor"]
+        said = {n: " ".join(o.text.split()).casefold() for n, o in ahead}
+        repeated = [max((n for n in said if s in said[n]), default=-1) for s in own]
+        if own and 2 * sum(n >= 0 for n in repeated) > len(own) and max(repeated) > at:
+            out.insert(max(repeated), out.pop(at))
+    return out
+
+
 def arrange(
     question: str,
     items: Sequence[Evidence],
@@ -88,6 +117,7 @@ def arrange(
         elif reranker is not None and group:
             scores[group[0].key] = 0.0
         ordered.extend(group)
+    ordered = grounded_first(ordered, max_items)
     placed: list[Placed] = []
     used = 0
     full = False

@@ -47,8 +47,9 @@ LANES = (
     "profiles",
     "raptor",
 )
-# The lanes of derived summaries, ranked on the vector lane's scale (`_on_one_scale`).
+# The lanes of derived summaries, ranked on the passage lanes' scale (`_on_one_scale`).
 DERIVED_LANES = ("communities", "profiles", "raptor")
+PASSAGE_LANES = ("vector", "claims")
 # The lanes that need a query vector (walk and turns use one when there is one).
 VECTOR_LANES = frozenset({"vector", "claims", "communities", "profiles", "raptor"})
 
@@ -98,20 +99,21 @@ def _lane(name: str, dim: int | None) -> Select[Any]:
 
 
 def _on_one_scale(lanes: Any) -> Any:
-    """The lanes' rows with the derived lanes re-ranked on the vector lane's scale (one model
-    embeds passages and summaries alike): a summary ranks below only the passages whose cosine
-    to the question beats its own by more than the spread (standard deviation) of the passage
-    pool's cosines, then below the nearer summaries. A broad question, which no passage answers
+    """The lanes' rows with the derived lanes re-ranked on the passages' scale (one model embeds
+    paragraphs, notes and summaries alike; the passages are the `vector` and `claims` lanes'
+    rows): a summary ranks below only the passages whose cosine to the question beats its own by
+    more than the spread (standard deviation) of the passage pool's cosines, then below the
+    nearer summaries. A broad question, which no passage answers
     clearly better than an overview does, gets the overview first; a local one, whose passage
     stands out, keeps that passage first. Other lanes keep their ranks."""
-    passages = lanes.c.lane == "vector"
+    passages = lanes.c.lane.in_(PASSAGE_LANES)
     spread = func.stddev_pop(lanes.c.score).filter(passages).over(partition_by=lanes.c.context_id)
     spread_of = select(lanes, func.coalesce(spread, 0.0).label("spread")).subquery("spread")
     pool = aliased(lanes, name="pool")
     beaten = (
         select(func.count())
         .where(
-            pool.c.lane == "vector",
+            pool.c.lane.in_(PASSAGE_LANES),
             pool.c.context_id == spread_of.c.context_id,
             pool.c.score > spread_of.c.score + spread_of.c.spread,
         )
