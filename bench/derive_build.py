@@ -9,8 +9,9 @@ extractive summarizer and the default model:
   first build     the tree built from nothing (every cluster summarized, every summary embedded)
   rebuild         the same corpus again: every node's members unchanged, so every summary and
                   vector is kept (no summarizer or model call)
-  baseline        the default model embedding the same paragraphs' texts, timed on a sample of
-                  `--sample` paragraphs and scaled to all of them (what ingest already pays)
+  baseline        the default model embedding the same paragraphs' texts, timed on `--sample`
+                  paragraphs taken evenly across the corpus and scaled to all of them (what
+                  ingest already pays)
 
 Each build is split into summarizer time, embedder time and the rest (reading the vectors,
 clustering, writing the rows).
@@ -171,7 +172,7 @@ def main() -> None:
                 ctx = contexts.resolve(session, "py")
                 session.execute(delete(RaptorNode).where(RaptorNode.context_id == ctx.id))
                 texts = session.scalars(select(Paragraph.text).order_by(Paragraph.id)).all()
-            sample = texts[: args.sample]
+            sample = texts[:: max(1, len(texts) // args.sample)][: args.sample]  # spread out
             started = time.perf_counter()
             for i in range(0, len(sample), 64):
                 model.embed_documents(sample[i : i + 64])

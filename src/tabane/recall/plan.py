@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass
 
 from tabane.errors import InvalidInput, Issue
-from tabane.recall.statement import LANES
+from tabane.recall.statement import DERIVED_LANES, LANES
 
 MAX_QUESTION = 4000
 MAX_BUDGET = 200_000  # tokens; far beyond any model's context, so larger is a mistake
@@ -23,6 +23,7 @@ PLANS: dict[str, tuple[str, ...]] = {
     "maximal_without_communities": tuple(lane for lane in LANES if lane != "communities"),
     "maximal_without_profiles": tuple(lane for lane in LANES if lane != "profiles"),
     "maximal_without_raptor": tuple(lane for lane in LANES if lane != "raptor"),
+    "maximal_without_derived": tuple(lane for lane in LANES if lane not in DERIVED_LANES),
 }
 
 
