@@ -4,7 +4,7 @@ The lanes (lanes.py) are unioned in a CTE; every candidate is fused by reciproca
 over the lanes that found it (a hit at rank r adds 1/(rrf_k + r), so a paragraph found by BM25
 and by vector gets both), the best `candidates` are kept, and only then are paragraphs, sources,
 claims, edges and turns joined for their text, citation and scopes (an area item, with its
-counts and newest titles, through `lanes_memory.area_detail`). The statement is built once
+counts and newest titles, through `lanes_catalog.area_detail`). The statement is built once
 per shape (which lanes, which vector width) and cached; everything else is a bound parameter.
 """
 
@@ -103,9 +103,9 @@ def _on_one_scale(lanes: Any) -> Any:
     paragraphs, notes and summaries alike; the passages are the `vector` and `claims` lanes'
     rows): a summary ranks below only the passages whose cosine to the question beats its own by
     more than the spread (standard deviation) of the passage pool's cosines, then below the
-    nearer summaries. A broad question, which no passage answers
-    clearly better than an overview does, gets the overview first; a local one, whose passage
-    stands out, keeps that passage first. Other lanes keep their ranks."""
+    nearer summaries. A broad question, which no passage answers clearly better than an
+    overview does, gets the overview first; a local one, whose passage stands out, keeps that
+    passage first. Other lanes keep their ranks."""
     passages = lanes.c.lane.in_(PASSAGE_LANES)
     spread = func.stddev_pop(lanes.c.score).filter(passages).over(partition_by=lanes.c.context_id)
     spread_of = select(lanes, func.coalesce(spread, 0.0).label("spread")).subquery("spread")
