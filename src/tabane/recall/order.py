@@ -8,12 +8,13 @@ decisions."""
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tabane.derive import raptor_topics as topics
+from tabane.models.extractive import sentences
 from tabane.models.reranker import Reranker, checked_scores
 from tabane.recall.evidence import Candidate
 from tabane.recall.result import CandidateTrace, Evidence, Outcome
@@ -44,36 +45,26 @@ def tokens(item: Evidence, chars_per_token: float) -> int:
     return max(1, math.ceil(dense + (len(text) - dense + 24) / chars_per_token))
 
 
-# Where an overview may be cut: after a sentence end (and its closing quote or bracket).
-_SENTENCE_END = re.compile(r"[.!?。！？][\"'”’)\]」』）]*(?=\s|$)|[。！？]")
-
-
 def fit_share(item: Evidence, share: int, chars_per_token: float) -> Evidence:
     """A RAPTOR overview cut to its share of the budget (`budget / max_items` tokens): its
-    longest run of whole sentences within the share, at least its first sentence. An overview
-    points at a region the paragraphs below it cover; its leading sentences (an extractive
-    summary puts the most central first) say which region, and the rest of the budget stays
-    with grounded evidence. Other items are served whole."""
+    longest run of whole sentences (the summarizer's own sentence split) within the share, at
+    least its first sentence. An overview points at a region the paragraphs below it cover; its
+    leading sentences (an extractive summary puts the most central first) say which region, and
+    the rest of the budget stays with grounded evidence. Other items are served whole."""
     if item.kind != "raptor" or tokens(item, chars_per_token) <= share:
         return item
-    ends = [m.end() for m in _SENTENCE_END.finditer(item.text)]
-    kept = item.text[: ends[0]] if ends else item.text
-    for end in ends[1:]:
-        longer = Evidence(**{**item.__dict__, "text": item.text[:end]})
+    said = sentences(item.text)
+    kept = said[:1]
+    for sentence in said[1:]:
+        longer = Evidence(**{**item.__dict__, "text": " ".join([*kept, sentence])})
         if tokens(longer, chars_per_token) > share:
             break
-        kept = item.text[:end]
-    return Evidence(**{**item.__dict__, "text": kept.strip()})
+        kept.append(sentence)
+    return Evidence(**{**item.__dict__, "text": " ".join(kept)})
 
 
 # The shortest sentence whose repetition inside an overview counts as quoting it.
 _QUOTED_MIN = 20
-
-
-def _sentences(text: str) -> list[str]:
-    cuts = [0, *(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]
-    parts = (" ".join(text[a:b].split()).casefold() for a, b in itertools.pairwise(cuts))
-    return [p for p in parts if len(p) >= _QUOTED_MIN]
 
 
 def grounded_first(ordered: Sequence[Evidence], max_items: int) -> list[Evidence]:
@@ -85,7 +76,9 @@ def grounded_first(ordered: Sequence[Evidence], max_items: int) -> list[Evidence
     out = list(ordered)
     for item in [it for it in ordered if it.kind == "raptor"]:
         at = out.index(item)
-        own = _sentences(item.text.split("\n", 1)[-1])  # its summary, not its topic line
+        own = [  # its summary's sentences, not its topic line
+            t.casefold() for t in sentences(topics.split(item.text)) if len(t) >= _QUOTED_MIN
+        ]
         ahead = [(n, other) for n, other in enumerate(out[:max_items]) if other.kind != "raptor"]
         said = {n: " ".join(o.text.split()).casefold() for n, o in ahead}
         repeated = [max((n for n in said if s in said[n]), default=-1) for s in own]
