@@ -71,3 +71,30 @@ class BadEmbedder:
 
     def embed_query(self, text: str) -> Any:
         return self.embed_documents([text])[0]
+
+
+def queue_rebuilds(svc: Any, user: Any, context: str) -> None:
+    """Queue the derived rebuilds as a claim write or a retraction does (service/graph.py); a
+    write that queued them already finds them queued and adds none."""
+    from tabane.contexts import contexts
+    from tabane.service.graph import schedule_communities
+
+    with svc.store.session(user) as session:
+        schedule_communities(session, user, contexts.resolve(session, context))
+
+
+def past_the_debounce(svc: Any, user: Any, context: str) -> None:
+    """Make the context's queued jobs due now, as if the debounce had passed."""
+    from sqlalchemy import func, update
+
+    from tabane.contexts import contexts
+    from tabane.storage.schema import Job
+
+    with svc.store.session(user) as session:
+        ctx_id = contexts.resolve(session, context).id
+    with svc.store.admin() as session:
+        session.execute(
+            update(Job)
+            .where(Job.context_id == ctx_id, Job.state == "queued")
+            .values(run_after=func.now())
+        )

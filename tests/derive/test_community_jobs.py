@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import numpy as np
 import pytest
-from sqlalchemy import func, select, update
+from sqlalchemy import select
 
 from tabane.contexts import contexts
 from tabane.derive import community_vectors
@@ -18,11 +18,10 @@ from tabane.graph.claim_input import ClaimInput
 from tabane.jobs import queue
 from tabane.models.embedder import Embedder, Vectors
 from tabane.service import Tabane
-from tabane.service.graph import schedule_communities
 from tabane.storage.schema import Community, Job
 from tabane.types import Principal
 
-from helpers import unique
+from helpers import past_the_debounce, queue_rebuilds, unique
 
 
 def clique(names: Sequence[str], label: str, weight: float = 1.0) -> list[ClaimInput]:
@@ -47,25 +46,6 @@ def derive_jobs(svc: Tabane, svc_user: Principal, context: str, state: str = "qu
                 )
                 .order_by(Job.id)
             )
-        )
-
-
-def queue_rebuilds(svc: Tabane, user: Principal, context: str) -> None:
-    """Queue the derived rebuilds as a claim write or a retraction does (service/graph.py); a
-    write that queued them already finds them queued and adds none."""
-    with svc.store.session(user) as session:
-        schedule_communities(session, user, contexts.resolve(session, context))
-
-
-def past_the_debounce(svc: Tabane, user: Principal, context: str) -> None:
-    """Make the context's queued jobs due now, as if the debounce had passed."""
-    with svc.store.session(user) as session:
-        ctx_id = contexts.resolve(session, context).id
-    with svc.store.admin() as session:
-        session.execute(
-            update(Job)
-            .where(Job.context_id == ctx_id, Job.state == "queued")
-            .values(run_after=func.now())
         )
 
 

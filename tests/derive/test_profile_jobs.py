@@ -7,17 +7,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from sqlalchemy import func, select, update
+from sqlalchemy import select
 
 from tabane.contexts import contexts
 from tabane.graph.claim_input import ClaimInput
 from tabane.jobs import queue
 from tabane.service import Tabane
-from tabane.service.graph import schedule_communities
 from tabane.storage.schema import Job, Profile
 from tabane.types import Principal
 
-from helpers import unique
+from helpers import past_the_debounce, queue_rebuilds, unique
 
 
 def profile_jobs(svc: Tabane, user: Principal, context: str, state: str = "queued") -> list[Job]:
@@ -76,25 +75,6 @@ def test_writes_outside_the_shared_graph_queue_nothing(
     claim = [ClaimInput("n", "near", "m", 1.0)]
     vsvc.add_claims(alice, narrow, claim, scopes=sorted({*shared, team}))  # fewer readers
     assert profile_jobs(vsvc, alice, narrow) == []
-
-
-def queue_rebuilds(svc: Tabane, user: Principal, context: str) -> None:
-    """Queue the derived rebuilds as a claim write or a retraction does (service/graph.py); a
-    write that queued them already finds them queued and adds none."""
-    with svc.store.session(user) as session:
-        schedule_communities(session, user, contexts.resolve(session, context))
-
-
-def past_the_debounce(svc: Tabane, user: Principal, context: str) -> None:
-    """Make the context's queued jobs due now, as if the debounce had passed."""
-    with svc.store.session(user) as session:
-        ctx_id = contexts.resolve(session, context).id
-    with svc.store.admin() as session:
-        session.execute(
-            update(Job)
-            .where(Job.context_id == ctx_id, Job.state == "queued")
-            .values(run_after=func.now())
-        )
 
 
 def test_a_worker_without_an_embedder_keeps_profiles_fresh(

@@ -176,17 +176,25 @@ def delete_rows(session: Session, walk: Walk) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
+def _in_surviving_contexts(walk: Walk, context_id: Any) -> list[ColumnElement[bool]]:
+    """The condition that a row's context outlives the erasure (none when no context goes)."""
+    contexts = walk.rows.get("contexts")
+    if contexts is None:
+        return []
+    return [context_id.not_in(select(Base.metadata.tables["contexts"].c.id).where(contexts))]
+
+
 def touched_derived(session: Session, walk: Walk) -> dict[str, set[tuple[int, tuple[str, ...]]]]:
     """Per derived table, the (context, scope set) of the rows the erasure deletes in contexts
     that outlive it: their builds must run again over the rows left."""
-    contexts = walk.rows.get("contexts")
     found: dict[str, set[tuple[int, tuple[str, ...]]]] = {}
     for name in sorted(DERIVED):
         table = Base.metadata.tables[name]
-        stmt = select(table.c.context_id, table.c.scopes).where(walk.rows[name]).distinct()
-        if contexts is not None:
-            private = select(Base.metadata.tables["contexts"].c.id).where(contexts)
-            stmt = stmt.where(table.c.context_id.not_in(private))
+        stmt = (
+            select(table.c.context_id, table.c.scopes)
+            .where(walk.rows[name], *_in_surviving_contexts(walk, table.c.context_id))
+            .distinct()
+        )
         found[name] = {(int(r.context_id), tuple(r.scopes)) for r in session.execute(stmt)}
     return found
 
@@ -194,18 +202,14 @@ def touched_derived(session: Session, walk: Walk) -> dict[str, set[tuple[int, tu
 def touched_edges(session: Session, walk: Walk) -> Edges:
     """The associations that erased claims net into and that outlive the erasure (in a context
     and scope set that stay): they must be re-netted from the claims left."""
-    claims = Claim.__table__
-    contexts = walk.rows.get("contexts")
     stmt = select(
         Claim.context_id, Claim.scopes, Claim.perspective, Claim.subject, Claim.label, Claim.object
     ).where(
         walk.rows["claims"],
         Claim.subject.is_not(None),
         Claim.scopes != literal([walk.target.scope], ARRAY(Text)),
+        *_in_surviving_contexts(walk, Claim.context_id),
     )
-    if contexts is not None:
-        private = select(Base.metadata.tables["contexts"].c.id).where(contexts)
-        stmt = stmt.where(claims.c.context_id.not_in(private))
     edges: Edges = defaultdict(set)
     for row in session.execute(stmt.distinct()):
         edges[(row.context_id, tuple(row.scopes))].add(

@@ -26,11 +26,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ARRAY, Text, cast, delete, func, insert, literal, select
+from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import Session
 
 from tabane.derive import community_graph as cg
 from tabane.derive import community_vectors
+from tabane.derive.shared import shared
 from tabane.errors import InvalidInput, Issue
 from tabane.storage.schema import Association, Community, CommunityMember, Context
 from tabane.text.tokenize import tokenize
@@ -101,9 +102,7 @@ class CommunitySearch:
 
 
 def _rows(ctx: Context) -> list[Any]:
-    a = Association
-    inside = cast(literal(list(ctx.scopes), ARRAY(Text)), ARRAY(Text))
-    return [a.context_id == ctx.id, a.scopes.op("<@", is_comparison=True)(inside)]
+    return shared(Association, ctx)
 
 
 def graph_version(session: Session, ctx: Context) -> str:

@@ -34,10 +34,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ARRAY, Text, cast, delete, func, insert, literal, select, union_all
+from sqlalchemy import delete, func, insert, select, union_all
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
+from tabane.derive.shared import shared
 from tabane.errors import InvalidInput, Issue
 from tabane.models.embedder import Embedder, checked
 from tabane.models.summarizer import Member, Summarizer, Summary, fingerprint, strip_citations
@@ -105,12 +106,7 @@ def _about(ctx: Context, concepts: Collection[str] | None, *cols: Any) -> Any:
     """Visible claims of the context with a triple, once per concept they name (a claim from a
     concept to itself counts once): `concept` plus `cols`."""
     c = Claim
-    inside = cast(literal(list(ctx.scopes), ARRAY(Text)), ARRAY(Text))
-    base = [
-        c.context_id == ctx.id,
-        c.scopes.op("<@", is_comparison=True)(inside),
-        c.subject.is_not(None),
-    ]
+    base = [*shared(c, ctx), c.subject.is_not(None)]
     subj = select(c.subject.label("concept"), *cols).where(*base)
     obj = select(c.object.label("concept"), *cols).where(*base, c.object != c.subject)
     if concepts is not None:

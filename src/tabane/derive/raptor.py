@@ -49,10 +49,10 @@ from tabane.derive.raptor_read import (
     RaptorNodeInfo,
     RaptorTree,
     corpus_version,
-    inside,
     members,
     read,
 )
+from tabane.derive.shared import shared
 from tabane.errors import InvalidInput, Issue
 from tabane.models.embedder import Embedder, checked
 from tabane.models.summarizer import Member, Summarizer, fingerprint, strip_citations
@@ -159,7 +159,6 @@ def leaves(
 ) -> tuple[list[str], dict[str, str], Any, dict[str, str]]:
     """The leaves' refs (sorted), texts by ref, vectors (rows in ref order) and the title (else
     the source id) of each paragraph's source."""
-    box = inside(ctx)
     pv, p, s, c, cv = ParagraphVector, Paragraph, Source, Claim, ClaimVector
     found: list[tuple[str, str, Any]] = []
     titles: dict[str, str] = {}
@@ -168,11 +167,10 @@ def leaves(
         .join(p, p.id == pv.paragraph_id)
         .join(s, s.id == p.source_pk)
         .where(
-            pv.context_id == ctx.id,
+            *shared(pv, ctx),
             pv.ord == 0,
             pv.model == embedder.name,
             pv.dim == embedder.dim,
-            pv.scopes.op("<@", is_comparison=True)(box),
             s.retracted_at.is_(None),
         )
     )
@@ -183,11 +181,10 @@ def leaves(
         select(c.id, c.statement, cv.embedding)
         .join(cv, cv.claim_id == c.id)
         .where(
-            c.context_id == ctx.id,
+            *shared(c, ctx),
             c.closed_at.is_(None),
             c.statement.is_not(None),
             func.length(func.btrim(c.statement)) > 0,
-            c.scopes.op("<@", is_comparison=True)(box),
             cv.model == embedder.name,
             cv.dim == embedder.dim,
         )

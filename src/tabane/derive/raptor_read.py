@@ -14,11 +14,12 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
-from sqlalchemy import ARRAY, Text, cast, func, literal, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from tabane.derive.shared import shared
 from tabane.errors import InvalidInput, Issue, NoNode
 from tabane.storage.schema import (
     Claim,
@@ -79,35 +80,25 @@ class RaptorMemberView:
     ordinal: int | None = None
 
 
-def inside(ctx: Context) -> Any:
-    """The context's scope set as a text[] literal (for `scopes <@ inside`)."""
-    return cast(literal(sorted(ctx.scopes), ARRAY(Text)), ARRAY(Text))
-
-
 def _iso(at: datetime | None) -> str:
     return at.isoformat() if at is not None else "-"
 
 
 def corpus_version(session: Session, ctx: Context) -> str:
     """The state of the rows a RAPTOR build reads (see the module docstring)."""
-    box = inside(ctx)
     pv, s, c, cv = ParagraphVector, Source, Claim, ClaimVector
     vectors, idsum = session.execute(
         select(func.count(), func.coalesce(func.sum(pv.paragraph_id), 0)).where(
-            pv.context_id == ctx.id, pv.ord == 0, pv.scopes.op("<@", is_comparison=True)(box)
+            *shared(pv, ctx), pv.ord == 0
         )
     ).one()
     sources, retracted, stored, gone = session.execute(
         select(
             func.count(), func.count(s.retracted_at), func.max(s.stored_at),
             func.max(s.retracted_at),
-        ).where(s.context_id == ctx.id, s.scopes.op("<@", is_comparison=True)(box))
+        ).where(*shared(s, ctx))
     ).one()  # fmt: skip
-    notes_where = [
-        c.context_id == ctx.id,
-        c.statement.is_not(None),
-        c.scopes.op("<@", is_comparison=True)(box),
-    ]
+    notes_where = [*shared(c, ctx), c.statement.is_not(None)]
     notes, closed, recorded, last = session.execute(
         select(
             func.count(), func.count(c.closed_at), func.max(c.recorded_at), func.max(c.closed_at)
