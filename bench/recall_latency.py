@@ -471,6 +471,13 @@ def main() -> None:
                     lanes_in = len({"vector", "bm25"} & set(shape.lanes)) or 1
                     params["paragraph_lanes"] = float(lanes_in) if t.fusion == "per_kind" else 1.0
                 kernel._settings(session, t.pool)
+                terms = params["terms"]
+                lexical = (
+                    (lambda: kernel.bind_lexical(session, [ctx], terms, t.pool))  # noqa: B023
+                    if "bm25" in shape.lanes
+                    else dict
+                )
+                params.update(lexical())  # untimed here; each timed run scores again
                 if args.custom_plans:
                     session.execute(
                         select(func.set_config("plan_cache_mode", "force_custom_plan", True))
@@ -491,8 +498,11 @@ def main() -> None:
                 for which in order:
                     started = time.perf_counter()
                     if which == "statement":
+                        params.update(lexical())  # the BM25 lane scores before the statement
                         rows_per_q.append(len(session.execute(stmt, params).all()))
                     else:
+                        params.update(lexical())
+                        times["lane:bm25 scoring"].append(time.perf_counter() - started)
                         separate(session, lanes, params, t.candidates, t.rrf_k, detail, times)
                     times[which].append(time.perf_counter() - started)
                 if i < args.explain:

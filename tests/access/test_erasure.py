@@ -4,6 +4,7 @@ users' rows stay, and the associations the user's claims fed are re-netted."""
 
 from __future__ import annotations
 
+import base64
 import json
 from collections import Counter
 from collections.abc import Callable
@@ -151,12 +152,14 @@ def test_export_then_erase_leaves_nothing_of_the_user(
     counts = Counter(r["table"] for r in exported)
     for table in (
         "users", "grants", "api_keys", "scopes", "contexts", "sources", "sections", "paragraphs",
-        "postings", "paragraph_vectors", "bm25_corpus", "bm25_terms", "vocabulary",
+        "bm25_packs", "paragraph_vectors", "bm25_corpus", "bm25_terms", "vocabulary",
         "vocabulary_grams", "claims", "claim_vectors", "associations", "sessions",
         "session_turns", "turn_vectors", "recall_traces", "groups", "group_contexts",
     ):  # fmt: skip
         assert counts[table] > 0, table
     assert all("hash" not in r["row"] for r in exported if r["table"] == "api_keys")
+    packs = [r["row"]["postings"] for r in exported if r["table"] == "bm25_packs"]
+    assert all(len(base64.b64decode(p)) % 20 == 0 for p in packs)  # JSON-safe, whole records
     aliases = [r for r in exported if r["table"] == "vocabulary" and r["row"]["alias_of"]]
     assert [a["row"]["name"] for a in aliases] == ["sencha"]
     authored = {r["row"]["statement"] for r in exported if r["table"] == "claims"}

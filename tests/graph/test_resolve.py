@@ -7,6 +7,7 @@ import pytest
 from sqlalchemy import select
 
 from tabane.errors import InvalidInput, NoContext
+from tabane.graph import resolve_cue as rc
 from tabane.graph import resolve_lexical as lex
 from tabane.graph.claim_input import parse_claims
 from tabane.service import Tabane
@@ -199,7 +200,7 @@ def test_lexical_candidates_match_a_full_scan(svc, user, context) -> None:
             }
             want = set()
             for name, key in keys:
-                score, how = lex.score_key(cue, key)
+                score, how = rc.score_key(cue, key)
                 if how == "exact" or score <= 0 or (how == "fuzzy" and score < 0.3):
                     continue
                 want.add((name, round(score, 9)))

@@ -12,12 +12,14 @@ from collections import Counter
 import pytest
 from sqlalchemy import func, select
 
+from tabane.graph import resolve_cue as rc
 from tabane.graph import resolve_lexical as lex
+from tabane.graph import resolve_sql as rsql
 from tabane.graph import vocabulary_stats
 from tabane.graph.claim_input import parse_claims
 from tabane.service import Tabane
 from tabane.storage.schema import Context, VocabEntry, VocabGram, VocabGramStats, VocabSize
-from tabane.text.spelling import char_grams
+from tabane.text.spelling import char_grams, spelling_key
 from tabane.types import Principal
 
 WORDS = [
@@ -35,6 +37,8 @@ WORDS = [
     "token",
     "score",
 ]
+# Past MAX_SUBSTRING_CUE characters: the candidate statement without the "inside" part.
+LONG_CUE = "fetchBlockReadWriteFrameBufferIndexCacheStoreQueryGraphTokenScore" * 2
 KANA = "あいうかきくさしすたちつなにぬはひふまみむやゆよらりるアイウカキクサシス株式会社"
 
 
@@ -91,7 +95,7 @@ def assert_stats_match(session, ctx_id: int) -> None:
         assert {g: c for g, c in freq.df.items() if c} == dict(df), kind
 
 
-def brute_force(session, ctx_id: int, cue: lex.Cue, floor: float) -> set[tuple[str, float, str]]:
+def brute_force(session, ctx_id: int, cue: rc.Cue, floor: float) -> set[tuple[str, float, str]]:
     rows = session.execute(
         select(VocabEntry.name, VocabEntry.key).where(
             VocabEntry.context_id == ctx_id, VocabEntry.kind == "concept"
@@ -99,7 +103,7 @@ def brute_force(session, ctx_id: int, cue: lex.Cue, floor: float) -> set[tuple[s
     ).all()
     want = set()
     for name, key in rows:
-        score, how = lex.score_key(cue, key)
+        score, how = rc.score_key(cue, key)
         if how == "exact" or score <= 0 or (how == "fuzzy" and score < floor):
             continue
         want.add((name, round(score, 9), how))
@@ -185,7 +189,7 @@ def test_fast_candidates_equal_brute_force_on_typos(
     monkeypatch.setattr(lex, "FULL_POSTINGS", full_postings)
     rng, alice, bob, context, names = corpus
     cues = [typo(rng, name) for name in rng.sample(names, 200)]
-    cues += ["株式会社", "株式会社あい", "fetchBlok", "b", "zz", "会", "QUERYGRAPH"]
+    cues += ["株式会社", "株式会社あい", "fetchBlok", "b", "zz", "会", "QUERYGRAPH", LONG_CUE]
     assert check_cues(svc, alice, context, cues) > 1000
     assert check_cues(svc, bob, context, rng.sample(cues, 60)) > 100
 
@@ -215,42 +219,79 @@ def test_sql_dice_terms_equal_dice_informative(svc: Tabane, corpus) -> None:
         ctx_id = session.scalar(select(Context.id).where(Context.name == context))
         for text in cues:
             cue = lex.analyse(session, ctx_id, "concept", text)
-            s, b = lex.dice_terms(cue)
+            s, b = rsql.dice_terms()
             rows = session.execute(
                 select(VocabEntry.key, s, b).where(
                     VocabEntry.context_id == ctx_id, VocabEntry.kind == "concept"
-                )
+                ),
+                rsql.cue_params(ctx_id, "concept", cue),
             ).all()
             a = len(cue.informative)
             for key, shared, own in rows:
-                want = lex.dice_informative(cue, key)
+                want = rc.dice_informative(cue, key)
                 got = 2 * shared / (a + own) if a and own else 0.0
                 assert got == want, (text, key)
                 compared += bool(want)
     assert compared > 500
 
 
-def test_top_mode_ranks_the_top_exactly(svc: Tabane, corpus, monkeypatch) -> None:
+@pytest.mark.parametrize("pool", [10_000, 2])
+def test_top_mode_ranks_the_top_exactly(svc: Tabane, corpus, monkeypatch, pool: int) -> None:
     """resolve's top mode (read the rarest grams, score only what can reach the guessed top
-    score) ranks the first `top` canonical spellings exactly as scoring everything does."""
+    score) ranks the first `top` canonical spellings exactly as scoring everything does — also
+    when the containing keys overflow the pool (top mode then falls back to the full fuzzy
+    statement; full mode reads the same `pool` shortest containing keys)."""
     rng, alice, _, context, names = corpus
     monkeypatch.setattr(lex, "FULL_POSTINGS", 0)  # top mode for every cue, small as it is
     cues = [typo(rng, name) for name in rng.sample(names, 80)] + ["fetchBlok", "QUERYGRAPH"]
+    cues += ["fetch", "株式会社", LONG_CUE]  # cues contained in many stored keys
     partial = 0
     with svc.store.session(alice) as session:
         ctx_id = session.scalar(select(Context.id).where(Context.name == context))
         for text in cues:
             cue = lex.analyse(session, ctx_id, "concept", text)
             for floor in (0.0, 0.3):
-                full = lex.lexical(session, ctx_id, "concept", cue, floor, 10_000)
-                everything = lex.best_per_canonical(full.scored)
+                full = lex.lexical(session, ctx_id, "concept", cue, floor, pool)
+                everything = rc.best_per_canonical(full.scored)
                 for guess in (0.3, 0.45, 0.6):
                     monkeypatch.setattr(lex, "GUESS", guess)
                     for top in (1, 3, 10):
-                        got = lex.lexical(session, ctx_id, "concept", cue, floor, 10_000, top)
-                        ranked = lex.best_per_canonical(got.scored)
+                        got = lex.lexical(session, ctx_id, "concept", cue, floor, pool, top)
+                        ranked = rc.best_per_canonical(got.scored)
                         assert ranked[:top] == everything[:top], (text, floor, guess, top)
                         if got.complete:
                             assert set(got.scored) == set(full.scored), (text, floor, guess)
                         partial += not got.complete
     assert partial > 100  # the bounded path ran, not only its fallback
+
+
+def test_look_up_is_the_exact_keys_and_the_statistics(svc: Tabane, corpus) -> None:
+    """`look_up` reads a cue's exact spellings and its statistics in one statement: the same
+    exact rows as a scan of every visible key, the same cue as `frequencies` gives."""
+    rng, alice, bob, context, names = corpus
+    third = len(names) // 3
+    aliases = [f"{t}別名{i}" for i, t in enumerate(names[2 * third : 2 * third + 15])]
+    cues = rng.sample(names, 40) + aliases + [n.upper() for n in rng.sample(names, 10)]
+    cues += [typo(rng, name) for name in rng.sample(names, 20)] + ["b", "株式会社", LONG_CUE]
+    compared = 0
+    for who in (alice, bob):
+        with svc.store.session(who) as session:
+            ctx_id = session.scalar(select(Context.id).where(Context.name == context))
+            rows = session.execute(
+                select(VocabEntry.name, VocabEntry.alias_of, VocabEntry.key).where(
+                    VocabEntry.context_id == ctx_id, VocabEntry.kind == "concept"
+                )
+            ).all()
+            for text in cues:
+                looked = lex.look_up(session, ctx_id, "concept", text)
+                key = spelling_key(text)
+                freq = vocabulary_stats.frequencies(session, ctx_id, "concept", char_grams(key))
+                assert looked.cue == lex.cue_of(text, key, freq), text
+                want = sorted(
+                    (r.name, r.alias_of or r.name, "alias" if r.alias_of else "exact")
+                    for r in rows
+                    if r.key == key
+                )
+                assert [(s.name, s.canonical, s.kind) for s in looked.exact] == want, text
+                compared += len(want)
+    assert compared > 60

@@ -123,6 +123,22 @@ def test_every_memory_lane_feeds_one_bundle(vsvc: Tabane, user, context):
         assert session.scalar(select(Claim.access_count).where(Claim.id == note)) == 1
 
 
+def test_the_asking_speaker_is_named_in_the_bundle_and_not_embedded(
+    vsvc: Tabane, user, context
+):
+    _ingest(vsvc, user, context, "kettle", KETTLE, title="Kettle care")
+    vsvc.add_turn(user, "chat", "Ravi! Who?", speaker="Ravi")
+    vsvc.remember(user, context, {"text": "The kettle is descaled with citric acid."})
+    vsvc.wait_for_jobs()
+    question = "How is the kettle descaled?"
+    plain = vsvc.recall(user, RecallRequest(question, (context,), session="chat"))
+    asked = vsvc.recall(user, RecallRequest(question, (context,), session="chat", speaker="Ravi"))
+    assert [(c.key, c.lanes) for c in asked.trace.candidates] == [
+        (c.key, c.lanes) for c in plain.trace.candidates
+    ]
+    assert "Asked by: Ravi" in asked.rendered and "Asked by" not in plain.rendered
+
+
 def test_the_gate_answers_trivial_turns_with_nothing_unless_forced(svc: Tabane, user, context):
     _ingest(svc, user, context, "kettle", ["thanks for the kettle tips"], title="Thanks")
     gated = svc.recall(user, RecallRequest("thanks!", (context,)))

@@ -20,7 +20,7 @@ def test_one_statement_per_shape_with_every_tunable_bound():
     assert build_recall_statement(Shape(LANES, 512)) is stmt
     assert build_recall_statement(Shape(PLANS["sources_only"], 512)) is not stmt
     sql = str(stmt.compile())
-    for name in ("pool", "candidates", "rrf_k", "terms", "question_key", "walk_pool", "qvec",
+    for name in ("pool", "candidates", "rrf_k", "bm25_ids", "question_key", "walk_pool", "qvec",
                  "session_pk", "turns", "catalog_limit", "title_lead"):  # fmt: skip
         assert f"%({name})s" in sql or f":{name}" in sql, name
     assert sql.count("UNION ALL") >= len(LANES) - 1

@@ -138,6 +138,9 @@ def test_same_top10_and_scores(svc: Tabane, corpus, query: str) -> None:
         assert stats.paragraphs == 2900
         got = bm25.lane(session, context_id, terms, stats, pool=10)
         deep = bm25.lane(session, context_id, terms, stats, pool=60)
+        # the one-read path (frequencies from the packs) agrees with the statistics rows
+        quick_stats, quick = bm25.ranked(session, context_id, terms, pool=60)
+    assert quick_stats == stats and quick == deep
     assert [h.paragraph_id for h in got] == [pid for pid, _ in expected]
     assert [h.paragraph_id for h in deep] == [pid for pid, _ in _reference(docs, terms)[:60]]
     for hit, (_, score) in zip(got, expected, strict=True):

@@ -178,15 +178,13 @@ def claim_vector(ctx: int, claim: int, n: int) -> dict[str, Any]:
 
 
 def extra_rows(ctx: int, src: int, par: int, n: int) -> dict[str, dict[str, Any]]:
-    """Rows of the search tables (postings, BM25 statistics, vectors), numbered by `n`."""
+    """Rows of the search tables (BM25 packs, statistics, vectors), numbered by `n`."""
     return {
-        "postings": {
-            "paragraph_id": par,
+        "bm25_packs": {
+            "source_pk": src,
             "term": f"t{n}",
             "context_id": ctx,
-            "source_pk": src,
-            "tf": 1,
-            "dl": 1,
+            "postings": bytes(20),
         },
         "bm25_terms": {"context_id": ctx, "term": f"t{n}", "df": 1},
         "paragraph_vectors": {

@@ -29,6 +29,7 @@ the owner's session: the erasure sees and deletes across every scope.
 
 from __future__ import annotations
 
+import base64
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -333,6 +334,8 @@ def _inherits_scopes(table: Table) -> bool:
 def _plain(value: Any) -> Any:
     if isinstance(value, (datetime, date)):
         return value.isoformat()
+    if isinstance(value, (bytes, memoryview)):  # packed BM25 postings
+        return base64.b64encode(bytes(value)).decode("ascii")
     tolist = getattr(value, "tolist", None)  # pgvector's numpy arrays
     if callable(tolist):
         return tolist()

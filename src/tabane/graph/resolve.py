@@ -23,10 +23,11 @@ from sqlalchemy.orm import Session
 from tabane.errors import InvalidInput, Issue
 from tabane.graph import gloss as gloss_mod
 from tabane.graph import resolve_lexical as lex
+from tabane.graph.resolve_cue import Cue, Scored, best_per_canonical
 from tabane.graph.vocabulary import Kind, check_kind
 from tabane.models.embedder import Embedder, Vectors
 from tabane.storage.schema import Context, Job, VocabEntry, VocabVector
-from tabane.text.spelling import char_grams, spelling_key
+from tabane.text.spelling import char_grams
 
 MAX_LIMIT = 100
 DEFAULT_DICE_FLOOR = 0.3
@@ -139,9 +140,9 @@ def floors(ctx: Context, request: Request, default_semantic: float | None) -> tu
 
 @dataclass(frozen=True)
 class Lexical:
-    cue: lex.Cue
-    exact: list[lex.Scored]
-    ranked: list[lex.Scored]  # best per canonical (all of them, or enough for the top `limit`)
+    cue: Cue
+    exact: list[Scored]
+    ranked: list[Scored]  # best per canonical (all of them, or enough for the top `limit`)
     complete: bool = True  # `ranked` holds every candidate at or above the floor
 
     @property
@@ -165,16 +166,17 @@ def lexical(
 ) -> Lexical:
     """The lexical tiers (the code resolve and its explain twin share). The first `limit` of
     `ranked` are exact; `every` ranks every candidate (explain needs ranks past the limit)."""
-    # The exact key first: an eclipsed cue needs no bigram statistics at all.
-    key = spelling_key(cue)
-    exact = lex.exact(session, ctx.id, kind, key)
-    if exact:
-        bare = lex.Cue(cue, key, char_grams(key), frozenset(), {}, 0)
-        return Lexical(bare, exact, lex.best_per_canonical(exact))
-    analysed = lex.analyse(session, ctx.id, kind, cue)
+    looked = lex.look_up(session, ctx.id, kind, cue)
+    if looked.exact:
+        # Eclipsed: nothing else is scored, and no gram is reported over-common.
+        key = looked.cue.key
+        bare = Cue(cue, key, char_grams(key), frozenset(), {}, 0)
+        return Lexical(bare, looked.exact, best_per_canonical(looked.exact))
     pool = max(4 * limit, 4 * MAX_LIMIT)
-    found = lex.lexical(session, ctx.id, kind, analysed, dice_floor, pool, None if every else limit)
-    return Lexical(analysed, [], lex.best_per_canonical(found.scored), found.complete)
+    found = lex.lexical(
+        session, ctx.id, kind, looked.cue, dice_floor, pool, None if every else limit
+    )
+    return Lexical(looked.cue, [], best_per_canonical(found.scored), found.complete)
 
 
 QueryVector = Callable[[], Vectors]

@@ -6,7 +6,7 @@ tier), `eclipsed_by_exact` (the cue is another stored spelling, so nothing else 
 `below_floor` (the Dice score, the floor in effect and the floor that would admit it),
 `cut_by_limit` (its rank and a limit verified by re-running resolve), `semantic_never_ran` (why),
 `semantic_below_floor` (the cosine and the floor). It scores with resolve's own code
-(`resolve.lexical`, `resolve_lexical.score_key`, `resolve.semantic`), so the numbers agree.
+(`resolve.lexical`, `resolve_cue.score_key`, `resolve.semantic`), so the numbers agree.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from tabane.errors import InvalidInput, Issue
 from tabane.graph import resolve as res
-from tabane.graph import resolve_lexical as lex
+from tabane.graph import resolve_cue as rc
 from tabane.graph.resolve import Floor, Request, Resolution
 from tabane.graph.vocabulary import check_spelling
 from tabane.models.embedder import Embedder
@@ -136,11 +136,11 @@ def explain(
             **base,  # type: ignore[arg-type]
         )
     # Its own best spelling's score, by the same scoring function.
-    best: lex.Scored | None = None
+    best: rc.Scored | None = None
     for name, key in _keys_of(session, ctx, request.kind, canonical):
-        score, how = lex.score_key(lexed.cue, key)
-        cand = lex.Scored(name, canonical, key, score, how)
-        if best is None or (score, -lex.KIND_ORDER[how]) > (best.score, -lex.KIND_ORDER[best.kind]):
+        score, how = rc.score_key(lexed.cue, key)
+        cand = rc.Scored(name, canonical, key, score, how)
+        if best is None or (score, -rc.KIND_ORDER[how]) > (best.score, -rc.KIND_ORDER[best.kind]):
             best = cand
     assert best is not None
     if canonical not in ranks and best.score > 0 and best.score < dice.value:

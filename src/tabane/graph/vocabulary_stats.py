@@ -11,8 +11,10 @@ concurrent writers into one context cannot deadlock.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
+from typing import Any
 
 from sqlalchemy import ARRAY, BigInteger, Text, bindparam, func, literal, select
 from sqlalchemy.dialects.postgresql import insert
@@ -100,29 +102,48 @@ class Frequencies:
     entries: int
     df: dict[str, int]
 
+    @classmethod
+    def of(cls, grams: Collection[str], rows: Iterable[tuple[str | None, int]]) -> Frequencies:
+        """From the rows of `frequency_rows` (the size row's gram is None)."""
+        entries, df = 0, dict.fromkeys(grams, 0)
+        for gram, n in rows:
+            if gram is None:
+                entries = int(n)
+            else:
+                df[gram] = int(n)
+        return cls(entries, df)
+
+
+GRAMS = ARRAY(Text(collation="C"))
+
+
+@cache
+def frequency_rows() -> Any:
+    """(gram, n) rows: N under a None gram, then the df of each of the `grams` parameter (a
+    text array) that occurs, summed over the visible scope sets — index lookups on the two
+    unique keys. Parameters `context_id`, `kind`, `grams`: the statement is built once and its
+    text is the same for every cue (building a statement costs more than running this one)."""
+    size = select(
+        literal(None, type_=Text(collation="C")).label("gram"),
+        func.coalesce(func.sum(VocabSize.entries), 0).label("n"),
+    ).where(VocabSize.context_id == bindparam("context_id"), VocabSize.kind == bindparam("kind"))
+    s = VocabGramStats
+    per_gram = (
+        select(s.gram, func.sum(s.df).label("n"))
+        .where(
+            s.context_id == bindparam("context_id"),
+            s.kind == bindparam("kind"),
+            s.gram == func.any(bindparam("grams", type_=GRAMS)),
+        )
+        .group_by(s.gram)
+    )
+    return size.union_all(per_gram)
+
 
 def frequencies(
     session: Session, context_id: int, kind: str, grams: Collection[str]
 ) -> Frequencies:
-    """N and the df of each of `grams` (0 when absent), summed over the visible scope sets: one
-    statement, index lookups on the two unique keys."""
-    size = select(
-        literal(None, type_=Text(collation="C")).label("gram"),
-        func.coalesce(func.sum(VocabSize.entries), 0).label("n"),
-    ).where(VocabSize.context_id == context_id, VocabSize.kind == kind)
-    df: dict[str, int] = dict.fromkeys(grams, 0)
-    if not grams:
-        return Frequencies(int(session.execute(size).one().n), df)
-    s = VocabGramStats
-    per_gram = (
-        select(s.gram, func.sum(s.df).label("n"))
-        .where(s.context_id == context_id, s.kind == kind, s.gram.in_(sorted(grams)))
-        .group_by(s.gram)
-    )
-    entries = 0
-    for gram, n in session.execute(size.union_all(per_gram)):
-        if gram is None:
-            entries = int(n)
-        else:
-            df[gram] = int(n)
-    return Frequencies(entries, df)
+    """N and the df of each of `grams` (0 when absent), summed over the visible scope sets."""
+    params = {"context_id": context_id, "kind": kind, "grams": sorted(grams)}
+    rows = session.execute(frequency_rows(), params)
+    return Frequencies.of(grams, ((r.gram, r.n) for r in rows))

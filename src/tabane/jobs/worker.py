@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
+import numpy as np
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -24,6 +25,7 @@ from tabane.derive import communities, community_vectors, profiles, raptor
 from tabane.errors import TabaneError
 from tabane.graph import claim_vectors, gloss
 from tabane.jobs import queue
+from tabane.jobs.pipeline import pipelined
 from tabane.memory import turn_vectors
 from tabane.models.embedder import Embedder, Vectors
 from tabane.models.summarizer import Summarizer
@@ -33,6 +35,9 @@ from tabane.storage.store import Store
 from tabane.types import Principal
 
 T = TypeVar("T")
+
+# Seconds between progress notes of an embedding job (each also renews its lease, queue.LEASE).
+_PROGRESS_EVERY = 1.0
 
 logger = logging.getLogger("tabane.worker")
 
@@ -162,8 +167,8 @@ class Worker:
         self.handlers[job.kind](job)
 
     def _run_source(self, job: queue.Claimed) -> None:
-        """Embed a source's paragraphs that lack a vector of the model (search/vectors.py); the
-        model runs while the previous batch is written."""
+        """Embed a source's paragraphs that lack a vector of the model (search/vectors.py): each
+        distinct text once, the model running while earlier batches are written."""
         assert self.embedder is not None and job.source_pk is not None
         principal = job_principal(job)
         with self.store.session(principal) as session:
@@ -175,28 +180,43 @@ class Worker:
             scopes = list(source.scopes)
             todo = vectors.missing(session, source.id, self.embedder.name)
         embedder, context_id, source_pk = self.embedder, source.context_id, source.id
-        done = 0
+        done, noted, noted_at = 0, 0, time.monotonic()
 
-        def write(batch: vectors.Batch, vecs: Vectors) -> None:
-            nonlocal done
-            with self.store.session(principal) as session:
-                done += vectors.store(session, embedder, context_id, source_pk, scopes, batch, vecs)
+        def note() -> None:
+            nonlocal noted, noted_at
             with self.store.admin() as session:
                 queue.progress(session, job.id, done, len(todo))
+            noted, noted_at = done, time.monotonic()
 
-        # The model runs here while the previous batch is written in a second thread (and
-        # indexed by PostgreSQL on the other core): the pipeline costs max(model, write), not
-        # their sum (bench/embed_throughput.py).
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tabane-write") as writer:
-            pending: Future[None] | None = None
-            for start in range(0, len(todo), vectors.BATCH):
-                batch = vectors.batch_of(todo[start : start + vectors.BATCH])
-                vecs = vectors.embed(embedder, batch)
-                if pending is not None:
-                    pending.result()
-                pending = writer.submit(write, batch, vecs)
-            if pending is not None:
-                pending.result()
+        def write(ready: list[tuple[vectors.Batch, Vectors]]) -> None:
+            """One transaction for the batches the model finished while the last one ran (the
+            job's first also records the model); progress, an owner transaction of its own, is
+            noted at most every `_PROGRESS_EVERY` seconds and once at the end."""
+            nonlocal done
+            keys = [key for batch, _ in ready for key in batch.keys]
+            vecs = np.concatenate([v for _, v in ready])
+            with self.store.session(principal) as session:
+                vectors.store(
+                    session, embedder, context_id, source_pk, scopes, keys, vecs, record=not done
+                )
+            done += sum(batch.paragraphs for batch, _ in ready)
+            if time.monotonic() - noted_at >= _PROGRESS_EVERY:
+                note()
+
+        # The model runs here while a second thread writes (and PostgreSQL indexes, on the other
+        # core) what it finished before: the pipeline costs max(model, write), not their sum
+        # (bench/embed_throughput.py).
+        known: dict[int, Vectors] = {}
+        try:
+            pipelined(
+                vectors.batches(todo),
+                lambda batch: vectors.embed(embedder, batch, known),
+                write,
+                lambda batch: len(batch.keys),
+            )
+        finally:  # what was written, also when the job failed part-way
+            if done != noted:
+                note()
         if todo:
             self._leaves_changed(context_id)
 

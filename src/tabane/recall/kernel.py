@@ -20,7 +20,7 @@ from tabane.recall.plan import PLANS, Tunables
 from tabane.recall.result import LaneReport
 from tabane.recall.statement import LANES, VECTOR_LANES, Shape, build_recall_statement
 from tabane.recall.titles import MIN_TITLE, named_titles
-from tabane.search import bm25
+from tabane.search import bm25, vectors
 from tabane.search.search import QueryVector
 from tabane.sources.write import title_key
 from tabane.storage.schema import Context, Scope
@@ -111,12 +111,33 @@ def bind(
     return params
 
 
+def bind_lexical(
+    session: Session, contexts: Sequence[Context], terms: Sequence[str], pool: int
+) -> dict[str, list[Any]]:
+    """The BM25 lane's hits per context, scored by search/bm25.py (the search's own lane) and
+    bound as the arrays `lanes.bm25_lane` unnests."""
+    out: dict[str, list[Any]] = {
+        "bm25_ctx": [],
+        "bm25_ids": [],
+        "bm25_ranks": [],
+        "bm25_scores": [],
+    }
+    for ctx in contexts:
+        _, hits = bm25.ranked(session, ctx.id, terms, pool=pool)
+        for hit in hits:
+            out["bm25_ctx"].append(ctx.id)
+            out["bm25_ids"].append(hit.paragraph_id)
+            out["bm25_ranks"].append(hit.rank)
+            out["bm25_scores"].append(hit.score)
+    return out
+
+
 def _settings(session: Session, pool: int) -> None:
     session.execute(
         select(
             func.set_config("work_mem", "64MB", True),
             func.set_config("hnsw.iterative_scan", "relaxed_order", True),
-            func.set_config("hnsw.ef_search", str(min(1000, max(128, 8 * pool))), True),
+            func.set_config("hnsw.ef_search", str(vectors.EF_SEARCH), True),
         )
     )
 
@@ -138,6 +159,8 @@ def gather(
     paragraph_lanes = len({"vector", "bm25"} & set(shape.lanes)) or 1
     params["paragraph_lanes"] = float(paragraph_lanes) if t.fusion == "per_kind" else 1.0
     _settings(session, t.pool)
+    if "bm25" in shape.lanes:
+        params.update(bind_lexical(session, contexts, params["terms"], t.pool))
     rows = session.execute(build_recall_statement(shape), params).all()
     names = {c.id: c.name for c in contexts}
     found = [candidate(row, names) for row in rows]

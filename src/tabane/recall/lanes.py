@@ -7,8 +7,8 @@ Paragraph lanes rank per context (a lateral subquery per addressed context, so e
 index answers for itself and contexts are compared by rank, never by corpus-local scores):
 
 - `vector`: paragraph (and doc2query question) embeddings by cosine, best vector per paragraph;
-- `bm25`: BM25 over the postings with k1, b and idf exactly as search/bm25.py, statistics per
-  context computed in the statement;
+- `bm25`: the hits of search/bm25.py's lane per context (packed postings scored in numpy just
+  before the statement, with the statistics the caller can see), bound as arrays;
 - `title`: the lead paragraphs of sources whose title key occurs in the question's key (a
   superset: word boundaries and the maximal-title rule are applied to the rows in Python);
 
@@ -28,7 +28,6 @@ from sqlalchemy import (
     Integer,
     Select,
     Text,
-    and_,
     bindparam,
     cast,
     false,
@@ -40,15 +39,7 @@ from sqlalchemy import (
     true,
 )
 
-from tabane.search.bm25 import K1, B
-from tabane.storage.schema import (
-    CorpusStats,
-    Paragraph,
-    ParagraphVector,
-    Posting,
-    Source,
-    TermStats,
-)
+from tabane.storage.schema import Paragraph, ParagraphVector, Source
 
 ROW = ("kind", "item_id", "context_id", "lane", "rank", "score", "direct")
 
@@ -140,68 +131,28 @@ def vector_lane(dim: int) -> Select[Any]:
 
 
 def bm25_lane() -> Select[Any]:
-    ctx_any = func.any(p("ctx_ids", ARRAY(Integer)))
-    corpus = (
-        select(
-            CorpusStats.context_id,
-            cast(func.sum(CorpusStats.paragraphs), Float).label("n"),
-            cast(func.sum(CorpusStats.total_length), Float).label("total"),
+    """The BM25 hits scored before the statement (kernel.py `bind_lexical`: search/bm25.py's
+    `lane` per addressed context over its packed postings), bound as parallel arrays."""
+    hits = (
+        func.unnest(
+            p("bm25_ctx", ARRAY(Integer)),
+            p("bm25_ids", ARRAY(BigInteger)),
+            p("bm25_ranks", ARRAY(Integer)),
+            p("bm25_scores", ARRAY(Float)),
         )
-        .where(CorpusStats.context_id == ctx_any)
-        .group_by(CorpusStats.context_id)
-        .cte("bm25_corpus_of")
+        .table_valued("context_id", "paragraph_id", "rank", "score")
+        .render_derived(name="bm")
     )
-    terms = (
-        select(
-            TermStats.context_id,
-            TermStats.term,
-            cast(func.sum(TermStats.df), Float).label("df"),
+    return select(
+        *row(
+            "paragraph",
+            hits.c.paragraph_id,
+            hits.c.context_id,
+            "bm25",
+            hits.c.rank,
+            hits.c.score,
+            false(),
         )
-        .where(
-            TermStats.context_id == ctx_any,
-            TermStats.term == func.any(p("terms", ARRAY(Text(collation="C")))),
-        )
-        .group_by(TermStats.context_id, TermStats.term)
-        .having(func.sum(TermStats.df) > 0)
-        .cte("bm25_terms_of")
-    )
-    weights = (
-        select(
-            terms.c.context_id,
-            terms.c.term,
-            func.ln(1.0 + (corpus.c.n - terms.c.df + 0.5) / (terms.c.df + 0.5)).label("idf"),
-            (corpus.c.total / func.greatest(corpus.c.n, 1.0)).label("avgdl"),
-        )
-        .join(corpus, corpus.c.context_id == terms.c.context_id)
-        .cte("bm25_weights")
-    )
-    c = contexts_table()
-    tf = cast(Posting.tf, Float)
-    dl = cast(Posting.dl, Float)
-    part = weights.c.idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / weights.c.avgdl))
-    # Ranked on the score rounded to 1e-9, as search/bm25.py does, so tied paragraphs tie exactly.
-    key = func.round(cast(func.sum(part) * 1e9, Float)) / 1e9
-    scored = (
-        select(Posting.paragraph_id, func.sum(part).label("score"), key.label("k"))
-        .join(
-            weights,
-            and_(weights.c.context_id == Posting.context_id, weights.c.term == Posting.term),
-        )
-        .where(Posting.context_id == c.c.id)
-        .group_by(Posting.paragraph_id)
-        .order_by(key.desc(), Posting.paragraph_id)
-        .limit(p("pool", Integer))
-        .lateral("bm")
-    )
-    rank = func.row_number().over(
-        partition_by=c.c.id, order_by=(scored.c.k.desc(), scored.c.paragraph_id)
-    )
-    return (
-        select(
-            *row("paragraph", scored.c.paragraph_id, c.c.id, "bm25", rank, scored.c.score, false())
-        )
-        .select_from(c)
-        .join(scored, true())
     )
 
 

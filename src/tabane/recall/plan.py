@@ -57,7 +57,7 @@ class RecallRequest:
     groups: tuple[str, ...] = ()
     budget: int | None = None  # tokens; None = the preset's, else TABANE_RECALL_BUDGET
     session: str | None = None  # the caller's session whose turns are working memory
-    speaker: str | None = None  # who asks (enriches the query embedding, never widens access)
+    speaker: str | None = None  # who asks (named in the bundle; not embedded, never widens access)
     preset: str | None = None
     force: bool = False  # answer even a turn the relevance gate would call trivial
     semantic_floor: float | None = None

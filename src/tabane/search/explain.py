@@ -3,7 +3,7 @@
 The first verdict that applies, in this order: not_stored (also whatever the caller cannot see —
 explain never reveals that an invisible source exists), context_not_searched, retracted,
 paragraph_out_of_range, filtered_out, no_query_terms, no_term_overlap, below_floor,
-below_cutoff, served. It ranks with `search.rank_context` and scores with `bm25.score_terms`,
+below_cutoff, served. It ranks with `search.rank_context` and scores with `bm25.scores`,
 the code the search itself runs, so its numbers are the search's numbers.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tabane.search import bm25, fuse, vectors
@@ -182,19 +182,13 @@ def _evidence(
     pid: int,
     default_floor: float | None,
 ) -> dict[str, Any]:
-    text, questions = session.execute(
-        select(Paragraph.text, Paragraph.questions).where(Paragraph.id == pid)
+    text, questions, source_pk = session.execute(
+        select(Paragraph.text, Paragraph.questions, Paragraph.source_pk).where(Paragraph.id == pid)
     ).one()
     ptokens = tokenize(text) + [t for q in questions for t in tokenize(q)]
     tf = {t: ptokens.count(t) for t in terms}
-    parts: dict[str, float] = {}
-    if terms:
-        for t in terms:  # each term's share, from the same statement with one term
-            if tf[t] and stats.df.get(t):
-                one = session.execute(
-                    bm25.score_terms(ctx.id, [t], stats, paragraph_ids=[pid])
-                ).first()
-                parts[t] = float(one.score) if one else 0.0
+    held = [t for t in terms if tf[t] and stats.df.get(t)]
+    parts = bm25.contributions(session, ctx.id, held, stats, pid, source_pk) if held else {}
     term_evidence = [
         TermEvidence(t, tf[t], stats.df.get(t, 0), stats.idf(t), parts.get(t, 0.0)) for t in terms
     ]
@@ -220,15 +214,8 @@ def _bm25_rank(
     pid: int,
 ) -> int:
     elig = eligible(ctx.id, request) if request.filtered else None
-    scored = bm25.score_terms(ctx.id, terms, stats, eligible=elig).subquery()
-    mine = select(scored.c.rank_key).where(scored.c.paragraph_id == pid).scalar_subquery()
-    key = scored.c.rank_key
-    better = session.scalar(
-        select(func.count())
-        .select_from(scored)
-        .where((key > mine) | ((key == mine) & (scored.c.paragraph_id < pid)))
-    )
-    return int(better or 0) + 1
+    scores = bm25.scores(session, ctx.id, terms, stats, eligible=elig)
+    return scores.rank(pid) or len(scores.ids) + 1
 
 
 def _verified_limit(rerun: Rerun, rank: int, target: tuple[str, str, int]) -> int | None:

@@ -1,4 +1,5 @@
-"""BM25 postings and statistics, written and removed in the same transaction as the paragraphs.
+"""BM25 postings (packed per source and term) and statistics, written and removed in the same
+transaction as the paragraphs.
 
 Statistics are kept per (context, scope set): a caller's N, average length and document
 frequencies are sums over the rows it can see, so a search never counts what it cannot see and a
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from sqlalchemy import (
     ARRAY,
     BigInteger,
@@ -28,7 +30,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from tabane.storage.bulk import insert_columns
-from tabane.storage.schema import CorpusStats, Paragraph, Posting, TermStats
+from tabane.storage.schema import CorpusStats, Pack, Paragraph, TermStats
 from tabane.text.tokenize import tokenize
 
 
@@ -51,6 +53,11 @@ def terms_of(text: str, questions: Sequence[str] = ()) -> Terms:
     return Terms(Counter(tokenize(text)), asked)
 
 
+# One record per paragraph holding a term, big-endian as PostgreSQL's int8send/int4send write
+# them (migration 0019 packs the old per-paragraph rows with those).
+PACK = np.dtype([("id", ">i8"), ("tf", ">i4"), ("qtf", ">i4"), ("dl", ">i4")])
+
+
 def add(
     session: Session,
     context_id: int,
@@ -58,35 +65,38 @@ def add(
     scopes: Sequence[str],
     paragraphs: Sequence[tuple[int, Terms]],
 ) -> None:
-    """Write the postings of freshly inserted paragraphs and add them to the statistics."""
+    """Write the packed postings of a source's freshly inserted paragraphs (one row per term)
+    and add them to the statistics. Called once per source version: re-ingest clears first."""
     if not paragraphs:
         return
-    cols: dict[str, list[object]] = {k: [] for k in ("paragraph_id", "term", "tf", "qtf", "dl")}
+    records: dict[str, list[tuple[int, int, int, int]]] = {}
     df: Counter[str] = Counter()
     total = 0
-    for pid, terms in paragraphs:
+    for pid, terms in sorted(paragraphs, key=lambda item: item[0]):
         dl = terms.length
         total += dl
         for term in terms.text.keys() | terms.questions.keys():
             q = terms.questions.get(term, 0)
-            cols["paragraph_id"].append(pid)
-            cols["term"].append(term)
-            cols["tf"].append(terms.text.get(term, 0) + q)
-            cols["qtf"].append(q)
-            cols["dl"].append(dl)
+            records.setdefault(term, []).append((pid, terms.text.get(term, 0) + q, q, dl))
             df[term] += 1
     _bump(session, context_id, list(scopes), len(paragraphs), total, df)
+    names = sorted(records)
     insert_columns(
         session,
-        Posting.__table__,  # type: ignore[arg-type]
-        cols,
+        Pack.__table__,  # type: ignore[arg-type]
+        {"term": names, "postings": [np.array(records[t], dtype=PACK).tobytes() for t in names]},
         {"context_id": context_id, "source_pk": source_pk, "scopes": list(scopes)},
     )
 
 
+def unpack(blob: bytes) -> np.ndarray[Any, np.dtype[Any]]:
+    """The records of one or more concatenated packs."""
+    return np.frombuffer(blob, dtype=PACK)
+
+
 def remove(session: Session, context_id: int, source_pk: int) -> None:
-    """Take a source's paragraphs out of the statistics and delete their postings (call before
-    the paragraphs themselves are deleted)."""
+    """Take a source's paragraphs out of the statistics and delete its packs (call before the
+    paragraphs themselves are deleted)."""
     sizes = session.execute(
         select(Paragraph.scopes, func.count(), func.coalesce(func.sum(Paragraph.token_count), 0))
         .where(Paragraph.source_pk == source_pk)
@@ -94,13 +104,13 @@ def remove(session: Session, context_id: int, source_pk: int) -> None:
     ).all()
     for scopes, count, length in sizes:
         rows = session.execute(
-            select(Posting.term, func.count())
-            .where(Posting.source_pk == source_pk, Posting.scopes == scopes)
-            .group_by(Posting.term)
+            select(Pack.term, func.length(Pack.postings) / PACK.itemsize).where(
+                Pack.source_pk == source_pk, Pack.scopes == scopes
+            )
         ).all()
-        df = Counter({term: -n for term, n in rows})
+        df = Counter({term: -int(n) for term, n in rows})
         _bump(session, context_id, list(scopes), -count, -int(length), df)
-    session.execute(delete(Posting).where(Posting.source_pk == source_pk))
+    session.execute(delete(Pack).where(Pack.source_pk == source_pk))
 
 
 def _bump(

@@ -102,8 +102,7 @@ def rank_context(
         if not terms:
             plans["bm25"] = LanePlan(False, "no_query_terms")
         else:
-            stats = bm25.statistics(session, ctx.id, terms)
-            hits = bm25.lane(session, ctx.id, terms, stats, pool=pool, eligible=elig)
+            _, hits = bm25.ranked(session, ctx.id, terms, pool=pool, eligible=elig)
             lanes["bm25"] = [(h.paragraph_id, h.score) for h in hits]
             asked = {h.paragraph_id: h.question_terms for h in hits if h.question_terms}
             plans["bm25"] = LanePlan(True, hits=len(hits))

@@ -8,20 +8,50 @@ answering from another vector space).
 
 from __future__ import annotations
 
+import struct
+from bisect import bisect_right
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from pgvector.sqlalchemy import Vector
-from sqlalchemy import Select, func, select
-from sqlalchemy.dialects.postgresql import insert
+from psycopg.adapt import Dumper
+from psycopg.pq import Format
+from sqlalchemy import (
+    ARRAY,
+    BigInteger,
+    Integer,
+    Select,
+    Text,
+    bindparam,
+    cast,
+    func,
+    literal,
+    select,
+)
+from sqlalchemy.dialects.postgresql import OID, insert
 from sqlalchemy.orm import Session
+from sqlalchemy.types import UserDefinedType
 
 from tabane.models.embedder import Embedder, Vectors, checked
 from tabane.storage.schema import ContextModel, Paragraph, ParagraphVector
 
-BATCH = 64  # passages per embedder call
+# The HNSW graph search's candidate list. The iterative scan goes on until the lane's LIMIT is
+# met, so this sets the work per round, not the depth: on the default model's vectors of the dev
+# corpora (bench/hnsw_recall.py, 124k vectors) recall@10 against an exact scan is 0.98-0.99 at
+# every value from 40 to 400, and the work doubles from 128 to 400. Above ~128 PostgreSQL also
+# starts to prefer reading a mid-sized context's every vector (context_id index and a sort).
+EF_SEARCH = 100
+BATCH = 64  # texts per embedder call (the model streams tokens, so the size barely matters)
+# Vectors per write transaction at most: a batch of short repeated texts brings few new texts
+# but many rows; this keeps each transaction (and the progress step) bounded.
+ROWS = 512
+# The smallest of the model's shrinking last calls of a job. The write after the last call is the
+# one the model cannot hide; shrinking the calls (and writing each paragraph as soon as its texts
+# are embedded) cut it from ~0.1 s to a few ms a job (bench/embed_throughput.py).
+TAIL = 8
 
 
 @dataclass(frozen=True)
@@ -55,29 +85,94 @@ def missing(session: Session, source_pk: int, model: str) -> list[tuple[int, str
 
 @dataclass(frozen=True)
 class Batch:
-    """Texts to embed (each paragraph's text as ord 0, its questions as 1..n) and their keys."""
+    """Paragraphs whose vectors are written in one transaction (a paragraph's text, ord 0, and its
+    questions, 1..n, always together), and the texts the model embeds for them.
+
+    A job embeds each distinct text once: `texts` are the texts this batch embeds (their job-wide
+    ids are `first`, `first + 1`, …), `ids` gives each key the id of its text (a text repeated in
+    the job reuses its vector), and `last` lists the ids no later batch uses (their vectors can
+    be forgotten after this batch)."""
 
     texts: list[str]
+    first: int
     keys: list[tuple[int, int]]
+    ids: list[int]
+    last: list[int]
     paragraphs: int
 
 
-def batch_of(paragraphs: Sequence[tuple[int, str, list[str]]]) -> Batch:
-    texts: list[str] = []
-    keys: list[tuple[int, int]] = []
-    for pid, text, questions in paragraphs:
-        texts.append(text)
-        keys.append((pid, 0))
-        for i, q in enumerate(questions, start=1):
-            texts.append(q)
-            keys.append((pid, i))
-    return Batch(texts, keys, len(paragraphs))
+def batches(paragraphs: Sequence[tuple[int, str, list[str]]], size: int = BATCH) -> list[Batch]:
+    """Plan a job: its distinct texts go to the model `size` at a time, the most used first (ties
+    in order of first use), the last calls shrinking (half of what is left, down to `TAIL`); each
+    paragraph is written with the call that embeds the last of its texts (in document order
+    within it), at most `ROWS` vectors a batch. So the rows of repeated texts are written early,
+    while the model still has work to hide them behind, and the write it cannot hide, the one
+    after its last call, stays small."""
+    uses = Counter(t for _, text, questions in paragraphs for t in (text, *questions))
+    texts = sorted(uses, key=lambda t: (-uses[t], len(t)))  # stable: then order of first use
+    ids = {t: i for i, t in enumerate(texts)}
+    keyed = [
+        ([(pid, i) for i in range(1 + len(qs))], [ids[t] for t in (text, *qs)])
+        for pid, text, qs in paragraphs
+    ]
+    bounds = [0]  # the model's calls: text ids bounds[k] <= id < bounds[k + 1]
+    while bounds[-1] < len(texts):
+        left = len(texts) - bounds[-1]
+        bounds.append(bounds[-1] + min(left, size, max(TAIL, left // 2)))
+    unlocked: list[list[int]] = [[] for _ in bounds[1:]]  # paragraphs each call completes
+    for n, (_, tids) in enumerate(keyed):
+        unlocked[bisect_right(bounds, max(tids)) - 1].append(n)
+    chunks: list[tuple[int, list[int]]] = []  # (call, paragraphs) per batch
+    for call, members in enumerate(unlocked):
+        chunk: list[int] = []
+        rows = 0
+        for n in members:
+            if chunk and rows + len(keyed[n][0]) > ROWS:
+                chunks.append((call, chunk))
+                chunk, rows = [], 0
+            chunk.append(n)
+            rows += len(keyed[n][0])
+        chunks.append((call, chunk))
+    last_use: dict[int, int] = {}  # text id → the last batch that writes it
+    for b, (_, members) in enumerate(chunks):
+        for n in members:
+            for t in keyed[n][1]:
+                last_use[t] = b
+    out: list[Batch] = []
+    for b, (call, members) in enumerate(chunks):
+        fresh = b == 0 or chunks[b - 1][0] != call  # the first batch of a call embeds its texts
+        lo, hi = (bounds[call], bounds[call + 1]) if fresh else (bounds[call + 1], bounds[call + 1])
+        used = [t for n in members for t in keyed[n][1]]
+        out.append(
+            Batch(
+                texts[lo:hi],
+                lo,
+                [k for n in members for k in keyed[n][0]],
+                used,
+                sorted({t for t in used if last_use[t] == b}),
+                len(members),
+            )
+        )
+    return out
 
 
-def embed(embedder: Embedder, batch: Batch) -> Vectors:
-    """The batch's vectors, checked (width, NaN, zero) before anything is stored."""
-    raw = embedder.embed_documents(batch.texts)
-    return checked(raw, len(batch.texts), embedder.dim, "embeddings")
+def embed(embedder: Embedder, batch: Batch, known: dict[int, Vectors]) -> Vectors:
+    """The batch's vectors, one per key: its new texts are embedded and checked (width, NaN,
+    zero) before anything is stored, then kept in `known` (text id → vector) for later batches
+    of the job; vectors no later batch needs are dropped from `known`."""
+    if batch.texts:
+        raw = embedder.embed_documents(batch.texts)
+        fresh = checked(raw, len(batch.texts), embedder.dim, "embeddings")
+        for i, row in enumerate(fresh):
+            known[batch.first + i] = row
+    out: Vectors = (
+        np.stack([known[i] for i in batch.ids])
+        if batch.ids
+        else np.zeros((0, embedder.dim), dtype=np.float32)
+    )
+    for i in batch.last:
+        del known[i]
+    return out
 
 
 def store(
@@ -86,28 +181,93 @@ def store(
     context_id: int,
     source_pk: int,
     scopes: Sequence[str],
-    batch: Batch,
+    keys: Sequence[tuple[int, int]],
     vectors: Vectors,
-) -> int:
-    """Write a batch's vectors (a vector already stored is kept) and record the model."""
-    if not batch.texts:
-        return 0
-    rows = [
-        {
-            "paragraph_id": pid,
-            "ord": ord_,
-            "context_id": context_id,
-            "source_pk": source_pk,
-            "model": embedder.name,
-            "dim": embedder.dim,
-            "embedding": vec,
-            "scopes": list(scopes),
-        }
-        for (pid, ord_), vec in zip(batch.keys, vectors, strict=True)
-    ]
-    session.execute(insert(ParagraphVector).on_conflict_do_nothing(), rows)
-    record_model(session, context_id, embedder)
-    return batch.paragraphs
+    *,
+    record: bool = True,
+) -> None:
+    """Write vectors for (paragraph id, ord) keys in one statement (a vector already stored is
+    kept) and, with `record`, record the model (a job's later writes skip the round trip). The
+    vectors travel in pgvector's binary format: formatting floats as text cost more CPU than the
+    rest of the write (bench/embed_throughput.py)."""
+    if not keys:
+        return
+    rows = (
+        func.unnest(
+            bindparam("pids", [k[0] for k in keys], type_=ARRAY(BigInteger)),
+            bindparam("ords", [k[1] for k in keys], type_=ARRAY(Integer)),
+            bindparam("embeddings", _packed(session, vectors), type_=_VectorArray()),
+        )
+        .table_valued("paragraph_id", "ord", "embedding")
+        .render_derived(name="rows")
+    )
+    constants = {
+        "context_id": literal(context_id, Integer),
+        "source_pk": literal(source_pk, BigInteger),
+        "model": literal(embedder.name, Text),
+        "dim": literal(embedder.dim, Integer),
+        "scopes": literal(list(scopes), ARRAY(Text)),
+    }
+    stmt = insert(ParagraphVector).from_select(
+        ["paragraph_id", "ord", "embedding", *constants],
+        select(rows.c.paragraph_id, rows.c.ord, rows.c.embedding, *constants.values()),
+    )
+    session.execute(stmt.on_conflict_do_nothing())
+    if record:
+        record_model(session, context_id, embedder)
+
+
+class _Packed:
+    """A `vector[]` value already in PostgreSQL's binary array format."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
+class _PackedDumper(Dumper):
+    format = Format.BINARY
+
+    def dump(self, obj: Any) -> bytes:
+        data: bytes = obj.data
+        return data
+
+
+class _VectorArray(UserDefinedType[Any]):
+    """A bound `vector[]` sent as is (a `_Packed`); psycopg gives it the type's oid."""
+
+    cache_ok = True
+
+    def get_col_spec(self, **kw: Any) -> str:
+        return "VECTOR[]"
+
+
+_OIDS = "tabane.vector_oids"  # key of the (vector, vector[]) oids in a connection's info
+
+
+def _packed(session: Session, vectors: Vectors) -> _Packed:
+    """`vectors` as a binary `vector[]`: the array header (one dimension, no nulls, the element
+    type's oid), then per element its length and pgvector's `vector_recv` layout (uint16 width,
+    uint16 unused, big-endian float4s). The oids are the database's, looked up once per
+    connection, where the dumper is registered for `_Packed` alone."""
+    connection = session.connection().connection
+    oids = connection.info.get(_OIDS)
+    if oids is None:
+        row = session.execute(
+            select(cast(func.to_regtype("vector"), OID), cast(func.to_regtype("vector[]"), OID))
+        ).one()
+        oids = (int(row[0]), int(row[1]))
+        dumper = type("VectorArrayDumper", (_PackedDumper,), {"oid": oids[1]})
+        driver = connection.driver_connection
+        assert driver is not None  # a checked-out connection
+        driver.adapters.register_dumper(_Packed, dumper)
+        connection.info[_OIDS] = oids
+    big = np.ascontiguousarray(vectors, dtype=">f4")
+    n, dim = big.shape
+    element = struct.pack(">iHH", 4 + 4 * dim, dim, 0)
+    head = struct.pack(">iiIii", 1, 0, oids[0], n, 1)
+    return _Packed(head + b"".join(element + row.tobytes() for row in big))
 
 
 def record_model(session: Session, context_id: int, embedder: Embedder) -> None:
@@ -131,11 +291,7 @@ def lane(
     session.execute(
         select(
             func.set_config("hnsw.iterative_scan", "relaxed_order", True),
-            # The candidate list of the graph search: with the index built at ef_construction
-            # 200 (migration 0009), 8× the pool (400 for the default pool of 50) reached
-            # recall@10 0.952 against an exact scan at 100k paragraphs, where 4× gave 0.915
-            # (bench/search_latency.py); pgvector accepts up to 1000.
-            func.set_config("hnsw.ef_search", str(min(1000, max(128, 8 * pool))), True),
+            func.set_config("hnsw.ef_search", str(EF_SEARCH), True),
         )
     )
     distance = ParagraphVector.embedding.cast(Vector(dim)).cosine_distance(

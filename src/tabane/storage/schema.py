@@ -21,6 +21,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     Text,
     UniqueConstraint,
 )
@@ -60,7 +61,7 @@ SCOPED_TABLES = (
     "sources",
     "sections",
     "paragraphs",
-    "postings",
+    "bm25_packs",
     "bm25_corpus",
     "bm25_terms",
     "paragraph_vectors",
@@ -260,30 +261,24 @@ class Paragraph(Scoped, Base):
     token_count: Mapped[int] = mapped_column(Integer, server_default="0")  # BM25 document length
 
 
-class Posting(Scoped, Base):
-    """One term of one paragraph (text and doc2query questions), written with the paragraph.
-
-    `tf` counts the term in the text and the questions, `qtf` in the questions alone, `dl` is the
-    paragraph's length in terms. The covering index answers a BM25 query without the heap."""
+class Pack(Scoped, Base):
+    """The BM25 postings of one term in one source, packed: one fixed-width record per paragraph
+    that holds the term (search/postings.py `PACK`: paragraph id, tf, qtf, dl), ascending by
+    paragraph id. Written in the transaction that writes the source's paragraphs and deleted with
+    them. `tf` counts the term in the text and the doc2query questions, `qtf` in the questions
+    alone, `dl` is the paragraph's length in terms. One row per (source, term) keeps a query's
+    read to one row per source holding each term, however many paragraphs hold it."""
 
     __no_scope_index__ = True
-    __tablename__ = "postings"
+    __tablename__ = "bm25_packs"
     __extra_args__ = (
-        Index(
-            "ix_postings_lookup",
-            "context_id",
-            "term",
-            postgresql_include=["paragraph_id", "source_pk", "tf", "qtf", "dl", "scopes"],
-        ),
-        _same_scopes("paragraph_id", "paragraphs"),
+        Index("ix_bm25_packs_lookup", "context_id", "term"),
+        _same_scopes("source_pk", "sources"),
     )
-    paragraph_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    source_pk: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     term: Mapped[str] = mapped_column(Text(collation="C"), primary_key=True)
     context_id: Mapped[int] = mapped_column(Integer)
-    source_pk: Mapped[int] = mapped_column(BigInteger, index=True)
-    tf: Mapped[int] = mapped_column(Integer)
-    qtf: Mapped[int] = mapped_column(Integer, server_default="0")
-    dl: Mapped[int] = mapped_column(Integer)
+    postings: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class CorpusStats(Scoped, Base):
