@@ -123,9 +123,7 @@ def test_every_memory_lane_feeds_one_bundle(vsvc: Tabane, user, context):
         assert session.scalar(select(Claim.access_count).where(Claim.id == note)) == 1
 
 
-def test_the_asking_speaker_is_named_in_the_bundle_and_not_embedded(
-    vsvc: Tabane, user, context
-):
+def test_the_asking_speaker_is_named_in_the_bundle_and_not_embedded(vsvc: Tabane, user, context):
     _ingest(vsvc, user, context, "kettle", KETTLE, title="Kettle care")
     vsvc.add_turn(user, "chat", "Ravi! Who?", speaker="Ravi")
     vsvc.remember(user, context, {"text": "The kettle is descaled with citric acid."})
@@ -255,3 +253,30 @@ def test_communities_are_built_in_the_background_and_recalled_by_their_summary(
     assert groups and groups[0].provenance == "derived memory"
     assert "basil" in groups[0].text and "router" not in groups[0].text
     assert result.trace.lanes["communities"].ran
+
+
+def test_the_bm25_lane_scored_beside_gathers_the_same_candidates(svc: Tabane, user, context):
+    from tabane.recall import kernel
+    from tabane.search.search import QueryVector
+    from tabane.storage.schema import Context
+
+    _ingest(svc, user, context, "kettle", KETTLE, title="Kettle care")
+    svc.remember(user, context, {"text": "the kettle is descaled monthly", "subject": "kettle",
+                                 "label": "needs", "object": "descaling", "weight": 1.0,
+                                 "kind": "world"})  # fmt: skip
+    question = "How often does the kettle need descaling?"
+    qv = QueryVector(None, None, None, "no_embedder")
+    beside = svc.store.beside(user)
+    submitted: list[object] = []
+    submit = beside.submit
+    beside.submit = lambda read: submitted.append(read) or submit(read)  # type: ignore[method-assign]
+    with svc.store.session(user) as session:
+        ctx = session.scalar(select(Context).where(Context.name == context))
+        alone = kernel.gather(session, question, [ctx], [None], qv, None)
+        together = kernel.gather(session, question, [ctx], [None], qv, None, beside=beside)
+    assert len(submitted) == 1
+    assert [(c.key, c.lanes) for c in together.candidates] == [
+        (c.key, c.lanes) for c in alone.candidates
+    ]
+    assert together.seeds == alone.seeds == ("descaling", "kettle")
+    assert {"bm25", "walk"} <= {lane for c in together.candidates for lane in c.lane_names}

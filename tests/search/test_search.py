@@ -187,3 +187,27 @@ def test_search_never_shows_what_the_caller_cannot_see(svc, make_user, make_cont
     assert {h.source_id for h in theirs.hits} == {"shared"}
     # the teammate's statistics count only what they see, so scores differ from the owner's
     assert theirs.hits[0].lanes["bm25"].score != mine.hits[0].lanes["bm25"].score
+
+
+def test_the_bm25_lane_read_beside_finds_what_it_finds_alone(vsvc: Tabane, user, context):
+    from sqlalchemy import select
+
+    from tabane.search import search as search_mod
+    from tabane.storage.schema import Context
+
+    _ingest(vsvc, user, context, "kettle", KETTLE)
+    _ingest(vsvc, user, context, "garden", GARDEN)
+    vsvc.wait_for_jobs(timeout=120)
+    request = SearchRequest("water the kettle and the tomatoes", contexts=(context,), limit=5)
+    qv = search_mod.embed_query(vsvc.embedder, request.query)
+    beside = vsvc.store.beside(user)
+    submitted: list[object] = []
+    submit = beside.submit
+    beside.submit = lambda read: submitted.append(read) or submit(read)  # type: ignore[method-assign]
+    with vsvc.store.session(user) as session:
+        ctx = session.scalar(select(Context).where(Context.name == context))
+        alone = search_mod.search(session, [ctx], request, qv, default_floor=None)
+        together = search_mod.search(session, [ctx], request, qv, default_floor=None, beside=beside)
+    assert len(submitted) == 1  # the BM25 lane ran on the second connection
+    assert together.hits == alone.hits and together.plan == alone.plan
+    assert {"bm25", "vector"} <= {lane for hit in together.hits for lane in hit.lanes}

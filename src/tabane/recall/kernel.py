@@ -6,6 +6,7 @@ values, execute once, and turn the rows into candidates with the maximal-title r
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -24,6 +25,7 @@ from tabane.search import bm25, vectors
 from tabane.search.search import QueryVector
 from tabane.sources.write import title_key
 from tabane.storage.schema import Context, Scope
+from tabane.storage.store import Beside
 from tabane.text.spelling import spelling_key
 from tabane.text.tokenize import tokenize
 
@@ -111,6 +113,40 @@ def bind(
     return params
 
 
+def bind_before(
+    session: Session,
+    shape: Shape,
+    contexts: Sequence[Context],
+    params: dict[str, Any],
+    with_vector: bool,
+    t: Tunables,
+    beside: Beside | None = None,
+) -> tuple[str, ...]:
+    """What the statement reads from bound arrays, computed first: the BM25 lane's hits and the
+    walk's seeds (returned, sorted, for the trace). Adds them to `params`. With `beside`, the
+    BM25 lane reads on a second connection while this one finds the seeds."""
+    terms = list(params["terms"])
+    lexical: Future[dict[str, list[Any]]] | None = None
+    if "bm25" in shape.lanes and beside is not None:
+        lexical = beside.submit(lambda side: bind_lexical(side, contexts, terms, t.pool))
+    elif "bm25" in shape.lanes:
+        params.update(bind_lexical(session, contexts, terms, t.pool))
+    names: tuple[str, ...] = ()
+    if "walk" in shape.lanes:
+        found = lanes_memory.seeds_cte(shape.dim if with_vector else None)
+        rows = session.execute(select(found.c.context_id, found.c.name, found.c.strength), params)
+        seeds = sorted((int(c), str(n), float(s)) for c, n, s in rows)
+        params.update(
+            seed_ctx=[c for c, _, _ in seeds],
+            seed_names=[n for _, n, _ in seeds],
+            seed_strengths=[s for _, _, s in seeds],
+        )
+        names = tuple(sorted({n for _, n, _ in seeds}))
+    if lexical is not None:
+        params.update(lexical.result())
+    return names
+
+
 def bind_lexical(
     session: Session, contexts: Sequence[Context], terms: Sequence[str], pool: int
 ) -> dict[str, list[Any]]:
@@ -152,6 +188,7 @@ def gather(
     *,
     plan: str = "maximal",
     tunables: Tunables | None = None,
+    beside: Beside | None = None,
 ) -> Gathered:
     t = tunables or Tunables()
     shape, reports = shape_for(plan, qv, window)
@@ -159,18 +196,13 @@ def gather(
     paragraph_lanes = len({"vector", "bm25"} & set(shape.lanes)) or 1
     params["paragraph_lanes"] = float(paragraph_lanes) if t.fusion == "per_kind" else 1.0
     _settings(session, t.pool)
-    if "bm25" in shape.lanes:
-        params.update(bind_lexical(session, contexts, params["terms"], t.pool))
+    seeds = bind_before(session, shape, contexts, params, qv.vector is not None, t, beside)
     rows = session.execute(build_recall_statement(shape), params).all()
     names = {c.id: c.name for c in contexts}
     found = [candidate(row, names) for row in rows]
     for lane in shape.lanes:
         hits = sum(1 for c in found if lane in c.lane_names)
         reports[lane] = LaneReport(True, hits=hits)
-    seeds: tuple[str, ...] = ()
-    if "walk" in shape.lanes:
-        seeds_q = lanes_memory.seeds_cte(shape.dim if qv.vector is not None else None)
-        seeds = tuple(sorted({r.name for r in session.execute(select(seeds_q.c.name), params)}))
     kept = apply_titles(question, found)
     scope_names = sorted({s for c in kept for s in (c.row.scopes or ())})
     scopes = {

@@ -167,10 +167,26 @@ def _edges(touching: CTE, hop: int, exclude: CTE | None = None) -> CTE:
     )
 
 
-def walk_lane(dim: int | None = None) -> Select[Any]:
+def bound_seeds() -> CTE:
+    """The walk's seeds as found by `seeds_cte` just before the statement (kernel.py
+    `bind_before`), bound as parallel arrays: the trace reports the same seeds without a
+    second query."""
+    rows = (
+        func.unnest(
+            p("seed_ctx", ARRAY(Integer)),
+            p("seed_names", ARRAY(Text)),
+            p("seed_strengths", ARRAY(Float)),
+        )
+        .table_valued("context_id", "name", "strength")
+        .render_derived(name="bound_seeds")
+    )
+    return select(rows.c.context_id, rows.c.name, rows.c.strength).cte("seeds")
+
+
+def walk_lane() -> Select[Any]:
     """Two hops from the seeds: a hop-2 edge scores half its hop-1 node's best edge score
     times its own |weight| (the spreading activation of `activate`, decay 0.5)."""
-    seeds = seeds_cte(dim)
+    seeds = bound_seeds()
     hop1 = _edges(seeds, 1)
     ends = union_all(
         select(hop1.c.context_id, hop1.c.subject.label("name"), hop1.c.score),

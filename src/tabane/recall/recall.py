@@ -19,6 +19,7 @@ from tabane.recall.kernel import Gathered, TurnWindow, gather
 from tabane.recall.plan import Tunables
 from tabane.search.search import QueryVector
 from tabane.storage.schema import Context
+from tabane.storage.store import Beside
 
 
 @dataclass(frozen=True)
@@ -43,10 +44,13 @@ def run(
     chars_per_token: float,
     plan: str = "maximal",
     tunables: Tunables | None = None,
+    beside: Beside | None = None,
 ) -> Outcome:
     t = tunables or Tunables()
     started = time.perf_counter()
-    gathered = gather(session, question, contexts, floors, qv, window, plan=plan, tunables=t)
+    gathered = gather(
+        session, question, contexts, floors, qv, window, plan=plan, tunables=t, beside=beside
+    )
     statement_ms = (time.perf_counter() - started) * 1000
     items = [
         evidence(c, gathered.scopes, window.name if window else None) for c in gathered.candidates

@@ -76,7 +76,7 @@ def _lane(name: str, dim: int | None) -> Select[Any]:
     if name == "turns":
         return memory_lanes.turns_lane(dim)
     if name == "walk":
-        return memory_lanes.walk_lane(dim)
+        return memory_lanes.walk_lane()
     if name == "communities":
         assert dim is not None
         return derived_lanes.communities_lane(dim)

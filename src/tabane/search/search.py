@@ -8,6 +8,7 @@ always agree on ranks and scores.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +30,7 @@ from tabane.search.plan import (
     filter_plan,
 )
 from tabane.storage.schema import Context, Paragraph, Source
+from tabane.storage.store import Beside
 from tabane.text.tokenize import tokenize
 
 
@@ -92,20 +94,20 @@ def rank_context(
     pool: int,
     default_floor: float | None,
     pending: int = 0,
+    beside: Beside | None = None,
 ) -> Ranked:
+    """Both lanes in one context, fused. With `beside`, the BM25 lane reads on a second
+    connection while this one runs the vector lane (the same code, so the same hits)."""
     elig: Select[Any] | None = eligible(ctx.id, request) if request.filtered else None
     fplan: FilterPlan | None = filter_plan(session, ctx.id, request) if request.filtered else None
     lanes: dict[str, list[tuple[int, float]]] = {}
     plans: dict[str, LanePlan] = {}
     asked: dict[int, tuple[str, ...]] = {}
-    if "bm25" in request.lanes:
-        if not terms:
-            plans["bm25"] = LanePlan(False, "no_query_terms")
-        else:
-            _, hits = bm25.ranked(session, ctx.id, terms, pool=pool, eligible=elig)
-            lanes["bm25"] = [(h.paragraph_id, h.score) for h in hits]
-            asked = {h.paragraph_id: h.question_terms for h in hits if h.question_terms}
-            plans["bm25"] = LanePlan(True, hits=len(hits))
+    lexical: Future[tuple[bm25.Statistics, list[bm25.LaneHit]]] | None = None
+    if "bm25" in request.lanes and terms and beside is not None:
+        lexical = beside.submit(
+            lambda side: bm25.ranked(side, ctx.id, terms, pool=pool, eligible=elig)
+        )
     via_qvec: set[int] = set()
     if "vector" in request.lanes:
         floor = effective_floor(request, ctx.semantic_floor, default_floor)
@@ -120,6 +122,18 @@ def rank_context(
             lanes["vector"] = [(h.paragraph_id, h.score) for h in vhits]
             via_qvec = {h.paragraph_id for h in vhits if h.via_question}
             plans["vector"] = LanePlan(True, hits=len(vhits), floor=floor, model=qv.model)
+    if "bm25" in request.lanes:
+        if not terms:
+            plans["bm25"] = LanePlan(False, "no_query_terms")
+        else:
+            _, hits = (
+                lexical.result()
+                if lexical is not None
+                else bm25.ranked(session, ctx.id, terms, pool=pool, eligible=elig)
+            )
+            lanes = {"bm25": [(h.paragraph_id, h.score) for h in hits], **lanes}
+            asked = {h.paragraph_id: h.question_terms for h in hits if h.question_terms}
+            plans = {"bm25": LanePlan(True, hits=len(hits)), **plans}
     fused = fuse.rrf(lanes, RRF_K)
     plan = ContextPlan(ctx.name, plans, fplan, pending_embeddings=pending)
     return Ranked(ctx, fused, plan, asked, via_qvec)
@@ -145,6 +159,7 @@ def search(
     *,
     default_floor: float | None,
     pending: dict[int, int] | None = None,
+    beside: Beside | None = None,
 ) -> SearchResult:
     offset = fuse.offset_of(request.after)
     pool = max(4 * (offset + request.limit), MIN_POOL)
@@ -159,6 +174,7 @@ def search(
             pool=pool,
             default_floor=default_floor,
             pending=(pending or {}).get(ctx.id, 0),
+            beside=beside,
         )
         for ctx in contexts
     ]

@@ -38,12 +38,14 @@ from sqlalchemy.types import UserDefinedType
 from tabane.models.embedder import Embedder, Vectors, checked
 from tabane.storage.schema import ContextModel, Paragraph, ParagraphVector
 
-# The HNSW graph search's candidate list. The iterative scan goes on until the lane's LIMIT is
-# met, so this sets the work per round, not the depth: on the default model's vectors of the dev
-# corpora (bench/hnsw_recall.py, 124k vectors) recall@10 against an exact scan is 0.98-0.99 at
-# every value from 40 to 400, and the work doubles from 128 to 400. Above ~128 PostgreSQL also
-# starts to prefer reading a mid-sized context's every vector (context_id index and a sort).
-EF_SEARCH = 100
+# The HNSW graph search's candidate list (pgvector's default). The iterative scan goes on until
+# the lane's LIMIT is met, so this sets the work per round, not the depth: on the default model's
+# vectors of the dev corpora (bench/hnsw_recall.py, 124k vectors) recall@10 against an exact scan
+# is 0.98-0.99 at every value from 40 to 400, and the work doubles from 128 to 400. With larger
+# values PostgreSQL also planned some scans as reading a context's every vector instead (a
+# mid-sized context's paragraphs at 200+, recall's gloss seeds at 100-128): recall's statement
+# took 60.6 ms at 40, 118.2 ms at 400 (bench/recall_latency.py, docs/benchmarks.md).
+EF_SEARCH = 40
 BATCH = 64  # texts per embedder call (the model streams tokens, so the size barely matters)
 # Vectors per write transaction at most: a batch of short repeated texts brings few new texts
 # but many rows; this keeps each transaction (and the progress step) bounded.

@@ -123,6 +123,7 @@ class RecallService(ServiceBase):
                     chars_per_token=self.settings.chars_per_token,
                     plan=request.plan,
                     tunables=tunables,
+                    beside=self.store.beside(user),
                 )
             block = (
                 overview.corpus_map(session, [c.id for c in reached], ready.preset.overview_chars)

@@ -39,6 +39,7 @@ class SearchService(ServiceBase):
                 qv,
                 default_floor=default_floor(self.settings, self.embedder),
                 pending=pending,
+                beside=self.store.beside(user),
             )
             for ctx, plan in zip(reached, result.plan.contexts, strict=True):
                 hits = sum(lp.hits for lp in plan.lanes.values())

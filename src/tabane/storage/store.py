@@ -8,10 +8,12 @@ connection never carries one caller's authority into another's transaction.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from sqlalchemy import Engine, create_engine, event, func, select, text
 from sqlalchemy.engine import make_url
@@ -31,11 +33,43 @@ def array_literal(values: frozenset[str] | tuple[str, ...]) -> str:
     return "{" + ",".join(quoted) + "}"
 
 
+T = TypeVar("T")
+
+# Reads run beside a caller's own at once, across every caller of one store (threads mostly wait
+# on PostgreSQL, which works on the two connections in parallel).
+BESIDE_THREADS = 8
+
+
+class Beside:
+    """Runs a read in a second transaction of the same principal, on another pooled connection
+    in a worker thread, so that it overlaps the caller's own statements: PostgreSQL works on
+    both at once. The second transaction has its own snapshot, as each statement of a READ
+    COMMITTED transaction already has; the same row-level security applies."""
+
+    def __init__(self, store: Store, principal: Principal) -> None:
+        self._store = store
+        self._principal = principal
+
+    def submit(self, read: Callable[[Session], T]) -> Future[T]:
+        return self._store.beside_pool.submit(self._run, read)
+
+    def _run(self, read: Callable[[Session], T]) -> T:
+        with self._store.session(self._principal) as session:
+            return read(session)
+
+
 @dataclass
 class Store:
     owner: Engine
     app: Engine
     embedded_home: Path | None = None
+    beside_pool: ThreadPoolExecutor = field(
+        default_factory=lambda: ThreadPoolExecutor(BESIDE_THREADS, "tabane-beside")
+    )
+
+    def beside(self, principal: Principal) -> Beside:
+        """A runner of reads beside `principal`'s own transaction (see `Beside`)."""
+        return Beside(self, principal)
 
     @contextmanager
     def session(self, principal: Principal) -> Iterator[Session]:
@@ -63,6 +97,7 @@ class Store:
             yield session
 
     def close(self) -> None:
+        self.beside_pool.shutdown(wait=True)
         self.app.dispose()
         self.owner.dispose()
 
