@@ -191,8 +191,10 @@ def question_terms(
     wanted = np.asarray(list(paragraph_ids), dtype=np.int64)
     asked: dict[int, list[str]] = {}
     for term in sorted(packs):
-        recs = packs[term]
-        hit = recs["id"][(recs["qtf"] > 0) & np.isin(recs["id"], wanted)]
+        asked_ids = packs[term]["id"][packs[term]["qtf"] > 0]  # few: most terms are never asked
+        if not len(asked_ids):
+            continue
+        hit = asked_ids[np.isin(asked_ids, wanted)]
         for pid in hit.tolist():
             asked.setdefault(int(pid), []).append(term)
     return {pid: tuple(ts) for pid, ts in asked.items()}
