@@ -471,7 +471,7 @@ def main() -> None:
                 if getattr(t, "fusion", None) is not None:  # as kernel.gather binds it
                     lanes_in = len({"vector", "bm25"} & set(shape.lanes)) or 1
                     params["paragraph_lanes"] = float(lanes_in) if t.fusion == "per_kind" else 1.0
-                kernel._settings(session, t.pool)
+                kernel._settings(session)
 
                 def before(bound: dict[str, Any] = params) -> None:
                     """The BM25 lane's scoring (on a second connection, as recall does) and

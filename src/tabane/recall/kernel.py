@@ -168,7 +168,7 @@ def bind_lexical(
     return out
 
 
-def _settings(session: Session, pool: int) -> None:
+def _settings(session: Session) -> None:
     session.execute(
         select(
             func.set_config("work_mem", "64MB", True),
@@ -195,7 +195,7 @@ def gather(
     params = bind(question, contexts, floors, qv, window, t)
     paragraph_lanes = len({"vector", "bm25"} & set(shape.lanes)) or 1
     params["paragraph_lanes"] = float(paragraph_lanes) if t.fusion == "per_kind" else 1.0
-    _settings(session, t.pool)
+    _settings(session)
     seeds = bind_before(session, shape, contexts, params, qv.vector is not None, t, beside)
     rows = session.execute(build_recall_statement(shape), params).all()
     names = {c.id: c.name for c in contexts}
