@@ -20,6 +20,7 @@ from sqlalchemy import ARRAY, LargeBinary, Select, Text, bindparam, func, litera
 from sqlalchemy.orm import Session
 
 from tabane.search import postings
+from tabane.storage.binary import binary_rows
 from tabane.storage.schema import CorpusStats, Pack, TermStats
 
 K1 = 1.2
@@ -112,7 +113,8 @@ class Scores:
         at = int(np.searchsorted(self.ids, paragraph_id))
         if at >= len(self.ids) or self.ids[at] != paragraph_id:
             return None
-        keys, mine = self.keys, self.keys[at]
+        keys = self.keys
+        mine = keys[at]
         return (
             int(np.count_nonzero((keys > mine) | ((keys == mine) & (self.ids < paragraph_id)))) + 1
         )
@@ -139,19 +141,8 @@ def read(
         stmt = stmt.where(Pack.source_pk.in_(eligible))
     if source_pk is not None:
         stmt = stmt.where(Pack.source_pk == source_pk)
-    return {term: postings.unpack(blob) for term, blob in _binary_rows(session, stmt)}
-
-
-def _binary_rows(session: Session, stmt: Select[Any]) -> list[tuple[Any, ...]]:
-    """Run `stmt` in the session's transaction (so under its row-level security) with results
-    in PostgreSQL's binary format: the text format hex-encodes bytea, doubling what a query of
-    common words transfers and decodes (~3 of ~14 ms at 100k paragraphs)."""
-    compiled = stmt.compile(dialect=session.get_bind().dialect)
-    driver = session.connection().connection.driver_connection
-    assert driver is not None
-    with driver.cursor(binary=True) as cursor:
-        cursor.execute(str(compiled), compiled.params)
-        return [(term, bytes(blob)) for term, blob in cursor.fetchall()]
+    # binary results: bytea in the text format is hex, twice the bytes to send and decode
+    return {term: postings.unpack(bytes(blob)) for term, blob in binary_rows(session, stmt)}
 
 
 def parts(
@@ -229,8 +220,7 @@ def scores(
     eligible: Select[Any] | None = None,
 ) -> Scores:
     """Every matching paragraph's score (the explain twin ranks a paragraph with it)."""
-    present = [t for t in terms if stats.df.get(t)]
-    return score(read(session, context_id, present, eligible=eligible), stats)
+    return score(read(session, context_id, _counted(terms, stats), eligible=eligible), stats)
 
 
 def lane(
@@ -243,10 +233,12 @@ def lane(
     eligible: Select[Any] | None = None,
 ) -> list[LaneHit]:
     """The best `pool` paragraphs by BM25."""
-    present = [t for t in terms if stats.df.get(t)]
-    if not present:
-        return []
-    return _hits(read(session, context_id, present, eligible=eligible), stats, pool)
+    return _hits(read(session, context_id, _counted(terms, stats), eligible=eligible), stats, pool)
+
+
+def _counted(terms: Sequence[str], stats: Statistics) -> list[str]:
+    """The terms the caller's statistics count (only they can contribute)."""
+    return [t for t in terms if stats.df.get(t)]
 
 
 def ranked(

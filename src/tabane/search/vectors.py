@@ -8,7 +8,6 @@ answering from another vector space).
 
 from __future__ import annotations
 
-import struct
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
@@ -17,8 +16,6 @@ from typing import Any
 
 import numpy as np
 from pgvector.sqlalchemy import Vector
-from psycopg.adapt import Dumper
-from psycopg.pq import Format
 from sqlalchemy import (
     ARRAY,
     BigInteger,
@@ -26,16 +23,15 @@ from sqlalchemy import (
     Select,
     Text,
     bindparam,
-    cast,
     func,
     literal,
     select,
 )
-from sqlalchemy.dialects.postgresql import OID, insert
+from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
-from sqlalchemy.types import UserDefinedType
 
 from tabane.models.embedder import Embedder, Vectors, checked
+from tabane.storage.binary import vector_array
 from tabane.storage.schema import ContextModel, Paragraph, ParagraphVector
 
 # The HNSW graph search's candidate list (pgvector's default). The iterative scan goes on until
@@ -198,7 +194,7 @@ def store(
         func.unnest(
             bindparam("pids", [k[0] for k in keys], type_=ARRAY(BigInteger)),
             bindparam("ords", [k[1] for k in keys], type_=ARRAY(Integer)),
-            bindparam("embeddings", _packed(session, vectors), type_=_VectorArray()),
+            vector_array(session, "embeddings", vectors),
         )
         .table_valued("paragraph_id", "ord", "embedding")
         .render_derived(name="rows")
@@ -217,59 +213,6 @@ def store(
     session.execute(stmt.on_conflict_do_nothing())
     if record:
         record_model(session, context_id, embedder)
-
-
-class _Packed:
-    """A `vector[]` value already in PostgreSQL's binary array format."""
-
-    __slots__ = ("data",)
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-
-class _PackedDumper(Dumper):
-    format = Format.BINARY
-
-    def dump(self, obj: Any) -> bytes:
-        data: bytes = obj.data
-        return data
-
-
-class _VectorArray(UserDefinedType[Any]):
-    """A bound `vector[]` sent as is (a `_Packed`); psycopg gives it the type's oid."""
-
-    cache_ok = True
-
-    def get_col_spec(self, **kw: Any) -> str:
-        return "VECTOR[]"
-
-
-_OIDS = "tabane.vector_oids"  # key of the (vector, vector[]) oids in a connection's info
-
-
-def _packed(session: Session, vectors: Vectors) -> _Packed:
-    """`vectors` as a binary `vector[]`: the array header (one dimension, no nulls, the element
-    type's oid), then per element its length and pgvector's `vector_recv` layout (uint16 width,
-    uint16 unused, big-endian float4s). The oids are the database's, looked up once per
-    connection, where the dumper is registered for `_Packed` alone."""
-    connection = session.connection().connection
-    oids = connection.info.get(_OIDS)
-    if oids is None:
-        row = session.execute(
-            select(cast(func.to_regtype("vector"), OID), cast(func.to_regtype("vector[]"), OID))
-        ).one()
-        oids = (int(row[0]), int(row[1]))
-        dumper = type("VectorArrayDumper", (_PackedDumper,), {"oid": oids[1]})
-        driver = connection.driver_connection
-        assert driver is not None  # a checked-out connection
-        driver.adapters.register_dumper(_Packed, dumper)
-        connection.info[_OIDS] = oids
-    big = np.ascontiguousarray(vectors, dtype=">f4")
-    n, dim = big.shape
-    element = struct.pack(">iHH", 4 + 4 * dim, dim, 0)
-    head = struct.pack(">iiIii", 1, 0, oids[0], n, 1)
-    return _Packed(head + b"".join(element + row.tobytes() for row in big))
 
 
 def record_model(session: Session, context_id: int, embedder: Embedder) -> None:
