@@ -16,6 +16,10 @@ from tabane.errors import InvalidInput, Issue
 # Environment variable -> one-line description. docs/guide.md documents each of these.
 SETTINGS: dict[str, str] = {
     "TABANE_HOME": "data directory (embedded PostgreSQL lives in TABANE_HOME/pg)",
+    "TABANE_PG_SHARED_BUFFERS_MB": (
+        "shared_buffers of the embedded PostgreSQL in MiB (default 0 = auto: a sixteenth of the "
+        "machine's memory, 128 to 2048)"
+    ),
     "TABANE_DATABASE_URL": "owner URL of an external PostgreSQL >= 15 with pgvector",
     "TABANE_APP_DATABASE_URL": "URL the application connects with (a role that cannot bypass RLS)",
     "TABANE_USER": "name of the implicit local user (default: the login name)",
@@ -106,6 +110,7 @@ def default_home() -> Path:
 @dataclass(frozen=True)
 class Settings:
     home: Path
+    pg_shared_buffers_mb: int = 0
     database_url: str | None = None
     app_database_url: str | None = None
     local_user: str = "local"
@@ -161,6 +166,7 @@ class Settings:
         home = Path(env["TABANE_HOME"]).expanduser() if env.get("TABANE_HOME") else default_home()
         return cls(
             home=home,
+            pg_shared_buffers_mb=_int(env, "TABANE_PG_SHARED_BUFFERS_MB", 0, 0, 1 << 20),
             database_url=env.get("TABANE_DATABASE_URL") or None,
             app_database_url=env.get("TABANE_APP_DATABASE_URL") or None,
             local_user=env.get("TABANE_USER") or _login_name(),

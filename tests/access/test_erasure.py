@@ -22,6 +22,7 @@ from tabane.errors import Forbidden, NoUser
 from tabane.graph.claim_input import ClaimInput
 from tabane.ingest.documents import DocumentInput, block
 from tabane.recall.plan import RecallRequest
+from tabane.search import merge
 from tabane.service import Tabane
 from tabane.storage import schema_derived
 from tabane.storage.schema import (
@@ -64,6 +65,13 @@ def _populate(vsvc: Tabane, make_user: Callable[..., Principal]) -> World:
     vsvc.create_context(y, shared, scopes=[PUBLIC])
     doc = "# Tea\n\n" + "\n\n".join(TEA)
     vsvc.ingest(x, mine, DocumentInput(source_id="tea", data=doc.encode(), format="markdown"))
+    # Merged BM25 rows, and a merged source removed since (its paragraphs masked).
+    vsvc.ingest(x, mine, DocumentInput("gone", paragraphs=[block("Gyokuro is shaded.")]))
+    with vsvc.store.session(x) as session:
+        ctx_id = session.scalar(select(Context.id).where(Context.name == mine))
+        assert ctx_id is not None
+        assert merge.merge(session, ctx_id, [personal_scope(x.name)], force=True).merged
+    vsvc.retract(x, mine, "gone")
     # The shared row: x's and public's; it stays.
     both = [personal_scope(x.name), PUBLIC]
     vsvc.ingest(
@@ -152,7 +160,8 @@ def test_export_then_erase_leaves_nothing_of_the_user(
     counts = Counter(r["table"] for r in exported)
     for table in (
         "users", "grants", "api_keys", "scopes", "contexts", "sources", "sections", "paragraphs",
-        "bm25_packs", "paragraph_vectors", "bm25_corpus", "bm25_terms", "vocabulary",
+        "bm25_packs", "bm25_merged", "bm25_dead", "paragraph_vectors", "bm25_corpus",
+        "bm25_terms", "vocabulary",
         "vocabulary_grams", "claims", "claim_vectors", "associations", "sessions",
         "session_turns", "turn_vectors", "recall_traces", "groups", "group_contexts",
     ):  # fmt: skip

@@ -129,8 +129,10 @@ def test_worker_once_runs_the_queued_jobs_and_jobs_lists_them(
     )
     code, out, _ = cli("jobs")
     assert code == 0
-    mine = [j for j in out["jobs"] if j["id"] > before]
-    assert mine and mine[0]["kind"] == "embed_source" and mine[0]["state"] == "queued"
+    mine = [j for j in out["jobs"] if j["id"] > before and j["kind"] == "embed_source"]
+    assert mine and mine[0]["state"] == "queued"
+    # the BM25 merge's look, queued after the embedding (newest first)
+    assert [j["kind"] for j in out["jobs"] if j["id"] > before] == ["merge_bm25", "embed_source"]
     assert set(mine[0]) >= {"id", "kind", "state", "attempts", "done", "total", "last_error"}
 
     code, out, err = cli("worker", "--once", embedder="use")
@@ -145,6 +147,7 @@ def test_worker_once_runs_the_queued_jobs_and_jobs_lists_them(
 
     code, out, err = cli("worker", "--once")  # derived rebuilds only: they need no embedder
     assert code == 0 and "no embedder" in err and "job kinds derive_communities" in err
+    assert "merge_bm25" in err  # the merge needs no model either
     assert "embed_source" not in err
 
 

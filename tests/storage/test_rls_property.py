@@ -325,6 +325,20 @@ SPECS: dict[str, Spec] = {
         },
         lambda p, i: {"postings": bytes(40)},
     ),
+    "bm25_merged": Spec(
+        "bm25_merged",
+        ("context_id", "term"),
+        lambda conn, tag, slots: {"ctx": _contexts(conn, tag, slots)},
+        lambda p, tag, n: {"context_id": p["ctx"][n], "term": f"t{n}", "postings": bytes(20)},
+        lambda p, i: {"postings": bytes(40)},
+    ),
+    "bm25_dead": Spec(  # each slot has its own context, so that names the row
+        "bm25_dead",
+        ("context_id",),
+        lambda conn, tag, slots: {"ctx": _contexts(conn, tag, slots)},
+        lambda p, tag, n: {"context_id": p["ctx"][n], "ids": bytes(8)},
+        lambda p, i: {"ids": bytes(16)},
+    ),
     "bm25_corpus": Spec(  # one row per (context, scope set): each slot has its own context
         "bm25_corpus",
         ("context_id",),

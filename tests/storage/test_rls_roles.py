@@ -187,6 +187,8 @@ def extra_rows(ctx: int, src: int, par: int, n: int) -> dict[str, dict[str, Any]
             "postings": bytes(20),
         },
         "bm25_terms": {"context_id": ctx, "term": f"t{n}", "df": 1},
+        "bm25_merged": {"context_id": ctx, "term": f"t{n}", "postings": bytes(20)},
+        "bm25_dead": {"context_id": ctx, "ids": bytes(8)},
         "paragraph_vectors": {
             "paragraph_id": par,
             "ord": n,

@@ -112,6 +112,8 @@ def ingest_parsed(
                 source_pk=result.source_pk,
                 source_scopes=meta.scopes,
             )
+        if result.outcome != "unchanged":  # after the embedding: a worker claims that first
+            queue.enqueue_merge(session, context_id=ctx.id, scopes=meta.scopes)
         return result
 
 
@@ -269,7 +271,12 @@ def retract_source(
     reason: str = "retracted",
 ) -> RetractResult:
     """Retract a source and close every claim attributed to it, in the caller's transaction."""
+    scopes = session.scalar(
+        select(Source.scopes).where(Source.context_id == ctx.id, Source.source_id == source_id)
+    )
     result = retract(session, principal, ctx, source_id, dry_run=dry_run, reason=reason)
+    if not dry_run and scopes is not None:  # its merged postings are masked until a merge
+        queue.enqueue_merge(session, context_id=ctx.id, scopes=scopes)
     if not dry_run:  # a tombstone keeps no outline, as it keeps no paragraphs
         session.execute(
             update(Source)

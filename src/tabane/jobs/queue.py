@@ -24,6 +24,7 @@ DERIVE_COMMUNITIES = "derive_communities"  # rebuild a context's communities (an
 DERIVE_PROFILES = "derive_profiles"  # rebuild a context's entity profiles (and embed them)
 DERIVE_RAPTOR = "derive_raptor"  # rebuild a context's RAPTOR tree (summaries embedded)
 DERIVE_DEBOUNCE = timedelta(seconds=2)  # a derived build waits this long for more writes
+MERGE_BM25 = "merge_bm25"  # merge a context's BM25 packs of one scope set, when due
 LEASE = timedelta(seconds=60)
 MAX_ATTEMPTS = 5
 BACKOFF_CAP = 300.0
@@ -154,6 +155,14 @@ def enqueue_raptor(
     the context's leaves change (paragraph or note vectors stored, a source retracted). The job
     reads and writes with the context's scope set, `scopes`."""
     _enqueue_scoped(session, DERIVE_RAPTOR, context_id, scopes, delay)
+
+
+def enqueue_merge(session: Session, *, context_id: int, scopes: Sequence[str]) -> None:
+    """Queue a look at a context's BM25 packs of one scope set (one queued job per context and
+    set: a burst of writes finds it and adds none); the job merges them only when its budget
+    says so (search/merge.py), so it is not delayed. It reads and writes with exactly that
+    set, the packs' own."""
+    _enqueue_scoped(session, MERGE_BM25, context_id, scopes)
 
 
 def enqueue_turns(session: Session, *, session_pk: int, scopes: Sequence[str]) -> None:

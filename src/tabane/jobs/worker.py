@@ -29,7 +29,7 @@ from tabane.jobs.pipeline import pipelined
 from tabane.memory import turn_vectors
 from tabane.models.embedder import Embedder, Vectors
 from tabane.models.summarizer import Summarizer
-from tabane.search import vectors
+from tabane.search import merge, vectors
 from tabane.storage.schema import Context, Job, Source
 from tabane.storage.store import Store
 from tabane.types import Principal
@@ -92,6 +92,7 @@ class Worker:
             queue.DERIVE_COMMUNITIES: self._run_communities,
             queue.DERIVE_PROFILES: self._run_profiles,
             queue.DERIVE_RAPTOR: self._run_raptor,
+            queue.MERGE_BM25: self._run_merge,
         }
 
     @property
@@ -369,3 +370,10 @@ class Worker:
             if ctx is None:
                 return
             raptor.build(session, ctx, summarizer, self.embedder)
+
+    def _run_merge(self, job: queue.Claimed) -> None:
+        """Merge one context's BM25 packs of the job's scope set when the backlog is due
+        (search/merge.py); the writers of that set wait for it."""
+        assert job.context_id is not None
+        with self.store.session(job_principal(job)) as session:
+            merge.merge(session, job.context_id, job.scopes)

@@ -10,18 +10,32 @@ evidence.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sqlalchemy import ARRAY, LargeBinary, Select, Text, bindparam, func, literal, select
+from sqlalchemy import (
+    ARRAY,
+    CompoundSelect,
+    Integer,
+    LargeBinary,
+    Select,
+    Text,
+    bindparam,
+    func,
+    literal,
+    null,
+    select,
+    union_all,
+)
 from sqlalchemy.orm import Session
 
 from tabane.search import postings
 from tabane.storage.binary import binary_rows
-from tabane.storage.schema import CorpusStats, Pack, TermStats
+from tabane.storage.schema import CorpusStats, DeadPostings, MergedPack, Pack, TermStats
 
 K1 = 1.2
 B = 0.75
@@ -132,6 +146,8 @@ def read(
     row per term, the packs of every source concatenated by the server."""
     if not terms:
         return {}
+    if eligible is None and source_pk is None:
+        return _read_merged(session, context_id, terms)
     stmt = (
         select(Pack.term, func.string_agg(Pack.postings, literal(b"", LargeBinary)))
         .where(Pack.context_id == context_id, Pack.term == func.any(_texts("bm25_terms", terms)))
@@ -143,6 +159,53 @@ def read(
         stmt = stmt.where(Pack.source_pk == source_pk)
     # binary results: bytea in the text format is hex, twice the bytes to send and decode
     return {term: postings.unpack(bytes(blob)) for term, blob in binary_rows(session, stmt)}
+
+
+def _read_merged(
+    session: Session, context_id: int, terms: Sequence[str]
+) -> dict[str, np.ndarray[Any, np.dtype[Any]]]:
+    """The same postings through the merged rows (search/merge.py): each term's merged rows and
+    the packs written since, then the paragraphs removed since masked out — one statement."""
+    rows = binary_rows(
+        session, _merged_statement(), {"bm25_ctx": context_id, "bm25_terms": list(terms)}
+    )
+    dead = masked_ids([blob for term, blob in rows if term is None])
+    out: dict[str, np.ndarray[Any, np.dtype[Any]]] = {}
+    for term, blob in rows:
+        if term is None:
+            continue
+        recs = postings.unpack(bytes(blob))
+        out[term] = recs[~np.isin(recs["id"], dead)] if len(dead) else recs
+    return out
+
+
+@functools.cache
+def _merged_statement() -> CompoundSelect[Any]:
+    """Built and compiled once (binary_rows): the terms' merged rows and fresh packs per term,
+    and one row with a NULL term holding the masked ids of the context's `bm25_dead` rows."""
+    ctx = bindparam("bm25_ctx", type_=Integer)
+    wanted = bindparam("bm25_terms", type_=ARRAY(Text(collation="C")))
+    both = union_all(
+        select(MergedPack.term, MergedPack.postings).where(
+            MergedPack.context_id == ctx, MergedPack.term == func.any(wanted)
+        ),
+        select(Pack.term, Pack.postings).where(
+            Pack.context_id == ctx, Pack.term == func.any(wanted), ~Pack.merged
+        ),
+    ).subquery("postings")
+    blank = literal(b"", LargeBinary)
+    return union_all(
+        select(both.c.term, func.string_agg(both.c.postings, blank)).group_by(both.c.term),
+        select(null().label("term"), func.string_agg(DeadPostings.ids, blank)).where(
+            DeadPostings.context_id == ctx
+        ),
+    )
+
+
+def masked_ids(blobs: Sequence[bytes | None]) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """Masked paragraph ids (`bm25_dead.ids`, big-endian int8) of the blobs read."""
+    raw = b"".join(bytes(b) for b in blobs if b)
+    return np.frombuffer(raw, dtype=">i8").astype(np.int64)
 
 
 def parts(

@@ -19,6 +19,7 @@ from sqlalchemy import (
     ARRAY,
     BigInteger,
     BindParameter,
+    LargeBinary,
     Text,
     bindparam,
     delete,
@@ -30,7 +31,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from tabane.storage.bulk import insert_columns
-from tabane.storage.schema import CorpusStats, Pack, Paragraph, TermStats
+from tabane.storage.schema import CorpusStats, DeadPostings, Pack, Paragraph, TermStats
 from tabane.text.tokenize import tokenize
 
 
@@ -96,7 +97,8 @@ def unpack(blob: bytes) -> np.ndarray[Any, np.dtype[Any]]:
 
 def remove(session: Session, context_id: int, source_pk: int) -> None:
     """Take a source's paragraphs out of the statistics and delete its packs (call before the
-    paragraphs themselves are deleted)."""
+    paragraphs themselves are deleted); the paragraphs of packs already merged are recorded in
+    `bm25_dead` (search/merge.py)."""
     sizes = session.execute(
         select(Paragraph.scopes, func.count(), func.coalesce(func.sum(Paragraph.token_count), 0))
         .where(Paragraph.source_pk == source_pk)
@@ -110,6 +112,20 @@ def remove(session: Session, context_id: int, source_pk: int) -> None:
         ).all()
         df = Counter({term: -int(n) for term, n in rows})
         _bump(session, context_id, list(scopes), -count, -int(length), df)
+    # Read after _bump holds the statistics row, so a merge that committed meanwhile is seen.
+    folded = session.execute(
+        select(Pack.scopes, func.string_agg(Pack.postings, literal(b"", LargeBinary)))
+        .where(Pack.source_pk == source_pk, Pack.merged)
+        .group_by(Pack.scopes)
+    ).all()
+    for scopes, blob in folded:  # merged packs: mask their paragraphs until the next merge
+        ids = np.unique(unpack(bytes(blob))["id"].astype(np.int64))
+        session.add(
+            DeadPostings(
+                context_id=context_id, scopes=list(scopes), ids=ids.astype(">i8").tobytes()
+            )
+        )
+    session.flush()
     session.execute(delete(Pack).where(Pack.source_pk == source_pk))
 
 

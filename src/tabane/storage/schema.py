@@ -21,7 +21,6 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
-    LargeBinary,
     Text,
     UniqueConstraint,
 )
@@ -32,8 +31,13 @@ from tabane.storage.schema_base import Base as Base
 from tabane.storage.schema_base import Scoped as Scoped
 from tabane.storage.schema_base import _now, _same_scopes
 
-# The graph's, derived memory's and working memory's tables live in their own modules;
-# re-exported so every table imports from here.
+# The BM25 index's, graph's, derived memory's and working memory's tables live in their own
+# modules; re-exported so every table imports from here.
+from tabane.storage.schema_bm25 import CorpusStats as CorpusStats
+from tabane.storage.schema_bm25 import DeadPostings as DeadPostings
+from tabane.storage.schema_bm25 import MergedPack as MergedPack
+from tabane.storage.schema_bm25 import Pack as Pack
+from tabane.storage.schema_bm25 import TermStats as TermStats
 from tabane.storage.schema_derived import Community as Community
 from tabane.storage.schema_derived import CommunityMember as CommunityMember
 from tabane.storage.schema_derived import Profile as Profile
@@ -62,6 +66,8 @@ SCOPED_TABLES = (
     "sections",
     "paragraphs",
     "bm25_packs",
+    "bm25_merged",
+    "bm25_dead",
     "bm25_corpus",
     "bm25_terms",
     "paragraph_vectors",
@@ -259,51 +265,6 @@ class Paragraph(Scoped, Base):
     locator: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     questions: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")
     token_count: Mapped[int] = mapped_column(Integer, server_default="0")  # BM25 document length
-
-
-class Pack(Scoped, Base):
-    """The BM25 postings of one term in one source, packed: one fixed-width record per paragraph
-    that holds the term (search/postings.py `PACK`: paragraph id, tf, qtf, dl), ascending by
-    paragraph id. Written in the transaction that writes the source's paragraphs and deleted with
-    them. `tf` counts the term in the text and the doc2query questions, `qtf` in the questions
-    alone, `dl` is the paragraph's length in terms. One row per (source, term) keeps a query's
-    read to one row per source holding each term, however many paragraphs hold it."""
-
-    __no_scope_index__ = True
-    __tablename__ = "bm25_packs"
-    __extra_args__ = (
-        Index("ix_bm25_packs_lookup", "context_id", "term"),
-        _same_scopes("source_pk", "sources"),
-    )
-    source_pk: Mapped[int] = mapped_column(BigInteger, primary_key=True)
-    term: Mapped[str] = mapped_column(Text(collation="C"), primary_key=True)
-    context_id: Mapped[int] = mapped_column(Integer)
-    postings: Mapped[bytes] = mapped_column(LargeBinary)
-
-
-class CorpusStats(Scoped, Base):
-    """BM25 corpus statistics of one context, one row per scope set: a caller's statistics are
-    the sums over the rows it can see, so they never count what it cannot see."""
-
-    __no_scope_index__ = True
-    __tablename__ = "bm25_corpus"
-    __extra_args__ = (UniqueConstraint("context_id", "scopes"),)
-    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
-    context_id: Mapped[int] = mapped_column(ForeignKey("contexts.id", ondelete="CASCADE"))
-    paragraphs: Mapped[int] = mapped_column(BigInteger, server_default="0")
-    total_length: Mapped[int] = mapped_column(BigInteger, server_default="0")
-
-
-class TermStats(Scoped, Base):
-    """Document frequency of a term in one context and scope set (see CorpusStats)."""
-
-    __no_scope_index__ = True
-    __tablename__ = "bm25_terms"
-    __extra_args__ = (UniqueConstraint("context_id", "term", "scopes"),)
-    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
-    context_id: Mapped[int] = mapped_column(ForeignKey("contexts.id", ondelete="CASCADE"))
-    term: Mapped[str] = mapped_column(Text(collation="C"))
-    df: Mapped[int] = mapped_column(BigInteger, server_default="0")
 
 
 class ParagraphVector(Scoped, Base):

@@ -108,7 +108,7 @@ def open_store(settings: Settings, *, run_migrations: bool = True) -> Store:
     if settings.database_url is None:
         home = settings.home
         with embedded.init_lock(home):
-            socket_dir = embedded.start(home)
+            socket_dir = embedded.start(home, settings.pg_shared_buffers_mb)
             owner = _engine(embedded.url(socket_dir, "postgres"))
             if not _reachable(owner):
                 _ensure_database(

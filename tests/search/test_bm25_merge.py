@@ -1,0 +1,183 @@
+"""Merged BM25 packs (search/merge.py) read exactly what the packs hold: after merges, removals
+and re-ingests in any order, the one-read lane equals the statistics-rows path over the packs
+themselves, for every caller."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import numpy as np
+from sqlalchemy import func, select
+
+from tabane.ingest.documents import DocumentInput, block
+from tabane.jobs import queue
+from tabane.search import bm25, merge
+from tabane.service import Tabane
+from tabane.storage.schema import Context, DeadPostings, Job, MergedPack, Pack, Source
+from tabane.text.tokenize import tokenize
+from tabane.types import Principal, personal_scope
+
+WORDS = [
+    "kernel",
+    "module",
+    "socket",
+    "packet",
+    "route",
+    "table",
+    "cache",
+    "page",
+    "memory",
+    "swap",
+    "disk",
+    "mount",
+    "file",
+    "inode",
+    "lock",
+    "queue",
+    "thread",
+    "signal",
+    "timer",
+    "clock",
+    "power",
+    "network",
+    "bridge",
+    "vlan",
+    "tunnel",
+]
+
+
+def _text(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n))
+
+
+def _doc(name: str, texts: list[str], scopes: tuple[str, ...]) -> DocumentInput:
+    return DocumentInput(source_id=name, paragraphs=[block(t) for t in texts], scopes=scopes)
+
+
+def _random_doc(rng: random.Random, name: str, scopes: tuple[str, ...]) -> DocumentInput:
+    texts = [_text(rng, rng.randint(3, 12)) for _ in range(rng.randint(1, 6))]
+    return _doc(name, texts, scopes)
+
+
+def _both(svc: Tabane, who: Principal, ctx_name: str, question: str) -> tuple[list, list]:
+    """The lane through the merged rows, and through the packs (the filter path: every source)."""
+    terms = bm25.unique_terms(tokenize(question))
+    with svc.store.session(who) as session:
+        ctx = session.scalar(select(Context).where(Context.name == ctx_name))
+        assert ctx is not None
+        _, merged_hits = bm25.ranked(session, ctx.id, terms, pool=50)
+        every = select(Source.id).where(Source.context_id == ctx.id)
+        _, pack_hits = bm25.ranked(session, ctx.id, terms, pool=50, eligible=every)
+    as_rows = lambda hits: [(h.paragraph_id, round(h.score, 9)) for h in hits]  # noqa: E731
+    return as_rows(merged_hits), as_rows(pack_hits)
+
+
+def _merge(svc: Tabane, who: Principal, ctx_name: str, scopes: tuple[str, ...]) -> merge.Merged:
+    with svc.store.session(who) as session:
+        ctx = session.scalar(select(Context).where(Context.name == ctx_name))
+        assert ctx is not None
+        return merge.merge(session, ctx.id, scopes, force=True)
+
+
+def test_merged_reads_equal_the_packs_through_merges_removals_and_reingests(
+    svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
+) -> None:
+    owner = make_user(extra_write=("team",))
+    mine = (personal_scope(owner.name),)
+    ctx = make_context(owner)
+    rng = random.Random(11)
+    names = [f"doc{i}" for i in range(12)]
+    questions = [_text(rng, 3) for _ in range(6)]
+    for step in range(40):
+        action = rng.choice(("ingest", "ingest", "retract", "merge"))
+        name = rng.choice(names)
+        scopes = rng.choice((mine, ("team",)))
+        if action == "ingest":
+            svc.ingest(owner, ctx, _random_doc(rng, name, scopes))
+        elif action == "retract":
+            try:
+                svc.retract(owner, ctx, name)
+            except Exception:  # not stored (or already retracted): nothing to compare
+                continue
+        else:
+            _merge(svc, owner, ctx, scopes)
+        for q in questions:
+            merged_hits, pack_hits = _both(svc, owner, ctx, q)
+            assert merged_hits == pack_hits, (step, action, q)
+    with svc.store.session(owner) as session:
+        rows = session.scalar(select(func.count()).select_from(MergedPack))
+    assert rows  # the sequence merged something (and masked what it removed after)
+
+
+def test_a_merged_source_retracted_is_masked_until_the_next_merge_drops_it(
+    svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
+) -> None:
+    owner = make_user()
+    ctx = make_context(owner)
+    scopes = (personal_scope(owner.name),)
+    svc.ingest(owner, ctx, _doc("a", ["zebra crossing"], scopes))
+    svc.ingest(owner, ctx, _doc("b", ["zebra stripes"], scopes))
+    first = _merge(svc, owner, ctx, scopes)
+    assert first.merged and first.packs == 4  # zebra, crossing, zebra, stripes
+    svc.retract(owner, ctx, "a")
+    with svc.store.session(owner) as session:
+        ctx_id = session.scalar(select(Context.id).where(Context.name == ctx))
+        assert ctx_id is not None
+        dead = session.scalars(
+            select(DeadPostings.ids).where(DeadPostings.context_id == ctx_id)
+        ).all()
+        packs = bm25.read(session, ctx_id, ["zebra", "crossing"])
+    assert len(dead) == 1 and len(np.frombuffer(dead[0], ">i8")) == 1
+    assert len(packs["zebra"]) == 1 and len(packs["crossing"]) == 0  # masked, df counts 1
+    _merge(svc, owner, ctx, scopes)
+    with svc.store.session(owner) as session:
+        dead_left = select(func.count()).where(DeadPostings.context_id == ctx_id)
+        assert session.scalar(dead_left) == 0
+        terms = set(session.scalars(select(MergedPack.term).where(MergedPack.context_id == ctx_id)))
+        assert terms == {"zebra", "stripes"}
+        fresh = select(func.count()).where(Pack.context_id == ctx_id, ~Pack.merged)
+        assert session.scalar(fresh) == 0
+
+
+def test_another_scope_sets_merged_rows_stay_invisible(
+    svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
+) -> None:
+    owner = make_user(extra_write=("team",))
+    reader = make_user(extra_read=("team",))
+    ctx = make_context(owner, scopes=["team"])
+    svc.ingest(owner, ctx, _doc("t", ["shared kernel notes"], ("team",)))
+    svc.ingest(owner, ctx, _doc("p", ["private kernel notes"], (personal_scope(owner.name),)))
+    _merge(svc, owner, ctx, ("team",))
+    _merge(svc, owner, ctx, (personal_scope(owner.name),))
+    with svc.store.session(reader) as session:
+        ctx_id = session.scalar(select(Context.id).where(Context.name == ctx))
+        assert ctx_id is not None
+        packs = bm25.read(session, ctx_id, ["kernel", "private"])
+    assert len(packs["kernel"]) == 1 and "private" not in packs
+    merged_hits, pack_hits = _both(svc, reader, ctx, "private kernel")
+    assert merged_hits == pack_hits and len(merged_hits) == 1
+
+
+def test_the_merge_job_merges_only_when_the_backlog_is_due(
+    svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
+) -> None:
+    owner = make_user()
+    ctx = make_context(owner)
+    scopes = (personal_scope(owner.name),)
+    svc.ingest(owner, ctx, _doc("s", ["alpha beta gamma"], scopes))
+    with svc.store.session(owner) as session:
+        ctx_id = session.scalar(select(Context.id).where(Context.name == ctx))
+        assert ctx_id is not None
+        queued = session.scalar(
+            select(func.count()).where(
+                Job.kind == queue.MERGE_BM25, Job.context_id == ctx_id, Job.state == "queued"
+            )
+        )
+        small = merge.merge(session, ctx_id, scopes)  # 3 postings: far under MIN_FRESH
+        assert not small.merged and small.backlog.fresh == 3
+        due = merge.merge(session, ctx_id, scopes, min_fresh=3)
+        assert due.merged and due.terms == 3
+        again = merge.merge(session, ctx_id, scopes, min_fresh=1)  # nothing fresh since
+        assert not again.merged
+    assert queued == 1
