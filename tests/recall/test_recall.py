@@ -6,7 +6,9 @@ import pytest
 from sqlalchemy import select
 
 from tabane.errors import InvalidInput, NoContext, NoSession
+from tabane.graph.claim_input import ClaimInput
 from tabane.ingest.documents import DocumentInput, block
+from tabane.recall import lanes_memory
 from tabane.recall.plan import RecallRequest
 from tabane.service import Tabane
 from tabane.storage.schema import Claim
@@ -201,7 +203,6 @@ def test_with_an_embedder_the_window_is_ranked_by_meaning(vsvc: Tabane, user, co
 
 
 def test_entity_profiles_join_the_bundle_by_their_summary_embedding(vsvc: Tabane, user, context):
-    from tabane.graph.claim_input import ClaimInput
 
     vsvc.add_claims(
         user,
@@ -232,7 +233,6 @@ def test_entity_profiles_join_the_bundle_by_their_summary_embedding(vsvc: Tabane
 def test_communities_are_built_in_the_background_and_recalled_by_their_summary(
     vsvc: Tabane, user, context
 ):
-    from tabane.graph.claim_input import ClaimInput
 
     vsvc.add_claims(
         user,
@@ -280,3 +280,29 @@ def test_the_bm25_lane_scored_beside_gathers_the_same_candidates(svc: Tabane, us
     ]
     assert together.seeds == alone.seeds == ("descaling", "kettle")
     assert {"bm25", "walk"} <= {lane for c in together.candidates for lane in c.lane_names}
+
+
+def test_a_concept_is_seeded_when_its_key_is_a_part_of_the_question(
+    svc: Tabane, user, make_context
+) -> None:
+    context = make_context()
+    svc.add_claims(
+        user,
+        context,
+        [
+            ClaimInput("東京", "has", "Shibuya", 1.0),
+            ClaimInput("tea", "needs", "water", 1.0),
+            ClaimInput("Kettle", "boils", "water", 1.0),
+        ],
+    )
+    result = svc.recall(user, RecallRequest("東京で kettles と tea を", (context,)))
+    # inside a longer word, in another case; a three-letter Latin key is too short to count
+    assert result.trace.seeds == ("Kettle", "東京")
+
+
+def test_named_parts_are_the_substrings_a_seed_key_may_be() -> None:
+    parts = lanes_memory.named_parts("東京でkettle")
+    assert {"東京", "kettle", "ettl", "東京でkettle"} <= set(parts)
+    assert "ket" not in parts and "で" not in parts  # too short to be a name
+    long = "a" * 70 + "b"
+    assert max(len(p) for p in lanes_memory.named_parts(long)) == lanes_memory.MAX_NAME
