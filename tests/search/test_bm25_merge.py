@@ -5,6 +5,8 @@ themselves, for every caller."""
 from __future__ import annotations
 
 import random
+import threading
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -80,6 +82,19 @@ def _merge(svc: Tabane, who: Principal, ctx_name: str, scopes: tuple[str, ...]) 
         return merge.merge(session, ctx.id, scopes, force=True)
 
 
+def _two_sources(
+    svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str], *texts: str
+) -> tuple[Principal, str, tuple[str, ...]]:
+    """A new owner and context with sources "a" and "b" of one paragraph each (`texts`) in the
+    owner's personal scope: (owner, context, scopes)."""
+    owner = make_user()
+    ctx = make_context(owner)
+    scopes = (personal_scope(owner.name),)
+    for name, text in zip("ab", texts, strict=True):
+        svc.ingest(owner, ctx, _doc(name, [text], scopes))
+    return owner, ctx, scopes
+
+
 def test_merged_reads_equal_the_packs_through_merges_removals_and_reingests(
     svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
 ) -> None:
@@ -113,11 +128,9 @@ def test_merged_reads_equal_the_packs_through_merges_removals_and_reingests(
 def test_a_merged_source_retracted_is_masked_until_the_next_merge_drops_it(
     svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
 ) -> None:
-    owner = make_user()
-    ctx = make_context(owner)
-    scopes = (personal_scope(owner.name),)
-    svc.ingest(owner, ctx, _doc("a", ["zebra crossing"], scopes))
-    svc.ingest(owner, ctx, _doc("b", ["zebra stripes"], scopes))
+    owner, ctx, scopes = _two_sources(
+        svc, make_user, make_context, "zebra crossing", "zebra stripes"
+    )
     first = _merge(svc, owner, ctx, scopes)
     assert first.merged and first.packs == 4  # zebra, crossing, zebra, stripes
     svc.retract(owner, ctx, "a")
@@ -181,3 +194,29 @@ def test_the_merge_job_merges_only_when_the_backlog_is_due(
         again = merge.merge(session, ctx_id, scopes, min_fresh=1)  # nothing fresh since
         assert not again.merged
     assert queued == 1
+
+
+def test_a_removal_waiting_on_a_merge_masks_what_the_merge_folded_in(
+    svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
+) -> None:
+    owner, ctx, scopes = _two_sources(svc, make_user, make_context, "quokka island", "quokka smile")
+    finished: list[float] = []
+
+    def retract() -> None:
+        svc.retract(owner, ctx, "a")
+        finished.append(time.monotonic())
+
+    with svc.store.session(owner) as session:
+        ctx_id = session.scalar(select(Context.id).where(Context.name == ctx))
+        assert ctx_id is not None
+        assert merge.merge(session, ctx_id, scopes, force=True).merged  # holds the set's writers
+        worker = threading.Thread(target=retract)
+        worker.start()
+        time.sleep(0.5)
+        assert not finished  # the removal waits for the merge
+        committed = time.monotonic()
+    worker.join(10)
+    assert finished and finished[0] >= committed
+    # It saw the merge's flags: "a" is masked in the merged rows, not left in them.
+    merged_hits, pack_hits = _both(svc, owner, ctx, "quokka island")
+    assert merged_hits == pack_hits and len(merged_hits) == 1
