@@ -224,7 +224,7 @@ def _merged_statement() -> CompoundSelect[Any]:
 def masked_ids(blobs: Sequence[bytes | None]) -> np.ndarray[Any, np.dtype[np.int64]]:
     """Masked paragraph ids (`bm25_dead.ids`, big-endian int8) of the blobs read."""
     raw = b"".join(bytes(b) for b in blobs if b)
-    return np.frombuffer(raw, dtype=">i8").astype(np.int64)
+    return np.frombuffer(raw, dtype=postings.DEAD_ID).astype(np.int64)
 
 
 def parts(

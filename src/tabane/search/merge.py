@@ -21,17 +21,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 from sqlalchemy import LargeBinary, delete, func, literal, select, update
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
-from tabane.search.postings import PACK
+from tabane.search.postings import DEAD_ID, PACK
 from tabane.storage.schema import CorpusStats, DeadPostings, MergedPack, Pack
 
 MIN_FRESH = 20_000  # postings (~1,000 paragraphs): below this the packs are cheap to read
 MAX_DEAD = 2_000  # masked paragraph ids a read may carry before a merge drops them
-DEAD = np.dtype(">i8")
 
 
 @dataclass(frozen=True)
@@ -72,7 +70,7 @@ def backlog(session: Session, context_id: int, scopes: Sequence[str]) -> Backlog
         )
     ).one()
     return Backlog(
-        int(fresh) // PACK.itemsize, int(merged) // PACK.itemsize, int(dead) // DEAD.itemsize
+        int(fresh) // PACK.itemsize, int(merged) // PACK.itemsize, int(dead) // DEAD_ID.itemsize
     )
 
 

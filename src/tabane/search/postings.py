@@ -57,6 +57,8 @@ def terms_of(text: str, questions: Sequence[str] = ()) -> Terms:
 # One record per paragraph holding a term, big-endian as PostgreSQL's int8send/int4send write
 # them (migration 0019 packs the old per-paragraph rows with those).
 PACK = np.dtype([("id", ">i8"), ("tf", ">i4"), ("qtf", ">i4"), ("dl", ">i4")])
+# A masked paragraph id in `bm25_dead.ids` (search/merge.py), in the same byte order.
+DEAD_ID = np.dtype(">i8")
 
 
 def add(
@@ -122,7 +124,7 @@ def remove(session: Session, context_id: int, source_pk: int) -> None:
         ids = np.unique(unpack(bytes(blob))["id"].astype(np.int64))
         session.add(
             DeadPostings(
-                context_id=context_id, scopes=list(scopes), ids=ids.astype(">i8").tobytes()
+                context_id=context_id, scopes=list(scopes), ids=ids.astype(DEAD_ID).tobytes()
             )
         )
     session.flush()
