@@ -10,10 +10,12 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-from sqlalchemy import func, select
+import pytest
+from sqlalchemy import func, select, update
 
 from tabane.ingest.documents import DocumentInput, block
 from tabane.jobs import queue
+from tabane.jobs.worker import Worker
 from tabane.search import bm25, merge
 from tabane.service import Tabane
 from tabane.storage.schema import Context, DeadPostings, Job, MergedPack, Pack, Source
@@ -115,8 +117,15 @@ def test_merged_reads_equal_the_packs_through_merges_removals_and_reingests(
                 svc.retract(owner, ctx, name)
             except Exception:  # not stored (or already retracted): nothing to compare
                 continue
-        else:
+        elif step % 2:
             _merge(svc, owner, ctx, scopes)
+        else:  # the job's way: a few terms per transaction
+            with svc.store.session(owner) as session:
+                ctx_id = session.scalar(select(Context.id).where(Context.name == ctx))
+            assert ctx_id is not None
+            merge.merge_in_steps(
+                lambda: svc.store.session(owner), ctx_id, scopes, force=True, step_terms=4
+            )
         for q in questions:
             merged_hits, pack_hits = _both(svc, owner, ctx, q)
             assert merged_hits == pack_hits, (step, action, q)
@@ -220,3 +229,62 @@ def test_a_removal_waiting_on_a_merge_masks_what_the_merge_folded_in(
     # It saw the merge's flags: "a" is masked in the merged rows, not left in them.
     merged_hits, pack_hits = _both(svc, owner, ctx, "quokka island")
     assert merged_hits == pack_hits and len(merged_hits) == 1
+
+
+def test_writes_between_the_steps_of_a_merge_keep_the_read_exact(
+    svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
+) -> None:
+    owner, ctx, scopes = _two_sources(
+        svc, make_user, make_context, "kernel module socket", "packet route table"
+    )
+    svc.ingest(owner, ctx, _doc("c", ["cache page memory swap", "disk mount"], scopes))
+    with svc.store.session(owner) as session:
+        ctx_id = session.scalar(select(Context.id).where(Context.name == ctx))
+        assert ctx_id is not None
+        merge.merge(session, ctx_id, scopes, force=True)
+    svc.retract(owner, ctx, "b")  # masked before the next merge starts: dropped by it
+    questions = ["kernel packet cache", "route table disk", "memory swap socket", "vlan bridge"]
+    seen: list[int] = []
+
+    def meanwhile(step: int) -> None:
+        seen.append(step)
+        if step == 0:  # merged packs of "a" in the rebuilt range, older ones elsewhere
+            svc.retract(owner, ctx, "a")
+        if step == 1:
+            svc.ingest(owner, ctx, _doc("d", ["bridge vlan tunnel kernel"], scopes))
+        for q in questions:
+            merged_hits, pack_hits = _both(svc, owner, ctx, q)
+            assert merged_hits == pack_hits, (step, q)
+
+    done = merge.merge_in_steps(
+        lambda: svc.store.session(owner), ctx_id, scopes, force=True, step_terms=3,
+        between=meanwhile,
+    )  # fmt: skip
+    assert done.merged and len(seen) >= 3  # 12 terms in steps of 3
+    for q in questions:
+        merged_hits, pack_hits = _both(svc, owner, ctx, q)
+        assert merged_hits == pack_hits, q
+    with svc.store.session(owner) as session:
+        masks = session.scalar(select(func.count()).where(DeadPostings.context_id == ctx_id))
+    assert masks == 1  # b's mask is dropped; a's, written during the merge, stays
+
+
+def test_the_job_merges_in_steps_once_its_budget_is_due(
+    svc: Tabane,
+    make_user: Callable[..., Principal],
+    make_context: Callable[..., str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(merge, "MIN_FRESH", 1)  # any fresh posting is due
+    monkeypatch.setattr(merge, "STEP_TERMS", 2)
+    with svc.store.admin() as session:  # earlier tests' queued work must not be claimed here
+        session.execute(
+            update(Job).where(Job.state.in_(("queued", "running"))).values(state="done")
+        )
+    owner, ctx, _ = _two_sources(svc, make_user, make_context, "alpha beta gamma", "delta epsilon")
+    assert Worker(svc.store, None).drain() >= 1
+    with svc.store.session(owner) as session:
+        ctx_id = session.scalar(select(Context.id).where(Context.name == ctx))
+        terms = set(session.scalars(select(MergedPack.term).where(MergedPack.context_id == ctx_id)))
+        fresh = session.scalar(select(func.count()).where(Pack.context_id == ctx_id, ~Pack.merged))
+    assert terms == {"alpha", "beta", "gamma", "delta", "epsilon"} and fresh == 0

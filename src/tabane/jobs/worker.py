@@ -373,7 +373,7 @@ class Worker:
 
     def _run_merge(self, job: queue.Claimed) -> None:
         """Merge one context's BM25 packs of the job's scope set when the backlog is due
-        (search/merge.py); the writers of that set wait for it."""
+        (search/merge.py), a range of terms per transaction: the set's writers wait a step."""
         assert job.context_id is not None
-        with self.store.session(job_principal(job)) as session:
-            merge.merge(session, job.context_id, job.scopes)
+        principal = job_principal(job)
+        merge.merge_in_steps(lambda: self.store.session(principal), job.context_id, job.scopes)
