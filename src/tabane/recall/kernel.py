@@ -168,12 +168,20 @@ def bind_lexical(
     return out
 
 
+# The statement's joins are written in the order they should run; letting the planner reorder
+# up to 8 relations at a time spent ~1 ms more planning each recall (4.7 against 3.6 ms over
+# 40 questions at 100k paragraphs) for the same execution time (19.0 against 19.1 ms).
+COLLAPSE_LIMIT = 4
+
+
 def _settings(session: Session) -> None:
     session.execute(
         select(
             func.set_config("work_mem", "64MB", True),
             func.set_config("hnsw.iterative_scan", "relaxed_order", True),
             func.set_config("hnsw.ef_search", str(vectors.EF_SEARCH), True),
+            func.set_config("join_collapse_limit", str(COLLAPSE_LIMIT), True),
+            func.set_config("from_collapse_limit", str(COLLAPSE_LIMIT), True),
         )
     )
 
