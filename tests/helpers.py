@@ -98,3 +98,12 @@ def past_the_debounce(svc: Any, user: Any, context: str) -> None:
             .where(Job.context_id == ctx_id, Job.state == "queued")
             .values(run_after=func.now())
         )
+
+
+def counting_beside(store: Any, user: Any) -> tuple[Any, list[object]]:
+    """The store's second-connection runner for `user`, recording each read it is handed."""
+    beside = store.beside(user)
+    submitted: list[object] = []
+    submit = beside.submit
+    beside.submit = lambda read: submitted.append(read) or submit(read)
+    return beside, submitted

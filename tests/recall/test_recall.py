@@ -13,6 +13,8 @@ from tabane.recall.plan import RecallRequest
 from tabane.service import Tabane
 from tabane.storage.schema import Claim
 
+from helpers import counting_beside
+
 KETTLE = [
     "The kettle boils water in about three minutes when it is full.",
     "Descale the heating element with vinegar once a month to remove limescale.",
@@ -266,10 +268,7 @@ def test_the_bm25_lane_scored_beside_gathers_the_same_candidates(svc: Tabane, us
                                  "kind": "world"})  # fmt: skip
     question = "How often does the kettle need descaling?"
     qv = QueryVector(None, None, None, "no_embedder")
-    beside = svc.store.beside(user)
-    submitted: list[object] = []
-    submit = beside.submit
-    beside.submit = lambda read: submitted.append(read) or submit(read)  # type: ignore[method-assign]
+    beside, submitted = counting_beside(svc.store, user)
     with svc.store.session(user) as session:
         ctx = session.scalar(select(Context).where(Context.name == context))
         alone = kernel.gather(session, question, [ctx], [None], qv, None)

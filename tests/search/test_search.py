@@ -12,6 +12,8 @@ from tabane.ingest.documents import DocumentInput, block
 from tabane.search.plan import SearchRequest
 from tabane.service import Tabane
 
+from helpers import counting_beside
+
 KETTLE = [
     "The kettle boils water in about three minutes when it is full.",
     "Descale the heating element with vinegar once a month to remove limescale.",
@@ -200,10 +202,7 @@ def test_the_bm25_lane_read_beside_finds_what_it_finds_alone(vsvc: Tabane, user,
     vsvc.wait_for_jobs(timeout=120)
     request = SearchRequest("water the kettle and the tomatoes", contexts=(context,), limit=5)
     qv = search_mod.embed_query(vsvc.embedder, request.query)
-    beside = vsvc.store.beside(user)
-    submitted: list[object] = []
-    submit = beside.submit
-    beside.submit = lambda read: submitted.append(read) or submit(read)  # type: ignore[method-assign]
+    beside, submitted = counting_beside(vsvc.store, user)
     with vsvc.store.session(user) as session:
         ctx = session.scalar(select(Context).where(Context.name == context))
         alone = search_mod.search(session, [ctx], request, qv, default_floor=None)

@@ -86,7 +86,7 @@ def bind(
         "rrf_k": t.rrf_k,
         "terms": bm25.unique_terms(tokenize(question)),
         "question_key": title_key(question),
-        "question_parts": lanes_memory.bound_parts(spelling_key(question)),
+        "question_spelling": spelling_key(question),
         "min_title": MIN_TITLE,
         "title_sources": t.title_sources,
         "title_lead": t.title_lead,
@@ -133,6 +133,8 @@ def bind_before(
         params.update(bind_lexical(session, contexts, terms, t.pool))
     names: tuple[str, ...] = ()
     if "walk" in shape.lanes:
+        # the question's parts (~1 ms of Python for a long question) only when the walk runs
+        params["question_parts"] = lanes_memory.bound_parts(params["question_spelling"])
         found = lanes_memory.seeds_statement(shape.dim if with_vector else None)
         rows = session.execute(found, params)
         seeds = sorted((int(c), str(n), float(s)) for c, n, s in rows)

@@ -49,6 +49,12 @@ class Statistics:
     avgdl: float
     df: dict[str, int]
 
+    @classmethod
+    def of(cls, paragraphs: int, total_length: int, df: dict[str, int]) -> Statistics:
+        """From the corpus sums the caller can see (N and the summed lengths)."""
+        avgdl = total_length / paragraphs if paragraphs else 0.0
+        return cls(paragraphs=paragraphs, avgdl=avgdl, df=df)
+
     def idf(self, term: str) -> float:
         return idf(self.paragraphs, self.df.get(term, 0))
 
@@ -94,8 +100,7 @@ def _with_corpus(session: Session, context_id: int, df: dict[str, int]) -> Stati
             func.coalesce(func.sum(CorpusStats.total_length), 0),
         ).where(CorpusStats.context_id == context_id)
     ).one()
-    n = int(n)
-    return Statistics(paragraphs=n, avgdl=(int(total) / n) if n else 0.0, df=df)
+    return Statistics.of(int(n), int(total), df)
 
 
 @dataclass(frozen=True)
@@ -231,11 +236,21 @@ def parts(
     packs: Mapping[str, np.ndarray[Any, np.dtype[Any]]], term: str, stats: Statistics
 ) -> np.ndarray[Any, np.dtype[np.float64]]:
     """One term's BM25 contribution to each paragraph of its pack, in the pack's order."""
-    recs = packs[term]
+    return _weights(packs[term], stats.idf(term), stats)
+
+
+def _weights(
+    recs: np.ndarray[Any, np.dtype[Any]], idfs: Any, stats: Statistics
+) -> np.ndarray[Any, np.dtype[np.float64]]:
+    """The BM25 term weight of each record, `idfs` its term's idf (a scalar, or one per
+    record): the one formula `parts` and `score` share, so their sums are the same."""
     tf = recs["tf"].astype(np.float64)
     dl = recs["dl"].astype(np.float64)
     avgdl = stats.avgdl or 1.0
-    return stats.idf(term) * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
+    weights: np.ndarray[Any, np.dtype[np.float64]] = (
+        idfs * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
+    )
+    return weights
 
 
 def score(packs: Mapping[str, np.ndarray[Any, np.dtype[Any]]], stats: Statistics) -> Scores:
@@ -244,15 +259,12 @@ def score(packs: Mapping[str, np.ndarray[Any, np.dtype[Any]]], stats: Statistics
     terms = [t for t in packs if stats.df.get(t) and len(packs[t])]
     if not terms:
         return Scores(np.zeros(0, np.int64), np.zeros(0, np.float64))
-    # One pass over every record (the same arithmetic as `parts`, element by element, so the
-    # same sums): the per-term passes cost ~1 ms of small numpy calls on a long question.
+    # One pass over every record: per-term passes cost ~1 ms of small numpy calls on a long
+    # question.
     recs = np.concatenate([packs[t] for t in terms])
     ids = recs["id"].astype(np.int64)
-    tf = recs["tf"].astype(np.float64)
-    dl = recs["dl"].astype(np.float64)
     idfs = np.repeat([stats.idf(t) for t in terms], [len(packs[t]) for t in terms])
-    avgdl = stats.avgdl or 1.0
-    contrib = idfs * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
+    contrib = _weights(recs, idfs, stats)
     lo = int(ids.min())
     span = int(ids.max()) - lo + 1
     if span <= 4 * len(ids) + (1 << 16):  # dense enough to sum by offset
@@ -347,7 +359,7 @@ def ranked(
         return stats, lane(session, context_id, terms, stats, pool=pool, eligible=eligible)
     packs, (n, total) = _read_merged(session, context_id, terms)
     df = {t: len(p) for t, p in packs.items() if len(p)}
-    stats = Statistics(paragraphs=n, avgdl=(total / n) if n else 0.0, df=df)
+    stats = Statistics.of(n, total, df)
     return stats, _hits(packs, stats, pool)
 
 

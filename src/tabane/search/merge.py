@@ -92,9 +92,8 @@ def merge(
     """Rebuild the merged rows of one context and scope set when the backlog is due (or
     `force`), inside the caller's transaction, with the writers of that set held off."""
     scope_set = sorted(scopes)
-    locked = _lock(session, context_id, scope_set)
-    before = backlog(session, context_id, scope_set)
-    if not locked or not (force or before.due(min_fresh)):
+    before, due = _locked_backlog(session, context_id, scope_set, force, min_fresh)
+    if not due:
         return Merged(False, 0, 0, before)
     terms, flagged = rebuild(session, context_id, scope_set, None, None)
     _drop_dead(session, context_id, scope_set, None)
@@ -119,9 +118,8 @@ def merge_in_steps(
     were gone before the first step, so no rebuilt row holds them."""
     scope_set = sorted(scopes)
     with sessions() as session:
-        locked = _lock(session, context_id, scope_set)
-        before = backlog(session, context_id, scope_set)
-        if not locked or not (force or before.due(min_fresh)):
+        before, due = _locked_backlog(session, context_id, scope_set, force, min_fresh)
+        if not due:
             return Merged(False, 0, 0, before)
         older = session.scalar(
             select(func.max(DeadPostings.id)).where(
@@ -162,8 +160,10 @@ def rebuild(
     mine = (MergedPack.context_id == context_id, MergedPack.scopes == scope_set)
     session.execute(delete(MergedPack).where(*mine, *within(MergedPack.term)))
     packs = (Pack.context_id == context_id, Pack.scopes == scope_set, *within(Pack.term))
-    session.execute(
-        MergedPack.__table__.insert().from_select(  # type: ignore[attr-defined]
+    written = session.execute(
+        MergedPack.__table__.insert()  # type: ignore[attr-defined]
+        .execution_options(preserve_rowcount=True)  # an INSERT's count is not kept by default
+        .from_select(
             ["context_id", "term", "scopes", "postings"],
             select(
                 literal(context_id, MergedPack.context_id.type),
@@ -178,10 +178,16 @@ def rebuild(
         )
     )
     flagged = session.execute(update(Pack).where(*packs, ~Pack.merged).values(merged=True))
-    written = session.scalar(
-        select(func.count()).select_from(MergedPack).where(*mine, *within(MergedPack.term))
-    )
-    return int(written or 0), _count(flagged)
+    return _count(written), _count(flagged)
+
+
+def _locked_backlog(
+    session: Session, context_id: int, scope_set: list[str], force: bool, min_fresh: int | None
+) -> tuple[Backlog, bool]:
+    """Hold the set's writers off, then its backlog and whether a merge is due (or forced)."""
+    locked = _lock(session, context_id, scope_set)
+    before = backlog(session, context_id, scope_set)
+    return before, locked and (force or before.due(min_fresh))
 
 
 def _lock(session: Session, context_id: int, scope_set: list[str]) -> bool:
