@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -120,6 +121,7 @@ def main() -> None:
     finally:
         svc.close()
         embedded.stop(home)
+        shutil.rmtree(home, ignore_errors=True)
 
     result = {
         "env": _env.describe(),

@@ -13,6 +13,9 @@ typo cues also apart by script: a Latin typo has ~1,000 identifiers above the de
 lower bound: `total_exact` false), a Japanese one a handful (all scored).
 
     .venv/bin/python bench/resolve_latency.py --concepts 100000
+
+`--home DIR` keeps the store there and reuses it when a previous run built the same size;
+without it the store is built in a temporary folder that is removed at the end.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shutil
 import statistics
 import tempfile
 import time
@@ -75,6 +79,7 @@ def main() -> None:
     ap.add_argument("--concepts", type=int, default=100_000)
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--json")
+    ap.add_argument("--home", help="keep the store here; reuse it when already built")
     args = ap.parse_args()
 
     from tabane.config import Settings
@@ -85,16 +90,21 @@ def main() -> None:
     info = _env.describe()
     rng = random.Random(7)
     names = vocabulary(args.concepts, rng)
-    home = Path(tempfile.mkdtemp(prefix="tabane-bench-resolve-"))
+    keep = args.home is not None
+    home = Path(args.home) if keep else Path(tempfile.mkdtemp(prefix="tabane-bench-resolve-"))
+    home.mkdir(parents=True, exist_ok=True)
+    marker = home / f"built-{args.concepts}"
+    reuse = marker.exists()
     svc = Tabane.open(Settings(home=home, embedder="none", worker="off"), embedder=None)
     try:
         user = svc.local_user()
-        svc.create_context(user, "bench")
         t0 = time.perf_counter()
-        pairs = [(names[i], names[i + 1]) for i in range(0, len(names) - 1, 2)]
-        for i in range(0, len(pairs), 10_000):
-            batch = [ClaimInput(s, "related", o, 1.0) for s, o in pairs[i : i + 10_000]]
-            svc.add_claims(user, "bench", batch)
+        if not reuse:
+            svc.create_context(user, "bench")
+            pairs = [(names[i], names[i + 1]) for i in range(0, len(names) - 1, 2)]
+            for i in range(0, len(pairs), 10_000):
+                batch = [ClaimInput(s, "related", o, 1.0) for s, o in pairs[i : i + 10_000]]
+                svc.add_claims(user, "bench", batch)
         build_s = time.perf_counter() - t0
         # Outside a transaction: an ANALYZE in one that is never committed leaves the planner
         # without column statistics (pg_class.reltuples is updated in place, pg_statistic is not).
@@ -123,11 +133,16 @@ def main() -> None:
             "typo, Latin identifiers": timed(run, latin),
             "typo, Japanese names": timed(run, japanese),
         }
+        if not reuse:
+            marker.write_text("built\n")
     finally:
         svc.close()
         embedded.stop(home)
+        if not keep:
+            shutil.rmtree(home, ignore_errors=True)
     print(_env.header(info))
-    print(f"- concepts: {len(names)} (built in {build_s:.1f} s); queries: {args.queries}")
+    built = "reused" if reuse else f"built in {build_s:.1f} s"
+    print(f"- concepts: {len(names)} ({built}); queries: {args.queries}")
     print(f"- typo cues whose intended name is among the candidates: {found}/{len(typos)}")
     print(
         f"- typo cues with an exact `total` (every candidate scored): {exact_totals}/{len(typos)}"

@@ -28,6 +28,7 @@ import hashlib
 import itertools
 import json
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -236,6 +237,7 @@ def main() -> None:
     finally:
         svc.close()
         embedded.stop(home)
+        shutil.rmtree(home, ignore_errors=True)
 
     rows = {
         k: {"p50_ms": pct(v, 0.5) * 1e3, "p95_ms": pct(v, 0.95) * 1e3} for k, v in times.items()

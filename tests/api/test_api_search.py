@@ -61,7 +61,9 @@ def test_search_one_context_with_hits_lanes_and_plan(client, context) -> None:
     assert set(top["lanes"]) == {"bm25"} and top["lanes"]["bm25"]["rank"] == 1
     assert top["lanes"]["bm25"]["score"] > 0 and top["via_question"] == []
     assert [h["rank"] for h in body["hits"]] == list(range(1, len(body["hits"]) + 1))
-    assert {h["paragraph"] for h in body["hits"]} == {0, 1, 2}  # "kettles" is another term
+    # 3 only through its heading "Kettle" ("kettles" in its text is another term), so last
+    assert [h["paragraph"] for h in body["hits"]][3:] == [3]
+    assert {h["paragraph"] for h in body["hits"]} == {0, 1, 2, 3}
 
     plan = body["plan"]
     assert set(plan) == PLAN_KEYS
@@ -71,7 +73,7 @@ def test_search_one_context_with_hits_lanes_and_plan(client, context) -> None:
     assert (ctx_plan["context"], ctx_plan["filter"], ctx_plan["pending_embeddings"]) == (
         (context, None, 0)
     )
-    bm25 = {"ran": True, "reason": None, "hits": 3, "floor": None, "model": None}
+    bm25 = {"ran": True, "reason": None, "hits": 4, "floor": None, "model": None}
     assert ctx_plan["lanes"]["bm25"] == bm25
     assert ctx_plan["lanes"]["vector"]["ran"] is False
     assert ctx_plan["lanes"]["vector"]["reason"] == "no_embedder"
@@ -188,7 +190,8 @@ def test_explain_served_below_cutoff_and_no_term_overlap(client, context) -> Non
     assert served["context"] == context and set(served["lanes"]) == {"bm25"}
     terms = {t["term"]: t for t in served["terms"]}
     assert set(terms) == {"kettle", "boils", "water"}
-    assert terms["kettle"]["tf"] == 1 and terms["kettle"]["df"] == 3
+    # once in the text, once in the title, once in the section path; every paragraph's heading
+    assert terms["kettle"]["tf"] == 3 and terms["kettle"]["df"] == 4
     total = sum(t["contribution"] for t in served["terms"])
     assert total == pytest.approx(served["lanes"]["bm25"]["score"])
     assert served["vector"]["reason"] == "no_embedder"

@@ -4,6 +4,7 @@ themselves, for every caller."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import threading
 import time
@@ -106,17 +107,23 @@ def test_merged_reads_equal_the_packs_through_merges_removals_and_reingests(
     rng = random.Random(11)
     names = [f"doc{i}" for i in range(12)]
     questions = [_text(rng, 3) for _ in range(6)]
-    for step in range(40):
-        action = rng.choice(("ingest", "ingest", "retract", "merge"))
+    stored: dict[str, DocumentInput] = {}
+    for step in range(48):
+        action = rng.choice(("ingest", "ingest", "retract", "merge", "retitle"))
         name = rng.choice(names)
         scopes = rng.choice((mine, ("team",)))
         if action == "ingest":
-            svc.ingest(owner, ctx, _random_doc(rng, name, scopes))
+            stored[name] = _random_doc(rng, name, scopes)
+            svc.ingest(owner, ctx, stored[name])
         elif action == "retract":
-            try:
-                svc.retract(owner, ctx, name)
-            except Exception:  # not stored (or already retracted): nothing to compare
+            if stored.pop(name, None) is None:  # not stored (or already retracted)
                 continue
+            svc.retract(owner, ctx, name)
+        elif action == "retitle":  # same paragraphs (same ids), new heading terms
+            if name not in stored:
+                continue
+            stored[name] = dataclasses.replace(stored[name], title=_text(rng, 2))
+            assert svc.ingest(owner, ctx, stored[name]).outcome == "unchanged"
         elif step % 2:
             _merge(svc, owner, ctx, scopes)
         else:  # the job's way: a few terms per transaction
@@ -141,7 +148,8 @@ def test_a_merged_source_retracted_is_masked_until_the_next_merge_drops_it(
         svc, make_user, make_context, "zebra crossing", "zebra stripes"
     )
     first = _merge(svc, owner, ctx, scopes)
-    assert first.merged and first.packs == 4  # zebra, crossing, zebra, stripes
+    # a: a, zebra, crossing; b: b, zebra, stripes (a source's title is its paragraphs' term)
+    assert first.merged and first.packs == 6
     svc.retract(owner, ctx, "a")
     with svc.store.session(owner) as session:
         ctx_id = session.scalar(select(Context.id).where(Context.name == ctx))
@@ -157,7 +165,7 @@ def test_a_merged_source_retracted_is_masked_until_the_next_merge_drops_it(
         dead_left = select(func.count()).where(DeadPostings.context_id == ctx_id)
         assert session.scalar(dead_left) == 0
         terms = set(session.scalars(select(MergedPack.term).where(MergedPack.context_id == ctx_id)))
-        assert terms == {"zebra", "stripes"}
+        assert terms == {"b", "zebra", "stripes"}
         fresh = select(func.count()).where(Pack.context_id == ctx_id, ~Pack.merged)
         assert session.scalar(fresh) == 0
 
@@ -196,10 +204,10 @@ def test_the_merge_job_merges_only_when_the_backlog_is_due(
                 Job.kind == queue.MERGE_BM25, Job.context_id == ctx_id, Job.state == "queued"
             )
         )
-        small = merge.merge(session, ctx_id, scopes)  # 3 postings: far under MIN_FRESH
-        assert not small.merged and small.backlog.fresh == 3
-        due = merge.merge(session, ctx_id, scopes, min_fresh=3)
-        assert due.merged and due.terms == 3
+        small = merge.merge(session, ctx_id, scopes)  # 4 postings (title "s"): under MIN_FRESH
+        assert not small.merged and small.backlog.fresh == 4
+        due = merge.merge(session, ctx_id, scopes, min_fresh=4)
+        assert due.merged and due.terms == 4
         again = merge.merge(session, ctx_id, scopes, min_fresh=1)  # nothing fresh since
         assert not again.merged
     assert queued == 1
@@ -287,4 +295,4 @@ def test_the_job_merges_in_steps_once_its_budget_is_due(
         ctx_id = session.scalar(select(Context.id).where(Context.name == ctx))
         terms = set(session.scalars(select(MergedPack.term).where(MergedPack.context_id == ctx_id)))
         fresh = session.scalar(select(func.count()).where(Pack.context_id == ctx_id, ~Pack.merged))
-    assert terms == {"alpha", "beta", "gamma", "delta", "epsilon"} and fresh == 0
+    assert terms == {"a", "b", "alpha", "beta", "gamma", "delta", "epsilon"} and fresh == 0

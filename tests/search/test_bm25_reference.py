@@ -1,5 +1,6 @@
 """Differential test: tabane's BM25 in PostgreSQL against a plain Python reference implementation
-over a few thousand paragraphs (same top-10, scores within 1e-6)."""
+over a few thousand paragraphs (same top-10, scores within 1e-6). A paragraph's terms are its
+source's title, its section path and its text (search/postings.py)."""
 
 from __future__ import annotations
 
@@ -95,8 +96,11 @@ def corpus(svc: Tabane):
         for _ in range(100):
             length = rng.randint(3, 40)
             words = [rng.choice(WORDS[: rng.randint(5, len(WORDS))]) for _ in range(length)]
-            paragraphs.append(block(" ".join(words)))
-        svc.ingest(owner, name, DocumentInput(source_id=f"doc{s}", paragraphs=paragraphs))
+            section = tuple(rng.sample(WORDS, rng.randint(0, 2)))
+            paragraphs.append(block(" ".join(words), section=section))
+        title = f"{rng.choice(WORDS)} {rng.choice(WORDS)} guide"
+        document = DocumentInput(source_id=f"doc{s}", title=title, paragraphs=paragraphs)
+        svc.ingest(owner, name, document)
     # retract one to check the statistics go down again
     svc.retract(owner, name, "doc3")
     with svc.store.session(owner) as session:
@@ -106,11 +110,14 @@ def corpus(svc: Tabane):
 
         context_id = session.scalar(select(Context.id).where(Context.name == name))
         rows = session.execute(  # public rows of other tests' contexts are visible too
-            select(Paragraph.id, Paragraph.text)
+            select(Paragraph.id, Paragraph.text, Paragraph.section_path, Source.title)
             .join(Source, Source.id == Paragraph.source_pk)
             .where(Source.context_id == context_id)
         ).all()
-        docs = {r.id: tokenize(r.text) for r in rows}
+        docs = {
+            r.id: [t for part in (r.title, *r.section_path, r.text) for t in tokenize(part)]
+            for r in rows
+        }
     return context_id, owner, docs
 
 

@@ -112,7 +112,7 @@ def ingest_parsed(
                 source_pk=result.source_pk,
                 source_scopes=meta.scopes,
             )
-        if result.outcome != "unchanged":  # after the embedding: a worker claims that first
+        if result.outcome != "unchanged" or result.reindexed:  # after the embedding job
             queue.enqueue_merge(session, context_id=ctx.id, scopes=meta.scopes)
         return result
 

@@ -20,6 +20,7 @@ import numpy as np
 from sqlalchemy import (
     ARRAY,
     BigInteger,
+    Boolean,
     CompoundSelect,
     Integer,
     LargeBinary,
@@ -27,10 +28,12 @@ from sqlalchemy import (
     Text,
     bindparam,
     cast,
+    false,
     func,
     literal,
     null,
     select,
+    true,
     union_all,
 )
 from sqlalchemy.orm import Session
@@ -177,16 +180,19 @@ def _read_merged(
     rows = binary_rows(
         session, _merged_statement(), {"bm25_ctx": context_id, "bm25_terms": list(terms)}
     )
-    dead = masked_ids([blob for term, blob in rows if term is None])
-    out: dict[str, np.ndarray[Any, np.dtype[Any]]] = {}
+    dead = masked_ids([blob for term, _, blob in rows if term is None])
+    parts: dict[str, list[np.ndarray[Any, np.dtype[Any]]]] = {}
     corpus = (0, 0)
-    for term, blob in rows:
+    for term, merged, blob in rows:
         if term == CORPUS_ROW:
             n, total = np.frombuffer(bytes(blob), dtype=">i8").tolist()
             corpus = (int(n), int(total))
         elif term is not None:
             recs = postings.unpack(bytes(blob))
-            out[term] = recs[~np.isin(recs["id"], dead)] if len(dead) else recs
+            if merged and len(dead):  # a mask hides merged records only: a source re-indexed
+                recs = recs[~np.isin(recs["id"], dead)]  # in place writes fresh packs, same ids
+            parts.setdefault(term, []).append(recs)
+    out = {t: p[0] if len(p) == 1 else np.concatenate(p) for t, p in parts.items()}
     return out, corpus
 
 
@@ -196,16 +202,17 @@ CORPUS_ROW = ""
 
 @functools.cache
 def _merged_statement() -> CompoundSelect[Any]:
-    """Built and compiled once (binary_rows): the terms' merged rows and fresh packs per term,
-    one row with a NULL term holding the masked ids of the context's `bm25_dead` rows, and one
-    (`CORPUS_ROW`) holding the visible corpus rows' N and total length as two int8."""
+    """Built and compiled once (binary_rows): per term, its merged rows and its fresh packs (two
+    rows, flagged `merged`), one row with a NULL term holding the masked ids of the context's
+    `bm25_dead` rows, and one (`CORPUS_ROW`) holding the visible corpus rows' N and total length
+    as two int8."""
     ctx = bindparam("bm25_ctx", type_=Integer)
     wanted = bindparam("bm25_terms", type_=ARRAY(Text(collation="C")))
     both = union_all(
-        select(MergedPack.term, MergedPack.postings).where(
+        select(MergedPack.term, true().label("merged"), MergedPack.postings).where(
             MergedPack.context_id == ctx, MergedPack.term == func.any(wanted)
         ),
-        select(Pack.term, Pack.postings).where(
+        select(Pack.term, false(), Pack.postings).where(
             Pack.context_id == ctx, Pack.term == func.any(wanted), ~Pack.merged
         ),
     ).subquery("postings")
@@ -215,12 +222,17 @@ def _merged_statement() -> CompoundSelect[Any]:
         return func.int8send(cast(func.coalesce(func.sum(column), 0), BigInteger))
 
     return union_all(
-        select(both.c.term, func.string_agg(both.c.postings, blank)).group_by(both.c.term),
-        select(null().label("term"), func.string_agg(DeadPostings.ids, blank)).where(
-            DeadPostings.context_id == ctx
+        select(both.c.term, both.c.merged, func.string_agg(both.c.postings, blank)).group_by(
+            both.c.term, both.c.merged
         ),
         select(
+            null().label("term"),
+            null().cast(Boolean),
+            func.string_agg(DeadPostings.ids, blank),
+        ).where(DeadPostings.context_id == ctx),
+        select(
             literal(CORPUS_ROW, Text(collation="C")),
+            null().cast(Boolean),
             int8(CorpusStats.paragraphs).op("||")(int8(CorpusStats.total_length)),
         ).where(CorpusStats.context_id == ctx),
     )

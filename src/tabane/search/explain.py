@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from tabane.search import bm25, fuse, vectors
+from tabane.search import bm25, fuse, postings, vectors
 from tabane.search.plan import MAX_LIMIT, MIN_POOL, SearchRequest, effective_floor, eligible
 from tabane.search.search import QueryVector, rank_context, vector_blocker
 from tabane.storage.schema import Context, Paragraph, Source
@@ -182,10 +182,22 @@ def _evidence(
     pid: int,
     default_floor: float | None,
 ) -> dict[str, Any]:
-    text, questions, source_pk = session.execute(
-        select(Paragraph.text, Paragraph.questions, Paragraph.source_pk).where(Paragraph.id == pid)
+    text, questions, section, source_pk, title = session.execute(
+        select(
+            Paragraph.text,
+            Paragraph.questions,
+            Paragraph.section_path,
+            Paragraph.source_pk,
+            Source.title,
+        )
+        .join(Source, Source.id == Paragraph.source_pk)
+        .where(Paragraph.id == pid)
     ).one()
-    ptokens = tokenize(text) + [t for q in questions for t in tokenize(q)]
+    ptokens = (  # what postings.terms_of indexed: heading, text, questions
+        postings.heading_tokens(title, section)
+        + tokenize(text)
+        + [t for q in questions for t in tokenize(q)]
+    )
     tf = {t: ptokens.count(t) for t in terms}
     held = [t for t in terms if tf[t] and stats.df.get(t)]
     parts = bm25.contributions(session, ctx.id, held, stats, pid, source_pk) if held else {}

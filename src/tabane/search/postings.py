@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -37,21 +37,35 @@ from tabane.text.tokenize import tokenize
 
 @dataclass(frozen=True)
 class Terms:
-    """The index terms of one paragraph: counts from its text and from its questions."""
+    """The index terms of one paragraph: counts from its text, from its heading (the source's
+    title and the paragraph's section path) and from its questions. A term's tf sums the
+    three; `qtf` keeps the questions' share apart (explain shows what a question matched)."""
 
     text: Counter[str]
     questions: Counter[str]
+    heading: Counter[str] = field(default_factory=Counter)
 
     @property
     def length(self) -> int:
-        return sum(self.text.values()) + sum(self.questions.values())
+        return sum(self.text.values()) + sum(self.heading.values()) + sum(self.questions.values())
 
 
-def terms_of(text: str, questions: Sequence[str] = ()) -> Terms:
+def heading_tokens(title: str | None, section: Sequence[str]) -> list[str]:
+    """The tokens a paragraph inherits from its place: the source's title, then each heading
+    of its section path. An option description, an "Example:" block or a reply in a
+    conversation rarely repeats the command, module or person its headings name, while the
+    questions asked about it do (docs/eval.md, "headings")."""
+    tokens = tokenize(title) if title else []
+    for heading in section:
+        tokens += tokenize(heading)
+    return tokens
+
+
+def terms_of(text: str, questions: Sequence[str] = (), heading: Sequence[str] = ()) -> Terms:
     asked: Counter[str] = Counter()
     for q in questions:
         asked.update(tokenize(q))
-    return Terms(Counter(tokenize(text)), asked)
+    return Terms(Counter(tokenize(text)), asked, Counter(heading))
 
 
 # One record per paragraph holding a term, big-endian as PostgreSQL's int8send/int4send write
@@ -78,9 +92,10 @@ def add(
     for pid, terms in sorted(paragraphs, key=lambda item: item[0]):
         dl = terms.length
         total += dl
-        for term in terms.text.keys() | terms.questions.keys():
+        for term in terms.text.keys() | terms.heading.keys() | terms.questions.keys():
             q = terms.questions.get(term, 0)
-            records.setdefault(term, []).append((pid, terms.text.get(term, 0) + q, q, dl))
+            tf = terms.text.get(term, 0) + terms.heading.get(term, 0) + q
+            records.setdefault(term, []).append((pid, tf, q, dl))
             df[term] += 1
     _bump(session, context_id, list(scopes), len(paragraphs), total, df)
     names = sorted(records)

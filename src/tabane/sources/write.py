@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from tabane.contexts.contexts import bump
@@ -47,6 +47,7 @@ class WriteResult:
     paragraphs: int
     sections: int
     source_pk: int = 0
+    reindexed: bool = False  # unchanged text under a new title: its BM25 postings were rewritten
 
 
 @dataclass(frozen=True)
@@ -86,11 +87,14 @@ def store(
             meta.scopes
         )
         if same_rows and existing.retracted_at is None:
+            retitled = existing.title != meta.title
             if _metadata_differs(existing, meta) or existing.raw_hash != meta.raw_hash:
                 _apply_meta(existing, meta)
                 session.flush()
+            if retitled:  # the title is part of every paragraph's heading terms
+                _reindex(session, ctx.id, existing)
             return WriteResult(
-                meta.source_id, "unchanged", existing.paragraph_count, 0, existing.id
+                meta.source_id, "unchanged", existing.paragraph_count, 0, existing.id, retitled
             )
         outcome: Outcome = "revived" if existing.retracted_at is not None else "replaced"
         if not principal.can_write(tuple(existing.scopes)):
@@ -112,7 +116,9 @@ def store(
     source.paragraph_count = len(blocks)
     session.flush()
     sections = _write_sections(session, ctx.id, source.id, meta.scopes, blocks)
-    _write_paragraphs(session, ctx.id, source.id, meta.scopes, blocks, sections, questions)
+    _write_paragraphs(
+        session, ctx.id, source.id, meta.scopes, meta.title, blocks, sections, questions
+    )
     bump(session, ctx.id, writes=1)
     return WriteResult(meta.source_id, outcome, len(blocks), len(sections), source.id)
 
@@ -241,6 +247,7 @@ def _write_paragraphs(
     context_id: int,
     source_pk: int,
     scopes: Sequence[str],
+    title: str,
     blocks: Sequence[Block],
     sections: dict[tuple[str, ...], int],
     questions: Sequence[Sequence[str]],
@@ -249,7 +256,14 @@ def _write_paragraphs(
     if not blocks:
         return
     asked = [list(questions[i]) if i < len(questions) else [] for i in range(len(blocks))]
-    terms = [postings.terms_of(block.text, asked[i]) for i, block in enumerate(blocks)]
+    headings: dict[tuple[str, ...], list[str]] = {}  # paragraphs share their sections
+    for block in blocks:
+        if block.section not in headings:
+            headings[block.section] = postings.heading_tokens(title, block.section)
+    terms = [
+        postings.terms_of(block.text, asked[i], headings[block.section])
+        for i, block in enumerate(blocks)
+    ]
     rows = [
         {
             "source_pk": source_pk,
@@ -269,3 +283,32 @@ def _write_paragraphs(
         insert(Paragraph).returning(Paragraph.id, sort_by_parameter_order=True), rows
     ).all()
     postings.add(session, context_id, source_pk, scopes, list(zip(ids, terms, strict=True)))
+
+
+def _reindex(session: Session, context_id: int, source: Source) -> None:
+    """Rewrite a stored source's BM25 postings and lengths from its paragraphs and its current
+    title (the paragraphs, their ids and vectors stay)."""
+    rows = session.execute(
+        select(Paragraph.id, Paragraph.text, Paragraph.questions, Paragraph.section_path)
+        .where(Paragraph.source_pk == source.id)
+        .order_by(Paragraph.idx)
+    ).all()
+    postings.remove(session, context_id, source.id)  # reads the old lengths: before the update
+    terms = [
+        postings.terms_of(
+            r.text, r.questions, postings.heading_tokens(source.title, r.section_path)
+        )
+        for r in rows
+    ]
+    if rows:
+        session.execute(
+            update(Paragraph),
+            [{"id": r.id, "token_count": t.length} for r, t in zip(rows, terms, strict=True)],
+        )
+    postings.add(
+        session,
+        context_id,
+        source.id,
+        source.scopes,
+        [(r.id, t) for r, t in zip(rows, terms, strict=True)],
+    )
