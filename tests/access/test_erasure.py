@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from tabane.access import erasure
 from tabane.cli.main import app
 from tabane.errors import Forbidden, NoUser
+from tabane.graph import gram_merge
 from tabane.graph.claim_input import ClaimInput
 from tabane.ingest.documents import DocumentInput, block
 from tabane.recall.plan import RecallRequest
@@ -79,6 +80,8 @@ def _populate(vsvc: Tabane, make_user: Callable[..., Principal]) -> World:
     )
     vsvc.ingest(y, shared, DocumentInput("ys", paragraphs=[block("Matcha is whisked.")]))
     vsvc.add_claims(x, mine, [ClaimInput("Green tea", "needs", "80 degrees", 1.0)])
+    with vsvc.store.session(x) as session:  # packed bigram postings (resolve's top mode)
+        assert gram_merge.merge(session, ctx_id, [personal_scope(x.name)], force=True)
     vsvc.add_alias(x, mine, "sencha", "Green tea")
     vsvc.remember(x, mine, {"text": "I prefer green tea in the morning."})
     # In the public context: x's and y's weights on one edge, and x's own opinion edge.
@@ -162,7 +165,8 @@ def test_export_then_erase_leaves_nothing_of_the_user(
         "users", "grants", "api_keys", "scopes", "contexts", "sources", "sections", "paragraphs",
         "bm25_packs", "bm25_merged", "bm25_dead", "paragraph_vectors", "bm25_corpus",
         "bm25_terms", "vocabulary",
-        "vocabulary_grams", "claims", "claim_vectors", "associations", "sessions",
+        "vocabulary_grams", "vocabulary_gram_packs", "claims", "claim_vectors", "associations",
+        "sessions",
         "session_turns", "turn_vectors", "recall_traces", "groups", "group_contexts",
     ):  # fmt: skip
         assert counts[table] > 0, table

@@ -7,6 +7,7 @@ import pytest
 from sqlalchemy import select
 
 from tabane.errors import InvalidInput, NoContext
+from tabane.graph import resolve_arrays
 from tabane.graph import resolve_cue as rc
 from tabane.graph import resolve_lexical as lex
 from tabane.graph.claim_input import parse_claims
@@ -247,6 +248,7 @@ def test_total_is_a_lower_bound_when_only_the_top_was_ranked(
     everything = svc.resolve(user, context, "fetchBlokc1", limit=100)
     assert everything.total_exact and everything.total > 5
     monkeypatch.setattr(lex, "FULL_POSTINGS", 0)
+    monkeypatch.setattr(resolve_arrays, "BATCH", 2)  # keys scored two at a time
     top = svc.resolve(user, context, "fetchBlokc1", limit=3)
     assert not top.total_exact and 3 <= top.total <= everything.total
     assert names(top) == names(everything)[:3]

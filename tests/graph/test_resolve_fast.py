@@ -9,16 +9,24 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import numpy as np
 import pytest
 from sqlalchemy import func, select
 
+from tabane.graph import gram_merge, resolve_arrays, vocabulary_stats
 from tabane.graph import resolve_cue as rc
 from tabane.graph import resolve_lexical as lex
 from tabane.graph import resolve_sql as rsql
-from tabane.graph import vocabulary_stats
 from tabane.graph.claim_input import parse_claims
 from tabane.service import Tabane
-from tabane.storage.schema import Context, VocabEntry, VocabGram, VocabGramStats, VocabSize
+from tabane.storage.schema import (
+    Context,
+    VocabEntry,
+    VocabGram,
+    VocabGramPack,
+    VocabGramStats,
+    VocabSize,
+)
 from tabane.text.spelling import char_grams, spelling_key
 from tabane.types import Principal
 
@@ -235,14 +243,32 @@ def test_sql_dice_terms_equal_dice_informative(svc: Tabane, corpus) -> None:
     assert compared > 500
 
 
+def _pack(svc: Tabane, who: Principal, context: str, scopes: list[str]) -> bool:
+    with svc.store.session(who) as session:
+        ctx_id = session.scalar(select(Context.id).where(Context.name == context))
+        return gram_merge.merge(session, ctx_id, scopes, force=True)
+
+
+@pytest.mark.parametrize("packed", [False, True])
 @pytest.mark.parametrize("pool", [10_000, 2])
-def test_top_mode_ranks_the_top_exactly(svc: Tabane, corpus, monkeypatch, pool: int) -> None:
-    """resolve's top mode (read the rarest grams, score only what can reach the guessed top
-    score) ranks the first `top` canonical spellings exactly as scoring everything does — also
-    when the containing keys overflow the pool (top mode then falls back to the full fuzzy
-    statement; full mode reads the same `pool` shortest containing keys)."""
+def test_top_mode_ranks_the_top_exactly(
+    svc: Tabane, corpus, monkeypatch, pool: int, packed: bool
+) -> None:
+    """resolve's top mode (count the spellings sharing the cue's grams in numpy, score them in
+    Dice-bound order until the top is proven) ranks the first `top` canonical spellings exactly
+    as scoring everything does — with the postings only in rows, or packed (graph/gram_merge.py)
+    with more written since and spellings removed since, and also when the containing keys
+    overflow the pool (top mode then falls back to the full fuzzy statement)."""
     rng, alice, _, context, names = corpus
+    if packed:
+        for scopes in (["team:fast"], [f"user:{alice.name}"]):
+            assert _pack(svc, alice, context, scopes)
+        write(svc, alice, context, spellings(random.Random(5), 40), scopes=["team:fast"])
+        third = len(names) // 3
+        for i, target in enumerate(names[2 * third : 2 * third + 5]):  # stale ids in the packs
+            assert svc.remove_alias(alice, context, f"{target}別名{i}") == 1
     monkeypatch.setattr(lex, "FULL_POSTINGS", 0)  # top mode for every cue, small as it is
+    monkeypatch.setattr(resolve_arrays, "BATCH", 3)  # several rounds of keys per cue
     cues = [typo(rng, name) for name in rng.sample(names, 80)] + ["fetchBlok", "QUERYGRAPH"]
     cues += ["fetch", "株式会社", LONG_CUE]  # cues contained in many stored keys
     partial = 0
@@ -253,16 +279,47 @@ def test_top_mode_ranks_the_top_exactly(svc: Tabane, corpus, monkeypatch, pool: 
             for floor in (0.0, 0.3):
                 full = lex.lexical(session, ctx_id, "concept", cue, floor, pool)
                 everything = rc.best_per_canonical(full.scored)
-                for guess in (0.3, 0.45, 0.6):
-                    monkeypatch.setattr(lex, "GUESS", guess)
-                    for top in (1, 3, 10):
-                        got = lex.lexical(session, ctx_id, "concept", cue, floor, pool, top)
-                        ranked = rc.best_per_canonical(got.scored)
-                        assert ranked[:top] == everything[:top], (text, floor, guess, top)
-                        if got.complete:
-                            assert set(got.scored) == set(full.scored), (text, floor, guess)
-                        partial += not got.complete
+                for top in (1, 3, 10):
+                    got = lex.lexical(session, ctx_id, "concept", cue, floor, pool, top)
+                    ranked = rc.best_per_canonical(got.scored)
+                    assert ranked[:top] == everything[:top], (text, floor, top)
+                    assert set(got.scored) <= set(full.scored), (text, floor, top)
+                    if got.complete:
+                        assert set(got.scored) == set(full.scored), (text, floor)
+                    partial += not got.complete
     assert partial > 100  # the bounded path ran, not only its fallback
+
+
+def test_packs_hold_every_posting_once(svc: Tabane, corpus) -> None:
+    """After a merge the packs of a scope set hold exactly its postings, each once, and every
+    posting is flagged; postings written after it stay unflagged until the next."""
+    _, alice, _, context, _ = corpus
+    assert _pack(svc, alice, context, ["team:fast"])
+    write(svc, alice, context, ["packedLater1", "packedLater2"], scopes=["team:fast"])
+    with svc.store.session(alice) as session:
+        ctx_id = session.scalar(select(Context.id).where(Context.name == context))
+        rows = session.execute(
+            select(VocabGram.entry_id, VocabGram.gram, VocabGram.size, VocabGram.merged).where(
+                VocabGram.context_id == ctx_id, VocabGram.scopes == ["team:fast"]
+            )
+        ).all()
+        packs = session.execute(
+            select(VocabGramPack.kind, VocabGramPack.gram, VocabGramPack.records).where(
+                VocabGramPack.context_id == ctx_id, VocabGramPack.scopes == ["team:fast"]
+            )
+        ).all()
+    packed = sorted(
+        (int(rec["id"]), gram, int(rec["size"]))
+        for _, gram, blob in packs
+        for rec in np.frombuffer(bytes(blob), dtype=gram_merge.RECORD)
+    )
+    assert packed == sorted((r.entry_id, r.gram, r.size) for r in rows if r.merged)
+    fresh = {r.entry_id for r in rows if not r.merged}
+    assert len(fresh) == 2 and not fresh & {i for i, _, _ in packed}
+    with svc.store.session(alice) as session:
+        assert gram_merge.backlog(session, ctx_id, ["team:fast"]).fresh == len(
+            [r for r in rows if not r.merged]
+        )
 
 
 def test_look_up_is_the_exact_keys_and_the_statistics(svc: Tabane, corpus) -> None:

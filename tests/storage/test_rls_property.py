@@ -332,6 +332,18 @@ SPECS: dict[str, Spec] = {
         lambda p, tag, n: {"context_id": p["ctx"][n], "term": f"t{n}", "postings": bytes(20)},
         lambda p, i: {"postings": bytes(40)},
     ),
+    "vocabulary_gram_packs": Spec(
+        "vocabulary_gram_packs",
+        ("context_id", "kind", "gram"),
+        lambda conn, tag, slots: {"ctx": _contexts(conn, tag, slots)},
+        lambda p, tag, n: {
+            "context_id": p["ctx"][n],
+            "kind": "concept",
+            "gram": f"g{n}",
+            "records": bytes(12),
+        },
+        lambda p, i: {"records": bytes(24)},
+    ),
     "bm25_dead": Spec(  # each slot has its own context, so that names the row
         "bm25_dead",
         ("context_id",),

@@ -225,6 +225,12 @@ def graph_rows(ctx: int, voc: int, n: int) -> dict[str, dict[str, Any]]:
             "context_id": ctx,
             "kind": "concept",
         },
+        "vocabulary_gram_packs": {
+            "context_id": ctx,
+            "kind": "concept",
+            "gram": f"g{n}",
+            "records": bytes(12),
+        },
         "vocabulary_vectors": {
             "entry_id": voc,
             "model": f"m{n}",

@@ -72,17 +72,6 @@ def min_shared(cue: Cue, floor: float) -> int:
     return max(1, math.ceil(need - 1e-9))
 
 
-def rarest(cue: Cue) -> list[str]:
-    """The cue's informative grams, rarest first (ties by the gram)."""
-    return sorted(cue.informative, key=lambda g: (cue.df[g], g))
-
-
-def prefix(cue: Cue, floor: float) -> list[str]:
-    """The fewest rarest grams that every spelling reaching Dice ≥ floor carries one of."""
-    grams = rarest(cue)
-    return grams[: len(grams) - min_shared(cue, floor) + 1]
-
-
 KIND_ORDER = {"exact": 0, "alias": 1, "containment": 2, "fuzzy": 3}
 
 

@@ -1,8 +1,9 @@
 """The lexical tiers of resolve: exact/alias, containment and Dice over character bigrams.
 
-A cue is two round trips: `look_up` (its exact spellings and the statistics that decide its
-over-common grams, one statement) and `lexical` (the stored keys inside it, those containing
-it and its fuzzy candidates, one statement; a second only when top mode cannot prove its top).
+A cue is two round trips in full mode: `look_up` (its exact spellings and the statistics that
+decide its over-common grams, one statement) and `lexical` (the stored keys inside it, those
+containing it and its fuzzy candidates, one statement). Top mode replaces the fuzzy rows by the
+packed postings of the cue's grams and one or a few batches of keys (graph/resolve_arrays.py).
 The statements are in graph/resolve_sql.py, the scoring in graph/resolve_cue.py.
 """
 
@@ -14,8 +15,9 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from tabane.graph import resolve_arrays
 from tabane.graph import resolve_sql as sql
-from tabane.graph.resolve_cue import Cue, Scored, best_per_canonical, prefix, rarest, score_key
+from tabane.graph.resolve_cue import Cue, Scored, score_key
 from tabane.graph.vocabulary_stats import Frequencies
 from tabane.text.spelling import char_grams, spelling_key
 
@@ -34,7 +36,8 @@ from tabane.text.spelling import char_grams, spelling_key
 # (`resolve_sql.fuzzy_candidates`). Measured by bench/resolve_latency.py (100k concepts, half
 # camelCase identifiers, half Japanese names; 2 shared cores): typo cue p50 was 138 ms with live
 # counting; see docs/benchmarks.md for the current numbers. A Latin typo shares a word with
-# ~1,000 identifiers above Dice 0.3: resolve ranks only its top `limit` exactly (top mode).
+# ~1,000 identifiers above Dice 0.3: resolve ranks only its top `limit` exactly (top mode,
+# counted over packed postings in numpy: graph/resolve_arrays.py).
 STOP_SHARE = 20
 STOP_MIN = 64
 
@@ -112,13 +115,8 @@ class Found:
 
 
 # Top mode (see `lexical`) applies when the cue's informative grams have more postings than
-# FULL_POSTINGS (below it, scoring everything costs less than a second statement would save).
-# It first assumes that the top-th best score is at least GUESS (a Latin typo's tenth best is
-# ~0.45-0.65 at 100k identifiers; the assumption is checked, and when it fails the cue is scored
-# in full) and reads EXTRA grams more than that assumption needs, for a tighter bound.
+# FULL_POSTINGS (below it, scoring everything costs less and gives an exact `total`).
 FULL_POSTINGS = 3000
-GUESS = 0.45
-EXTRA = 1
 
 
 def lexical(
@@ -134,34 +132,23 @@ def lexical(
     fuzzy ones below `floor` are left out. `pool` bounds the containment rows read per side.
 
     With `top`, only the best `top` canonical spellings must come out exact. A Latin typo
-    shares a word with a thousand identifiers above the default floor; reading and scoring them
-    all costs tens of milliseconds. So top mode assumes the top-th best score τ is at least g =
-    max(floor, GUESS): a spelling reaching g shares at least `min_shared(g)` informative grams,
-    so it carries one of the cue's a − min_shared(g) + 1 rarest; only those grams' postings
-    (plus EXTRA) are read, only the spellings whose bound reaches g are read, and only those
-    whose Dice (`dice_terms`) reaches g leave the server. If that ranks `top` canonical
-    spellings at or above g, every spelling that could rank among them was scored (τ ≥ g), so
-    the top `top` are exact; else the cue is scored in full. Containment is always scored in
-    full (a containing key is scored as containment whatever its Dice), so top mode needs the
-    containing keys to fit in `pool`. `complete`: everything at or above the floor was scored
-    (always in full mode; in top mode only the top is known).
+    shares a word with a thousand identifiers above the default floor; aggregating their
+    postings in SQL costs ~8 ms. So top mode counts the spellings sharing the cue's informative
+    grams in numpy over the packed postings (graph/resolve_arrays.py) and scores them in Dice
+    bound order until the top is proven. Containment is always scored in full (a containing
+    key is scored as containment whatever its Dice), so top mode needs the containing keys to
+    fit in `pool`; else the cue is scored in full. `complete`: everything at or above the floor
+    was scored (always in full mode; in top mode when the bound order ran out first).
 
-    Inside, containing and fuzzy rows come in one statement (`resolve_sql.candidates`); top
-    mode's full fallback is a second."""
+    Inside and containing rows (and in full mode the fuzzy rows) come in one statement
+    (`resolve_sql.candidates`); top mode then reads the packs and fetches keys in batches."""
     seen = _Seen(cue, floor)
-    guess = max(floor, GUESS)
-    top_mode = False
     fuzzy: dict[str, Any] | None = None
     # (Few candidates are cheaper to score than to filter in SQL first.)
     few = sum(cue.df.get(g, 0) for g in cue.informative) <= FULL_POSTINGS
-    if cue.informative:
-        top_mode = top is not None and not few and len(cue.key) > 1 and guess > floor
-        if top_mode:
-            grams = rarest(cue)
-            read = grams[: min(len(grams), len(prefix(cue, guess)) + EXTRA)]
-            fuzzy = sql.fuzzy_params(cue, guess, read)
-        else:
-            fuzzy = sql.fuzzy_params(cue, floor)
+    top_mode = top is not None and bool(cue.informative) and not few and len(cue.key) > 1
+    if cue.informative and not top_mode:
+        fuzzy = sql.fuzzy_params(cue, floor)
     bound = sql.candidates(context_id, kind, cue, pool, fuzzy, filtered=not few)
     rows = session.execute(bound.stmt, bound.params).all()
     seen.add(rows)
@@ -169,10 +156,9 @@ def lexical(
         return Found(list(seen.scored.values()), True)
     assert top is not None
     if sum(r.src == "containing" for r in rows) < pool:
-        ranked = best_per_canonical(list(seen.scored.values()))
-        if len(ranked) >= top and ranked[top - 1].score >= guess:
-            return Found(list(seen.scored.values()), False)
-    # Fewer than `top` reach the guess (or the containing keys overflowed the pool): in full.
+        complete = resolve_arrays.rank_top(session, context_id, kind, cue, floor, top, seen)
+        return Found(list(seen.scored.values()), complete)
+    # The containing keys overflowed the pool: in full.
     bound = sql.fuzzy_rows(context_id, kind, cue, floor)
     seen.add(session.execute(bound.stmt, bound.params).all())
     return Found(list(seen.scored.values()), True)

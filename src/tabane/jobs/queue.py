@@ -25,6 +25,7 @@ DERIVE_PROFILES = "derive_profiles"  # rebuild a context's entity profiles (and 
 DERIVE_RAPTOR = "derive_raptor"  # rebuild a context's RAPTOR tree (summaries embedded)
 DERIVE_DEBOUNCE = timedelta(seconds=2)  # a derived build waits this long for more writes
 MERGE_BM25 = "merge_bm25"  # merge a context's BM25 packs of one scope set, when due
+MERGE_GRAMS = "merge_grams"  # pack a context's vocabulary bigram postings of one set, when due
 LEASE = timedelta(seconds=60)
 MAX_ATTEMPTS = 5
 BACKOFF_CAP = 300.0
@@ -163,6 +164,13 @@ def enqueue_merge(session: Session, *, context_id: int, scopes: Sequence[str]) -
     says so (search/merge.py), so it is not delayed. It reads and writes with exactly that
     set, the packs' own."""
     _enqueue_scoped(session, MERGE_BM25, context_id, scopes)
+
+
+def enqueue_gram_merge(session: Session, *, context_id: int, scopes: Sequence[str]) -> None:
+    """Queue a look at a context's vocabulary bigram postings of one scope set (one queued job
+    per context and set); the job packs them only when its budget says so
+    (graph/gram_merge.py). It reads and writes with exactly that set."""
+    _enqueue_scoped(session, MERGE_GRAMS, context_id, scopes)
 
 
 def enqueue_turns(session: Session, *, session_pk: int, scopes: Sequence[str]) -> None:

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 
 from tabane.derive import communities, community_vectors, profiles, raptor
 from tabane.errors import TabaneError
-from tabane.graph import claim_vectors, gloss
+from tabane.graph import claim_vectors, gloss, gram_merge
 from tabane.jobs import queue
 from tabane.jobs.pipeline import pipelined
 from tabane.memory import turn_vectors
@@ -93,6 +93,7 @@ class Worker:
             queue.DERIVE_PROFILES: self._run_profiles,
             queue.DERIVE_RAPTOR: self._run_raptor,
             queue.MERGE_BM25: self._run_merge,
+            queue.MERGE_GRAMS: self._run_gram_merge,
         }
 
     @property
@@ -370,6 +371,13 @@ class Worker:
             if ctx is None:
                 return
             raptor.build(session, ctx, summarizer, self.embedder)
+
+    def _run_gram_merge(self, job: queue.Claimed) -> None:
+        """Pack one context's vocabulary bigram postings of the job's scope set when the backlog
+        is due (graph/gram_merge.py): one transaction, the set's writers held off meanwhile."""
+        assert job.context_id is not None
+        with self.store.session(job_principal(job)) as session:
+            gram_merge.merge(session, job.context_id, job.scopes)
 
     def _run_merge(self, job: queue.Claimed) -> None:
         """Merge one context's BM25 packs of the job's scope set when the backlog is due

@@ -61,6 +61,7 @@ class GraphWriteService(ServiceBase):
                 else tuple(contexts.writable_scopes(user, scopes))
             )
             report = claims_mod.write_batch(session, user, ctx, claims, chosen)
+            queue.enqueue_gram_merge(session, context_id=ctx.id, scopes=chosen)  # when due
             if self.embedder is not None:  # glosses changed, claims are new: embed them later
                 queue.enqueue_glosses(session, context_id=ctx.id, scopes=chosen)
                 queue.enqueue_claims(session, context_id=ctx.id, scopes=chosen)

@@ -49,6 +49,7 @@ from tabane.storage.schema_graph import Claim as Claim
 from tabane.storage.schema_graph import ClaimVector as ClaimVector
 from tabane.storage.schema_graph import VocabEntry as VocabEntry
 from tabane.storage.schema_graph import VocabGram as VocabGram
+from tabane.storage.schema_graph import VocabGramPack as VocabGramPack
 from tabane.storage.schema_graph import VocabGramStats as VocabGramStats
 from tabane.storage.schema_graph import VocabSize as VocabSize
 from tabane.storage.schema_graph import VocabVector as VocabVector
@@ -73,6 +74,7 @@ SCOPED_TABLES = (
     "paragraph_vectors",
     "vocabulary",
     "vocabulary_grams",
+    "vocabulary_gram_packs",
     "vocabulary_vectors",
     "vocabulary_sizes",
     "vocabulary_gram_stats",

@@ -8,15 +8,20 @@ from typing import Any
 
 from pgvector.sqlalchemy import Vector
 from sqlalchemy import (
+    ARRAY,
     BigInteger,
+    Boolean,
     CheckConstraint,
     DateTime,
     Float,
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     Text,
     UniqueConstraint,
+    false,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -66,6 +71,14 @@ class VocabGram(Scoped, Base):
             "gram",
             postgresql_include=["entry_id", "scopes", "size"],
         ),
+        Index(
+            "ix_vocabulary_grams_fresh",
+            "context_id",
+            "kind",
+            "gram",
+            postgresql_include=["entry_id", "scopes", "size"],
+            postgresql_where=text("NOT merged"),
+        ),
         _same_scopes("entry_id", "vocabulary"),
     )
     entry_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
@@ -73,6 +86,27 @@ class VocabGram(Scoped, Base):
     context_id: Mapped[int] = mapped_column(Integer)
     kind: Mapped[str] = mapped_column(Text)
     size: Mapped[int] = mapped_column(Integer, server_default="0")
+    # folded into the `vocabulary_gram_packs` row of its gram and scope set (graph/gram_merge.py)
+    merged: Mapped[bool] = mapped_column(Boolean, server_default=false())
+
+
+class VocabGramPack(Scoped, Base):
+    """One bigram's postings in one context, kind and scope set, packed (graph/gram_merge.py
+    `RECORD`: entry id, key bigram count; ascending by id): resolve's top mode reads one row per
+    gram of the cue and counts in numpy. Derived from `vocabulary_grams`, whose rows stay the
+    truth; postings written since (not `merged`) are read beside it, and the ids of spellings
+    removed since stay in it until the next merge (their keys are no longer found)."""
+
+    __no_scope_index__ = True
+    __tablename__ = "vocabulary_gram_packs"
+    __extra_args__ = (CheckConstraint("kind in ('concept', 'label')", name="kind_known"),)
+    context_id: Mapped[int] = mapped_column(
+        ForeignKey("contexts.id", ondelete="CASCADE"), primary_key=True
+    )
+    kind: Mapped[str] = mapped_column(Text, primary_key=True)
+    gram: Mapped[str] = mapped_column(Text(collation="C"), primary_key=True)
+    scopes: Mapped[list[str]] = mapped_column(ARRAY(Text), primary_key=True)
+    records: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class VocabSize(Scoped, Base):
