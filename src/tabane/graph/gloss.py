@@ -13,9 +13,22 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
-from sqlalchemy import ARRAY, Text, and_, bindparam, func, or_, select
+from sqlalchemy import (
+    ARRAY,
+    Integer,
+    Text,
+    and_,
+    bindparam,
+    func,
+    literal,
+    null,
+    or_,
+    select,
+    union_all,
+)
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -75,13 +88,8 @@ def render(name: str, facts: Sequence[Fact], limit: int) -> str:
     return f"{name} — {'; '.join(shown)}" if shown else name
 
 
-def glosses(
-    session: Session, context_id: int, names: Collection[str], limit: int = GLOSS_FACTS
-) -> dict[str, str]:
-    """The gloss of each name, from the facts the caller can see."""
-    if not names:
-        return {}
-    facts = _net_facts(session, context_id, names)
+def _glosses(names: Collection[str], facts: Sequence[Fact], limit: int) -> dict[str, str]:
+    """The gloss of each name from `facts` (those touching it)."""
     by_name: dict[str, list[Fact]] = defaultdict(list)
     for f in facts:
         by_name[f.subject].append(f)
@@ -90,27 +98,61 @@ def glosses(
     return {n: render(n, by_name.get(n, []), limit) for n in names}
 
 
-def distinct_from(session: Session, context_id: int, names: Collection[str]) -> dict[str, set[str]]:
-    """For each name, the spellings recorded as a different referent (either direction)."""
-    if not names:
-        return {}
+@cache
+def _annotations() -> Any:
+    """The live net facts touching `gloss_names` (as `_net_facts`) and the pairs recorded as
+    distinct touching `distinct_names` (positive net weight), tagged by `part`; built once."""
     a = Association
-    wanted = _names(names)
-    rows = session.execute(
-        select(a.subject, a.object)
+    ctx = bindparam("ann_ctx", type_=Integer)
+    glossed = bindparam("gloss_names", type_=ARRAY(Text))
+    checked = bindparam("distinct_names", type_=ARRAY(Text))
+    weight, claims = func.sum(a.weight), func.sum(a.claims)
+    facts = (
+        select(literal("f").label("part"), a.subject, a.label, a.object, weight, claims)
         .where(
-            a.context_id == context_id,
+            a.context_id == ctx, or_(a.subject == func.any(glossed), a.object == func.any(glossed))
+        )
+        .group_by(a.subject, a.label, a.object)
+    )
+    pairs = (
+        select(literal("d"), a.subject, null().cast(Text), a.object, weight, claims)
+        .where(
+            a.context_id == ctx,
             a.label.in_(DISTINCT_LABELS),
-            or_(a.subject == func.any(wanted), a.object == func.any(wanted)),
+            or_(a.subject == func.any(checked), a.object == func.any(checked)),
         )
         .group_by(a.subject, a.object)
-        .having(and_(func.sum(a.weight) > 0, func.sum(a.claims) > 0))
+        .having(and_(weight > 0, claims > 0))
     )
-    out: dict[str, set[str]] = defaultdict(set)
-    for s, o in rows:
-        out[s].add(o)
-        out[o].add(s)
-    return dict(out)
+    return union_all(facts, pairs)
+
+
+def annotate(
+    session: Session,
+    context_id: int,
+    glossed: Collection[str],
+    checked: Collection[str],
+    limit: int = GLOSS_FACTS,
+) -> tuple[dict[str, str], dict[str, set[str]]]:
+    """Resolve's annotations of its candidates, in one round trip: the gloss of each of
+    `glossed` from the facts the caller can see, and for each of `checked` the spellings
+    recorded as a different referent (either direction)."""
+    if not glossed and not checked:
+        return {}, {}
+    params = {
+        "ann_ctx": context_id,
+        "gloss_names": sorted(set(glossed)),
+        "distinct_names": sorted(set(checked)),
+    }
+    facts: list[Fact] = []
+    pairs: dict[str, set[str]] = defaultdict(set)
+    for part, subject, label, obj, weight, claims in session.execute(_annotations(), params):
+        if part == "d":
+            pairs[subject].add(obj)
+            pairs[obj].add(subject)
+        elif claims and weight:
+            facts.append(Fact(subject, label, obj, float(weight)))
+    return _glosses(glossed, facts, limit), dict(pairs)
 
 
 def distinct_pairs(session: Session, context_id: int) -> set[frozenset[str]]:

@@ -285,9 +285,8 @@ def resolve(
     )
     shown = lexed.ranked[: request.limit]
     names = {s.canonical for s in shown[:GLOSSED]} | {n for n, _ in sem_hits}
-    glossed = gloss_mod.glosses(session, ctx.id, names)
-    distinct = gloss_mod.distinct_from(
-        session, ctx.id, {s.canonical for s in shown} | {n for n, _ in sem_hits}
+    glossed, distinct = gloss_mod.annotate(
+        session, ctx.id, names, {s.canonical for s in shown} | {n for n, _ in sem_hits}
     )
 
     def warnings(name: str) -> tuple[str, ...]:
