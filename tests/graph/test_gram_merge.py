@@ -127,9 +127,7 @@ def test_the_migration_packs_what_a_merge_packs(
 ) -> None:
     """Inside one rolled-back transaction: 0022 down and up again packs every posting of a
     store exactly as the merge of each scope set does."""
-    from alembic import command
-
-    from tabane.storage import migrate
+    from helpers import migrate_again
 
     owner = make_user(extra_write=("team:packs",))
     ctx = make_context(owner, scopes=["team:packs"])
@@ -143,10 +141,7 @@ def test_the_migration_packs_what_a_merge_packs(
     with svc.store.owner.connect() as conn, conn.begin() as tx:
         merged = _packs(conn, ctx_id)
         assert len({scopes for _, _, scopes in merged}) == 2
-        cfg = migrate.config()
-        cfg.attributes["connection"] = conn
-        command.downgrade(cfg, "0021")
-        command.upgrade(cfg, "0022")
+        migrate_again(conn, "0021", "0022")
         migrated = _packs(conn, ctx_id)
         unflagged = conn.execute(
             text("SELECT count(*) FROM vocabulary_grams WHERE NOT merged")

@@ -78,9 +78,7 @@ def test_the_migration_backfills_what_ingest_writes(
 ) -> None:
     """Down to 0017 and up again inside one rolled-back transaction: the backfill gives every
     source the outline and area key that ingest wrote."""
-    from alembic import command
-
-    from tabane.storage import migrate
+    from helpers import migrate_again
 
     docs = {
         "b1.md": (b"# Book\n\nB.\n\n## One\n\n1.\n\n## Two\n\n2.\n", "Área 51"),
@@ -95,10 +93,7 @@ def test_the_migration_backfills_what_ingest_writes(
         Source.source_id.in_(list(docs))
     )
     with svc.store.owner.connect() as conn, conn.begin() as tx:
-        cfg = migrate.config()
-        cfg.attributes["connection"] = conn
-        command.downgrade(cfg, "0017")
-        command.upgrade(cfg, "0018")
+        migrate_again(conn, "0017", "0018")
         again = {r.source_id: (list(r.outline), r.area_key) for r in conn.execute(pick)}
         tx.rollback()
     assert again == stored

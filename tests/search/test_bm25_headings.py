@@ -120,9 +120,7 @@ def test_the_migration_rebuilds_what_ingest_writes(
     """Inside one rolled-back transaction: the context's postings, statistics and lengths are
     wiped, then 0020 → 0021 rebuilds them from the stored paragraphs exactly as ingest wrote
     them (a retitled source included), and merges them."""
-    from alembic import command
-
-    from tabane.storage import migrate
+    from helpers import migrate_again
 
     svc.ingest(user, context, _doc("kettle manual", "a.html"))
     svc.ingest(user, context, _doc("teapot manual", "a.html"))  # retitled
@@ -137,10 +135,7 @@ def test_the_migration_rebuilds_what_ingest_writes(
         conn.execute(
             text("UPDATE paragraphs SET token_count = 0 WHERE context_id = :c"), {"c": cid}
         )
-        cfg = migrate.config()
-        cfg.attributes["connection"] = conn
-        command.downgrade(cfg, "0020")
-        command.upgrade(cfg, "0021")
+        migrate_again(conn, "0020", "0021")
         rebuilt = _bm25_state(conn, cid)
         unmerged = conn.execute(
             text("SELECT count(*) FROM bm25_packs WHERE context_id = :c AND NOT merged"),
