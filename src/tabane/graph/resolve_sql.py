@@ -132,19 +132,17 @@ def _fuzzy_candidates() -> Any:
     s of the cue's a informative grams has b ≥ max(s, size − |stop|) informative grams of its
     own, so Dice = 2s/(a+b) is at most 2s/(a + max(s, size − |stop|)); only spellings whose
     bound reaches the floor are read and scored (`score_key` decides; the bound only skips rows
-    that cannot pass).
+    that cannot pass), and only those sharing at least `need` (`min_shared`) grams.
 
-    `read` may be only some of the cue's informative grams (its rarest): a spelling may share
-    the `unread` ones too, so s is bounded by what it shares of `read` plus the number unread —
-    a spelling that reaches the floor shares at least `need` (`min_shared`) grams, hence at
-    least one of any a − need + 1 of them (`resolve_cue.prefix`)."""
+    This reads every informative gram's postings through the executor; resolve's top mode
+    counts them in numpy over packed postings instead (graph/resolve_arrays.py)."""
     g = VocabGram
-    shared = func.count() + _param("unread", Integer())  # at most this many shared
+    shared = func.count()
     most = func.greatest(shared, func.max(g.size) - _param("nstop", Integer()))
     a = _param("a", Integer())
     return (
         select(g.entry_id)
-        .where(*_vocabulary(g), _in(g.gram, "read"))
+        .where(*_vocabulary(g), _in(g.gram, "informative"))
         .group_by(g.entry_id)
         .having(shared >= _param("need", Integer()))
         .having(2 * shared >= _param("slack", Float()) * (a + most))
@@ -209,28 +207,14 @@ def cue_params(context_id: int, kind: str, cue: Cue) -> dict[str, Any]:
     }
 
 
-def fuzzy_params(cue: Cue, floor: float, read: Collection[str] | None = None) -> dict[str, Any]:
-    """The parameters of the fuzzy tier at `floor`, reading `read` (default: every informative
-    gram)."""
-    grams = sorted(cue.informative if read is None else read)
-    return {
-        "read": grams,
-        "unread": len(cue.informative) - len(grams),
-        "need": min_shared(cue, floor),
-        "slack": slack(floor),
-    }
+def fuzzy_params(cue: Cue, floor: float) -> dict[str, Any]:
+    """The parameters of the fuzzy tier at `floor`."""
+    return {"need": min_shared(cue, floor), "slack": slack(floor)}
 
 
-def fuzzy_rows(
-    context_id: int,
-    kind: str,
-    cue: Cue,
-    floor: float,
-    read: Collection[str] | None = None,
-    filtered: bool = True,
-) -> Bound:
+def fuzzy_rows(context_id: int, kind: str, cue: Cue, floor: float, filtered: bool = True) -> Bound:
     """The fuzzy candidates of `cue` at `floor` on their own (see `_fuzzy_rows`)."""
-    params = cue_params(context_id, kind, cue) | fuzzy_params(cue, floor, read)
+    params = cue_params(context_id, kind, cue) | fuzzy_params(cue, floor)
     return Bound(_fuzzy_rows(filtered), params)
 
 
