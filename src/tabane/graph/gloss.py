@@ -49,25 +49,23 @@ class Fact:
     weight: float
 
 
-def _net_facts(session: Session, context_id: int, names: Collection[str] | None) -> list[Fact]:
-    """Live net edges (summed over visible rows and perspectives) touching `names` (or all)."""
+def _net_facts(session: Session, context_id: int) -> list[Fact]:
+    """Every live net edge of the context (summed over visible rows and perspectives)."""
     a = Association
-    stmt = select(
-        a.subject, a.label, a.object, func.sum(a.weight).label("w"), func.sum(a.claims).label("n")
-    ).where(a.context_id == context_id)
-    if names is not None:
-        wanted = _names(names)  # one array parameter: the statement text never changes
-        stmt = stmt.where(or_(a.subject == func.any(wanted), a.object == func.any(wanted)))
-    stmt = stmt.group_by(a.subject, a.label, a.object)
+    stmt = (
+        select(
+            a.subject,
+            a.label,
+            a.object,
+            func.sum(a.weight).label("w"),
+            func.sum(a.claims).label("n"),
+        )
+        .where(a.context_id == context_id)
+        .group_by(a.subject, a.label, a.object)
+    )
     return [
         Fact(r.subject, r.label, r.object, float(r.w)) for r in session.execute(stmt) if r.n and r.w
     ]
-
-
-def _names(names: Collection[str]) -> Any:
-    """`names` as one text-array parameter (an IN list would change the statement's text, and
-    so its prepared plan, with every count of names)."""
-    return bindparam("gloss_names", sorted(set(names)), type_=ARRAY(Text))
 
 
 def render(name: str, facts: Sequence[Fact], limit: int) -> str:
@@ -193,12 +191,7 @@ def stale(session: Session, context_id: int, scopes: Sequence[str], model: str) 
     )
     if not entries:
         return []
-    facts = _net_facts(session, context_id, None)
-    by_name: dict[str, list[Fact]] = defaultdict(list)
-    for f in facts:
-        by_name[f.subject].append(f)
-        if f.object != f.subject:
-            by_name[f.object].append(f)
+    glossed = _glosses({name for _, name in entries}, _net_facts(session, context_id), EMBED_FACTS)
     have = {
         entry_id: text
         for entry_id, text in session.execute(
@@ -209,7 +202,7 @@ def stale(session: Session, context_id: int, scopes: Sequence[str], model: str) 
     }
     todo = []
     for entry_id, name in sorted(entries, key=lambda e: e[0]):
-        text = render(name, by_name.get(name, []), EMBED_FACTS)
+        text = glossed[name]
         if have.get(entry_id) != text:
             todo.append(GlossTodo(entry_id, name, text))
     return todo

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from sqlalchemy import delete, func, select, text, update
+from sqlalchemy import LargeBinary, delete, func, insert, literal, select, update
+from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
 from tabane.storage.schema import VocabGram, VocabGramPack, VocabSize
@@ -60,13 +62,27 @@ def backlog(session: Session, context_id: int, scopes: Sequence[str]) -> Backlog
     return Backlog(int(fresh), int(packed) // RECORD.itemsize)
 
 
-_REBUILD = text(
-    "INSERT INTO vocabulary_gram_packs (context_id, kind, gram, scopes, records) "
-    "SELECT context_id, kind, gram, scopes, "
-    "string_agg(int8send(entry_id) || int4send(size), ''::bytea ORDER BY entry_id) "
-    "FROM vocabulary_grams WHERE context_id = :c AND scopes = CAST(:s AS text[]) "
-    "GROUP BY context_id, kind, gram, scopes"
-)
+def record(g: type[VocabGram]) -> Any:
+    """A posting as its `RECORD` bytes, in SQL (the packs and the fresh rows read beside them)."""
+    return func.int8send(g.entry_id).op("||")(func.int4send(g.size))
+
+
+def _rebuild(context_id: int, scope_set: list[str]) -> Any:
+    g = VocabGram
+    rows = (
+        select(
+            g.context_id,
+            g.kind,
+            g.gram,
+            g.scopes,
+            func.string_agg(record(g), aggregate_order_by(literal(b"", LargeBinary), g.entry_id)),
+        )
+        .where(g.context_id == context_id, g.scopes == scope_set)
+        .group_by(g.context_id, g.kind, g.gram, g.scopes)
+    )
+    return insert(VocabGramPack).from_select(
+        ["context_id", "kind", "gram", "scopes", "records"], rows
+    )
 
 
 def merge(
@@ -93,7 +109,7 @@ def merge(
         .where(VocabGramPack.context_id == context_id, VocabGramPack.scopes == scope_set)
         .execution_options(synchronize_session=False)
     )
-    session.execute(_REBUILD, {"c": context_id, "s": scope_set})
+    session.execute(_rebuild(context_id, scope_set))
     session.execute(
         update(VocabGram)
         .where(

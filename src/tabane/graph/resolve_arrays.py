@@ -14,8 +14,9 @@ bound: no spelling left can reach it. Ids of spellings removed since the last me
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 from sqlalchemy import (
@@ -32,17 +33,14 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
-from tabane.graph.gram_merge import RECORD
-from tabane.graph.resolve_cue import Cue, best_per_canonical
+from tabane.graph.gram_merge import RECORD, record
+from tabane.graph.resolve_cue import Cue, Scored, best_per_canonical
 from tabane.graph.resolve_sql import slack
 from tabane.graph.vocabulary_stats import GRAMS
 from tabane.storage.binary import binary_rows
 from tabane.storage.schema import VocabEntry, VocabGram, VocabGramPack
 
 BATCH = 48  # keys fetched and scored per round trip (one round for most Latin typos)
-# Count by id offset (np.bincount) when the ids span at most DENSE times as many values as there
-# are postings, else sort them (np.unique): both exact, the first ~2× faster for a context's ids.
-DENSE = 16
 
 
 @cache
@@ -52,12 +50,11 @@ def _postings() -> Any:
     kind = bindparam("kind", type_=Text)
     grams = bindparam("grams", type_=GRAMS)
     g, packed = VocabGram, VocabGramPack
-    record = func.int8send(g.entry_id).op("||")(func.int4send(g.size))
     return union_all(
         select(packed.records).where(
             packed.context_id == ctx, packed.kind == kind, packed.gram == func.any(grams)
         ),
-        select(func.string_agg(record, literal(b"", LargeBinary))).where(
+        select(func.string_agg(record(g), literal(b"", LargeBinary))).where(
             g.context_id == ctx, g.kind == kind, g.gram == func.any(grams), ~g.merged
         ),
     )
@@ -87,17 +84,18 @@ def shared(
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
     records = np.frombuffer(b"".join(blobs), dtype=RECORD)
-    every = records["id"].astype(np.int64)
-    low = int(every.min())
-    span = int(every.max()) - low + 1
-    if span > DENSE * len(every):  # ids spread thin (a store of many contexts): sort them
-        ids, first, counts = np.unique(every, return_index=True, return_counts=True)
-        return ids, counts.astype(np.int64), records["size"][first].astype(np.int64)
-    counts = np.bincount(every - low, minlength=span)  # a context's ids are mostly dense
-    sizes = np.zeros(span, dtype=np.int64)
-    sizes[every - low] = records["size"]
-    at = np.flatnonzero(counts)
-    return at + low, counts[at].astype(np.int64), sizes[at]
+    ids, first, counts = np.unique(
+        records["id"].astype(np.int64), return_index=True, return_counts=True
+    )
+    return ids, counts.astype(np.int64), records["size"][first].astype(np.int64)
+
+
+class Scores(Protocol):
+    """What `rank_top` adds the fetched keys to (resolve_lexical's scored spellings)."""
+
+    scored: dict[tuple[str, str], Scored]
+
+    def add(self, rows: Sequence[Any]) -> None: ...
 
 
 def rank_top(
@@ -107,7 +105,7 @@ def rank_top(
     cue: Cue,
     floor: float,
     top: int,
-    seen: Any,
+    seen: Scores,
 ) -> bool:
     """Score (`seen.add`) the fuzzy candidates in bound order until the best `top` canonical
     spellings of everything in `seen` are proven; True when every candidate reaching `floor` was
@@ -116,28 +114,15 @@ def rank_top(
     a = len(cue.informative)
     bound = 2 * s / (a + np.maximum(s, size - len(cue.stop)))
     keep = bound >= slack(floor)
-    ids, bound = ids[keep], bound[keep]
-    # The first batch by partial selection (most cues need one); the rest sorted if needed.
-    head = np.argpartition(-bound, BATCH)[:BATCH] if len(ids) > BATCH else np.arange(len(ids))
-    head = head[np.lexsort((ids[head], -bound[head]))]
-    others = np.ones(len(ids), dtype=bool)
-    others[head] = False
-    rest = np.flatnonzero(others)
-    ids = np.concatenate([ids[head], ids[rest]])
-    bound = np.concatenate([bound[head], bound[rest]])
-    sorted_rest = False
+    order = np.argsort(-bound[keep], kind="stable")  # ties by id: ids come sorted
+    ids, bound = ids[keep][order], bound[keep][order]
     at = 0
     while at < len(ids):
-        if at >= BATCH and not sorted_rest:  # a second round: order the rest as well
-            order = np.lexsort((ids[at:], -bound[at:])) + at
-            ids[at:], bound[at:] = ids[order], bound[order]
-            sorted_rest = True
         batch = ids[at : at + BATCH].tolist()
         at += BATCH
         seen.add([Spelling(*r) for r in binary_rows(session, _keys(), {"ids": batch})])
         if at < len(ids):
             ranked = best_per_canonical(list(seen.scored.values()))
-            best_left = bound[at] if sorted_rest else bound[at:].max()
-            if len(ranked) >= top and ranked[top - 1].score > best_left:
+            if len(ranked) >= top and ranked[top - 1].score > bound[at]:
                 return False
     return True

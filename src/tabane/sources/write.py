@@ -256,14 +256,7 @@ def _write_paragraphs(
     if not blocks:
         return
     asked = [list(questions[i]) if i < len(questions) else [] for i in range(len(blocks))]
-    headings: dict[tuple[str, ...], list[str]] = {}  # paragraphs share their sections
-    for block in blocks:
-        if block.section not in headings:
-            headings[block.section] = postings.heading_tokens(title, block.section)
-    terms = [
-        postings.terms_of(block.text, asked[i], headings[block.section])
-        for i, block in enumerate(blocks)
-    ]
+    terms = _terms(title, [(b.text, asked[i], b.section) for i, b in enumerate(blocks)])
     rows = [
         {
             "source_pk": source_pk,
@@ -294,12 +287,7 @@ def _reindex(session: Session, context_id: int, source: Source) -> None:
         .order_by(Paragraph.idx)
     ).all()
     postings.remove(session, context_id, source.id)  # reads the old lengths: before the update
-    terms = [
-        postings.terms_of(
-            r.text, r.questions, postings.heading_tokens(source.title, r.section_path)
-        )
-        for r in rows
-    ]
+    terms = _terms(source.title, [(r.text, r.questions, tuple(r.section_path)) for r in rows])
     if rows:
         session.execute(
             update(Paragraph),
@@ -312,3 +300,17 @@ def _reindex(session: Session, context_id: int, source: Source) -> None:
         source.scopes,
         [(r.id, t) for r, t in zip(rows, terms, strict=True)],
     )
+
+
+def _terms(
+    title: str, paragraphs: Sequence[tuple[str, Sequence[str], tuple[str, ...]]]
+) -> list[postings.Terms]:
+    """The BM25 terms of (text, questions, section path) paragraphs under `title`; the heading
+    of a section shared by many paragraphs is tokenized once."""
+    headings: dict[tuple[str, ...], list[str]] = {}
+    for _, _, section in paragraphs:
+        if section not in headings:
+            headings[section] = postings.heading_tokens(title, section)
+    return [
+        postings.terms_of(text, asked, headings[section]) for text, asked, section in paragraphs
+    ]
