@@ -214,9 +214,11 @@ def counts(svc: Any, user: Any) -> dict[str, int]:
 
 
 def detail_statement() -> Any:
-    """The statement's detail joins over a given fused list (kinds, ids), as their own query."""
-    from sqlalchemy import ARRAY, BigInteger, Text, and_, bindparam, case, func, select
+    """The statement's detail joins over a given fused list (kinds, ids), as their own query,
+    with the statement's reply lookup (a question replaced by the next paragraph or turn)."""
+    from sqlalchemy import ARRAY, BigInteger, Text, and_, bindparam, case, func, select, true
 
+    from tabane.recall.statement import _replies
     from tabane.storage.schema import Association, Claim, Paragraph, SessionTurn, Source
 
     fused = (
@@ -226,6 +228,7 @@ def detail_statement() -> Any:
         .table_valued("kind", "item_id")
         .render_derived(name="fused")
     )
+    reply_p, reply_t = _replies(fused)
     source_pk = case(
         (fused.c.kind == "paragraph", Paragraph.source_pk),
         (fused.c.kind == "catalog", fused.c.item_id),
@@ -273,6 +276,8 @@ def detail_statement() -> Any:
                 SessionTurn.scopes,
                 Source.scopes,
             ),
+            reply_p,
+            reply_t,
         )
         .select_from(fused)
         .outerjoin(Paragraph, and_(fused.c.kind == "paragraph", Paragraph.id == fused.c.item_id))
@@ -282,6 +287,8 @@ def detail_statement() -> Any:
             Association, and_(fused.c.kind == "association", Association.id == fused.c.item_id)
         )
         .outerjoin(SessionTurn, and_(fused.c.kind == "turn", SessionTurn.id == fused.c.item_id))
+        .outerjoin(reply_p, true())
+        .outerjoin(reply_t, true())
     )
 
 
@@ -307,7 +314,8 @@ def separate(
     top = sorted(fused.items(), key=lambda kv: (-kv[1][0], kv[1][1], kv[0]))[:candidates]
     t = time.perf_counter()
     got = session.execute(
-        detail, {"kinds": [k for (k, _), _ in top], "ids": [i for (_, i), _ in top]}
+        detail,
+        {"kinds": [k for (k, _), _ in top], "ids": [i for (_, i), _ in top], "replies": True},
     ).all()
     lane_times["lane:details"].append(time.perf_counter() - t)
     return len(got)

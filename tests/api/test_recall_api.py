@@ -179,3 +179,23 @@ def test_explain_says_served_and_not_visible(
     _error(me.post("/recall/explain", json={**ask, "expected": both}), 422, "invalid_input")
     empty = {**ask, "question": "", "expected": {"source": "kettle"}}
     _error(me.post("/recall/explain", json=empty), 422, "invalid_input", "question")
+
+
+def test_a_reply_is_served_in_the_place_of_its_question_over_http(
+    svc: Tabane, user: Principal, context: str, http: dict[str, httpx.Client]
+) -> None:
+    faq = ["How do I reset the frobnicator?", "Hold the red button for ten seconds."]
+    svc.ingest(user, context, DocumentInput(source_id="faq", paragraphs=[block(t) for t in faq]))
+    me = http["me"]
+    ask = {"question": "reset the frobnicator", "contexts": [context]}
+    body = me.post("/recall", json={**ask, "trace": True}).json()
+    first = body["items"][0]
+    assert (first["text"], first["in_reply_to"], first["citation"]["paragraph"]) == (
+        faq[1],
+        faq[0],
+        1,
+    )
+    assert body["trace"]["candidates"][0]["reply_to"].startswith("p:")
+    assert f"(in reply to: {faq[0]})" in body["rendered"]
+    asked = me.post("/recall/explain", json={**ask, "expected": {"source": "faq", "paragraph": 0}})
+    assert asked.json()["verdict"] == "answered", asked.text

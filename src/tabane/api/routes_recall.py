@@ -52,7 +52,8 @@ def explain_recall(body: RecallExplainIn, svc: Svc, user: User) -> RecallExplana
     """Why `expected` (a source's paragraph, or a claim) is or is not in the evidence of this
     recall: the first verdict that applies, from the same statement, ordering and budget:
     `not_visible` (also anything you cannot see), `gated`, `not_found` (with each lane's rank
-    under a wide pool), `below_candidates`, `cut_by_rerank`, `cut_by_budget` or `served`."""
+    under a wide pool), `below_candidates`, `answered` (it asks; its reply took its place),
+    `duplicate`, `cut_by_rerank`, `cut_by_budget` or `served`."""
     expected = body.expected.to_expected(body.contexts, body.groups)
     return out(RecallExplanationOut, svc.explain_recall(user, body.to_request(), expected))
 

@@ -122,6 +122,10 @@ class EvidenceOut(Response):
     when: datetime | None = Field(description="when it was said or recorded, if known")
     direct: bool = Field(description="its source is named by title in the question")
     tokens: int = Field(description="the budget's estimate for this item")
+    in_reply_to: str | None = Field(
+        description="the question this item answers: the paragraph or turn before it asked, "
+        "was found, and gave its place to this reply"
+    )
 
 
 class LaneRankOut(Response):
@@ -146,8 +150,11 @@ class CandidateOut(Response):
     direct: bool
     position: int = Field(description="1-based position after ordering")
     rerank: float | None = Field(description="the reranker's score, when one ran")
-    outcome: str = Field(description="served, cut_by_rerank or cut_by_budget")
+    outcome: str = Field(description="served, duplicate, cut_by_rerank or cut_by_budget")
     tokens: int
+    reply_to: str | None = Field(
+        description="the key of the item that asked, when this candidate is its reply"
+    )
 
 
 class TraceOut(Response):
@@ -189,8 +196,8 @@ class StoredTraceOut(Response):
 
 class RecallExplanationOut(Response):
     verdict: str = Field(
-        description="not_visible, gated, not_found, below_candidates, cut_by_rerank, "
-        "cut_by_budget or served"
+        description="not_visible, gated, not_found, below_candidates, answered, duplicate, "
+        "cut_by_rerank, cut_by_budget or served"
     )
     detail: str
     key: str | None = Field(description="the item's key in the trace, e.g. `p:12`")

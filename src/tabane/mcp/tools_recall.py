@@ -31,5 +31,6 @@ def explain_recall(svc: Tabane, user: Principal, a: ExplainRecallArgs) -> Explan
     (`expected`: claim) is or is not in the evidence of `recall` with the same arguments. Returns
     the first verdict that applies: not_visible (also anything you cannot see), gated (the turn
     looked trivial: pass force), not_found (each lane's rank for it, if any), below_candidates,
-    cut_by_rerank, cut_by_budget (a larger budget reaches it) or served."""
+    answered (it asks a question; its reply took its place), duplicate, cut_by_rerank,
+    cut_by_budget (a larger budget reaches it) or served."""
     return svc.explain_recall(user, a.request(), a.expected_item())

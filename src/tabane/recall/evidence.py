@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 from tabane.models.summarizer import strip_citations
@@ -47,6 +48,7 @@ class Candidate:
     source_pk: int | None
     title: str | None
     row: Any  # the statement's row (details for `evidence`)
+    asked: str | None = None  # the key of the item that asked, when this is its reply
 
     @property
     def lane_names(self) -> tuple[str, ...]:
@@ -59,10 +61,15 @@ def candidate(row: Any, context_names: dict[int, str]) -> Candidate:
         for lane, rank, score in zip(row.lanes, row.ranks, row.scores, strict=True)
     )
     kind: Kind = row.kind
+    item_id, asked = int(row.item_id), None
+    reply = _reply(row)
+    if reply is not None:
+        asked = f"{KEY_PREFIX[kind]}:{item_id}"
+        item_id, row = reply
     return Candidate(
-        key=f"{KEY_PREFIX[kind]}:{row.item_id}",
+        key=f"{KEY_PREFIX[kind]}:{item_id}",
         kind=kind,
-        item_id=int(row.item_id),
+        item_id=item_id,
         context=context_names.get(row.context_id) if row.context_id is not None else None,
         fused=float(row.fused),
         lanes=lanes,
@@ -70,7 +77,36 @@ def candidate(row: Any, context_names: dict[int, str]) -> Candidate:
         source_pk=int(row.source_pk) if row.source_pk is not None else None,
         title=row.title,
         row=row,
+        asked=asked,
     )
+
+
+def _reply(row: Any) -> tuple[int, Any] | None:
+    """The reply that takes an asking paragraph's or turn's place (statement.py `_replies`):
+    its id and the row with the reply's details in place of the question's, which stays as
+    `asked_text`."""
+    if row.reply_paragraph is not None:
+        swap = {
+            "paragraph_text": row.reply_paragraph_text,
+            "idx": row.reply_idx,
+            "section_path": row.reply_section_path,
+            "locator": row.reply_locator,
+            "scopes": row.reply_paragraph_scopes,
+            "asked_text": row.paragraph_text,
+        }
+        return int(row.reply_paragraph), SimpleNamespace(**{**row._mapping, **swap})
+    if row.reply_turn is not None:
+        swap = {
+            "turn_text": row.reply_turn_text,
+            "seq": row.reply_seq,
+            "speaker": row.reply_speaker,
+            "role": row.reply_role,
+            "at": row.reply_at,
+            "scopes": row.reply_turn_scopes,
+            "asked_text": row.turn_text,
+        }
+        return int(row.reply_turn), SimpleNamespace(**{**row._mapping, **swap})
+    return None
 
 
 def edge_text(subject: str, label: str, obj: str, weight: float) -> str:
@@ -111,6 +147,7 @@ def evidence(c: Candidate, scopes: dict[str, str], session_name: str | None) -> 
         author=author,
         when=when,
         direct=c.direct,
+        in_reply_to=c.row.asked_text if c.asked is not None else None,
     )
 
 

@@ -7,10 +7,12 @@ evidence — the first verdict that applies, from the same statement, ordering a
 3. `not_found` — no lane found it within its pool; `lanes` gives each lane's rank for it under a
    wide pool (`WIDE_POOL`), if any lane ranks it at all;
 4. `below_candidates` — lanes found it, but its fused score ranked past the candidates kept;
-5. `duplicate` — the same text is served as another item (a turn and the note made from it);
-6. `cut_by_rerank` — ordering put it past `max_items`;
-7. `cut_by_budget` — it did not fit the token budget;
-8. `served`.
+5. `answered` — it asks a question, and its reply (the next paragraph or turn) took its place:
+   the verdict says what became of the reply (served, cut, …);
+6. `duplicate` — the same text is served as another item (a turn and the note made from it);
+7. `cut_by_rerank` — ordering put it past `max_items`;
+8. `cut_by_budget` — it did not fit the token budget;
+9. `served`.
 """
 
 from __future__ import annotations
@@ -137,11 +139,27 @@ def explain(
         tunables=t,
     )
     placed = [p for p in outcome.placed if p.item.key in keys]
+    replies = [p for p in outcome.placed if outcome.found[p.item.key].asked in keys]
+    if replies and not placed:
+        reply = min(replies, key=lambda p: (p.outcome == "duplicate", p.position))
+        return Explanation(
+            "answered",
+            f"it asks a question; its reply {reply.item.key} took its place: {reply.outcome}",
+            key=outcome.found[reply.item.key].asked,
+            lanes=outcome.found[reply.item.key].lanes,
+            position=reply.position,
+            fused_position=reply.fused_position,
+            rerank=reply.rerank,
+            tokens=reply.item.tokens,
+            budget=budget,
+            used_tokens=outcome.used_tokens,
+        )
     if placed:
         best = min(placed, key=lambda p: (p.outcome == "duplicate", p.position))
         details = {
             "served": "in the evidence",
-            "duplicate": "its text is served as another item (a turn and its note say one thing)",
+            "duplicate": "its text is served as another item (a turn and its note say one thing, "
+            "or it repeats the question a served reply answers)",
             "cut_by_rerank": f"ordered to position {best.position}, past max_items {t.max_items}",
             "cut_by_budget": f"{best.item.tokens} tokens did not fit: {outcome.used_tokens} of "
             f"{budget} were used by the items before it",
@@ -160,7 +178,7 @@ def explain(
         )
     wide_t = replace(t, pool=WIDE_POOL, candidates=WIDE_POOL * 8)
     wide = gather(session, question, contexts, floors, qv, window, plan=plan, tunables=wide_t)
-    seen = [c for c in wide.candidates if c.key in keys]
+    seen = [c for c in wide.candidates if c.key in keys or c.asked in keys]
     if not seen:
         return Explanation(
             "not_found", f"no lane ranks it within {WIDE_POOL}", key=keys[0], budget=budget

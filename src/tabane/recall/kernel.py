@@ -95,6 +95,7 @@ def bind(
         "catalog_limit": t.catalog_limit,
         "area_limit": t.area_limit,
         "derived_pool": t.derived_pool,
+        "replies": t.replies,
     }
     if qv.vector is not None:
         params["qvec"] = np.asarray(qv.vector, dtype=np.float32)
@@ -209,7 +210,7 @@ def gather(
     seeds = bind_before(session, shape, contexts, params, qv.vector is not None, t, beside)
     rows = session.execute(build_recall_statement(shape), params).all()
     names = {c.id: c.name for c in contexts}
-    found = [candidate(row, names) for row in rows]
+    found = _once([candidate(row, names) for row in rows])
     for lane in shape.lanes:
         hits = sum(1 for c in found if lane in c.lane_names)
         reports[lane] = LaneReport(True, hits=hits)
@@ -222,6 +223,18 @@ def gather(
         )
     }
     return Gathered(kept, {lane: reports[lane] for lane in LANES}, seeds, scopes)
+
+
+def _once(found: list[Candidate]) -> list[Candidate]:
+    """Each item once, at its best place: a reply reached through the question before it keeps
+    that place, and its own later row is dropped."""
+    seen: set[str] = set()
+    out: list[Candidate] = []
+    for c in found:
+        if c.key not in seen:
+            seen.add(c.key)
+            out.append(c)
+    return out
 
 
 def apply_titles(question: str, found: list[Candidate]) -> list[Candidate]:

@@ -39,7 +39,7 @@ def tokens(item: Evidence, chars_per_token: float) -> int:
     spend one to one and a half characters per token there — and other text `chars_per_token`
     characters per token."""
     c = item.citation
-    parts = (item.text, c.title, c.source, c.context, c.session, item.author)
+    parts = (item.text, c.title, c.source, c.context, c.session, item.author, item.in_reply_to)
     text = "".join(x or "" for x in parts)
     dense = sum(1 for ch in text if _DENSE.match(ch))
     return max(1, math.ceil(dense + (len(text) - dense + 24) / chars_per_token))
@@ -87,6 +87,24 @@ def grounded_first(ordered: Sequence[Evidence], max_items: int) -> list[Evidence
     return out
 
 
+def _same(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def answers_first(ordered: Sequence[Evidence]) -> list[Evidence]:
+    """Each reply (an item served in place of the question before it, `in_reply_to`) moved up
+    to the first item that repeats that question word for word (a note made from the asking
+    turn): the exchange is served once, where it ranked first, and the repeat is a duplicate."""
+    out = list(ordered)
+    for item in [it for it in ordered if it.in_reply_to]:
+        asked = _same(item.in_reply_to or "")
+        at = out.index(item)
+        first = next((n for n, o in enumerate(out[:at]) if _same(o.text) == asked), None)
+        if first is not None:
+            out.insert(first, out.pop(at))
+    return out
+
+
 def arrange(
     question: str,
     items: Sequence[Evidence],
@@ -110,7 +128,7 @@ def arrange(
         elif reranker is not None and group:
             scores[group[0].key] = 0.0
         ordered.extend(group)
-    ordered = grounded_first(ordered, max_items)
+    ordered = grounded_first(answers_first(ordered), max_items)
     placed: list[Placed] = []
     used = 0
     full = False
@@ -121,11 +139,11 @@ def arrange(
         it = fit_share(it, share, chars_per_token)
         sized = Evidence(**{**it.__dict__, "tokens": tokens(it, chars_per_token)})
         outcome: Outcome
-        same = " ".join(it.text.casefold().split())
+        same = _same(it.text)
         if same in seen:  # a turn and the note or paragraph made from it say one thing once
             placed.append(Placed(sized, fused_at[it.key], 0, scores.get(it.key), "duplicate"))
             continue
-        seen.add(same)
+        seen.update([same, _same(it.in_reply_to)] if it.in_reply_to else [same])
         position += 1
         if position > max_items:
             outcome = "cut_by_rerank"
@@ -155,6 +173,7 @@ def traces(placed: Sequence[Placed], found: dict[str, Candidate]) -> tuple[Candi
             rerank=p.rerank,
             outcome=p.outcome,
             tokens=p.item.tokens,
+            reply_to=found[p.item.key].asked,
         )
         for p in placed
     )

@@ -48,6 +48,7 @@ class Tunables:
     turn_hits: int = 2
     max_items: int = 20  # items kept after ordering, before the budget
     fusion: str = "per_kind"  # "sum": RRF summed over every lane; "per_kind": see statement.py
+    replies: bool = True  # a paragraph or turn that asks gives its place to its reply
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,7 @@ class Evidence:
     when: datetime | None = None  # when it was said or recorded, if known
     direct: bool = False  # its source is named by title in the question
     tokens: int = 0  # the budget's estimate for this item
+    in_reply_to: str | None = None  # the question it answers, when the question was found
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ class CandidateTrace:
     rerank: float | None  # the reranker's score, when one ran
     outcome: Outcome
     tokens: int
+    reply_to: str | None = None  # the key of the item that asked, when this is its reply
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ The lanes (lanes.py) are unioned in a CTE; every candidate is fused by reciproca
 over the lanes that found it (a hit at rank r adds 1/(rrf_k + r), so a paragraph found by BM25
 and by vector gets both), the best `candidates` are kept, and only then are paragraphs, sources,
 claims, edges and turns joined for their text, citation and scopes (an area item, with its
-counts and newest titles, through `lanes_catalog.area_detail`). The statement is built once
+counts and newest titles, through `lanes_catalog.area_detail`). A paragraph or turn that asks a
+question gives its place to its reply (`_replies`, evidence.py). The statement is built once
 per shape (which lanes, which vector width) and cached; everything else is a bound parameter.
 """
 
@@ -14,7 +15,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Float, Integer, Select, and_, case, func, select, true, union_all
+from sqlalchemy import (
+    Boolean,
+    Float,
+    Integer,
+    Select,
+    and_,
+    case,
+    func,
+    select,
+    true,
+    union_all,
+)
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import aliased
 
@@ -52,6 +64,9 @@ DERIVED_LANES = ("communities", "profiles", "raptor")
 PASSAGE_LANES = ("vector", "claims")
 # The lanes that need a query vector (walk and turns use one when there is one).
 VECTOR_LANES = frozenset({"vector", "claims", "communities", "profiles", "raptor"})
+# Text that asks: a question mark (ASCII or full-width) at its end, before closing quotes,
+# brackets and spaces (a PostgreSQL regular expression).
+ASKS = "[?\uff1f][[:space:]\"'\u201d\u2019\u300d\u300f)\uff09]*$"
 
 
 @dataclass(frozen=True)
@@ -130,6 +145,39 @@ def _on_one_scale(lanes: Any) -> Any:
     return select(*cols).cte("hits")
 
 
+def _replies(fused: Any) -> tuple[Any, Any]:
+    """Laterals after the detail joins: for a paragraph or turn that asks (its text ends with a
+    question mark), its reply — the next paragraph of its source, the next turn of its session,
+    when the caller may see it. A question asserts nothing; in a conversation or a FAQ the answer
+    follows it, so evidence.py serves the reply in the question's place. Bound `replies` false
+    keeps questions as they are."""
+    rp, rt = aliased(Paragraph, name="reply_p"), aliased(SessionTurn, name="reply_t")
+    replies = lane_mod.p("replies", Boolean)
+    paragraph = (
+        select(rp.id, rp.idx, rp.text, rp.section_path, rp.locator, rp.scopes)
+        .where(
+            replies,
+            fused.c.kind == "paragraph",
+            Paragraph.text.regexp_match(ASKS),
+            rp.source_pk == Paragraph.source_pk,
+            rp.idx == Paragraph.idx + 1,
+        )
+        .lateral("reply_paragraph")
+    )
+    turn = (
+        select(rt.id, rt.seq, rt.speaker, rt.role, rt.text, rt.at, rt.scopes)
+        .where(
+            replies,
+            fused.c.kind == "turn",
+            SessionTurn.text.regexp_match(ASKS),
+            rt.session_pk == SessionTurn.session_pk,
+            rt.seq == SessionTurn.seq + 1,
+        )
+        .lateral("reply_turn")
+    )
+    return paragraph, turn
+
+
 @lru_cache(maxsize=64)
 def build_recall_statement(shape: Shape) -> Select[Any]:
     """The statement for a shape; execute it with `params.bind(...)`'s parameters."""
@@ -182,6 +230,7 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
         (fused.c.kind == "area", fused.c.item_id),
     )
     area = catalog_lanes.area_detail(fused, Source)
+    reply_p, reply_t = _replies(fused)
     return (
         select(
             fused,
@@ -242,6 +291,19 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
                 area.c.area_scopes,
                 Source.scopes,
             ).label("scopes"),
+            reply_p.c.id.label("reply_paragraph"),
+            reply_p.c.idx.label("reply_idx"),
+            reply_p.c.text.label("reply_paragraph_text"),
+            reply_p.c.section_path.label("reply_section_path"),
+            reply_p.c.locator.label("reply_locator"),
+            reply_p.c.scopes.label("reply_paragraph_scopes"),
+            reply_t.c.id.label("reply_turn"),
+            reply_t.c.seq.label("reply_seq"),
+            reply_t.c.speaker.label("reply_speaker"),
+            reply_t.c.role.label("reply_role"),
+            reply_t.c.text.label("reply_turn_text"),
+            reply_t.c.at.label("reply_at"),
+            reply_t.c.scopes.label("reply_turn_scopes"),
         )
         .select_from(fused)
         .outerjoin(Paragraph, and_(fused.c.kind == "paragraph", Paragraph.id == fused.c.item_id))
@@ -256,5 +318,7 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
         .outerjoin(RaptorNode, and_(fused.c.kind == "raptor", RaptorNode.id == fused.c.item_id))
         .outerjoin(attributed, true())
         .outerjoin(area, true())
+        .outerjoin(reply_p, true())
+        .outerjoin(reply_t, true())
         .order_by(fused.c.fused.desc(), fused.c.best_rank, fused.c.kind, fused.c.item_id)
     )

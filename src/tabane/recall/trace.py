@@ -150,6 +150,7 @@ def _candidate(data: dict[str, Any]) -> CandidateTrace:
         rerank=None if data["rerank"] is None else float(data["rerank"]),
         outcome=data["outcome"],
         tokens=data["tokens"],
+        reply_to=data.get("reply_to"),  # traces stored before replies have none
     )
 
 
