@@ -228,12 +228,12 @@ def detail_statement() -> Any:
         .table_valued("kind", "item_id")
         .render_derived(name="fused")
     )
-    reply_p, reply_t = _replies(fused)
+    reply_laterals, reply_columns = _replies(fused)
     source_pk = case(
         (fused.c.kind == "paragraph", Paragraph.source_pk),
         (fused.c.kind == "catalog", fused.c.item_id),
     )
-    return (
+    stmt = (
         select(
             fused.c.kind,
             fused.c.item_id,
@@ -276,8 +276,7 @@ def detail_statement() -> Any:
                 SessionTurn.scopes,
                 Source.scopes,
             ),
-            reply_p,
-            reply_t,
+            *reply_columns,
         )
         .select_from(fused)
         .outerjoin(Paragraph, and_(fused.c.kind == "paragraph", Paragraph.id == fused.c.item_id))
@@ -287,9 +286,10 @@ def detail_statement() -> Any:
             Association, and_(fused.c.kind == "association", Association.id == fused.c.item_id)
         )
         .outerjoin(SessionTurn, and_(fused.c.kind == "turn", SessionTurn.id == fused.c.item_id))
-        .outerjoin(reply_p, true())
-        .outerjoin(reply_t, true())
     )
+    for lateral in reply_laterals:
+        stmt = stmt.outerjoin(lateral, true())
+    return stmt
 
 
 def separate(

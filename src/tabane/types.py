@@ -21,6 +21,37 @@ _NAME = re.compile(r"^[^\W][\w.\-]{0,63}$", re.UNICODE)
 _SCOPE = re.compile(r"^[^\W][\w.\-:@]{0,127}$", re.UNICODE)
 
 
+def text_problem(value: str) -> str | None:
+    """Why a text cannot be stored or searched, if it cannot: PostgreSQL text holds no NUL
+    character, and UTF-8 has no lone surrogate (what a JSON `\\ud800` escape or an undecodable
+    command-line byte becomes in Python)."""
+    if "\x00" in value:
+        return "contains a NUL character"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "contains a lone surrogate (not valid Unicode text)"
+    return None
+
+
+def text_problems(value: Any, path: str) -> list[tuple[str, str]]:
+    """(path, problem) for every text inside `value` (strings, lists, dicts: keys and values)
+    that `text_problem` refuses, paths like `question`, `contexts[1]`, `locator.page`."""
+    if isinstance(value, str):
+        problem = text_problem(value)
+        return [(path, problem)] if problem else []
+    if isinstance(value, (list, tuple)):
+        return [p for i, v in enumerate(value) for p in text_problems(v, f"{path}[{i}]")]
+    if isinstance(value, dict):
+        out: list[tuple[str, str]] = []
+        for k, v in value.items():
+            name = k if isinstance(k, str) and not text_problem(k) else "?"
+            where = f"{path}.{name}" if path else name
+            out += text_problems(k, f"{where} (a key)") + text_problems(v, where)
+        return out
+    return []
+
+
 def check_name(value: object, path: str = "name", what: str = "name") -> str:
     """Validate a context/group/user name and return it NFC-normalized."""
     if not isinstance(value, str):
@@ -106,8 +137,9 @@ def issue_path(loc: Iterable[Any]) -> str:
 
 
 def parse_date(value: Any, path: str) -> datetime | None:
-    """An ISO 8601 date or date-time; a date alone means midnight UTC."""
-    if value is None or value == "":
+    """An ISO 8601 date or date-time; a date alone means midnight UTC. None is none given; an
+    empty text is a bad date, not an omitted one."""
+    if value is None:
         return None
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)

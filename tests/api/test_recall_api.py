@@ -128,6 +128,35 @@ def test_bad_input_answers_the_error_body_with_stable_codes(
     _error(me.post("/recall", json={**ask, "user": "root"}), 422, "invalid_input", "body.user")
     _error(me.post("/recall", json={**ask, "plan": "no_graph"}), 422, "invalid_input", "body.plan")
     _error(me.post("/recall", json={**ask, "budget": "5"}), 422, "invalid_input", "body.budget")
+    # text PostgreSQL cannot hold is refused at the edge with its field, never a 500
+    nul = {**ask, "question": "kettle\u0000scale"}
+    _error(me.post("/recall", json=nul), 422, "invalid_input", "body.question")
+    raw = b'{"question": "kettle \\ud800 scale", "contexts": ["%s"]}' % context.encode()
+    lone = me.post("/recall", content=raw, headers={"content-type": "application/json"})
+    _error(lone, 422, "invalid_input", "body.question")
+    _error(
+        me.post("/recall", json={**ask, "contexts": [context, "a\u0000"]}),
+        422,
+        "invalid_input",
+        "body.contexts",
+    )
+    _error(me.post("/recall", json={**ask, "preset": ""}), 422, "invalid_input", "preset")
+    _error(me.post("/recall", json={**ask, "speaker": "s" * 201}), 422, "invalid_input", "speaker")
+    huge = {**ask, "expected": {"claim": 2**70}}
+    _error(me.post("/recall/explain", json=huge), 422, "invalid_input", "claim")
+    deep = {**ask, "expected": {"source": "kettle", "paragraph": 2**40}}
+    _error(me.post("/recall/explain", json=deep), 422, "invalid_input", "paragraph")
+    _error(
+        me.post("/memories", json={"context": context, "text": "a note", "weight": 0.5}),
+        422,
+        "invalid_input",
+    )
+    _error(
+        me.post("/sessions/chat/turns", json={"text": "hello", "at": ""}),
+        422,
+        "invalid_input",
+        "body.at",
+    )
     _error(
         me.post("/recall", content=b'{"question": ', headers={"content-type": "application/json"}),
         400,

@@ -97,6 +97,10 @@ def test_recall_explain_and_bad_input(cli, svc: Tabane, user: Principal, stored:
         (("recall", QUESTION, "-c", unique("c")), "no_context", None),
         (("recall", QUESTION, "-c", stored, "--session", unique("s")), "no_session", None),
         (("recall", QUESTION, "-c", stored, "--paragraph", "1"), "invalid_input", "--explain"),
+        (("recall", "descale \udcff kettle", "-c", stored), "invalid_input", "question"),
+        (("recall", QUESTION, "-c", stored, "--explain-claim", str(2**70)), "invalid_input",
+         "claim"),
+        (("recall", QUESTION, "-c", stored, "--preset", ""), "invalid_input", "preset"),
         (("recall", QUESTION, "-c", stored, "-c", stored, "--explain", "kettle"),
          "invalid_input", "--explain-context"),
     ]:  # fmt: skip

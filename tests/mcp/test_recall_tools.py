@@ -75,6 +75,15 @@ def test_recall_errors_are_tool_errors_with_stable_codes(
         await err(c, "recall", {**ask, "session": chat}, "no_session")
         await err(c, "recall", {**ask, "user": "root"}, "invalid_input", "user")
         await err(c, "recall", {**ask, "plan": "no_graph"}, "invalid_input", "plan")
+        await err(c, "recall", {**ask, "budget": True}, "invalid_input", "budget")
+        await err(c, "recall", {**ask, "budget": "5"}, "invalid_input", "budget")
+        await err(c, "recall", {**ask, "question": "a\x00b"}, "invalid_input", "question")
+        await err(c, "remember", {"context": context, "text": "a\x00b"}, "invalid_input", "text")
+        await err(
+            c, "explain_recall", {**ask, "expected": {"claim": 2**70}}, "invalid_input", "claim"
+        )
+        nested = {**ask, "expected": {"source": "kettle", "paragraph": True}}
+        await err(c, "explain_recall", nested, "invalid_input", "expected.paragraph")
         hidden = await ok(
             c, "explain_recall", {**ask, "expected": {"context": theirs, "source": "secret"}}
         )

@@ -63,13 +63,19 @@ def test_bad_memories_write_nothing(
 ) -> None:
     for fields, path in (
         ({"text": ""}, "text"),
-        ({"text": "x", "kind": "rumour"}, "memory.kind"),
-        ({"text": "x", "subject": "a"}, "memory.label"),
-        ({"text": "x", "colour": "red"}, "memory.colour"),
+        ({"text": "x", "kind": "rumour"}, "kind"),
+        ({"text": "x", "subject": "a"}, "label"),
+        ({"text": "x", "colour": "red"}, "colour"),
+        ({"text": "x", "weight": 0.5}, "weight"),  # a note without a triple has no weight
+        ({"text": "x", "closes": [2**70]}, "closes[0]"),
+        ({"text": "x", "source": "s", "paragraph": 2**40}, "paragraph"),
     ):
         with pytest.raises(InvalidInput) as err:
             svc.remember(user, context, fields)
         assert path in {i.path for i in err.value.issues}
+    with pytest.raises(InvalidInput) as err:  # the wire's field name, once
+        svc.remember(user, context, {"text": " "})
+    assert [i.path for i in err.value.issues] == ["text"]
     with pytest.raises(NoContext):
         svc.remember(make_user(), context, {"text": "not yours"})
     assert svc.memories(user, context).memories == []

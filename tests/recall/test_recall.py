@@ -68,6 +68,11 @@ def test_budget_keeps_the_longest_prefix_that_fits(svc: Tabane, user, context):
     assert [it.key for it in tight.items] == [it.key for it in wide.items[: len(tight.items)]]
     cut = [c for c in tight.trace.candidates if c.outcome == "cut_by_budget"]
     assert cut and tight.trace.used_tokens <= 30
+    nothing = svc.recall(user, RecallRequest("kettle element water", (context,), budget=1))
+    assert nothing.items == () and nothing.trace.candidates
+    # found but cut is not "not mentioned": a reader told so would deny what is stored
+    assert "not mentioned" not in nothing.rendered
+    assert "Evidence was found" in nothing.rendered and "budget of 1 tokens" in nothing.rendered
 
 
 def test_bad_requests_are_refused_with_their_field(svc: Tabane, user, context):

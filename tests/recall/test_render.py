@@ -257,3 +257,17 @@ def test_an_unreadable_or_broken_template_file_is_refused(tmp_path: Path) -> Non
     with pytest.raises(TemplateError) as syntax:
         load_template(broken)
     assert syntax.value.issues[0].path.startswith("template:")
+
+
+def test_a_failing_template_file_is_named_with_its_line(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.j2"
+    broken.write_text("Question: {{ question }}\n{% for x in %}\n", encoding="utf-8")
+    with pytest.raises(TemplateError) as err:
+        load_template(broken)
+    assert str(broken) in err.value.message and err.value.issues[0].path == "template:2"
+    failing = "Question: {{ question }}\n{{ items[5].text }}\n"
+    with pytest.raises(TemplateError) as err:
+        render("q", [CLAIM], template=failing, name="desk.j2")
+    assert "'desk.j2'" in err.value.message and "line 2" in err.value.message
+    assert err.value.issues[0].path == "template:2"
+    assert err.value.issues[0].problem.startswith("desk.j2: ")

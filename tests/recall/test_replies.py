@@ -49,6 +49,20 @@ def test_a_reply_found_on_its_own_as_well_is_served_once_at_the_better_place(
     assert [c.key for c in result.trace.candidates].count(result.items[0].key) == 1
 
 
+def test_an_answer_found_directly_carries_the_question_before_it(svc: Tabane, user, context):
+    _ingest(svc, user, context, [*FAQ, "Yes: keep one five amp fuse in the lid."])
+    result = svc.recall(user, RecallRequest("hold the red button for ten seconds", (context,)))
+    first = result.items[0]
+    assert (first.text, first.in_reply_to) == (FAQ[1], FAQ[0])
+    assert result.trace.candidates[0].reply_to is not None
+    fuse = svc.recall(user, RecallRequest("five amp fuse in the lid", (context,))).items[0]
+    assert fuse.text.startswith("Yes: keep") and fuse.in_reply_to == FAQ[2]
+    plain = svc.recall(
+        user, RecallRequest("hold the red button", (context,)), tunables=Tunables(replies=False)
+    )
+    assert plain.items[0].in_reply_to is None
+
+
 def test_a_turn_that_asks_serves_the_next_turn_of_its_session(svc: Tabane, user, context):
     chat = "replies"
     said = [
@@ -64,6 +78,49 @@ def test_a_turn_that_asks_serves_the_next_turn_of_its_session(svc: Tabane, user,
     assert turns[0].text == said[1][1] and turns[0].author == "Leo"
     assert turns[0].in_reply_to == said[0][1]
     assert said[0][1] not in [it.text for it in turns]
+    newest = [it for it in turns if it.text == said[3][1]]  # the newest turn: it asks nothing
+    assert newest and newest[0].in_reply_to is None
+
+
+def test_a_reply_stays_in_the_exchange(svc: Tabane, user, context):
+    """No reply into the next heading's section, none that asks in turn, none for reported
+    speech; sections that interleave (speakers taking turns) are labels and are crossed."""
+    notes = [
+        block("Should the garden shed get a new roof?", section=("Notes", "Open questions")),
+        block("Run make install to build the printer driver.", section=("Notes", "Install")),
+        block("Can the dishwasher run at night?", section=("Kitchen",)),
+        block("Is the dishwasher noisy when it runs at night?", section=("Kitchen",)),
+        block("It hums quietly at 40 dB.", section=("Kitchen",)),
+        block('The blender stopped and he asked "why?"', section=("Kitchen",)),
+        block("Nobody ever replied about the blender motor.", section=("Kitchen",)),
+    ]
+    svc.ingest(user, context, DocumentInput(source_id="notes", paragraphs=notes))
+    chat = [("Mia", "Morning!"), ("Leo", "Morning."), ("Mia", "Where is the ladder?")]
+    chat += [("Leo", "In the cellar, behind the bikes.")]
+    svc.ingest(
+        user,
+        context,
+        DocumentInput(source_id="chat", paragraphs=[block(t, section=(w,)) for w, t in chat]),
+    )
+
+    def first(question: str) -> tuple[str, str | None]:
+        got = svc.recall(user, RecallRequest(question, (context,))).items[0]
+        return got.text, got.in_reply_to
+
+    assert first("garden shed new roof") == (notes[0].text, None)
+    assert first("can the dishwasher run at night") == (notes[2].text, None)
+    assert first("blender stopped why") == (notes[5].text, None)
+    assert first("where is the ladder") == (chat[3][1], chat[2][1])
+
+
+def test_a_long_question_rides_along_by_its_closing_sentences(svc: Tabane, user, context):
+    preamble = "The filter of the old coffee machine clogs with scale every few weeks. " * 40
+    _ingest(svc, user, context, [preamble + "Should I clean the coffee filter?", "Yes, clean it."])
+    result = svc.recall(user, RecallRequest("clean the coffee filter", (context,)))
+    first = result.items[0]
+    assert first.text == "Yes, clean it." and first.in_reply_to is not None
+    assert first.in_reply_to.endswith("Should I clean the coffee filter?")
+    assert len(first.in_reply_to) <= 200 and first.tokens < 80
 
 
 def test_explain_says_a_question_was_answered_by_its_reply(svc: Tabane, user, context):

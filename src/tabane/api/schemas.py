@@ -9,16 +9,28 @@ surface reports them with the same codes.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tabane.errors import InvalidInput, Issue
 from tabane.ingest.documents import DocumentInput, block
+from tabane.types import text_problems
 
 
 class Request(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _storable_text(cls, value: Any) -> Any:
+        """No NUL and no lone surrogate in any text of any field (nested ones included):
+        PostgreSQL could not store or compare it, so it never reaches the service."""
+        found = text_problems(value, "")
+        if found:
+            where, problem = found[0]
+            raise ValueError(f"{where}: {problem}" if where else problem)
+        return value
 
 
 class Response(BaseModel):

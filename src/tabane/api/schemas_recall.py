@@ -123,8 +123,8 @@ class EvidenceOut(Response):
     direct: bool = Field(description="its source is named by title in the question")
     tokens: int = Field(description="the budget's estimate for this item")
     in_reply_to: str | None = Field(
-        description="the question this item answers: the paragraph or turn before it asked, "
-        "was found, and gave its place to this reply"
+        description="the question this item answers: the paragraph or turn just before it, "
+        "which asks (found itself, it gave its place to this reply)"
     )
 
 

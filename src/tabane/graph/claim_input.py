@@ -104,6 +104,8 @@ def parse_claim(
             if item.get(name) is None:
                 issues.append(Issue(f"{path}.{name}", "missing"))
     weight = _weight(item.get("weight"), f"{path}.weight", issues, needed=bool(present))
+    if weight is not None and not present and not require_triple:
+        issues.append(Issue(f"{path}.weight", "only a triple has a weight (a note has none)"))
     statement = _text(item.get("statement"), f"{path}.statement", issues, MAX_STATEMENT)
     if not present and statement is None and not require_triple:
         issues.append(Issue(path, "needs a triple (subject, label, object) or a statement"))
@@ -112,9 +114,11 @@ def parse_claim(
         issues.append(Issue(f"{path}.kind", f"unknown; use one of {', '.join(EPISTEMIC_KINDS)}"))
     paragraph = item.get("paragraph")
     if paragraph is not None and (
-        isinstance(paragraph, bool) or not isinstance(paragraph, int) or paragraph < 0
+        isinstance(paragraph, bool)
+        or not isinstance(paragraph, int)
+        or not 0 <= paragraph <= MAX_INT
     ):
-        issues.append(Issue(f"{path}.paragraph", "not a non-negative integer"))
+        issues.append(Issue(f"{path}.paragraph", f"not an integer in 0..{MAX_INT}"))
     source = _text(item.get("source"), f"{path}.source", issues, 2000)
     if paragraph is not None and source is None:
         issues.append(Issue(f"{path}.paragraph", "needs a source"))
@@ -145,6 +149,10 @@ def parse_claim(
 
 def _spelling(value: object, path: str, issues: list[Issue]) -> str | None:
     return None if value is None else check_spelling(value, path, issues)
+
+
+MAX_INT = 2**31 - 1  # a paragraph index is a PostgreSQL integer
+MAX_ID = 2**63 - 1  # claim ids are PostgreSQL bigints
 
 
 def _weight(value: object, path: str, issues: list[Issue], *, needed: bool) -> float | None:
@@ -194,7 +202,7 @@ def _ids(value: object, path: str, issues: list[Issue]) -> tuple[int, ...]:
         return ()
     out: list[int] = []
     for i, v in enumerate(value):
-        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 < v <= MAX_ID:
             issues.append(Issue(f"{path}[{i}]", "not a claim id"))
         else:
             out.append(v)

@@ -8,13 +8,13 @@ import json
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tabane.contexts.contexts import ContextInfo, ContextStats
 from tabane.contexts.groups import GroupInfo
 from tabane.search.plan import MAX_LIMIT
 from tabane.sources.read import MAX_PAGE, ParagraphView, SourceInfo
-from tabane.types import SOURCE_STATES
+from tabane.types import SOURCE_STATES, text_problems
 
 # -- results that wrap the service's dataclasses (structured content must be a JSON object) -------
 
@@ -50,10 +50,22 @@ class SourceLookup:
 
 
 class Args(BaseModel):
-    """Base of every tool's arguments: unknown keys are refused; a list or object sent as a JSON
-    string (some clients do) is parsed first."""
+    """Base of every tool's arguments: unknown keys are refused, and values keep their JSON types
+    (strict: `true` is no budget, `"5"` no count); a list or object sent as a JSON string (some
+    clients do) is parsed first."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _storable_text(cls, value: Any) -> Any:
+        """No NUL and no lone surrogate in any text (nested ones included): PostgreSQL could
+        not store or compare it."""
+        found = text_problems(value, "")
+        if found:
+            where, problem = found[0]
+            raise ValueError(f"{where}: {problem}" if where else problem)
+        return value
 
     @model_validator(mode="before")
     @classmethod
@@ -156,7 +168,7 @@ class ChangeGroupArgs(Args):
 
 
 class LocatorIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     kind: Annotated[
         Literal["page", "line_range", "slide", "sheet", "table"],
         Field(description="What start counts."),
@@ -172,7 +184,7 @@ class LocatorIn(BaseModel):
 
 
 class ParagraphIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     text: Annotated[str, Field(min_length=1, pattern=r"\S", description="The paragraph's text.")]
     section: Annotated[
         list[str], Field(description="Heading path, outermost first, e.g. ['Guide', 'Install'].")
@@ -258,7 +270,7 @@ class SearchArgs(Args):
 
 
 class ExpectedIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     context: Annotated[
         str | None, Field(description="Its context; default: the only context searched.")
     ] = None

@@ -41,7 +41,7 @@ KindArg = Annotated[Literal["concept", "label"], Field(description="Concept or l
 
 
 class ClaimArg(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     subject: Annotated[StrictStr, Field(description="Concept spelling: reuse what resolve found.")]
     label: Annotated[
         StrictStr, Field(description="Edge label from a small vocabulary (list_labels).")
@@ -95,7 +95,7 @@ class AddAssociationsArgs(Args):
 
 
 class EdgeArg(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     subject: Spelling
     label: Spelling
     object: Spelling

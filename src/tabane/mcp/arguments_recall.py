@@ -76,7 +76,7 @@ class AskArgs(RecallArgs):
 
 
 class ExpectedItem(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     context: Annotated[
         str | None, Field(description="The source's context; default: the only context read.")
     ] = None

@@ -65,8 +65,31 @@ def parse_memory(fields: Mapping[str, Any], speaker: str | None) -> ClaimInput:
         item["author"] = speaker
     claim = parse_claim(item, "memory", issues, require_triple=False)
     if issues or claim is None:
-        raise InvalidInput("invalid memory; nothing written", issues=issues)
+        raise InvalidInput("invalid memory; nothing written", issues=_on_the_wire(issues))
     return claim
+
+
+# Claim fields a memory names otherwise on the wire.
+_WIRE = {"statement": "text", "author": "speaker"}
+
+
+def _on_the_wire(issues: list[Issue]) -> list[Issue]:
+    """The claim parser's issues under the memory's own field names (`memory.statement` is
+    `text`), one per field, the parser's "needs a triple or a statement" left out when the text
+    is the issue."""
+    out: list[Issue] = []
+    for issue in issues:
+        if issue.path == "memory":
+            if not any(i.path == "text" for i in issues):
+                out.append(Issue("text", issue.problem))
+            continue
+        path = issue.path.removeprefix("memory.")
+        field, sep, rest = path.partition(".")
+        name, bracket, index = field.partition("[")
+        wire = _WIRE.get(name, name) + bracket + index + sep + rest
+        if not any(i.path == wire for i in out):  # `text` once, not again as the statement
+            out.append(Issue(wire, issue.problem))
+    return out
 
 
 def remember(

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
+from tabane.models.extractive import sentences
 from tabane.models.summarizer import strip_citations
 from tabane.recall.result import Citation, Evidence, Kind, LaneRank, Provenance, ScopeRef
 from tabane.types import SOURCE_STATES
@@ -63,9 +64,11 @@ def candidate(row: Any, context_names: dict[int, str]) -> Candidate:
     kind: Kind = row.kind
     item_id, asked = int(row.item_id), None
     reply = _reply(row)
-    if reply is not None:
+    if reply is not None:  # it asks: its reply takes its place
         asked = f"{KEY_PREFIX[kind]}:{item_id}"
         item_id, row = reply
+    elif row.asked_id is not None:  # it answers the question just before it
+        asked = f"{KEY_PREFIX[kind]}:{row.asked_id}"
     return Candidate(
         key=f"{KEY_PREFIX[kind]}:{item_id}",
         kind=kind,
@@ -81,9 +84,27 @@ def candidate(row: Any, context_names: dict[int, str]) -> Candidate:
     )
 
 
+# The most of a question an answer carries (`in_reply_to`): its closing sentences within this many
+# characters — the question is what it ends with; a long preamble would cost the answer's budget.
+MAX_ASKED = 200
+
+
+def asked_part(text: str) -> str:
+    """The closing sentences of an asking text within `MAX_ASKED` characters (at least its last
+    sentence, itself cut to its last `MAX_ASKED` characters behind an ellipsis)."""
+    said = sentences(text) or [text.strip()]
+    kept = [said[-1]]
+    for sentence in reversed(said[:-1]):
+        if len(" ".join([sentence, *kept])) > MAX_ASKED:
+            break
+        kept.insert(0, sentence)
+    out = " ".join(kept)
+    return out if len(out) <= MAX_ASKED else "…" + out[-(MAX_ASKED - 1) :].lstrip()
+
+
 def _reply(row: Any) -> tuple[int, Any] | None:
     """The reply that takes an asking paragraph's or turn's place (statement.py `_replies`):
-    its id and the row with the reply's details in place of the question's, which stays as
+    its id and the row with the reply's details in place of the question's, whose text becomes
     `asked_text`."""
     if row.reply_paragraph is not None:
         swap = {
@@ -147,7 +168,7 @@ def evidence(c: Candidate, scopes: dict[str, str], session_name: str | None) -> 
         author=author,
         when=when,
         direct=c.direct,
-        in_reply_to=c.row.asked_text if c.asked is not None else None,
+        in_reply_to=asked_part(c.row.asked_text) if c.asked is not None else None,
     )
 
 

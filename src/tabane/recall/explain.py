@@ -7,8 +7,8 @@ evidence — the first verdict that applies, from the same statement, ordering a
 3. `not_found` — no lane found it within its pool; `lanes` gives each lane's rank for it under a
    wide pool (`WIDE_POOL`), if any lane ranks it at all;
 4. `below_candidates` — lanes found it, but its fused score ranked past the candidates kept;
-5. `answered` — it asks a question, and its reply (the next paragraph or turn) took its place:
-   the verdict says what became of the reply (served, cut, …);
+5. `answered` — it asks a question, and its reply (the next paragraph or turn) carries it (in its
+   place when it was found); the detail says what became of the reply (served, cut, …);
 6. `duplicate` — the same text is served as another item (a turn and the note made from it);
 7. `cut_by_rerank` — ordering put it past `max_items`;
 8. `cut_by_budget` — it did not fit the token budget;
@@ -31,6 +31,7 @@ from tabane.recall.recall import run
 from tabane.recall.result import LaneRank
 from tabane.search.search import QueryVector
 from tabane.storage.schema import Claim, Context, Paragraph, Source
+from tabane.types import text_problems
 
 WIDE_POOL = 1000  # explain's pool per lane when the item was not among the candidates
 
@@ -48,18 +49,36 @@ class Expected:
     def check(self) -> None:
         by_source = self.source is not None
         if by_source == (self.claim is not None):
+            both = "not both" if by_source else "neither was given"
             raise InvalidInput(
                 "name either a source (with its context) or a claim",
-                issues=[Issue("expected", "give source (and context) or claim, not both")],
+                issues=[Issue("expected", f"give source (and context) or claim: {both}")],
             )
+        texts = {"source": self.source, "context": self.context}
+        found = [Issue(path, problem) for path, problem in text_problems(texts, "")]
+        if found:
+            raise InvalidInput("invalid expected item", issues=found)
+        if by_source and not (self.source or "").strip():
+            raise InvalidInput("a source id cannot be empty", issues=[Issue("source", "empty")])
         if by_source and not self.context:
             raise InvalidInput("a source needs its context", issues=[Issue("context", "empty")])
-        if self.paragraph is not None and (
-            isinstance(self.paragraph, bool)
-            or not isinstance(self.paragraph, int)
-            or self.paragraph < 0
-        ):
-            raise InvalidInput("invalid paragraph", issues=[Issue("paragraph", "not an index ≥ 0")])
+        if self.paragraph is not None and not _within(self.paragraph, 0, MAX_PARAGRAPH):
+            raise InvalidInput(
+                "invalid paragraph",
+                issues=[Issue("paragraph", f"not a paragraph index in 0..{MAX_PARAGRAPH}")],
+            )
+        if self.claim is not None and not _within(self.claim, 1, MAX_ID):
+            raise InvalidInput(
+                "invalid claim id", issues=[Issue("claim", f"not a claim id in 1..{MAX_ID}")]
+            )
+
+
+MAX_PARAGRAPH = 2**31 - 1  # paragraph indexes are PostgreSQL integers
+MAX_ID = 2**63 - 1  # claim ids are PostgreSQL bigints
+
+
+def _within(value: object, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
 
 
 @dataclass(frozen=True)
@@ -144,7 +163,8 @@ def explain(
         reply = min(replies, key=lambda p: (p.outcome == "duplicate", p.position))
         return Explanation(
             "answered",
-            f"it asks a question; its reply {reply.item.key} took its place: {reply.outcome}",
+            f"it asks a question; its reply {reply.item.key} carries it (in its place when it "
+            f"was found): {reply.outcome}",
             key=outcome.found[reply.item.key].asked,
             lanes=outcome.found[reply.item.key].lanes,
             position=reply.position,

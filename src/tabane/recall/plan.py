@@ -9,9 +9,11 @@ from dataclasses import dataclass
 
 from tabane.errors import InvalidInput, Issue
 from tabane.recall.statement import DERIVED_LANES, LANES
+from tabane.types import text_problems
 
 MAX_QUESTION = 4000
 MAX_BUDGET = 200_000  # tokens; far beyond any model's context, so larger is a mistake
+MAX_LABEL = 200  # characters of a session, speaker or preset name (as a note's speaker)
 
 PLANS: dict[str, tuple[str, ...]] = {
     "maximal": LANES,
@@ -87,9 +89,15 @@ class RecallRequest:
             issues.append(Issue("semantic_floor", f"{self.semantic_floor!r} not in [-1, 1]"))
         if self.plan not in PLANS:
             issues.append(Issue("plan", f"choose from {sorted(PLANS)}"))
-        for field in ("session", "speaker"):
+        for field in ("session", "speaker", "preset"):
             value = getattr(self, field)
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 issues.append(Issue(field, "empty"))
+            elif isinstance(value, str) and len(value) > MAX_LABEL:
+                issues.append(Issue(field, f"{len(value)} characters, at most {MAX_LABEL}"))
+        texts: dict[str, object] = {"question": self.question, "session": self.session}
+        texts |= {"speaker": self.speaker, "preset": self.preset}
+        texts |= {"contexts": self.contexts, "groups": self.groups}
+        issues += [Issue(path, problem) for path, problem in text_problems(texts, "")]
         if issues:
             raise InvalidInput("invalid recall request", issues=issues)

@@ -5,9 +5,10 @@ items), with strict undefined variables and no autoescaping: the output is a pro
 Each template text compiles once (cached). A template that fails to compile or render raises
 `TemplateError` whose issue path names the template line (`template:3`), never a 500.
 
-A template sees `question`, `asker`, `overview` (each may be None except the question) and
-`items`, the `Evidence` objects in order, and may use the `cite` filter: an item's citation in
-one line. Lane names and scores are not in `Evidence`, so no template can show them.
+A template sees `question`, `asker`, `overview` (each may be None except the question),
+`items`, the `Evidence` objects in order, `cut` (how many items found did not fit) and `budget`
+(the token budget), and may use the `cite` filter: an item's citation in one line. Lane names
+and scores are not in `Evidence`, so no template can show them.
 """
 
 from __future__ import annotations
@@ -39,7 +40,10 @@ def load_template(path: Path | None) -> str:
             f"cannot read the recall template {str(path)!r}: {exc}",
             issues=[Issue("template", f"unreadable: {type(exc).__name__}")],
         ) from None
-    _compile(text)
+    try:
+        _compile(text)
+    except TemplateError as exc:
+        raise _named(exc, str(path)) from None
     return text
 
 
@@ -50,15 +54,35 @@ def render(
     overview: str | None = None,
     asker: str | None = None,
     template: str | None = None,
+    cut: int = 0,
+    budget: int | None = None,
+    name: str | None = None,
 ) -> str:
     """The evidence rendered by `template` (template text; None: the default), trailing newlines
-    dropped."""
+    dropped. `cut` counts the evidence found that the token `budget` left out; `name` (the
+    template's file) is named in an error."""
     compiled = _compile(_default_text() if template is None else template)
     try:
-        out = compiled.render(question=question, asker=asker, overview=overview, items=tuple(items))
+        out = compiled.render(
+            question=question,
+            asker=asker,
+            overview=overview,
+            items=tuple(items),
+            cut=cut,
+            budget=budget,
+        )
     except Exception as exc:  # a template is code the caller wrote: any failure is bad input
-        raise _error("render", exc, _template_line(exc)) from None
+        failed = _error("render", exc, _template_line(exc))
+        raise (_named(failed, name) if name else failed) from None
     return out.rstrip("\n")
+
+
+def _named(exc: TemplateError, name: str) -> TemplateError:
+    """The error with the template's file named (a preset's template or the setting's)."""
+    return TemplateError(
+        exc.message.replace("the recall template", f"the recall template {name!r}", 1),
+        issues=[Issue(i.path, f"{name}: {i.problem}") for i in exc.issues],
+    )
 
 
 def cite(item: Evidence) -> str:

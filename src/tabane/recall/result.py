@@ -61,7 +61,7 @@ class Evidence:
     when: datetime | None = None  # when it was said or recorded, if known
     direct: bool = False  # its source is named by title in the question
     tokens: int = 0  # the budget's estimate for this item
-    in_reply_to: str | None = None  # the question it answers, when the question was found
+    in_reply_to: str | None = None  # the question just before it, which it answers
 
 
 @dataclass(frozen=True)

@@ -104,7 +104,8 @@ class RecallService(ServiceBase):
         """The evidence for `request.question` that `user` may see, budgeted, cited, rendered."""
         started = time.perf_counter()
         ready = self._prepare(request)
-        template = render.load_template(ready.preset.template or self.settings.recall_template)
+        template_file = ready.preset.template or self.settings.recall_template
+        template = render.load_template(template_file)
         with self.store.session(user) as session:
             reached = groups.expand(session, ready.contexts, ready.groups)
             window = self._window(session, user, request)
@@ -131,8 +132,16 @@ class RecallService(ServiceBase):
                 else None
             )
         items = order.served(outcome.placed) if outcome else []
+        cut = sum(p.outcome == "cut_by_budget" for p in outcome.placed) if outcome else 0
         rendered = render.render(
-            request.question, items, overview=block, asker=request.speaker, template=template
+            request.question,
+            items,
+            overview=block,
+            asker=request.speaker,
+            template=template,
+            cut=cut,
+            budget=ready.budget,
+            name=str(template_file) if template_file else None,
         )
         timings = {"embed": ready.embed_ms, **(outcome.timings_ms if outcome else {})}
         timings["total"] = round((time.perf_counter() - started) * 1000, 3)

@@ -17,11 +17,11 @@ from typing import TypeVar
 
 from sqlalchemy import Engine, create_engine, event, func, select, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DataError, OperationalError
 from sqlalchemy.orm import Session
 
 from tabane.config import Settings
-from tabane.errors import StoreUnavailable
+from tabane.errors import InvalidInput, Issue, StoreUnavailable
 from tabane.storage import embedded, migrate
 from tabane.storage.rls import APP_ROLE
 from tabane.types import Principal
@@ -73,15 +73,27 @@ class Store:
 
     @contextmanager
     def session(self, principal: Principal) -> Iterator[Session]:
-        """One transaction acting for `principal`; commits on success, rolls back on error."""
-        with Session(self.app, expire_on_commit=False) as session, session.begin():
-            session.execute(
-                select(
-                    func.set_config("tabane.read_scopes", array_literal(principal.read), True),
-                    func.set_config("tabane.write_scopes", array_literal(principal.write), True),
+        """One transaction acting for `principal`; commits on success, rolls back on error. A
+        value PostgreSQL cannot take (`unstorable`) rolls it back as bad input, never a 500."""
+        try:
+            with Session(self.app, expire_on_commit=False) as session, session.begin():
+                session.execute(
+                    select(
+                        func.set_config("tabane.read_scopes", array_literal(principal.read), True),
+                        func.set_config(
+                            "tabane.write_scopes", array_literal(principal.write), True
+                        ),
+                    )
                 )
-            )
-            yield session
+                yield session
+        except (DataError, UnicodeEncodeError) as exc:
+            problem = unstorable(exc)
+            if problem is None:
+                raise
+            raise InvalidInput(
+                f"a value cannot be stored: {problem}; nothing written",
+                issues=[Issue("value", problem)],
+            ) from None
 
     @contextmanager
     def unscoped(self) -> Iterator[Session]:
@@ -100,6 +112,20 @@ class Store:
         self.beside_pool.shutdown(wait=True)
         self.app.dispose()
         self.owner.dispose()
+
+
+def unstorable(exc: BaseException) -> str | None:
+    """What made PostgreSQL (or its driver) refuse a value, when that is the input's fault: a
+    NUL character or a lone surrogate in a text, a number out of its column's range. The
+    surfaces refuse these with their field first; this is the net under every other caller."""
+    if isinstance(exc, UnicodeEncodeError):
+        return "a text is not valid Unicode (a lone surrogate)"
+    orig = getattr(exc, "orig", None)
+    if "NUL (0x00)" in str(orig):
+        return "a text contains a NUL character"
+    if getattr(orig, "sqlstate", None) == "22003":
+        return "a number is out of range"
+    return None
 
 
 def open_store(settings: Settings, *, run_migrations: bool = True) -> Store:
