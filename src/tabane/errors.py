@@ -26,7 +26,8 @@
     │   ├── NameTaken                name_taken    409
     │   ├── GroupCycle               group_cycle   409
     │   ├── GroupTooDeep             group_too_deep 409
-    │   └── AliasConflict            alias_conflict 409 (an alias would join two concepts)
+    │   ├── AliasConflict            alias_conflict 409 (an alias would join two concepts)
+    │   └── SourceTaken              source_taken  409 (a source you cannot see holds the id)
     ├── Forbidden                    forbidden     403  (the caller may not write these scopes)
     ├── RateLimited                  rate_limited  429  (too many requests; `Retry-After` says when)
     ├── StoreUnavailable             store_unavailable 503
@@ -193,6 +194,10 @@ class GroupTooDeep(Conflict):
 
 class AliasConflict(Conflict):
     code = "alias_conflict"
+
+
+class SourceTaken(Conflict):
+    code = "source_taken"
 
 
 class Forbidden(TabaneError):

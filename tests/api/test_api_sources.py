@@ -52,6 +52,8 @@ def test_markdown_text_lookup_and_citation(client, context) -> None:
         "outcome": "created",
         "paragraphs": 3,
         "sections": 2,
+        "reindexed": False,
+        "claims_closed": 0,
     }
 
     found = client.post(f"/contexts/{context}/sources/lookup", json={"source_id": "docs/guide.md"})
@@ -124,6 +126,8 @@ def test_paragraphs_with_section_locator_and_questions(client, context) -> None:
         "outcome": "created",
         "paragraphs": 3,
         "sections": 2,
+        "reindexed": False,
+        "claims_closed": 0,
     }
     lookup = f"/contexts/{context}/sources/lookup"
     body = client.post(lookup, json={"source_id": "slides.pdf"}).json()

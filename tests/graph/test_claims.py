@@ -57,6 +57,21 @@ def test_batch_nets_weights_and_mints_spellings(svc: Tabane, user: Principal, co
     assert edge(svc, user, context, "ストレス", "引き起こす", "不眠") == (2.5, 3)
 
 
+def test_padded_spellings_are_the_same_concept(svc: Tabane, user: Principal, context: str) -> None:
+    first = svc.add_claims(
+        user,
+        context,
+        parse_claims([{"subject": "coffee", "label": "keeps", "object": "me up", "weight": 1.0}]),
+    )
+    padded = [{"subject": "  coffee ", "label": " keeps", "object": "me   up ", "weight": 0.5}]
+    again = svc.add_claims(user, context, parse_claims(padded))
+    assert first.minted_concepts == ("coffee", "me up") and again.minted_concepts == ()
+    assert again.minted_labels == () and edge(svc, user, context, "coffee", "keeps", "me up") == (
+        1.5,
+        2,
+    )
+
+
 def test_bad_batch_names_every_problem_and_writes_nothing(
     svc: Tabane, user: Principal, context: str
 ) -> None:

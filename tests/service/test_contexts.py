@@ -9,6 +9,8 @@ import pytest
 from tabane.errors import Forbidden, InvalidInput, InvalidName, NameTaken, NoContext
 from tabane.service import Tabane
 
+from helpers import unique
+
 
 def test_create_get_list_update_rename_delete(svc: Tabane, user, context) -> None:
     info = svc.get_context(user, context)
@@ -81,3 +83,29 @@ def test_reader_without_write_scope_gets_forbidden_and_nothing_changes(
     with pytest.raises(Forbidden):
         svc.create_context(reader, name + "y", scopes=["team:x"])
     assert svc.get_context(owner, name).description == ""
+
+
+def test_a_context_holding_rows_you_may_not_write_is_not_deleted(svc: Tabane, make_user) -> None:
+    from tabane.ingest.documents import DocumentInput, block
+
+    team = unique("team:")
+    alice, bob = make_user(extra_write=(team,)), make_user(extra_write=(team,))
+    mine = f"user:{bob.name}"
+    with_source, with_note = unique("shared"), unique("shared")
+    for name in (with_source, with_note):
+        svc.create_context(alice, name, scopes=[team])
+    diary = DocumentInput(source_id="diary", paragraphs=[block("bob's notes")], scopes=[mine])
+    svc.ingest(bob, with_source, diary)
+    note = svc.remember(bob, with_note, {"text": "bob's own note"}, scopes=[mine])
+    for name in (with_source, with_note):
+        with pytest.raises(Forbidden) as err:
+            svc.delete_context(alice, name)
+        assert err.value.issues[0].path == "context"
+    assert [s.source_id for s in svc.list_sources(bob, with_source).sources] == ["diary"]
+    assert note in [m.id for m in svc.memories(bob, with_note).memories]
+    team_only = unique("shared")
+    svc.create_context(alice, team_only, scopes=[team])
+    svc.remember(bob, team_only, {"text": "for the team"})  # the context's own scopes
+    svc.delete_context(alice, team_only)  # nothing in it is beyond alice's scopes
+    for name in (with_source, with_note):
+        svc.delete_context(bob, name)  # everything in them is bob's or the team's

@@ -46,7 +46,8 @@ def list_sources(
 @router.post("/sources", status_code=201)
 def ingest(context: str, body: IngestIn, svc: Svc, user: User) -> IngestOut:
     """Store one document, given as `text` (parsed by format) or as `paragraphs`. Idempotent:
-    the same content again is `unchanged`; changed content is `replaced`."""
+    the same content again is `unchanged`; changed content is `replaced`. A source id held in
+    the context by a source you cannot see is 409 `source_taken`."""
     return out(IngestOut, svc.ingest(user, context, body.to_document()))
 
 

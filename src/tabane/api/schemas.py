@@ -252,6 +252,13 @@ class IngestOut(Response):
     outcome: Literal["created", "replaced", "unchanged", "revived"]
     paragraphs: int
     sections: int
+    reindexed: bool = Field(
+        description="the same text under a new title: stored, and its paragraphs' search terms "
+        "rewritten (`outcome` stays `unchanged`)"
+    )
+    claims_closed: int = Field(
+        description="claims attributed to the replaced version, closed with it (`replaced`)"
+    )
 
 
 class SourceOut(Response):
@@ -335,7 +342,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
         400: "malformed JSON (`invalid_json`)",
         403: "the caller may not write these scopes (`forbidden`)",
         404: "unknown or invisible context, group, source or paragraph",
-        409: "name taken, group cycle or group too deep",
+        409: "name taken, group cycle, group too deep, alias conflict or source id taken",
         413: "request body over the limit (`body_too_large`)",
         422: "invalid input; `issues` name each field",
         500: "unexpected error (`internal`); the server log has the details",

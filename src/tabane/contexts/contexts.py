@@ -7,18 +7,18 @@ not exist for them (`no_context`).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import ARRAY, Text, func, literal, not_, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from tabane.errors import Forbidden, InvalidInput, Issue, NameTaken, NoContext
 from tabane.graph.stats import graph_stats
-from tabane.storage.schema import Context, ContextUsage, Paragraph, Section, Source
+from tabane.storage.schema import Claim, Context, ContextUsage, Paragraph, Section, Source
 from tabane.types import Principal, check_name, scope_set
 
 
@@ -169,14 +169,48 @@ def rename(session: Session, principal: Principal, name: str, new_name: str) -> 
     return info(session, ctx)
 
 
-def delete(session: Session, principal: Principal, name: str) -> ContextStats:
-    """Delete a context with everything in it; group memberships go with it."""
+def delete(
+    session: Session,
+    principal: Principal,
+    name: str,
+    foreign: Callable[[int], int] | None = None,
+) -> ContextStats:
+    """Delete a context with everything in it; group memberships go with it. `foreign` counts,
+    past row-level security, the sources and claims in it that the caller may not write: a
+    context holding someone else's rows is refused (`forbidden`), since the cascade would remove
+    rows the caller can neither see nor change."""
     ctx = resolve(session, name)
     require_writable(principal, ctx)
+    if foreign is not None and foreign(ctx.id):
+        raise Forbidden(
+            f"context {name!r} holds sources or claims that are not yours to delete; nothing "
+            "deleted",
+            issues=[Issue("context", "holds rows in scopes you may not write")],
+        )
     stats = _stats(session, ctx.id)
     session.delete(ctx)
     session.flush()
     return stats
+
+
+def foreign_rows(admin: Session, context_id: int, writable: frozenset[str]) -> int:
+    """Sources and claims of the context outside `writable`, counted in an owner transaction
+    (it sees past row-level security; only the count leaves it)."""
+    scopes = sorted(writable)
+    total = 0
+    for table in (Source, Claim):
+        total += (
+            admin.scalar(
+                select(func.count())
+                .select_from(table)
+                .where(
+                    table.context_id == context_id,
+                    not_(table.scopes.op("<@", is_comparison=True)(literal(scopes, ARRAY(Text)))),
+                )
+            )
+            or 0
+        )
+    return total
 
 
 def bump(

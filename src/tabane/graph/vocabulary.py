@@ -32,12 +32,14 @@ MAX_SPELLING = 300
 
 
 def check_spelling(value: object, path: str, issues: list[Issue]) -> str | None:
-    """A concept or label spelling: non-empty text without control characters, NFC-normalized.
-    Problems are appended to `issues` (so a batch reports all of them); returns None then."""
+    """A concept or label spelling: non-empty text without control characters, NFC-normalized,
+    spaces trimmed and runs of spaces made one (`"  coffee  "` is the concept `coffee`, not a
+    twin of it). Problems are appended to `issues` (so a batch reports all of them); returns
+    None then."""
     if not isinstance(value, str):
         issues.append(Issue(path, "not a string"))
         return None
-    name = unicodedata.normalize("NFC", value)
+    name = " ".join(part for part in unicodedata.normalize("NFC", value).split(" ") if part)
     if not name.strip():
         issues.append(Issue(path, "empty"))
         return None

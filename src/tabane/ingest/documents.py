@@ -103,7 +103,10 @@ def ingest_parsed(
         result = store(session, principal, ctx, meta, parsed.blocks, doc.questions)
         _describe(session, result.source_pk, outline(meta.title, parsed.blocks), meta.area)
         if result.outcome == "replaced":  # the old version's claims pointed at its paragraphs
-            claims.close_by_source(session, principal, ctx, meta.source_id, reason="replaced")
+            closed = claims.close_by_source(
+                session, principal, ctx, meta.source_id, reason="replaced"
+            )
+            result = replace(result, claims_closed=closed.claims)
         if embed and result.outcome != "unchanged" and result.paragraphs:
             queue.enqueue_embedding(
                 session,

@@ -151,8 +151,12 @@ class Tabane(
             return contexts.rename(session, user, name, new_name)
 
     def delete_context(self, user: Principal, name: str) -> ContextStats:
+        def foreign(context_id: int) -> int:
+            with self.store.admin() as admin:
+                return contexts.foreign_rows(admin, context_id, user.write)
+
         with self.store.session(user) as session:
-            return contexts.delete(session, user, name)
+            return contexts.delete(session, user, name, foreign)
 
     # -- groups --------------------------------------------------------------------------------
 

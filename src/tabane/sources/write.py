@@ -9,10 +9,11 @@ from datetime import datetime
 from typing import Literal
 
 from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from tabane.contexts.contexts import bump
-from tabane.errors import Forbidden, Issue, NoSource
+from tabane.errors import Forbidden, Issue, NoSource, SourceTaken
 from tabane.search import postings
 from tabane.storage.schema import Context, Paragraph, Section, Source
 from tabane.text.documents import Block
@@ -48,6 +49,7 @@ class WriteResult:
     sections: int
     source_pk: int = 0
     reindexed: bool = False  # unchanged text under a new title: its BM25 postings were rewritten
+    claims_closed: int = 0  # claims attributed to the replaced version, closed with it
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,8 @@ def store(
         _apply_meta(source, meta)
         session.add(source)
     source.paragraph_count = len(blocks)
+    if outcome == "created":
+        _insert_new(session, ctx, meta.source_id)
     session.flush()
     sections = _write_sections(session, ctx.id, source.id, meta.scopes, blocks)
     _write_paragraphs(
@@ -314,3 +318,21 @@ def _terms(
     return [
         postings.terms_of(text, asked, headings[section]) for text, asked, section in paragraphs
     ]
+
+
+def _insert_new(session: Session, ctx: Context, source_id: str) -> None:
+    """Insert the new source in a savepoint: a source id is unique in its context for everyone,
+    and one held by a source the caller cannot see (row-level security hid it from the lookup)
+    is refused as `source_taken`, not a failed transaction."""
+    name = ctx.name  # read before: a failed flush expires the session's objects
+    try:
+        with session.begin_nested():
+            session.flush()
+    except IntegrityError as exc:
+        if "uq_sources_context_id_source_id" not in str(exc.orig):
+            raise
+        raise SourceTaken(
+            f"source id {source_id!r} is taken in context {name!r} by a source you cannot "
+            "see; nothing written",
+            issues=[Issue("source_id", "taken by a source you cannot see")],
+        ) from None

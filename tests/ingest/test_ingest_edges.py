@@ -1,0 +1,67 @@
+"""Ingest at its edges: a run of letters too long for an index row, and a source id that a
+source the caller cannot see already holds."""
+
+from __future__ import annotations
+
+import random
+import string
+
+import pytest
+
+from tabane.errors import SourceTaken
+from tabane.ingest.documents import DocumentInput, block
+from tabane.search.plan import SearchRequest
+from tabane.service import Tabane
+from tabane.text.tokenize import MAX_TERM, tokenize
+
+from helpers import unique
+
+
+def test_a_very_long_run_is_one_cut_term_and_the_document_is_stored(svc: Tabane, user, context):
+    rng = random.Random(7)
+    blob = "".join(rng.choice(string.ascii_lowercase) for _ in range(12_000))  # incompressible
+    assert tokenize(f"pixel {blob}") == ["pixel", blob[:MAX_TERM]]
+    doc = DocumentInput(source_id="image", paragraphs=[block(f"pixel data: {blob}")])
+    assert svc.ingest(user, context, doc).paragraphs == 1
+    hits = svc.search(user, SearchRequest(f"pixel {blob[:300]}", contexts=(context,))).hits
+    assert [h.source_id for h in hits] == ["image"]  # the question's run is cut the same way
+
+
+def test_a_source_id_held_by_a_source_you_cannot_see_is_refused(svc: Tabane, make_user):
+    team = unique("team:")
+    alice, bob = make_user(extra_write=(team,)), make_user(extra_write=(team,))
+    shared = unique("shared")
+    svc.create_context(alice, shared, scopes=[team])
+    mine = DocumentInput(
+        source_id="plan", paragraphs=[block("alice's plan")], scopes=[f"user:{alice.name}"]
+    )
+    svc.ingest(alice, shared, mine)
+    theirs = DocumentInput(
+        source_id="plan", paragraphs=[block("bob's plan")], scopes=[f"user:{bob.name}"]
+    )
+    with pytest.raises(SourceTaken) as err:
+        svc.ingest(bob, shared, theirs)
+    assert err.value.code == "source_taken" and err.value.issues[0].path == "source_id"
+    assert svc.list_sources(bob, shared).sources == []  # nothing written
+    other = DocumentInput(
+        source_id="plan-b", paragraphs=[block("bob's plan")], scopes=[f"user:{bob.name}"]
+    )
+    assert svc.ingest(bob, shared, other).outcome == "created"
+
+
+def test_a_replaced_source_says_how_many_claims_it_closed(svc: Tabane, user, context):
+    from tabane.graph.claim_input import parse_claims
+
+    first = DocumentInput(source_id="cl", paragraphs=[block("tea is hot"), block("ice is cold")])
+    svc.ingest(user, context, first)
+    attributed = [
+        {"subject": "tea", "label": "is", "object": "hot", "weight": 1.0, "source": "cl"},
+        {"subject": "ice", "label": "is", "object": "cold", "weight": 1.0, "source": "cl",
+         "paragraph": 1},
+    ]  # fmt: skip
+    svc.add_claims(user, context, parse_claims(attributed))
+    retitled = svc.ingest(user, context, DocumentInput(**{**first.__dict__, "title": "Temps"}))
+    assert (retitled.outcome, retitled.reindexed, retitled.claims_closed) == ("unchanged", True, 0)
+    changed = DocumentInput(source_id="cl", paragraphs=[block("tea is hot"), block("ice melts")])
+    replaced = svc.ingest(user, context, changed)
+    assert (replaced.outcome, replaced.claims_closed) == ("replaced", 2)
