@@ -41,6 +41,18 @@ class GroupDeleted:
 
 
 @dataclass(frozen=True)
+class Ingested:
+    """What an ingest did (the store's internal source key stays inside)."""
+
+    source_id: str
+    outcome: str  # created | replaced | unchanged | revived
+    paragraphs: int
+    sections: int
+    reindexed: bool  # the same text under a new title: its search terms rewritten
+    claims_closed: int  # claims attributed to the replaced version, closed with it
+
+
+@dataclass(frozen=True)
 class SourceLookup:
     source: SourceInfo
     paragraphs: list[ParagraphView]

@@ -18,6 +18,7 @@ from tabane.mcp.arguments import (
     GroupDeleted,
     GroupList,
     IngestArgs,
+    Ingested,
     ListSourcesArgs,
     LookupArgs,
     NameArgs,
@@ -34,7 +35,7 @@ from tabane.search.plan import SearchRequest
 from tabane.search.search import SearchResult
 from tabane.service import Tabane
 from tabane.sources.read import Citation, SourcePage
-from tabane.sources.write import RetractResult, WriteResult
+from tabane.sources.write import RetractResult
 from tabane.types import Principal, parse_date
 
 
@@ -114,7 +115,7 @@ def delete_group(svc: Tabane, user: Principal, a: NameArgs) -> GroupDeleted:
 
 
 @_tool("update")
-def ingest_source(svc: Tabane, user: Principal, a: IngestArgs) -> WriteResult:
+def ingest_source(svc: Tabane, user: Principal, a: IngestArgs) -> Ingested:
     """Store one document in a context, split into paragraphs. Give `text` (Markdown with headings
     is best: each paragraph keeps its section) or `paragraphs` with section, locator and questions,
     so citations are precise. Same content again -> 'unchanged', nothing rewritten; changed content
@@ -137,7 +138,8 @@ def ingest_source(svc: Tabane, user: Principal, a: IngestArgs) -> WriteResult:
         origin="mcp",
         **a.model_dump(include={"format", "title", "date", "tags", "area", "state", "scopes"}),
     )
-    return svc.ingest(user, a.context, doc)
+    r = svc.ingest(user, a.context, doc)
+    return Ingested(r.source_id, r.outcome, r.paragraphs, r.sections, r.reindexed, r.claims_closed)
 
 
 @_tool("read")

@@ -91,7 +91,7 @@ class Store:
             if problem is None:
                 raise
             raise InvalidInput(
-                f"a value cannot be stored: {problem}; nothing written",
+                f"a value PostgreSQL cannot take: {problem}; nothing written",
                 issues=[Issue("value", problem)],
             ) from None
 
