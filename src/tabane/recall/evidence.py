@@ -11,6 +11,7 @@ from typing import Any
 from tabane.models.extractive import sentences
 from tabane.models.summarizer import strip_citations
 from tabane.recall.result import Citation, Evidence, Kind, LaneRank, Provenance, ScopeRef
+from tabane.recall.statement import REPLY_FIELDS
 from tabane.types import SOURCE_STATES
 
 KEY_PREFIX: dict[str, str] = {
@@ -106,27 +107,12 @@ def _reply(row: Any) -> tuple[int, Any] | None:
     """The reply that takes an asking paragraph's or turn's place (statement.py `_replies`):
     its id and the row with the reply's details in place of the question's, whose text becomes
     `asked_text`."""
-    if row.reply_paragraph is not None:
-        swap = {
-            "paragraph_text": row.reply_paragraph_text,
-            "idx": row.reply_idx,
-            "section_path": row.reply_section_path,
-            "locator": row.reply_locator,
-            "scopes": row.reply_paragraph_scopes,
-            "asked_text": row.paragraph_text,
-        }
-        return int(row.reply_paragraph), SimpleNamespace(**{**row._mapping, **swap})
-    if row.reply_turn is not None:
-        swap = {
-            "turn_text": row.reply_turn_text,
-            "seq": row.reply_seq,
-            "speaker": row.reply_speaker,
-            "role": row.reply_role,
-            "at": row.reply_at,
-            "scopes": row.reply_turn_scopes,
-            "asked_text": row.turn_text,
-        }
-        return int(row.reply_turn), SimpleNamespace(**{**row._mapping, **swap})
+    for kind, fields in REPLY_FIELDS.items():
+        reply = getattr(row, f"reply_{kind}")
+        if reply is not None:
+            swap = {name: getattr(row, f"reply_{kind}_{own}") for name, own in fields.items()}
+            swap["asked_text"] = getattr(row, f"{kind}_text")
+            return int(reply), SimpleNamespace(**{**row._mapping, **swap})
     return None
 
 

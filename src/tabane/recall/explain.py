@@ -159,23 +159,8 @@ def explain(
     )
     placed = [p for p in outcome.placed if p.item.key in keys]
     replies = [p for p in outcome.placed if outcome.found[p.item.key].asked in keys]
-    if replies and not placed:
-        reply = min(replies, key=lambda p: (p.outcome == "duplicate", p.position))
-        return Explanation(
-            "answered",
-            f"it asks a question; its reply {reply.item.key} carries it (in its place when it "
-            f"was found): {reply.outcome}",
-            key=outcome.found[reply.item.key].asked,
-            lanes=outcome.found[reply.item.key].lanes,
-            position=reply.position,
-            fused_position=reply.fused_position,
-            rerank=reply.rerank,
-            tokens=reply.item.tokens,
-            budget=budget,
-            used_tokens=outcome.used_tokens,
-        )
-    if placed:
-        best = min(placed, key=lambda p: (p.outcome == "duplicate", p.position))
+    if placed or replies:
+        best = min(placed or replies, key=lambda p: (p.outcome == "duplicate", p.position))
         details = {
             "served": "in the evidence",
             "duplicate": "its text is served as another item (a turn and its note say one thing, "
@@ -184,10 +169,19 @@ def explain(
             "cut_by_budget": f"{best.item.tokens} tokens did not fit: {outcome.used_tokens} of "
             f"{budget} were used by the items before it",
         }
+        verdict: str = best.outcome
+        detail, key = details[best.outcome], best.item.key
+        asked = outcome.found[best.item.key].asked
+        if not placed and asked is not None:  # it asks: what became of its reply answers
+            verdict, key = "answered", asked
+            detail = (
+                f"it asks a question; its reply {best.item.key} carries it (in its place when "
+                f"it was found): {best.outcome}"
+            )
         return Explanation(
-            best.outcome,
-            details[best.outcome],
-            key=best.item.key,
+            verdict,
+            detail,
+            key=key,
             lanes=outcome.found[best.item.key].lanes,
             position=best.position,
             fused_position=best.fused_position,

@@ -166,6 +166,27 @@ def _continues(answer: Any, question: Any) -> Any:
     )
 
 
+# What a reply shows in its question's place, per kind: the statement's detail column (the row
+# field evidence.py reads) → the reply's own column, read beside it as `reply_<kind>_<column>`.
+REPLY_FIELDS: dict[str, dict[str, str]] = {
+    "paragraph": {
+        "paragraph_text": "text",
+        "idx": "idx",
+        "section_path": "section_path",
+        "locator": "locator",
+        "scopes": "scopes",
+    },
+    "turn": {
+        "turn_text": "text",
+        "seq": "seq",
+        "speaker": "speaker",
+        "role": "role",
+        "at": "at",
+        "scopes": "scopes",
+    },
+}
+
+
 def _replies(fused: Any) -> tuple[list[Any], list[Any]]:
     """Laterals after the detail joins, and their columns. A question asserts nothing: in a
     conversation or a FAQ the answer follows it. So for a paragraph or turn that asks (its text
@@ -177,82 +198,46 @@ def _replies(fused: Any) -> tuple[list[Any], list[Any]]:
     unique key anyway): a plain lateral is pulled up into the join, and PostgreSQL then hashed
     every paragraph of the store for 60 candidates (280 ms at 100k paragraphs, not 0.2)."""
     replies = lane_mod.p("replies", Boolean)
-    rp, rt = aliased(Paragraph, name="reply_p"), aliased(SessionTurn, name="reply_t")
-    ap, at = aliased(Paragraph, name="asked_p"), aliased(SessionTurn, name="asked_t")
-    asks_p, asks_t = Paragraph.text.regexp_match(ASKS), SessionTurn.text.regexp_match(ASKS)
-    is_p, is_t = fused.c.kind == "paragraph", fused.c.kind == "turn"
-    reply_p = (
-        select(rp.id, rp.idx, rp.text, rp.section_path, rp.locator, rp.scopes)
-        .where(
-            replies,
-            is_p,
-            asks_p,
-            rp.source_pk == Paragraph.source_pk,
-            rp.idx == Paragraph.idx + 1,
-            _continues(rp, Paragraph),
-            ~rp.text.regexp_match(ASKS),
-        )
-        .limit(1)
-        .lateral("reply_paragraph")
+    laterals: list[Any] = []
+    columns: list[Any] = []
+    asked: list[Any] = []
+    kinds: tuple[tuple[str, Any, str, str], ...] = (
+        ("paragraph", Paragraph, "source_pk", "idx"),  # (kind, table, parent key, order key)
+        ("turn", SessionTurn, "session_pk", "seq"),
     )
-    reply_t = (
-        select(rt.id, rt.seq, rt.speaker, rt.role, rt.text, rt.at, rt.scopes)
-        .where(
-            replies,
-            is_t,
-            asks_t,
-            rt.session_pk == SessionTurn.session_pk,
-            rt.seq == SessionTurn.seq + 1,
-            ~rt.text.regexp_match(ASKS),
+    for kind, table, parent, order in kinds:
+        asks = table.text.regexp_match(ASKS)
+        reply, before = aliased(table, name=f"reply_{kind}"), aliased(table, name=f"asked_{kind}")
+        own = [replies, fused.c.kind == kind]
+        after = [getattr(reply, parent) == getattr(table, parent)]
+        after += [getattr(reply, order) == getattr(table, order) + 1]
+        earlier = [getattr(before, parent) == getattr(table, parent)]
+        earlier += [getattr(before, order) == getattr(table, order) - 1]
+        if kind == "paragraph":  # sections: the exchange must go on (`_continues`)
+            after.append(_continues(reply, table))
+            earlier.append(_continues(table, before))
+        fields = sorted(set(REPLY_FIELDS[kind].values()))
+        read = (
+            select(reply.id, *(getattr(reply, f) for f in fields))
+            .where(*own, *after, asks, ~reply.text.regexp_match(ASKS))
+            .limit(1)
+            .lateral(f"reply_{kind}s")
         )
-        .limit(1)
-        .lateral("reply_turn")
-    )
-    asked_p = (
-        select(ap.id, ap.text)
-        .where(
-            replies,
-            is_p,
-            ~asks_p,
-            ap.source_pk == Paragraph.source_pk,
-            ap.idx == Paragraph.idx - 1,
-            _continues(Paragraph, ap),
-            ap.text.regexp_match(ASKS),
+        back = (
+            select(before.id, before.text)
+            .where(*own, *earlier, ~asks, before.text.regexp_match(ASKS))
+            .limit(1)
+            .lateral(f"asked_{kind}s")
         )
-        .limit(1)
-        .lateral("asked_paragraph")
-    )
-    asked_t = (
-        select(at.id, at.text)
-        .where(
-            replies,
-            is_t,
-            ~asks_t,
-            at.session_pk == SessionTurn.session_pk,
-            at.seq == SessionTurn.seq - 1,
-            at.text.regexp_match(ASKS),
-        )
-        .limit(1)
-        .lateral("asked_turn")
-    )
-    columns = [
-        reply_p.c.id.label("reply_paragraph"),
-        reply_p.c.idx.label("reply_idx"),
-        reply_p.c.text.label("reply_paragraph_text"),
-        reply_p.c.section_path.label("reply_section_path"),
-        reply_p.c.locator.label("reply_locator"),
-        reply_p.c.scopes.label("reply_paragraph_scopes"),
-        reply_t.c.id.label("reply_turn"),
-        reply_t.c.seq.label("reply_seq"),
-        reply_t.c.speaker.label("reply_speaker"),
-        reply_t.c.role.label("reply_role"),
-        reply_t.c.text.label("reply_turn_text"),
-        reply_t.c.at.label("reply_at"),
-        reply_t.c.scopes.label("reply_turn_scopes"),
-        func.coalesce(asked_p.c.id, asked_t.c.id).label("asked_id"),
-        func.coalesce(asked_p.c.text, asked_t.c.text).label("asked_text"),
+        laterals += [read, back]
+        columns += [read.c.id.label(f"reply_{kind}")]
+        columns += [read.c[f].label(f"reply_{kind}_{f}") for f in fields]
+        asked.append(back)
+    columns += [
+        func.coalesce(*(b.c.id for b in asked)).label("asked_id"),
+        func.coalesce(*(b.c.text for b in asked)).label("asked_text"),
     ]
-    return [reply_p, reply_t, asked_p, asked_t], columns
+    return laterals, columns
 
 
 @lru_cache(maxsize=64)
