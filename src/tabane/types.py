@@ -13,6 +13,10 @@ from typing import Any
 from tabane.errors import InvalidInput, InvalidName, Issue
 
 PUBLIC = "public"
+# The largest values of PostgreSQL's integer and bigint columns (paragraph indexes; ids): a larger
+# one cannot name a row, and sent to the database it fails the whole statement.
+MAX_INT4 = 2**31 - 1
+MAX_INT8 = 2**63 - 1
 SOURCE_STATES = ("active", "waiting", "someday", "done", "archived")
 
 # Names of contexts and groups: letters (any script), digits, and . _ - ; 1..64 characters;

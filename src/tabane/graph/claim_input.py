@@ -11,7 +11,7 @@ from datetime import datetime
 from tabane.errors import InvalidInput, Issue
 from tabane.graph.vocabulary import check_spelling
 from tabane.storage.schema import EPISTEMIC_KINDS
-from tabane.types import parse_date
+from tabane.types import MAX_INT4, MAX_INT8, parse_date
 
 MAX_BATCH = 10_000
 MAX_WEIGHT = 1e6
@@ -116,9 +116,9 @@ def parse_claim(
     if paragraph is not None and (
         isinstance(paragraph, bool)
         or not isinstance(paragraph, int)
-        or not 0 <= paragraph <= MAX_INT
+        or not 0 <= paragraph <= MAX_INT4
     ):
-        issues.append(Issue(f"{path}.paragraph", f"not an integer in 0..{MAX_INT}"))
+        issues.append(Issue(f"{path}.paragraph", f"not an integer in 0..{MAX_INT4}"))
     source = _text(item.get("source"), f"{path}.source", issues, 2000)
     if paragraph is not None and source is None:
         issues.append(Issue(f"{path}.paragraph", "needs a source"))
@@ -149,10 +149,6 @@ def parse_claim(
 
 def _spelling(value: object, path: str, issues: list[Issue]) -> str | None:
     return None if value is None else check_spelling(value, path, issues)
-
-
-MAX_INT = 2**31 - 1  # a paragraph index is a PostgreSQL integer
-MAX_ID = 2**63 - 1  # claim ids are PostgreSQL bigints
 
 
 def _weight(value: object, path: str, issues: list[Issue], *, needed: bool) -> float | None:
@@ -202,7 +198,7 @@ def _ids(value: object, path: str, issues: list[Issue]) -> tuple[int, ...]:
         return ()
     out: list[int] = []
     for i, v in enumerate(value):
-        if isinstance(v, bool) or not isinstance(v, int) or not 0 < v <= MAX_ID:
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 < v <= MAX_INT8:
             issues.append(Issue(f"{path}[{i}]", "not a claim id"))
         else:
             out.append(v)

@@ -31,7 +31,7 @@ from tabane.recall.recall import run
 from tabane.recall.result import LaneRank
 from tabane.search.search import QueryVector
 from tabane.storage.schema import Claim, Context, Paragraph, Source
-from tabane.types import text_problems
+from tabane.types import MAX_INT4, MAX_INT8, text_problems
 
 WIDE_POOL = 1000  # explain's pool per lane when the item was not among the candidates
 
@@ -62,19 +62,15 @@ class Expected:
             raise InvalidInput("a source id cannot be empty", issues=[Issue("source", "empty")])
         if by_source and not self.context:
             raise InvalidInput("a source needs its context", issues=[Issue("context", "empty")])
-        if self.paragraph is not None and not _within(self.paragraph, 0, MAX_PARAGRAPH):
+        if self.paragraph is not None and not _within(self.paragraph, 0, MAX_INT4):
             raise InvalidInput(
                 "invalid paragraph",
-                issues=[Issue("paragraph", f"not a paragraph index in 0..{MAX_PARAGRAPH}")],
+                issues=[Issue("paragraph", f"not a paragraph index in 0..{MAX_INT4}")],
             )
-        if self.claim is not None and not _within(self.claim, 1, MAX_ID):
+        if self.claim is not None and not _within(self.claim, 1, MAX_INT8):
             raise InvalidInput(
-                "invalid claim id", issues=[Issue("claim", f"not a claim id in 1..{MAX_ID}")]
+                "invalid claim id", issues=[Issue("claim", f"not a claim id in 1..{MAX_INT8}")]
             )
-
-
-MAX_PARAGRAPH = 2**31 - 1  # paragraph indexes are PostgreSQL integers
-MAX_ID = 2**63 - 1  # claim ids are PostgreSQL bigints
 
 
 def _within(value: object, low: int, high: int) -> bool:

@@ -20,10 +20,9 @@ from sqlalchemy.orm import Session
 from tabane.errors import InvalidInput, Issue, NoTrace
 from tabane.recall.result import CandidateTrace, LaneRank, LaneReport, RecallTrace
 from tabane.storage.schema import RecallTraceRow, User
-from tabane.types import Principal, personal_scope, to_plain
+from tabane.types import MAX_INT8, Principal, personal_scope, to_plain
 
 MAX_RECENT = 1000  # the most traces one `recent_traces` call lists
-_MAX_ID = 2**63 - 1  # bigserial: a larger id cannot exist (and must not reach the database)
 
 
 def trace_json(trace: RecallTrace) -> dict[str, Any]:
@@ -88,7 +87,7 @@ def load_trace(session: Session, trace_id: int, asker: int | None = None) -> dic
     if isinstance(trace_id, bool) or not isinstance(trace_id, int):
         raise InvalidInput("a trace id is an integer", issues=[Issue("id", "not an integer")])
     row = None
-    if 1 <= trace_id <= _MAX_ID:
+    if 1 <= trace_id <= MAX_INT8:
         row = session.execute(
             _listing(RecallTraceRow.trace).where(
                 RecallTraceRow.id == trace_id,
