@@ -118,6 +118,10 @@ class DocumentError(InvalidInput):
     code = "unreadable_document"
 
 
+class EmptyDocument(InvalidInput):
+    code = "empty_document"
+
+
 class TemplateError(InvalidInput):
     code = "template_error"
 

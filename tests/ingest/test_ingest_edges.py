@@ -8,7 +8,7 @@ import string
 
 import pytest
 
-from tabane.errors import SourceTaken
+from tabane.errors import EmptyDocument, SourceTaken
 from tabane.ingest.documents import DocumentInput, block
 from tabane.search.plan import SearchRequest
 from tabane.service import Tabane
@@ -65,3 +65,23 @@ def test_a_replaced_source_says_how_many_claims_it_closed(svc: Tabane, user, con
     changed = DocumentInput(source_id="cl", paragraphs=[block("tea is hot"), block("ice melts")])
     replaced = svc.ingest(user, context, changed)
     assert (replaced.outcome, replaced.claims_closed) == ("replaced", 2)
+
+
+@pytest.mark.parametrize(
+    ("doc", "where"),
+    [
+        (DocumentInput(source_id="notes", data=b""), "text"),
+        (DocumentInput(source_id="notes", data=b"  \n\n\t "), "text"),
+        (DocumentInput(source_id="notes.html", data=b"<html><body><nav>x</nav></body>"), "text"),
+        (DocumentInput(source_id="notes", paragraphs=[]), "paragraphs"),
+    ],
+)
+def test_a_document_with_no_paragraphs_is_refused_and_the_stored_one_kept(
+    svc: Tabane, user, context, doc: DocumentInput, where: str
+):
+    svc.ingest(user, context, DocumentInput(source_id="notes", data=b"the kettle is blue"))
+    with pytest.raises(EmptyDocument) as err:
+        svc.ingest(user, context, doc)
+    assert err.value.code == "empty_document" and err.value.issues[0].path == where
+    kept = svc.search(user, SearchRequest("kettle", contexts=(context,))).hits
+    assert [h.text for h in kept] == ["the kettle is blue"]  # not emptied, not retracted

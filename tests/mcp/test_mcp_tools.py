@@ -314,6 +314,8 @@ def test_arguments_are_validated_with_paths(svc: Tabane, user: Principal, contex
             {"context": context, "source_id": "a", "text": "x", "paragraphs": [{"text": "y"}]},
         )
         assert (both["code"], both["issues"][0]["path"]) == ("invalid_input", "text")
+        empty = await err(c, "ingest_source", {"context": context, "source_id": "a", "text": ""})
+        assert (empty["code"], empty["issues"][0]["path"]) == ("empty_document", "text")
         required = await err(c, "cite", {"context": context, "source_id": "a"})
         assert [i["path"] for i in required["issues"]] == ["paragraph"]
         floor = await err(c, "update_context", {"name": context, "dice_floor": 2})

@@ -47,7 +47,9 @@ def list_sources(
 def ingest(context: str, body: IngestIn, svc: Svc, user: User) -> IngestOut:
     """Store one document, given as `text` (parsed by format) or as `paragraphs`. Idempotent:
     the same content again is `unchanged`; changed content is `replaced`. A source id held in
-    the context by a source you cannot see is 409 `source_taken`."""
+    the context by a source you cannot see is 409 `source_taken`. A document with no paragraphs
+    (empty, or only whitespace and markup) is 422 `empty_document` and stores nothing: to empty
+    a source, retract it."""
     return out(IngestOut, svc.ingest(user, context, body.to_document()))
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tabane.errors import InvalidInput, Issue, TabaneError
+from tabane.errors import EmptyDocument, InvalidInput, Issue, TabaneError
 from tabane.evaluation import questions as qs
 from tabane.evaluation.corpora import corpus, select_files
 from tabane.evaluation.metrics import Scores, documents
@@ -155,6 +155,8 @@ def _ingest(
         try:
             doc = DocumentInput(source_id=rel, data=(root / rel).read_bytes())
             outcome = svc.ingest(user, context, doc).outcome
+        except EmptyDocument:
+            outcome = "empty"  # as a file ingest reports it: nothing to store
         except TabaneError as exc:
             outcome = "error"
             report.problems.append(f"{rel}: could not ingest: [{exc.code}] {exc.message}")

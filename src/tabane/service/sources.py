@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tabane.contexts import contexts
-from tabane.errors import BodyTooLarge, Issue, NoContext, NotFound
+from tabane.errors import BodyTooLarge, EmptyDocument, Issue, NoContext, NotFound
 from tabane.ingest import files
 from tabane.ingest.documents import (
     DocumentInput,
@@ -35,8 +35,18 @@ class SourcesService(ServiceBase):
         same = stored_unchanged(self.store, user, context, doc)
         if same is not None:
             return same
+        parsed = parse(doc)
+        if not parsed.blocks:
+            # Storing it would empty the source without saying so; a file sync that finds an
+            # emptied file retracts instead (ingest/files.py), and DELETE does that here.
+            where = "paragraphs" if doc.data is None else "text"
+            raise EmptyDocument(
+                "the document has no paragraphs: nothing was stored (to remove a source, "
+                "retract it)",
+                issues=[Issue(where, "empty, or only whitespace and markup")],
+            )
         return ingest_parsed(
-            self.store, user, context, doc, parse(doc), embed=self.embedder is not None
+            self.store, user, context, doc, parsed, embed=self.embedder is not None
         )
 
     def ingest_paths(
