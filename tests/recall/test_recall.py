@@ -9,7 +9,7 @@ from tabane.errors import InvalidInput, NoContext, NoSession
 from tabane.graph.claim_input import ClaimInput
 from tabane.ingest.documents import DocumentInput, block
 from tabane.recall import lanes_memory
-from tabane.recall.plan import RecallRequest
+from tabane.recall.plan import RecallRequest, Tunables
 from tabane.service import Tabane
 from tabane.storage.schema import Claim
 
@@ -207,6 +207,45 @@ def test_with_an_embedder_the_window_is_ranked_by_meaning(vsvc: Tabane, user, co
     turns = [it.text for it in result.items if it.kind == "turn"]
     assert turns[0] == said[0]  # no shared word: the embedding finds it
     assert said[-1] in turns and said[-2] in turns
+
+
+def test_a_recent_turn_takes_the_place_its_meaning_earns_among_the_passages(
+    vsvc: Tabane, user, context
+):
+    _ingest(vsvc, user, context, "birds", [
+        "The grey heron nests in the tall reeds along the north shore of the pond.",
+        "Herons build their nests high in the reeds and return to them every spring.",
+        "Kingfishers dig nesting tunnels into the steep clay bank by the old bridge.",
+        "The boathouse was repainted green in May.",
+    ], title="Pond wildlife")  # fmt: skip
+    chat = "pond-walk"
+    for text in ("Did you remember to bring the flask?", "The car park was full again."):
+        vsvc.add_turn(user, chat, text, speaker="Mia")
+    vsvc.wait_for_jobs()
+    ask = RecallRequest("Where does the heron nest?", (context,), session=chat)
+
+    def place(result, start: str) -> int:
+        return next(n for n, it in enumerate(result.items) if it.text.startswith(start))
+
+    # In a lane of its own, the window's best turn took a first place whatever it said: here
+    # before the second heron paragraph.
+    own_lane = vsvc.recall(user, ask, tunables=Tunables(turn_scale=False))
+    assert place(own_lane, "The car park") < place(own_lane, "Herons build")
+    # On the passages' scale it comes after the paragraphs nearer the question, and still comes.
+    scaled = vsvc.recall(user, ask)
+    assert place(scaled, "The grey heron") < place(scaled, "Herons build")
+    assert place(scaled, "Herons build") < place(scaled, "The car park")
+    turn = next(c for c in scaled.trace.candidates if c.kind == "turn").lanes[0]
+    nearer = [r for c in scaled.trace.candidates for r in c.lanes if r.lane == "vector"]
+    assert turn.rank == 1 + sum(1 for r in nearer if r.score > turn.score) > 2
+    # A turn that says what the question asks ranks with the best passage (a tie with the
+    # paragraph first in both of its lanes).
+    vsvc.add_turn(user, chat, "The heron nests in the reeds at the north end of the pond.")
+    vsvc.wait_for_jobs()
+    near = vsvc.recall(user, ask)
+    assert place(near, "The heron nests") < place(near, "Herons build")
+    said = next(c for c in near.trace.candidates if c.kind == "turn" and c.position <= 2)
+    assert said.lanes[0].rank == 1
 
 
 def test_entity_profiles_join_the_bundle_by_their_summary_embedding(vsvc: Tabane, user, context):

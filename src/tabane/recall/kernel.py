@@ -96,6 +96,7 @@ def bind(
         "area_limit": t.area_limit,
         "derived_pool": t.derived_pool,
         "replies": t.replies,
+        "turn_scale": t.turn_scale,
     }
     if qv.vector is not None:
         params["qvec"] = np.asarray(qv.vector, dtype=np.float32)

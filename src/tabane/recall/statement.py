@@ -117,33 +117,49 @@ def _lane(name: str, dim: int | None) -> Select[Any]:
 
 
 def _on_one_scale(lanes: Any) -> Any:
-    """The lanes' rows with the derived lanes re-ranked on the passages' scale (one model embeds
-    paragraphs, notes and summaries alike; the passages are the `vector` and `claims` lanes'
-    rows): a summary ranks below only the passages whose cosine to the question beats its own by
-    more than the spread (standard deviation) of the passage pool's cosines, then below the
-    nearer summaries. A broad question, which no passage answers clearly better than an
-    overview does, gets the overview first; a local one, whose passage stands out, keeps that
-    passage first. Other lanes keep their ranks."""
+    """The lanes' rows with the derived lanes and the session's turns re-ranked on the passages'
+    scale (one model embeds paragraphs, notes, summaries and turns alike; the passages are the
+    `vector` and `claims` lanes' rows). Other lanes keep their ranks.
+
+    - A summary ranks below only the passages whose cosine to the question beats its own by more
+      than the spread (standard deviation) of the passage pool's cosines, then below the nearer
+      summaries. A broad question, which no passage answers clearly better than an overview
+      does, gets the overview first; a local one, whose passage stands out, keeps that passage
+      first.
+    - A turn is a passage from a pool of a few recent turns: it takes the rank it would have had
+      in the passage lane where it ranks best (then below the nearer turns), not the first
+      places of a lane of its own. Bound `turn_scale` false keeps its place in the turns lane.
+      With no query vector (no passage rows, turns scored by shared terms) nothing changes."""
     passages = lanes.c.lane.in_(PASSAGE_LANES)
     spread = func.stddev_pop(lanes.c.score).filter(passages).over(partition_by=lanes.c.context_id)
     spread_of = select(lanes, func.coalesce(spread, 0.0).label("spread")).subquery("spread")
+    row = spread_of.c
     pool = aliased(lanes, name="pool")
     beaten = (
         select(func.count())
         .where(
             pool.c.lane.in_(PASSAGE_LANES),
-            pool.c.context_id == spread_of.c.context_id,
-            pool.c.score > spread_of.c.score + spread_of.c.spread,
+            pool.c.context_id == row.context_id,
+            pool.c.score > row.score + row.spread,
         )
         .scalar_subquery()
     )
-    row = spread_of.c
+    per_lane = (
+        select(func.count().filter(pool.c.score > row.score).label("n"))
+        .where(pool.c.lane.in_(PASSAGE_LANES))
+        .group_by(pool.c.context_id, pool.c.lane)
+        .correlate(spread_of)
+        .subquery("per_lane")
+    )
+    beaten_turn = select(func.coalesce(func.min(per_lane.c.n), 0)).scalar_subquery()
     is_derived = row.lane.in_(DERIVED_LANES)
+    is_turn = and_(row.lane == "turns", lane_mod.p("turn_scale", Boolean))
+    group = case((is_derived, 1), (is_turn, 2), else_=0)
     place = func.row_number().over(
-        partition_by=(row.context_id, is_derived),
+        partition_by=(row.context_id, group),
         order_by=(row.score.desc(), row.lane, row.item_id),
     )
-    rank = case((is_derived, beaten + place), else_=row.rank)
+    rank = case((is_derived, beaten + place), (is_turn, beaten_turn + place), else_=row.rank)
     cols = [rank.label("rank") if c.name == "rank" else row[c.name] for c in lanes.c]
     return select(*cols).cte("hits")
 
