@@ -201,6 +201,37 @@ def test_sphinx_page_shape() -> None:
     ]
 
 
+def test_asciidoc_man_page_keeps_its_name_line() -> None:
+    body = """
+<div id="header"><h1>git-stash(1) Manual Page</h1><h2>NAME</h2>
+<div class="sectionbody"><p>git-stash -
+   Stash the changes in a dirty working directory away</p></div></div>
+<div id="content">
+<div class="sect1"><h2 id="_synopsis">SYNOPSIS</h2><div class="sectionbody">
+<div class="verseblock"><pre class="content">git stash list [&lt;log-options&gt;]</pre></div>
+</div></div>
+<div class="sect1"><h2 id="_description">DESCRIPTION</h2><div class="sectionbody">
+<div class="paragraph"><p>Use git stash when you want to record the current state of the working
+directory and the index, but want to go back to a clean working directory.</p></div>
+<div class="paragraph"><p>The modifications stashed away by this command can be listed with git
+stash list, inspected with git stash show, and restored with git stash apply.</p></div>
+</div></div></div>
+<div id="footer"><div id="footer-text">Last updated 2023-01-01</div></div>
+"""
+    doc = read(page(body, head="<title>git-stash(1)</title>"))
+    assert doc.title == "git-stash(1)"
+    assert (doc.blocks[0].text, doc.blocks[0].section) == (
+        "git-stash - Stash the changes in a dirty working directory away",
+        ("NAME",),
+    )  # the header's summary, dropped by the extraction of the content, comes first
+    assert [b.section for b in doc.blocks[1:]] == [
+        ("SYNOPSIS",),
+        ("DESCRIPTION",),
+        ("DESCRIPTION",),
+    ]
+    assert not any("Last updated" in b.text or "Manual Page" in b.text for b in doc.blocks)
+
+
 def test_lists_and_tables_are_one_block_each() -> None:
     body = """<main>
 <ul><li>first item</li><li><p>second item</p></li></ul>

@@ -5,8 +5,9 @@ rustdoc, mdBook and most current generators do) is read by a plain walk over tha
 author's own structure beats a heuristic, and the walk keeps every heading, list, table and code
 block. Any other page goes through trafilatura, which finds the main text among navigation, headers,
 footers and sidebars; where it finds nothing, or falls back to its one-paragraph baseline (tiny
-pages), the walk over the body without its chrome elements is used instead. Both paths see the page
-after html_chrome.prepare.
+pages), the walk over the body without its chrome elements is used instead. A summary that lives
+in the page's header (AsciiDoc's NAME line) is kept ahead of what trafilatura finds. Both paths
+see the page after html_chrome.prepare.
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ def parse_html(data: bytes, name: str) -> ParsedDocument:
         if len(blocks) <= 1:  # nothing, or trafilatura's baseline: the whole page as one paragraph
             body = tree.find("body")
             blocks = Walker(keep_header=False).run(body if body is not None else tree) or blocks
+        else:
+            blocks = _header_summary(tree, blocks) + blocks
     return ParsedDocument(format="html", title=title, blocks=tuple(blocks), date=date)
 
 
@@ -69,6 +72,20 @@ def _landmark(tree: Any) -> Any:
             return found[0]
     articles = tree.xpath("//article")
     return articles[0] if len(articles) == 1 else None
+
+
+def _header_summary(tree: Any, extracted: list[Block]) -> list[Block]:
+    """The paragraphs under a heading inside the page's `div#header` that the extraction dropped
+    with the header: AsciiDoc man pages (git's) keep their NAME section there, the one line that
+    says what the page is (`git-stash - Stash the changes in a dirty working directory away`).
+    Each keeps its own heading as its section; the page title above it is the source's title."""
+    have = {b.text for b in extracted}
+    out: list[Block] = []
+    for header in tree.xpath("//div[@id='header']"):
+        for block in Walker(keep_header=True).run(header):
+            if block.section and block.text not in have:
+                out.append(Block(text=block.text, section=block.section[-1:]))
+    return out
 
 
 def _extract(tree: Any) -> list[Block]:
