@@ -85,3 +85,39 @@ def test_a_document_with_no_paragraphs_is_refused_and_the_stored_one_kept(
     assert err.value.code == "empty_document" and err.value.issues[0].path == where
     kept = svc.search(user, SearchRequest("kettle", contexts=(context,))).hits
     assert [h.text for h in kept] == ["the kettle is blue"]  # not emptied, not retracted
+
+
+ASCIIDOC = b"""<!doctype html><html><head><title>git-stash(1)</title></head><body>
+<div id="header"><h1>git-stash(1) Manual Page</h1><h2>NAME</h2>
+<div class="sectionbody"><p>git-stash - Stash the changes in a dirty working directory away</p>
+</div></div>
+<div id="content"><div class="sect1"><h2>DESCRIPTION</h2><div class="sectionbody">
+<div class="paragraph"><p>Use git stash when you want to record the current state of the working
+directory and the index, but want to go back to a clean working directory.</p></div>
+<div class="paragraph"><p>The modifications stashed away by this command can be listed with git
+stash list, inspected with git stash show, and restored with git stash apply.</p></div>
+</div></div></div></body></html>"""
+
+
+def test_a_file_stored_by_older_parsers_is_parsed_again(
+    svc: Tabane, user, context, monkeypatch: pytest.MonkeyPatch
+):
+    from tabane.ingest import documents
+    from tabane.service import sources as service_sources
+    from tabane.text import html
+
+    doc = DocumentInput(source_id="git-stash.html", data=ASCIIDOC)
+    with monkeypatch.context() as older:  # the parsers before the header's NAME line was kept
+        older.setattr(documents, "PARSER_VERSION", documents.PARSER_VERSION - 1)
+        older.setattr(html, "_header_summary", lambda tree, blocks: [])
+        assert svc.ingest(user, context, doc).paragraphs == 2
+        assert svc.ingest(user, context, doc).outcome == "unchanged"  # same bytes, same parsers
+    again = svc.ingest(user, context, doc)  # same bytes, newer parsers
+    assert (again.outcome, again.paragraphs) == ("replaced", 3)
+    assert svc.cite(user, context, "git-stash.html", 0).text.startswith("git-stash - Stash")
+
+    def not_parsed(_doc: DocumentInput) -> None:
+        raise AssertionError("an unchanged file under the same parsers is not parsed")
+
+    monkeypatch.setattr(service_sources, "parse", not_parsed)
+    assert svc.ingest(user, context, doc).outcome == "unchanged"

@@ -17,6 +17,11 @@ from tabane.text.blocks import ParsedDocument as ParsedDocument
 from tabane.text.decoding import decode_text, gunzip, gunzip_head, is_gzip
 
 FORMATS = ("text", "markdown", "html", "pdf", "man")
+# What the parsers make of the same bytes. Bump it whenever any parser's output changes: a stored
+# source's raw hash includes it, so the next ingest or sync parses each file again (and rewrites
+# only the sources whose paragraphs came out different) instead of skipping it as unchanged.
+# 2: AsciiDoc pages keep the NAME line of their header (html.py `_header_summary`).
+PARSER_VERSION = 2
 
 _EXTENSIONS = {
     ".md": "markdown",
