@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from tabane.models.embedder import Embedder, Vectors
+
 _counter = itertools.count()
 
 
@@ -54,6 +56,23 @@ class FakeClock:
     def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)
         self.now += seconds
+
+
+class Counting:
+    """The real embedder, recording every text it embeds."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dim = inner.dim
+        self.texts: list[str] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        self.texts.extend(texts)
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> Vectors:
+        return self.inner.embed_query(text)
 
 
 class BadEmbedder:

@@ -16,12 +16,12 @@ from tabane.derive import community_vectors
 from tabane.errors import InvalidInput
 from tabane.graph.claim_input import ClaimInput
 from tabane.jobs import queue
-from tabane.models.embedder import Embedder, Vectors
+from tabane.models.embedder import Vectors
 from tabane.service import Tabane
 from tabane.storage.schema import Community, Job
 from tabane.types import Principal
 
-from helpers import past_the_debounce, queue_rebuilds, unique
+from helpers import Counting, past_the_debounce, queue_rebuilds, unique
 
 
 def clique(names: Sequence[str], label: str, weight: float = 1.0) -> list[ClaimInput]:
@@ -59,23 +59,6 @@ def stored(svc: Tabane, user: Principal, context: str) -> list[Community]:
                 .order_by(Community.level, Community.ordinal)
             )
         )
-
-
-class Counting:
-    """The real embedder, recording every text it embeds."""
-
-    def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.dim = inner.dim
-        self.texts: list[str] = []
-
-    def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        self.texts.extend(texts)
-        return self.inner.embed_documents(texts)
-
-    def embed_query(self, text: str) -> Vectors:
-        return self.inner.embed_query(text)
 
 
 def test_a_burst_of_claim_writes_queues_one_debounced_job(

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from tabane.contexts.contexts import bump
 from tabane.errors import Forbidden, Issue, NoSource, SourceTaken
-from tabane.search import postings
+from tabane.search import kept_vectors, postings
 from tabane.storage.schema import Context, Paragraph, Section, Source
 from tabane.text.documents import Block
 from tabane.text.tokenize import normalize
@@ -104,6 +104,7 @@ def store(
                 f"you may not replace source {meta.source_id!r}",
                 issues=[Issue("source_id", "the stored version's scopes are not all writable")],
             )
+        held = kept_vectors.hold(session, existing.id)
         _clear(session, ctx.id, existing.id)
         source = existing
         _apply_meta(source, meta)
@@ -111,6 +112,7 @@ def store(
         source.retract_reason = None
         source.stored_at = func.now()
     else:
+        held = {}
         outcome = "created"
         source = Source(context_id=ctx.id, source_id=meta.source_id, content_hash=meta.content_hash)
         _apply_meta(source, meta)
@@ -120,9 +122,11 @@ def store(
         _insert_new(session, ctx, meta.source_id)
     session.flush()
     sections = _write_sections(session, ctx.id, source.id, meta.scopes, blocks)
-    _write_paragraphs(
+    written = _write_paragraphs(
         session, ctx.id, source.id, meta.scopes, meta.title, blocks, sections, questions
     )
+    if held:
+        kept_vectors.restore(session, ctx.id, source.id, meta.scopes, written, held)
     bump(session, ctx.id, writes=1)
     return WriteResult(meta.source_id, outcome, len(blocks), len(sections), source.id)
 
@@ -255,10 +259,11 @@ def _write_paragraphs(
     blocks: Sequence[Block],
     sections: dict[tuple[str, ...], int],
     questions: Sequence[Sequence[str]],
-) -> None:
-    """Insert the paragraphs and, in the same transaction, their BM25 postings."""
+) -> list[tuple[int, str, list[str]]]:
+    """Insert the paragraphs and, in the same transaction, their BM25 postings; returns each
+    paragraph's (id, text, questions)."""
     if not blocks:
-        return
+        return []
     asked = [list(questions[i]) if i < len(questions) else [] for i in range(len(blocks))]
     terms = _terms(title, [(b.text, asked[i], b.section) for i, b in enumerate(blocks)])
     rows = [
@@ -280,6 +285,7 @@ def _write_paragraphs(
         insert(Paragraph).returning(Paragraph.id, sort_by_parameter_order=True), rows
     ).all()
     postings.add(session, context_id, source_pk, scopes, list(zip(ids, terms, strict=True)))
+    return [(pid, b.text, asked[i]) for i, (pid, b) in enumerate(zip(ids, blocks, strict=True))]
 
 
 def _reindex(session: Session, context_id: int, source: Source) -> None:

@@ -1,0 +1,104 @@
+"""Vectors kept across a source's replacement (search/kept_vectors.py): an unchanged paragraph
+keeps its vectors, its doc2query questions' included, and only new or changed text is embedded
+again."""
+
+from __future__ import annotations
+
+import numpy as np
+from sqlalchemy import select
+
+from tabane.contexts import contexts
+from tabane.ingest.documents import DocumentInput, block
+from tabane.models.local import UseEmbedder
+from tabane.service import Tabane
+from tabane.storage.schema import Paragraph, ParagraphVector, Source
+from tabane.types import Principal
+
+from helpers import Counting, unique
+
+Stored = dict[tuple[str, int], tuple[np.ndarray, tuple[str, ...]]]
+
+
+def _stored(svc: Tabane, user: Principal, context: str, source_id: str) -> Stored:
+    """(paragraph text, ord) → (vector, the vector row's scopes)."""
+    with svc.store.session(user) as session:
+        rows = session.execute(
+            select(
+                Paragraph.text,
+                ParagraphVector.ord,
+                ParagraphVector.embedding,
+                ParagraphVector.scopes,
+            )
+            .join(ParagraphVector, ParagraphVector.paragraph_id == Paragraph.id)
+            .join(Source, Source.id == Paragraph.source_pk)
+            .where(
+                Source.source_id == source_id, Source.context_id == _context_id(svc, user, context)
+            )
+        ).all()
+    return {(t, o): (np.asarray(e, dtype=np.float32), tuple(s)) for t, o, e, s in rows}
+
+
+def _context_id(svc: Tabane, user: Principal, name: str) -> int:
+    with svc.store.session(user) as session:
+        return contexts.resolve(session, name).id
+
+
+def test_an_edited_document_embeds_only_what_changed(
+    svc: Tabane, embedder: UseEmbedder, make_user, context: str, user: Principal
+) -> None:
+    counting = Counting(embedder)
+    tsvc = Tabane(svc.store, svc.settings, counting)
+    texts = [
+        "The kettle heats water to a boil in three minutes.",
+        "Descale it monthly with citric acid.",
+        "Never run it dry: the thermal fuse trips.",
+        "Descale it monthly with citric acid.",  # the same text twice
+    ]
+    first = DocumentInput(
+        source_id="kettle",
+        paragraphs=[block(t) for t in texts],
+        questions=((), ("How often should I descale?",), (), ()),
+    )
+    tsvc.ingest(user, context, first)
+    tsvc.wait_for_jobs()
+    before = _stored(tsvc, user, context, "kettle")
+    assert len(before) == 4  # three distinct texts, one question
+    counting.texts.clear()
+
+    edited = [texts[0], "Descale it every two weeks in hard-water areas.", texts[2], texts[3]]
+    second = DocumentInput(
+        source_id="kettle",
+        paragraphs=[block(t) for t in [*edited, "Unplug it before cleaning."]],
+        questions=((), ("How often should I descale?",), (), ()),
+    )
+    assert tsvc.ingest(user, context, second).outcome == "replaced"
+    kept = _stored(tsvc, user, context, "kettle")  # before any embedding job ran
+    assert set(kept) == {(texts[0], 0), (texts[2], 0), (texts[3], 0)}
+    for key in kept:
+        assert np.array_equal(kept[key][0], before[key][0])
+    tsvc.wait_for_jobs()
+    # Only the changed paragraph, its question (its paragraph changed) and the new one (the
+    # derived jobs embed their summaries too: not the document's texts).
+    said = {*texts, *edited, "How often should I descale?", "Unplug it before cleaning."}
+    assert sorted(t for t in counting.texts if t in said) == sorted(
+        [edited[1], "How often should I descale?", "Unplug it before cleaning."]
+    )
+    assert len(_stored(tsvc, user, context, "kettle")) == 6
+
+
+def test_kept_vectors_take_the_new_version_s_scopes(
+    svc: Tabane, embedder: UseEmbedder, make_user
+) -> None:
+    team = unique("team:")
+    owner = make_user(extra_write=(team,))
+    tsvc = Tabane(svc.store, svc.settings, embedder)
+    name = unique("kv")
+    tsvc.create_context(owner, name, scopes=[team])
+    doc = [block("The boathouse key hangs by the door."), block("Oars go on the left rack.")]
+    tsvc.ingest(owner, name, DocumentInput(source_id="boat", paragraphs=doc))
+    tsvc.wait_for_jobs()
+    mine = [f"user:{owner.name}"]
+    again = DocumentInput(source_id="boat", paragraphs=doc, scopes=mine)
+    assert tsvc.ingest(owner, name, again).outcome == "replaced"  # same text, other scopes
+    kept = _stored(tsvc, owner, name, "boat")
+    assert len(kept) == 2 and {s for _, s in kept.values()} == {tuple(mine)}
