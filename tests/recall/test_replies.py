@@ -150,3 +150,21 @@ def test_a_reply_takes_the_place_of_an_earlier_item_repeating_its_question():
     # without a reply the note is an item like any other
     alone = arrange("Zion duty", [note, other], None, max_items=2, budget=1000, chars_per_token=4.0)
     assert [p.outcome for p in alone] == ["served", "served"]
+
+
+def test_a_repeated_question_is_recognised_across_its_rejoined_sentences(
+    svc: Tabane, user, context
+):
+    asking = "花らしいな。ぴーちゃんは？"
+    _ingest(svc, user, context, [asking, "縁側の日だまりが気に入ったみたい。一日中さえずってる。"])
+    found = svc.recall(user, RecallRequest("ぴーちゃんは元気？", (context,), force=True))
+    reply = next(it for it in found.items if it.in_reply_to)
+    assert reply.in_reply_to != asking  # its closing sentences, rejoined with a space
+    note = _item("c:1", asking)
+    placed = arrange(
+        "ぴーちゃん", [note, reply], None, max_items=5, budget=1000, chars_per_token=4.0
+    )
+    assert [(p.item.key, p.outcome) for p in placed] == [
+        (reply.key, "served"),
+        ("c:1", "duplicate"),
+    ]

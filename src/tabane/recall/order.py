@@ -88,7 +88,9 @@ def grounded_first(ordered: Sequence[Evidence], max_items: int) -> list[Evidence
 
 
 def _same(text: str) -> str:
-    return " ".join(text.casefold().split())
+    """Text as compared for repeats: case-folded, without whitespace (a question's closing
+    sentences are rejoined with spaces, which a script written without them never had)."""
+    return "".join(text.casefold().split())
 
 
 def answers_first(ordered: Sequence[Evidence]) -> list[Evidence]:
