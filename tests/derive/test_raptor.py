@@ -223,6 +223,28 @@ def test_stale_after_writes_and_rebuilt(vsvc: Tabane, user: Principal, context: 
     assert not tree(vsvc, user, context).stale
 
 
+def test_a_replacement_that_only_removes_paragraphs_rebuilds_the_tree(
+    vsvc: Tabane, user: Principal, context: str
+) -> None:
+    ingest(vsvc, user, context, ["coffee", "sailing"])
+    vsvc.wait_for_jobs()
+    assert sum(n.leaves for n in tree(vsvc, user, context).nodes if n.parent is None) == 12
+    shorter = [Block(text, ()) for text in TOPICS["coffee"][:-1]]  # nothing new to embed
+    again = vsvc.ingest(user, context, DocumentInput("coffee", paragraphs=shorter, title="Coffee"))
+    assert again.outcome == "replaced"
+    assert tree(vsvc, user, context).stale  # a leaf is gone
+    vsvc.wait_for_jobs()
+    rebuilt = tree(vsvc, user, context)
+    assert not rebuilt.stale and sum(n.leaves for n in rebuilt.nodes if n.parent is None) == 11
+    level1 = [
+        m
+        for n in tree(vsvc, user, context, 1).nodes
+        for m in members(vsvc, user, context, 1, n.ordinal)
+    ]
+    assert all(m.kind != "missing" for m in level1)
+    assert TOPICS["coffee"][-1] not in {m.text for m in level1}
+
+
 def test_no_leaves_deletes_the_tree_and_no_embedder_skips(
     svc: Tabane, vsvc: Tabane, user: Principal, context: str
 ) -> None:

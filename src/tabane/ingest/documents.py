@@ -107,6 +107,9 @@ def ingest_parsed(
                 session, principal, ctx, meta.source_id, reason="replaced"
             )
             result = replace(result, claims_closed=closed.claims)
+            # Paragraphs it did not repeat are gone, and a replacement that only removes or
+            # moves paragraphs writes no vector (which would queue the rebuild itself).
+            _tree_changed(session, principal, ctx)
         if embed and result.outcome != "unchanged" and result.paragraphs:
             queue.enqueue_embedding(
                 session,

@@ -190,24 +190,6 @@ def store(
     rest of the write (bench/embed_throughput.py)."""
     if not keys:
         return
-    insert_vectors(
-        session, context_id, source_pk, scopes, (embedder.name, embedder.dim), keys, vectors
-    )
-    if record:
-        record_model(session, context_id, embedder)
-
-
-def insert_vectors(
-    session: Session,
-    context_id: int,
-    source_pk: int,
-    scopes: Sequence[str],
-    model: tuple[str, int],
-    keys: Sequence[tuple[int, int]],
-    vectors: Vectors,
-) -> None:
-    """One statement writing the vectors of one (model name, width) for (paragraph id, ord)
-    keys; a vector already stored is kept."""
     rows = (
         func.unnest(
             bindparam("pids", [k[0] for k in keys], type_=ARRAY(BigInteger)),
@@ -220,8 +202,8 @@ def insert_vectors(
     constants = {
         "context_id": literal(context_id, Integer),
         "source_pk": literal(source_pk, BigInteger),
-        "model": literal(model[0], Text),
-        "dim": literal(model[1], Integer),
+        "model": literal(embedder.name, Text),
+        "dim": literal(embedder.dim, Integer),
         "scopes": literal(list(scopes), ARRAY(Text)),
     }
     stmt = insert(ParagraphVector).from_select(
@@ -229,6 +211,8 @@ def insert_vectors(
         select(rows.c.paragraph_id, rows.c.ord, rows.c.embedding, *constants.values()),
     )
     session.execute(stmt.on_conflict_do_nothing())
+    if record:
+        record_model(session, context_id, embedder)
 
 
 def record_model(session: Session, context_id: int, embedder: Embedder) -> None:

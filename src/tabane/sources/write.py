@@ -1,20 +1,22 @@
 """Writing a source: store, replace or skip by content hash, and retract — each in the caller's
-transaction, so a crash leaves the old version or the new one, never a half."""
+transaction, so a crash leaves the old version or the new one, never a half. A replacement keeps
+the rows (and so the vectors) of the paragraphs it repeats word for word."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import BigInteger, any_, bindparam, delete, func, insert, select, update
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from tabane.contexts.contexts import bump
 from tabane.errors import Forbidden, Issue, NoSource, SourceTaken
-from tabane.search import kept_vectors, postings
+from tabane.search import postings
 from tabane.storage.schema import Context, Paragraph, Section, Source
 from tabane.text.documents import Block
 from tabane.text.tokenize import normalize
@@ -104,15 +106,14 @@ def store(
                 f"you may not replace source {meta.source_id!r}",
                 issues=[Issue("source_id", "the stored version's scopes are not all writable")],
             )
-        held = kept_vectors.hold(session, existing.id)
-        _clear(session, ctx.id, existing.id)
+        kept = _keep(session, ctx.id, existing.id, blocks, questions)
         source = existing
         _apply_meta(source, meta)
         source.retracted_at = None
         source.retract_reason = None
         source.stored_at = func.now()
     else:
-        held = {}
+        kept = {}
         outcome = "created"
         source = Source(context_id=ctx.id, source_id=meta.source_id, content_hash=meta.content_hash)
         _apply_meta(source, meta)
@@ -122,11 +123,9 @@ def store(
         _insert_new(session, ctx, meta.source_id)
     session.flush()
     sections = _write_sections(session, ctx.id, source.id, meta.scopes, blocks)
-    written = _write_paragraphs(
-        session, ctx.id, source.id, meta.scopes, meta.title, blocks, sections, questions
+    _write_paragraphs(
+        session, ctx.id, source.id, meta.scopes, meta.title, blocks, sections, questions, kept
     )
-    if held:
-        kept_vectors.restore(session, ctx.id, source.id, meta.scopes, written, held)
     bump(session, ctx.id, writes=1)
     return WriteResult(meta.source_id, outcome, len(blocks), len(sections), source.id)
 
@@ -169,6 +168,45 @@ def retract(
         session.flush()
         bump(session, ctx.id, writes=1)
     return RetractResult(source_id, dry_run, 1, paragraphs or 0, sections or 0)
+
+
+def _keep(
+    session: Session,
+    context_id: int,
+    source_pk: int,
+    blocks: Sequence[Block],
+    questions: Sequence[Sequence[str]],
+) -> dict[int, int]:
+    """Before a source is replaced: its stored paragraphs whose text and questions the new version
+    repeats are kept (new block index → paragraph id), and with their ids their vectors, so an
+    edit embeds only what changed and the vectors' index is not written again. The rest go, with
+    the old sections and postings; the kept ones wait at negative positions until the new version
+    is written (`_write_paragraphs` places them)."""
+    postings.remove(session, context_id, source_pk)  # reads the old lengths: first
+    free: dict[tuple[str, tuple[str, ...]], list[int]] = {}
+    for pid, text, asked in session.execute(
+        select(Paragraph.id, Paragraph.text, Paragraph.questions)
+        .where(Paragraph.source_pk == source_pk)
+        .order_by(Paragraph.idx)
+    ):
+        free.setdefault((text, tuple(asked)), []).append(pid)
+    kept: dict[int, int] = {}
+    for i, block in enumerate(blocks):
+        same = free.get((block.text, tuple(questions[i]) if i < len(questions) else ()))
+        if same:
+            kept[i] = same.pop(0)
+    gone = [pid for ids in free.values() for pid in ids]
+    if gone:
+        session.execute(delete(Paragraph).where(Paragraph.id == any_(_ids(gone))))
+    if kept:
+        parked = update(Paragraph).where(Paragraph.id == any_(_ids(list(kept.values()))))
+        session.execute(parked.values(idx=-1 - Paragraph.idx))
+    session.execute(delete(Section).where(Section.source_pk == source_pk))
+    return kept
+
+
+def _ids(ids: list[int]) -> Any:
+    return bindparam("ids", ids, type_=ARRAY(BigInteger))
 
 
 def _clear(session: Session, context_id: int, source_pk: int) -> None:
@@ -259,11 +297,12 @@ def _write_paragraphs(
     blocks: Sequence[Block],
     sections: dict[tuple[str, ...], int],
     questions: Sequence[Sequence[str]],
-) -> list[tuple[int, str, list[str]]]:
-    """Insert the paragraphs and, in the same transaction, their BM25 postings; returns each
-    paragraph's (id, text, questions)."""
+    kept: Mapping[int, int],
+) -> None:
+    """Insert the paragraphs (a kept one, `_keep`, is moved to its new place, section and
+    locator instead) and, in the same transaction, their BM25 postings."""
     if not blocks:
-        return []
+        return
     asked = [list(questions[i]) if i < len(questions) else [] for i in range(len(blocks))]
     terms = _terms(title, [(b.text, asked[i], b.section) for i, b in enumerate(blocks)])
     rows = [
@@ -281,11 +320,20 @@ def _write_paragraphs(
         }
         for i, block in enumerate(blocks)
     ]
-    ids = session.scalars(
-        insert(Paragraph).returning(Paragraph.id, sort_by_parameter_order=True), rows
-    ).all()
+    fresh = [row for i, row in enumerate(rows) if i not in kept]
+    new_ids = iter(
+        session.scalars(
+            insert(Paragraph).returning(Paragraph.id, sort_by_parameter_order=True), fresh
+        ).all()
+        if fresh
+        else ()
+    )
+    if kept:
+        moved = ("idx", "section_id", "section_path", "locator", "token_count")
+        placed = [{"id": pid, **{k: rows[i][k] for k in moved}} for i, pid in kept.items()]
+        session.execute(update(Paragraph), placed)
+    ids = [kept[i] if i in kept else next(new_ids) for i in range(len(rows))]
     postings.add(session, context_id, source_pk, scopes, list(zip(ids, terms, strict=True)))
-    return [(pid, b.text, asked[i]) for i, (pid, b) in enumerate(zip(ids, blocks, strict=True))]
 
 
 def _reindex(session: Session, context_id: int, source: Source) -> None:

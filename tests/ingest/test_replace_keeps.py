@@ -1,6 +1,6 @@
-"""Vectors kept across a source's replacement (search/kept_vectors.py): an unchanged paragraph
-keeps its vectors, its doc2query questions' included, and only new or changed text is embedded
-again."""
+"""A replaced source keeps the rows of the paragraphs it repeats word for word (sources/write.py
+`_keep`), and with them their vectors, doc2query questions' included: only new or changed text
+is embedded again, and a kept paragraph moves to its new place, section and locator."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from sqlalchemy import select
 from tabane.contexts import contexts
 from tabane.ingest.documents import DocumentInput, block
 from tabane.models.local import UseEmbedder
+from tabane.search.plan import SearchRequest
 from tabane.service import Tabane
 from tabane.storage.schema import Paragraph, ParagraphVector, Source
 from tabane.types import Principal
@@ -102,3 +103,56 @@ def test_kept_vectors_take_the_new_version_s_scopes(
     assert tsvc.ingest(owner, name, again).outcome == "replaced"  # same text, other scopes
     kept = _stored(tsvc, owner, name, "boat")
     assert len(kept) == 2 and {s for _, s in kept.values()} == {tuple(mine)}
+
+
+PAGE_4, PAGE_9 = {"kind": "page", "start": 4}, {"kind": "page", "start": 9}
+
+
+def test_kept_paragraphs_move_to_their_new_place_and_the_rest_go(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    def doc(*paragraphs) -> DocumentInput:
+        return DocumentInput(source_id="manual", paragraphs=list(paragraphs))
+
+    svc.ingest(user, context, doc(
+        block("Fill the tank with fresh water.", section=("Setup",)),
+        block("Press the green switch to start brewing.", section=("Setup",)),
+        block("Descale the boiler every month.", section=("Care",), locator=PAGE_4),
+    ))  # fmt: skip
+    with svc.store.session(user) as session:
+        before = dict(
+            session.execute(
+                select(Paragraph.text, Paragraph.id).where(
+                    Paragraph.context_id == _context_id(svc, user, context)
+                )
+            ).all()
+        )
+    result = svc.ingest(user, context, doc(
+        block("Descale the boiler every month.", section=("Maintenance",), locator=PAGE_9),
+        block("Fill the tank with fresh water.", section=("Setup",)),
+        block("Hold the green switch for two seconds to start brewing.", section=("Setup",)),
+    ))  # fmt: skip
+    assert (result.outcome, result.paragraphs) == ("replaced", 3)
+    cited = [svc.cite(user, context, "manual", i) for i in range(3)]
+    assert [(c.text, c.section) for c in cited] == [
+        ("Descale the boiler every month.", ("Maintenance",)),
+        ("Fill the tank with fresh water.", ("Setup",)),
+        ("Hold the green switch for two seconds to start brewing.", ("Setup",)),
+    ]
+    assert cited[0].locator == PAGE_9
+    with svc.store.session(user) as session:
+        after = dict(
+            session.execute(
+                select(Paragraph.text, Paragraph.id).where(
+                    Paragraph.context_id == _context_id(svc, user, context)
+                )
+            ).all()
+        )
+    kept = {t for t in after if t in before}
+    assert kept == {"Descale the boiler every month.", "Fill the tank with fresh water."}
+    assert all(after[t] == before[t] for t in kept)  # the same rows
+    assert "Press the green switch to start brewing." not in after
+    # The search terms follow the new version: the kept paragraph is found by its new section.
+    hits = svc.search(user, SearchRequest("maintenance boiler", contexts=(context,))).hits
+    assert hits[0].text == "Descale the boiler every month." and hits[0].paragraph == 0
+    assert not svc.search(user, SearchRequest("press", contexts=(context,))).hits
