@@ -343,6 +343,26 @@ def test_a_concept_is_seeded_when_its_key_is_a_part_of_the_question(
     assert result.trace.seeds == ("Kettle", "東京")
 
 
+def test_an_edge_joining_two_named_concepts_walks_first(svc: Tabane, user, make_context) -> None:
+    context = make_context()
+    svc.add_claims(user, context, [
+        ClaimInput("FailsafeMonitor", "polls", "radio link", 1.0),
+        ClaimInput("FailsafeMonitor", "defined_in", "monitor.rs", 1.0),
+        ClaimInput("FailsafeMonitor", "maintained_by", "dkim", 1.0),
+        ClaimInput("FailsafeMonitor", "watches", "BatteryMonitor", 0.8),
+        ClaimInput("BatteryMonitor", "threshold", "BATT_LOW_VOLTS", 1.0),
+    ])  # fmt: skip
+    ask = "Which threshold does the BatteryMonitor that FailsafeMonitor watches use?"
+    result = svc.recall(user, RecallRequest(ask, (context,)))
+    assert set(result.trace.seeds) == {"FailsafeMonitor", "BatteryMonitor"}
+    walked = sorted(
+        (r.rank, c.key) for c in result.trace.candidates for r in c.lanes if r.lane == "walk"
+    )
+    texts = {it.key: it.text for it in result.items}
+    # Activation adds up at an edge both of whose ends the question names: 2 × 0.8 beats 1 × 1.0.
+    assert texts[walked[0][1]].startswith("FailsafeMonitor —watches→ BatteryMonitor")
+
+
 def test_named_parts_are_the_substrings_a_seed_key_may_be() -> None:
     parts = lanes_memory.named_parts("東京でkettle")
     assert {"東京", "kettle", "ettl", "東京でkettle"} <= set(parts)
