@@ -1,0 +1,187 @@
+"""A source's rows: its sections and paragraphs written, moved and removed, with their BM25
+postings, inside the caller's transaction (write.py decides when)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import BigInteger, any_, bindparam, delete, func, insert, select, update
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.orm import Session
+
+from tabane.search import postings
+from tabane.storage.schema import Paragraph, Section, Source
+from tabane.text.documents import Block
+
+
+def keep(
+    session: Session,
+    context_id: int,
+    source_pk: int,
+    blocks: Sequence[Block],
+    questions: Sequence[Sequence[str]],
+) -> dict[int, int]:
+    """Before a source is replaced: its stored paragraphs whose text and questions the new version
+    repeats are kept (new block index → paragraph id), and with their ids their vectors, so an
+    edit embeds only what changed and the vectors' index is not written again. The rest go, with
+    the old sections and postings; the kept ones wait at negative positions until the new version
+    is written (`write_paragraphs` places them)."""
+    postings.remove(session, context_id, source_pk)  # reads the old lengths: first
+    free: dict[tuple[str, tuple[str, ...]], list[int]] = {}
+    for pid, text, asked in session.execute(
+        select(Paragraph.id, Paragraph.text, Paragraph.questions)
+        .where(Paragraph.source_pk == source_pk)
+        .order_by(Paragraph.idx)
+    ):
+        free.setdefault((text, tuple(asked)), []).append(pid)
+    kept: dict[int, int] = {}
+    for i, block in enumerate(blocks):
+        same = free.get((block.text, tuple(questions[i]) if i < len(questions) else ()))
+        if same:
+            kept[i] = same.pop(0)
+    gone = [pid for ids in free.values() for pid in ids]
+    if gone:
+        session.execute(delete(Paragraph).where(Paragraph.id == any_(_ids(gone))))
+    if kept:
+        parked = update(Paragraph).where(Paragraph.id == any_(_ids(list(kept.values()))))
+        session.execute(parked.values(idx=-1 - Paragraph.idx))
+    session.execute(delete(Section).where(Section.source_pk == source_pk))
+    return kept
+
+
+def _ids(ids: list[int]) -> Any:
+    return bindparam("ids", ids, type_=ARRAY(BigInteger))
+
+
+def clear(session: Session, context_id: int, source_pk: int) -> None:
+    postings.remove(session, context_id, source_pk)
+    session.execute(delete(Paragraph).where(Paragraph.source_pk == source_pk))
+    session.execute(delete(Section).where(Section.source_pk == source_pk))
+
+
+def write_sections(
+    session: Session,
+    context_id: int,
+    source_pk: int,
+    scopes: Sequence[str],
+    blocks: Sequence[Block],
+) -> dict[tuple[str, ...], int]:
+    """One row for every heading path and each of its prefixes, parents before children."""
+    paths: list[tuple[str, ...]] = []
+    seen: set[tuple[str, ...]] = set()
+    for block in blocks:
+        for depth in range(1, len(block.section) + 1):
+            prefix = block.section[:depth]
+            if prefix not in seen:
+                seen.add(prefix)
+                paths.append(prefix)
+    if not paths:
+        return {}
+    # Take every id from the sequence at once so parents can be named before one bulk insert.
+    allocated = session.scalars(
+        select(func.nextval("sections_id_seq")).select_from(func.generate_series(1, len(paths)))
+    ).all()
+    ids = dict(zip(paths, allocated, strict=True))
+    rows = [
+        {
+            "id": ids[path],
+            "source_pk": source_pk,
+            "context_id": context_id,
+            "ordinal": ordinal,
+            "parent_id": ids.get(path[:-1]),
+            "path": list(path),
+            "title": path[-1],
+            "level": len(path),
+            "scopes": list(scopes),
+        }
+        for ordinal, path in enumerate(paths)
+    ]
+    session.execute(insert(Section), rows)
+    return ids
+
+
+def write_paragraphs(
+    session: Session,
+    context_id: int,
+    source_pk: int,
+    scopes: Sequence[str],
+    title: str,
+    blocks: Sequence[Block],
+    sections: dict[tuple[str, ...], int],
+    questions: Sequence[Sequence[str]],
+    kept: Mapping[int, int],
+) -> None:
+    """Insert the paragraphs (a kept one, `keep`, is moved to its new place, section and
+    locator instead) and, in the same transaction, their BM25 postings."""
+    if not blocks:
+        return
+    asked = [list(questions[i]) if i < len(questions) else [] for i in range(len(blocks))]
+    terms = _terms(title, [(b.text, asked[i], b.section) for i, b in enumerate(blocks)])
+    rows = [
+        {
+            "source_pk": source_pk,
+            "context_id": context_id,
+            "idx": i,
+            "text": block.text,
+            "section_id": sections.get(block.section),
+            "section_path": list(block.section),
+            "locator": block.locator.to_json() if block.locator else None,
+            "questions": asked[i],
+            "token_count": terms[i].length,
+            "scopes": list(scopes),
+        }
+        for i, block in enumerate(blocks)
+    ]
+    fresh = [row for i, row in enumerate(rows) if i not in kept]
+    new_ids = iter(
+        session.scalars(
+            insert(Paragraph).returning(Paragraph.id, sort_by_parameter_order=True), fresh
+        ).all()
+        if fresh
+        else ()
+    )
+    if kept:
+        moved = ("idx", "section_id", "section_path", "locator", "token_count")
+        placed = [{"id": pid, **{k: rows[i][k] for k in moved}} for i, pid in kept.items()]
+        session.execute(update(Paragraph), placed)
+    ids = [kept[i] if i in kept else next(new_ids) for i in range(len(rows))]
+    postings.add(session, context_id, source_pk, scopes, list(zip(ids, terms, strict=True)))
+
+
+def reindex(session: Session, context_id: int, source: Source) -> None:
+    """Rewrite a stored source's BM25 postings and lengths from its paragraphs and its current
+    title (the paragraphs, their ids and vectors stay)."""
+    rows = session.execute(
+        select(Paragraph.id, Paragraph.text, Paragraph.questions, Paragraph.section_path)
+        .where(Paragraph.source_pk == source.id)
+        .order_by(Paragraph.idx)
+    ).all()
+    postings.remove(session, context_id, source.id)  # reads the old lengths: before the update
+    terms = _terms(source.title, [(r.text, r.questions, tuple(r.section_path)) for r in rows])
+    if rows:
+        session.execute(
+            update(Paragraph),
+            [{"id": r.id, "token_count": t.length} for r, t in zip(rows, terms, strict=True)],
+        )
+    postings.add(
+        session,
+        context_id,
+        source.id,
+        source.scopes,
+        [(r.id, t) for r, t in zip(rows, terms, strict=True)],
+    )
+
+
+def _terms(
+    title: str, paragraphs: Sequence[tuple[str, Sequence[str], tuple[str, ...]]]
+) -> list[postings.Terms]:
+    """The BM25 terms of (text, questions, section path) paragraphs under `title`; the heading
+    of a section shared by many paragraphs is tokenized once."""
+    headings: dict[tuple[str, ...], list[str]] = {}
+    for _, _, section in paragraphs:
+        if section not in headings:
+            headings[section] = postings.heading_tokens(title, section)
+    return [
+        postings.terms_of(text, asked, headings[section]) for text, asked, section in paragraphs
+    ]
