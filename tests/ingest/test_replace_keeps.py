@@ -156,3 +156,42 @@ def test_kept_paragraphs_move_to_their_new_place_and_the_rest_go(
     hits = svc.search(user, SearchRequest("maintenance boiler", contexts=(context,))).hits
     assert hits[0].text == "Descale the boiler every month." and hits[0].paragraph == 0
     assert not svc.search(user, SearchRequest("press", contexts=(context,))).hits
+
+
+def test_claims_citing_a_kept_paragraph_stay_open_and_follow_it(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    from tabane.graph.claim_input import parse_claims
+    from tabane.storage.schema import Claim
+
+    def doc(*texts: str) -> DocumentInput:
+        return DocumentInput(source_id="facts", paragraphs=[block(t) for t in texts])
+
+    svc.ingest(user, context, doc("tea is hot", "ice is cold", "fire is warm"))
+    cited = [
+        ("tea", "hot", {"paragraph": 0}),
+        ("ice", "cold", {"paragraph": 1}),
+        ("fire", "warm", {"paragraph": 2}),
+        ("steam", "wet", {}),  # the source as a whole
+    ]
+    svc.add_claims(user, context, parse_claims([
+        {"subject": s, "label": "is", "object": o, "weight": 1.0, "source": "facts", **at}
+        for s, o, at in cited
+    ]))  # fmt: skip
+    result = svc.ingest(user, context, doc("an intro", "fire is warm", "tea is hot", "ice melts"))
+    assert (result.outcome, result.claims_closed) == ("replaced", 2)  # ice's and the whole's
+    assert result.kept_at == ((0, 2), (2, 1))
+    with svc.store.session(user) as session:
+        rows = session.execute(
+            select(Claim.subject, Claim.paragraph, Claim.closed_at.is_(None)).where(
+                Claim.context_id == _context_id(svc, user, context)
+            )
+        ).all()
+    assert sorted(rows) == [
+        ("fire", 1, True),  # followed its paragraph from 2 to 1
+        ("ice", 1, False),  # its paragraph is gone
+        ("steam", None, False),  # the text it was drawn from changed
+        ("tea", 2, True),
+    ]
+    cited_now = {svc.cite(user, context, "facts", i).text for i in (1, 2)}
+    assert cited_now == {"fire is warm", "tea is hot"}

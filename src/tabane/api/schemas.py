@@ -257,7 +257,9 @@ class IngestOut(Response):
         "rewritten (`outcome` stays `unchanged`)"
     )
     claims_closed: int = Field(
-        description="claims attributed to the replaced version, closed with it (`replaced`)"
+        description="claims closed by the replacement (`replaced`): those citing the source as a "
+        "whole or a paragraph the new version no longer has; a claim citing a paragraph it "
+        "repeats word for word stays open and follows it"
     )
 
 

@@ -327,18 +327,3 @@ def retract_edges(
         clauses.append(and_(*parts))
     # or_() of nothing would be no condition at all: every open claim of the context.
     return close_where(session, principal, ctx, or_(false(), *clauses), dry_run=dry_run)
-
-
-def close_by_source(
-    session: Session,
-    principal: Principal,
-    ctx: Context,
-    source_id: str,
-    *,
-    dry_run: bool = False,
-    reason: str = "retracted",
-) -> CloseReport:
-    """Retracting a source closes every claim attributed to it (weights drop; edges stay)."""
-    return close_where(
-        session, principal, ctx, Claim.source == source_id, dry_run=dry_run, reason=reason
-    )

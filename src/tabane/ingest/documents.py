@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from tabane.contexts import contexts
 from tabane.errors import InvalidInput, Issue
-from tabane.graph import claims
+from tabane.graph import claim_sources
 from tabane.jobs import queue
 from tabane.sources.write import (
     RetractResult,
@@ -102,9 +102,9 @@ def ingest_parsed(
         )
         result = store(session, principal, ctx, meta, parsed.blocks, doc.questions)
         _describe(session, result.source_pk, outline(meta.title, parsed.blocks), meta.area)
-        if result.outcome == "replaced":  # the old version's claims pointed at its paragraphs
-            closed = claims.close_by_source(
-                session, principal, ctx, meta.source_id, reason="replaced"
+        if result.outcome == "replaced":  # claims cite the old version's paragraphs
+            closed = claim_sources.follow_replacement(
+                session, principal, ctx, meta.source_id, dict(result.kept_at)
             )
             result = replace(result, claims_closed=closed.claims)
             # Paragraphs it did not repeat are gone, and a replacement that only removes or
@@ -296,7 +296,7 @@ def retract_source(
             .execution_options(synchronize_session=False)
         )
         _tree_changed(session, principal, ctx)
-    closed = claims.close_by_source(session, principal, ctx, source_id, dry_run=dry_run)
+    closed = claim_sources.close_by_source(session, principal, ctx, source_id, dry_run=dry_run)
     return replace(result, claims=closed.claims, associations=closed.associations)
 
 

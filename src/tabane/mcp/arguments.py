@@ -49,7 +49,7 @@ class Ingested:
     paragraphs: int
     sections: int
     reindexed: bool  # the same text under a new title: its search terms rewritten
-    claims_closed: int  # claims attributed to the replaced version, closed with it
+    claims_closed: int  # claims whose paragraph (or whole source) the replacement changed, closed
 
 
 @dataclass(frozen=True)

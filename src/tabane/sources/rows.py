@@ -21,30 +21,31 @@ def keep(
     source_pk: int,
     blocks: Sequence[Block],
     questions: Sequence[Sequence[str]],
-) -> dict[int, int]:
+) -> dict[int, tuple[int, int]]:
     """Before a source is replaced: its stored paragraphs whose text and questions the new version
-    repeats are kept (new block index → paragraph id), and with their ids their vectors, so an
+    repeats are kept (new block index → (paragraph id, old index)), and with their ids their
+    vectors and the claims that cite them (ingest/documents.py), so an
     edit embeds only what changed and the vectors' index is not written again. The rest go, with
     the old sections and postings; the kept ones wait at negative positions until the new version
     is written (`write_paragraphs` places them)."""
     postings.remove(session, context_id, source_pk)  # reads the old lengths: first
-    free: dict[tuple[str, tuple[str, ...]], list[int]] = {}
-    for pid, text, asked in session.execute(
-        select(Paragraph.id, Paragraph.text, Paragraph.questions)
+    free: dict[tuple[str, tuple[str, ...]], list[tuple[int, int]]] = {}
+    for pid, idx, text, asked in session.execute(
+        select(Paragraph.id, Paragraph.idx, Paragraph.text, Paragraph.questions)
         .where(Paragraph.source_pk == source_pk)
         .order_by(Paragraph.idx)
     ):
-        free.setdefault((text, tuple(asked)), []).append(pid)
-    kept: dict[int, int] = {}
+        free.setdefault((text, tuple(asked)), []).append((pid, idx))
+    kept: dict[int, tuple[int, int]] = {}
     for i, block in enumerate(blocks):
         same = free.get((block.text, tuple(questions[i]) if i < len(questions) else ()))
         if same:
             kept[i] = same.pop(0)
-    gone = [pid for ids in free.values() for pid in ids]
+    gone = [pid for left in free.values() for pid, _ in left]
     if gone:
         session.execute(delete(Paragraph).where(Paragraph.id == any_(_ids(gone))))
     if kept:
-        parked = update(Paragraph).where(Paragraph.id == any_(_ids(list(kept.values()))))
+        parked = update(Paragraph).where(Paragraph.id == any_(_ids([p for p, _ in kept.values()])))
         session.execute(parked.values(idx=-1 - Paragraph.idx))
     session.execute(delete(Section).where(Section.source_pk == source_pk))
     return kept
@@ -110,7 +111,7 @@ def write_paragraphs(
     blocks: Sequence[Block],
     sections: dict[tuple[str, ...], int],
     questions: Sequence[Sequence[str]],
-    kept: Mapping[int, int],
+    kept: Mapping[int, tuple[int, int]],
 ) -> None:
     """Insert the paragraphs (a kept one, `keep`, is moved to its new place, section and
     locator instead) and, in the same transaction, their BM25 postings."""
@@ -143,9 +144,9 @@ def write_paragraphs(
     )
     if kept:
         moved = ("idx", "section_id", "section_path", "locator", "token_count")
-        placed = [{"id": pid, **{k: rows[i][k] for k in moved}} for i, pid in kept.items()]
+        placed = [{"id": pid, **{k: rows[i][k] for k in moved}} for i, (pid, _) in kept.items()]
         session.execute(update(Paragraph), placed)
-    ids = [kept[i] if i in kept else next(new_ids) for i in range(len(rows))]
+    ids = [kept[i][0] if i in kept else next(new_ids) for i in range(len(rows))]
     postings.add(session, context_id, source_pk, scopes, list(zip(ids, terms, strict=True)))
 
 

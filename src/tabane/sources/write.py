@@ -50,7 +50,10 @@ class WriteResult:
     sections: int
     source_pk: int = 0
     reindexed: bool = False  # unchanged text under a new title: its BM25 postings were rewritten
-    claims_closed: int = 0  # claims attributed to the replaced version, closed with it
+    claims_closed: int = 0  # claims the replacement closed (ingest/documents.py)
+    # (old index, new index) of each paragraph a replacement repeats word for word: kept, with
+    # the claims that cite it
+    kept_at: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -126,7 +129,10 @@ def store(
         session, ctx.id, source.id, meta.scopes, meta.title, blocks, sections, questions, kept
     )
     bump(session, ctx.id, writes=1)
-    return WriteResult(meta.source_id, outcome, len(blocks), len(sections), source.id)
+    moves = tuple(sorted((old, new) for new, (_, old) in kept.items()))
+    return WriteResult(
+        meta.source_id, outcome, len(blocks), len(sections), source.id, kept_at=moves
+    )
 
 
 def retract(
