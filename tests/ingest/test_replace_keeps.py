@@ -105,6 +105,16 @@ def test_kept_vectors_take_the_new_version_s_scopes(
     assert len(kept) == 2 and {s for _, s in kept.values()} == {tuple(mine)}
 
 
+def _ids_by_text(svc: Tabane, user: Principal, context: str) -> dict[str, int]:
+    with svc.store.session(user) as session:
+        rows = session.execute(
+            select(Paragraph.text, Paragraph.id).where(
+                Paragraph.context_id == _context_id(svc, user, context)
+            )
+        ).all()
+    return {text: pid for text, pid in rows}
+
+
 PAGE_4, PAGE_9 = {"kind": "page", "start": 4}, {"kind": "page", "start": 9}
 
 
@@ -119,14 +129,7 @@ def test_kept_paragraphs_move_to_their_new_place_and_the_rest_go(
         block("Press the green switch to start brewing.", section=("Setup",)),
         block("Descale the boiler every month.", section=("Care",), locator=PAGE_4),
     ))  # fmt: skip
-    with svc.store.session(user) as session:
-        before = dict(
-            session.execute(
-                select(Paragraph.text, Paragraph.id).where(
-                    Paragraph.context_id == _context_id(svc, user, context)
-                )
-            ).all()
-        )
+    before = _ids_by_text(svc, user, context)
     result = svc.ingest(user, context, doc(
         block("Descale the boiler every month.", section=("Maintenance",), locator=PAGE_9),
         block("Fill the tank with fresh water.", section=("Setup",)),
@@ -140,14 +143,7 @@ def test_kept_paragraphs_move_to_their_new_place_and_the_rest_go(
         ("Hold the green switch for two seconds to start brewing.", ("Setup",)),
     ]
     assert cited[0].locator == PAGE_9
-    with svc.store.session(user) as session:
-        after = dict(
-            session.execute(
-                select(Paragraph.text, Paragraph.id).where(
-                    Paragraph.context_id == _context_id(svc, user, context)
-                )
-            ).all()
-        )
+    after = _ids_by_text(svc, user, context)
     kept = {t for t in after if t in before}
     assert kept == {"Descale the boiler every month.", "Fill the tank with fresh water."}
     assert all(after[t] == before[t] for t in kept)  # the same rows
