@@ -54,7 +54,14 @@ def test_markdown_text_lookup_and_citation(client, context) -> None:
         "sections": 2,
         "reindexed": False,
         "claims_closed": 0,
+        "kept": 0,
     }
+
+    edited = MARKDOWN.replace("Then restart.", "Then reboot.")
+    again = ingest(client, context, source_id="tmp/guide.md", text=MARKDOWN)
+    again = ingest(client, context, source_id="tmp/guide.md", text=edited).json()
+    assert (again["outcome"], again["paragraphs"], again["kept"]) == ("replaced", 3, 2)
+    client.post(f"/contexts/{context}/sources/retract", json={"source_id": "tmp/guide.md"})
 
     found = client.post(f"/contexts/{context}/sources/lookup", json={"source_id": "docs/guide.md"})
     body = found.json()
@@ -128,6 +135,7 @@ def test_paragraphs_with_section_locator_and_questions(client, context) -> None:
         "sections": 2,
         "reindexed": False,
         "claims_closed": 0,
+        "kept": 0,
     }
     lookup = f"/contexts/{context}/sources/lookup"
     body = client.post(lookup, json={"source_id": "slides.pdf"}).json()

@@ -151,7 +151,7 @@ def test_every_tool_end_to_end(svc: Tabane, user: Principal, transport: str, mod
         )
         assert (first["outcome"], first["paragraphs"], first["sections"]) == ("created", 2, 2)
         assert set(first) == {  # the store's internal key stays inside
-            "source_id", "outcome", "paragraphs", "sections", "reindexed", "claims_closed"
+            "source_id", "outcome", "paragraphs", "sections", "reindexed", "claims_closed", "kept"
         }  # fmt: skip
         again = await ok(
             c,

@@ -261,6 +261,10 @@ class IngestOut(Response):
         "whole or a paragraph the new version no longer has; a claim citing a paragraph it "
         "repeats word for word stays open and follows it"
     )
+    kept: int = Field(
+        description="paragraphs a replacement repeats word for word: kept with their embeddings, "
+        "so only the others are embedded again"
+    )
 
 
 class SourceOut(Response):

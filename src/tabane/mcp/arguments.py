@@ -50,6 +50,7 @@ class Ingested:
     sections: int
     reindexed: bool  # the same text under a new title: its search terms rewritten
     claims_closed: int  # claims whose paragraph (or whole source) the replacement changed, closed
+    kept: int  # paragraphs the replacement repeated: kept with their embeddings
 
 
 @dataclass(frozen=True)

@@ -139,7 +139,9 @@ def ingest_source(svc: Tabane, user: Principal, a: IngestArgs) -> Ingested:
         **a.model_dump(include={"format", "title", "date", "tags", "area", "state", "scopes"}),
     )
     r = svc.ingest(user, a.context, doc)
-    return Ingested(r.source_id, r.outcome, r.paragraphs, r.sections, r.reindexed, r.claims_closed)
+    return Ingested(
+        r.source_id, r.outcome, r.paragraphs, r.sections, r.reindexed, r.claims_closed, r.kept
+    )
 
 
 @_tool("read")

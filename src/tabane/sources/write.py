@@ -55,6 +55,11 @@ class WriteResult:
     # the claims that cite it
     kept_at: tuple[tuple[int, int], ...] = ()
 
+    @property
+    def kept(self) -> int:
+        """Paragraphs a replacement kept with their vectors: not embedded again."""
+        return len(self.kept_at)
+
 
 @dataclass(frozen=True)
 class RetractResult:
