@@ -21,13 +21,12 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import _env  # bench/_env.py (the script's folder is on sys.path)
+import _store
 
 LABELS = [
     "kind",
@@ -79,18 +78,13 @@ def main() -> None:
     ap.add_argument("--json")
     args = ap.parse_args()
 
-    from tabane.config import Settings
     from tabane.graph.claim_input import parse_claims
-    from tabane.service import Tabane
-    from tabane.storage import embedded
     from tabane.storage.bulk import insert_columns
     from tabane.storage.schema import Claim, Context
 
     data = rows(args.claims, args.concepts)
     batches = [data[i : i + args.batch] for i in range(0, len(data), args.batch)]
-    home = Path(tempfile.mkdtemp(prefix="tabane-bench-claims-"))
-    svc = Tabane.open(Settings(home=home, embedder="none", worker="off"), embedder=None)
-    try:
+    with _store.fresh_store("claims", None, embedder="none") as svc:
         user = svc.local_user()
         svc.create_context(user, "bare")
         svc.create_context(user, "write")
@@ -118,10 +112,6 @@ def main() -> None:
         for p in parsed:
             svc.add_claims(user, "write", p)
         write_s = time.perf_counter() - t
-    finally:
-        svc.close()
-        embedded.stop(home)
-        shutil.rmtree(home, ignore_errors=True)
 
     result = {
         "env": _env.describe(),

@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import statistics
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import _env
+import _store
 from search_latency import paragraphs
 
 
@@ -96,16 +95,11 @@ def jobs_run(model: Any, texts: list[str], size: int) -> float:
     queue: a derived build, not embedding throughput.)"""
     from sqlalchemy import func, select
 
-    from tabane.config import Settings
     from tabane.ingest.documents import DocumentInput, block
     from tabane.jobs.worker import Worker
-    from tabane.service import Tabane
-    from tabane.storage import embedded
     from tabane.storage.schema import ParagraphVector
 
-    home = Path(tempfile.mkdtemp(prefix="tabane-bench-embed-"))
-    svc = Tabane.open(Settings(home=home, worker="off"), embedder=model)
-    try:
+    with _store.fresh_store("embed", model) as svc:
         user = svc.local_user()
         svc.create_context(user, "bench")
         for i in range(0, len(texts), size):
@@ -117,12 +111,9 @@ def jobs_run(model: Any, texts: list[str], size: int) -> float:
         took = time.perf_counter() - t
         with svc.store.admin() as session:
             stored = session.scalar(select(func.count()).select_from(ParagraphVector))
-        assert ran == -(-len(texts) // size) and stored == len(texts), (ran, stored)
+        # One embedding job a source, plus the BM25 merge job the ingest queues (a few ms).
+        assert ran >= -(-len(texts) // size) and stored == len(texts), (ran, stored)
         return took
-    finally:
-        svc.close()
-        embedded.stop(home)
-        shutil.rmtree(home, ignore_errors=True)
 
 
 def _each(xs: list[float], digits: int = 1) -> str:

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import _env
+import _store
 from search_latency import paragraphs
 
 
@@ -50,12 +49,9 @@ def main() -> None:
 
     from sqlalchemy import func, select
 
-    from tabane.config import Settings
     from tabane.ingest.documents import DocumentInput, block
     from tabane.jobs.worker import Worker
     from tabane.models.local import UseEmbedder
-    from tabane.service import Tabane
-    from tabane.storage import embedded
     from tabane.storage.schema import ParagraphVector
 
     size = args.source_size
@@ -63,9 +59,7 @@ def main() -> None:
     docs = [texts[i : i + size] for i in range(0, len(texts), size)]
     model = Counting(UseEmbedder())
     model.inner.embed_documents(["warm up"])  # load outside every timing
-    home = Path(tempfile.mkdtemp(prefix="tabane-bench-reingest-"))
-    svc = Tabane.open(Settings(home=home, worker="off"), embedder=model)
-    try:
+    with _store.fresh_store("reingest", model) as svc:
         user = svc.local_user()
         svc.create_context(user, "bench")
 
@@ -96,10 +90,6 @@ def main() -> None:
             stored = session.scalar(select(func.count()).select_from(ParagraphVector))
         assert set(created) == {"created"} and set(replaced) == {"replaced"}
         assert stored == len(texts), stored  # every paragraph has its vector again
-    finally:
-        svc.close()
-        embedded.stop(home)
-        shutil.rmtree(home, ignore_errors=True)
 
     result = {
         "env": _env.describe(),

@@ -20,12 +20,9 @@ def close_by_source(
     source_id: str,
     *,
     dry_run: bool = False,
-    reason: str = "retracted",
 ) -> CloseReport:
     """Retracting a source closes every claim attributed to it (weights drop; edges stay)."""
-    return close_where(
-        session, principal, ctx, Claim.source == source_id, dry_run=dry_run, reason=reason
-    )
+    return close_where(session, principal, ctx, Claim.source == source_id, dry_run=dry_run)
 
 
 def follow_replacement(
