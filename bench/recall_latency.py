@@ -52,6 +52,7 @@ from typing import Any
 
 import _env
 import numpy as np
+import recall_ab
 from search_latency import CORPORA, ProjectionEmbedder, pct, questions
 
 WORD = re.compile(r"[A-Za-z][A-Za-z_]{3,}|[\u4e00-\u9fff\u30a0-\u30ff]{2,4}")
@@ -418,6 +419,11 @@ def main() -> None:
         "--custom-plans", action="store_true", help="plan_cache_mode = force_custom_plan"
     )
     ap.add_argument("--no-recall", action="store_true", help="skip the end-to-end rows")
+    ap.add_argument(
+        "--tunables",
+        default="",
+        help="field:value,... of recall's Tunables for the statement rows (an A/B: run twice)",
+    )
     ap.add_argument("--json")
     args = ap.parse_args()
 
@@ -457,7 +463,7 @@ def main() -> None:
         print(json.dumps(result["counts"]), file=sys.stderr)
         qs = questions(args.queries)
         qvecs = [emb.embed_query(q) for q in qs]
-        t = Tunables()
+        t = Tunables(**recall_ab.variant(f"t={args.tunables}")[1])
         names = ("statement", "separate", "recall", "recall+rerank")
         times: dict[str, list[float]] = collections.defaultdict(list)
         plans: list[Any] = []

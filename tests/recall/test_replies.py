@@ -3,6 +3,9 @@ source, the next turn of its session), and the question rides along as `in_reply
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
 from tabane.ingest.documents import DocumentInput, block
 from tabane.recall.explain import Expected
 from tabane.recall.order import arrange
@@ -168,3 +171,68 @@ def test_a_repeated_question_is_recognised_across_its_rejoined_sentences(
         (reply.key, "served"),
         ("c:1", "duplicate"),
     ]
+
+
+# A question that resembles the asked one in form ("Tom, did you … last year?") but was answered
+# with something else, and a statement that answers it (cosines with the USE default: 0.65 for
+# the question, -0.02 for its reply, 0.46 for the statement).
+LOOKALIKE = [
+    "Last year Tom moved to a flat in Lisbon near the river.",
+    "Tom, did you go anywhere nice last year?",
+    "Only to my aunt's birthday party, it rained all day.",
+    "I sold the old bicycle.",
+]
+MOVED = "Where did Tom move to last year?"
+
+
+def _cosine(vsvc: Tabane, question: str, text: str) -> float:
+    assert vsvc.embedder is not None
+    a = np.asarray(vsvc.embedder.embed_query(question), dtype=np.float64).reshape(-1)
+    b = np.asarray(vsvc.embedder.embed_documents([text])[0], dtype=np.float64)
+    return float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
+
+
+def test_a_turn_that_asks_is_scored_with_the_reply_it_serves(vsvc: Tabane, user, context):
+    chat = "lookalike"
+    for speaker, text in zip(("Ann", "Mia", "Tom", "Mia"), LOOKALIKE, strict=True):
+        vsvc.add_turn(user, chat, text, speaker=speaker)
+    vsvc.wait_for_jobs()
+    ask = RecallRequest(MOVED, (context,), session=chat)
+    # Scored alone, the question's likeness in form carried its unrelated reply first.
+    alone = vsvc.recall(user, ask, tunables=Tunables(exchange=False))
+    assert [it.text for it in alone.items][:2] == [LOOKALIKE[2], LOOKALIKE[0]]
+    exchange = vsvc.recall(user, ask)
+    assert [it.text for it in exchange.items][:2] == [LOOKALIKE[0], LOOKALIKE[2]]
+    reply = next(c for c in exchange.trace.candidates if c.reply_to is not None)
+    mean = (_cosine(vsvc, MOVED, LOOKALIKE[1]) + _cosine(vsvc, MOVED, LOOKALIKE[2])) / 2
+    assert reply.lanes[0].lane == "turns" and reply.lanes[0].score == pytest.approx(mean, abs=2e-3)
+
+
+def test_a_paragraph_that_asks_ranks_in_the_vector_lane_as_its_exchange(
+    vsvc: Tabane, user, context
+):
+    _ingest(vsvc, user, context, LOOKALIKE)
+    vsvc.wait_for_jobs()
+    ask = RecallRequest(MOVED, (context,))
+
+    def vector(result, idx: int) -> tuple[int, float]:
+        key = next(it.key for it in result.items if it.citation.paragraph == idx)
+        found = next(c for c in result.trace.candidates if c.key == key)
+        return next((r.rank, r.score) for r in found.lanes if r.lane == "vector")
+
+    alone = vsvc.recall(user, ask, tunables=Tunables(exchange=False))
+    asked, said = vector(alone, 2), vector(alone, 0)  # the reply (2) serves the question (1)
+    assert asked[0] == 1 and said[0] == 2
+    plain = vsvc.recall(user, ask, tunables=Tunables(replies=False))
+    reply_alone = next(
+        r.score
+        for c in plain.trace.candidates
+        for r in c.lanes
+        if r.lane == "vector"
+        and c.key == next(it.key for it in plain.items if it.text == LOOKALIKE[2])
+    )
+    exchange = vsvc.recall(user, ask)
+    assert vector(exchange, 0)[0] == 1
+    rank, score = vector(exchange, 2)
+    assert rank == 2 and score == pytest.approx((asked[1] + reply_alone) / 2, abs=1e-4)
+    assert exchange.items[0].text == LOOKALIKE[0]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from tabane.errors import InvalidInput, Issue
 from tabane.evaluation.memory_set import LOADINGS, Loaded, MemQuestion, install, load
-from tabane.recall.plan import PLANS, RecallRequest
+from tabane.recall.plan import PLANS, RecallRequest, Tunables
 from tabane.recall.result import Evidence
 from tabane.service import Tabane
 from tabane.types import Principal
@@ -138,6 +138,7 @@ def run_memory_eval(
     budget: int | None = None,
     prefix: str = "mem-",
     progress: Progress | None = None,
+    tunables: Tunables | None = None,
 ) -> MemoryEvalReport:
     say = progress or (lambda _msg: None)
     bad = [p for p in plans if p not in PLANS] + [m for m in loadings if m not in LOADINGS]
@@ -168,7 +169,7 @@ def run_memory_eval(
             run = RunSummary(loading, plan)
             for q in data.questions:
                 where = loaded[(loading, q.conversation)]
-                row = ask(svc, user, where, q, plan=plan, budget=chosen)
+                row = ask(svc, user, where, q, plan=plan, budget=chosen, tunables=tunables)
                 run.rows.append(row)
                 if q.category != "adversarial-absent":
                     for bucket in (
@@ -184,7 +185,14 @@ def run_memory_eval(
 
 
 def ask(
-    svc: Tabane, user: Principal, where: Loaded, q: MemQuestion, *, plan: str, budget: int
+    svc: Tabane,
+    user: Principal,
+    where: Loaded,
+    q: MemQuestion,
+    *,
+    plan: str,
+    budget: int,
+    tunables: Tunables | None = None,
 ) -> QuestionRow:
     """One question under one plan, scored on the served items in order."""
     request = RecallRequest(
@@ -196,7 +204,7 @@ def ask(
         budget=budget,
     )
     started = time.perf_counter()
-    result = svc.recall(user, request)
+    result = svc.recall(user, request, tunables=tunables)
     ms = (time.perf_counter() - started) * 1000
     items = list(result.items)
     covers = [where.covers(it) for it in items]

@@ -26,7 +26,7 @@ from tabane.evaluation.graph_eval import Coverage
 from tabane.evaluation.graph_set import Triple, install
 from tabane.evaluation.graph_set import load as load_graph
 from tabane.evaluation.metrics import Scores, documents
-from tabane.recall.plan import RecallRequest
+from tabane.recall.plan import RecallRequest, Tunables
 from tabane.recall.result import RecallResult
 from tabane.service import Tabane
 from tabane.storage.schema import Association
@@ -72,6 +72,7 @@ def run_docs_recall(
     plans: Sequence[str] = ("maximal", "sources_only"),
     budget: int | None = None,
     progress: Progress | None = None,
+    tunables: Tunables | None = None,
 ) -> DocsRecallReport:
     """Every question of a docs set through recall over an already stored corpus."""
     say = progress or (lambda _msg: None)
@@ -83,9 +84,8 @@ def run_docs_recall(
         run = DocsRun(plan)
         tokens = 0
         for q in questions:
-            result = svc.recall(
-                user, RecallRequest(q.question, (context,), plan=plan, budget=chosen, force=True)
-            )
+            ask = RecallRequest(q.question, (context,), plan=plan, budget=chosen, force=True)
+            result = svc.recall(user, ask, tunables=tunables)
             docs = documents(
                 it.citation.source
                 for it in result.items

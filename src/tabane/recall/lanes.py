@@ -24,12 +24,15 @@ from pgvector.sqlalchemy import Vector
 from sqlalchemy import (
     ARRAY,
     BigInteger,
+    Boolean,
     Float,
     Integer,
     Select,
     Text,
     bindparam,
+    case,
     cast,
+    exists,
     false,
     func,
     literal,
@@ -38,10 +41,16 @@ from sqlalchemy import (
     select,
     true,
 )
+from sqlalchemy.orm import aliased
 
 from tabane.storage.schema import Paragraph, ParagraphVector, Source
 
 ROW = ("kind", "item_id", "context_id", "lane", "rank", "score", "direct")
+
+# Text that asks: a question mark (ASCII or full-width) at its very end, spaces aside (a PostgreSQL
+# regular expression). A question mark inside closing quotes is reported speech (`he asked
+# "why?"`), not a question put to the reader.
+ASKS = "[?\uff1f][[:space:]]*$"
 
 
 def p(name: str, type_: Any) -> Any:
@@ -103,7 +112,30 @@ def nearest(
     )
 
 
+def continues(answer: Any, question: Any) -> Any:
+    """The paragraph `answer`, just after `question`, continues its exchange: the same section,
+    or a section that was already open before the question — sections that interleave are
+    labels (speakers taking turns, each a section), not headings; a question that closes a
+    section is not answered by the next heading's first paragraph."""
+    earlier = aliased(Paragraph, name="earlier_p")
+    return or_(
+        answer.section_id.is_not_distinct_from(question.section_id),
+        exists()
+        .where(
+            earlier.source_pk == question.source_pk,
+            earlier.idx < question.idx,
+            earlier.section_id == answer.section_id,
+        )
+        .correlate_except(earlier),
+    )
+
+
 def vector_lane(dim: int) -> Select[Any]:
+    """The paragraphs nearest the question per context, scored by cosine. A paragraph that asks
+    (`ASKS`) and is answered by the next one (`continues`, as statement.py serves it) is scored
+    as the exchange: the mean of its cosine and its reply's nearest vector's, so a question that
+    only shares this one's form does not carry its reply to the top. Bound `exchange` false (or
+    a reply with no vector yet) scores the paragraph alone."""
     c = contexts_table()
     near = nearest(
         c, ParagraphVector, ParagraphVector.paragraph_id, dim, p("pool", Integer) * 2, "pv"
@@ -115,8 +147,33 @@ def vector_lane(dim: int) -> Select[Any]:
         .group_by(c.c.id, near.c.id)
         .subquery("pv_best")
     )
-    rank = func.row_number().over(partition_by=best.c.ctx, order_by=(best.c.d, best.c.paragraph_id))
-    ranked = select(best, rank.label("r")).subquery("pv_ranked")
+    asked, reply = aliased(Paragraph, name="pv_asked"), aliased(Paragraph, name="pv_reply")
+    rv = aliased(ParagraphVector, name="pv_reply_vector")
+    reply_d = (  # the reply's nearest vector's distance, when the paragraph asks
+        select(func.min(rv.embedding.cast(Vector(dim)).cosine_distance(p("qvec", Vector(dim)))))
+        .join(reply, reply.id == rv.paragraph_id)
+        .where(
+            asked.id == best.c.paragraph_id,
+            asked.text.regexp_match(ASKS),
+            reply.source_pk == asked.source_pk,
+            reply.idx == asked.idx + 1,
+            ~reply.text.regexp_match(ASKS),
+            continues(reply, asked),
+            rv.model == p("model", Text),
+            rv.dim == literal_column(str(int(dim))),
+        )
+        .correlate(best)
+        .scalar_subquery()
+    )
+    d = case(
+        (p("exchange", Boolean), func.coalesce((best.c.d + reply_d) / 2.0, best.c.d)),
+        else_=best.c.d,
+    )
+    scored = select(best.c.ctx, best.c.paragraph_id, d.label("d")).subquery("pv_scored")
+    rank = func.row_number().over(
+        partition_by=scored.c.ctx, order_by=(scored.c.d, scored.c.paragraph_id)
+    )
+    ranked = select(scored, rank.label("r")).subquery("pv_ranked")
     return select(
         *row(
             "paragraph",

@@ -21,12 +21,14 @@ from sqlalchemy import (
     ARRAY,
     CTE,
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     Integer,
     Select,
     Text,
     and_,
+    case,
     cast,
     false,
     func,
@@ -39,7 +41,7 @@ from sqlalchemy import (
     union_all,
 )
 
-from tabane.recall.lanes import contexts_table, nearest, p, row
+from tabane.recall.lanes import ASKS, contexts_table, nearest, p, row
 from tabane.storage.schema import (
     Association,
     Claim,
@@ -297,7 +299,13 @@ def turns_lane(dim: int | None = None) -> Select[Any]:
     """The window's turns (recency bounds them) by similarity to the question — the cosine of
     their embeddings when there is a query vector, else shared terms (`_lexical`). Kept: the
     best `turn_hits` by similarity, and the newest `recent_turns` (the conversation the
-    question continues) — working memory is a handful of turns, not the window; best first."""
+    question continues) — working memory is a handful of turns, not the window; best first.
+
+    A turn that asks is served as its reply (statement.py `_replies`), so it is scored as the
+    exchange: the mean of its own score and its reply's. A question that resembles this one only
+    in form ("and you, did you go fishing?") no longer carries an unrelated answer to the top;
+    a reply with no score (no shared term, or no vector yet) leaves the question's own. Bound
+    `exchange` false scores the question alone."""
     t = SessionTurn
     recent = (
         select(t.id, t.seq, func.lower(t.text).label("text"))
@@ -311,16 +319,33 @@ def turns_lane(dim: int | None = None) -> Select[Any]:
     )
     per_turn = _lexical(recent) if dim is None else _semantic(recent, dim)
     newest = func.row_number().over(order_by=recent.c.seq.desc())
-    scored = (
+    own = (
         select(
             recent.c.id,
             recent.c.seq,
-            per_turn.c.score.label("score"),
+            per_turn.c.score.label("own"),
+            func.lead(per_turn.c.score).over(order_by=recent.c.seq).label("next_score"),
+            func.lead(recent.c.seq).over(order_by=recent.c.seq).label("next_seq"),
+            func.lead(recent.c.text).over(order_by=recent.c.seq).label("next_text"),
+            recent.c.text.regexp_match(ASKS).label("asks"),
             newest.label("newest"),
         )
         .outerjoin(per_turn, per_turn.c.id == recent.c.id)
-        .subquery("scored_turns")
+        .subquery("own_turns")
     )
+    exchange = and_(  # the turn asks, and the next turn of the window answers (`_replies`)
+        p("exchange", Boolean),
+        own.c.asks,
+        own.c.next_seq == own.c.seq + 1,
+        ~own.c.next_text.regexp_match(ASKS),
+        own.c.next_score.is_not(None),
+    )
+    scored = select(
+        own.c.id,
+        own.c.seq,
+        case((exchange, (own.c.own + own.c.next_score) / 2.0), else_=own.c.own).label("score"),
+        own.c.newest,
+    ).subquery("scored_turns")
     order = (scored.c.score.desc().nulls_last(), scored.c.seq.desc())
     ranked = select(scored, func.row_number().over(order_by=order).label("r")).subquery("ranked")
     kept = or_(

@@ -22,9 +22,7 @@ from sqlalchemy import (
     Select,
     and_,
     case,
-    exists,
     func,
-    or_,
     select,
     true,
     union_all,
@@ -66,10 +64,7 @@ DERIVED_LANES = ("communities", "profiles", "raptor")
 PASSAGE_LANES = ("vector", "claims")
 # The lanes that need a query vector (walk and turns use one when there is one).
 VECTOR_LANES = frozenset({"vector", "claims", "communities", "profiles", "raptor"})
-# Text that asks: a question mark (ASCII or full-width) at its very end, spaces aside (a PostgreSQL
-# regular expression). A question mark inside closing quotes is reported speech (`he asked
-# "why?"`), not a question put to the reader.
-ASKS = "[?\uff1f][[:space:]]*$"
+ASKS = lane_mod.ASKS  # text that asks (lanes.py)
 
 
 @dataclass(frozen=True)
@@ -164,24 +159,6 @@ def _on_one_scale(lanes: Any) -> Any:
     return select(*cols).cte("hits")
 
 
-def _continues(answer: Any, question: Any) -> Any:
-    """The paragraph `answer`, just after `question`, continues its exchange: the same section,
-    or a section that was already open before the question — sections that interleave are
-    labels (speakers taking turns, each a section), not headings; a question that closes a
-    section is not answered by the next heading's first paragraph."""
-    earlier = aliased(Paragraph, name="earlier_p")
-    return or_(
-        answer.section_id.is_not_distinct_from(question.section_id),
-        exists()
-        .where(
-            earlier.source_pk == question.source_pk,
-            earlier.idx < question.idx,
-            earlier.section_id == answer.section_id,
-        )
-        .correlate_except(earlier),
-    )
-
-
 # What a reply shows in its question's place, per kind: the statement's detail column (the row
 # field evidence.py reads) → the reply's own column, read beside it as `reply_<kind>_<column>`.
 REPLY_FIELDS: dict[str, dict[str, str]] = {
@@ -207,8 +184,8 @@ def _replies(fused: Any) -> tuple[list[Any], list[Any]]:
     """Laterals after the detail joins, and their columns. A question asserts nothing: in a
     conversation or a FAQ the answer follows it. So for a paragraph or turn that asks (its text
     ends with a question mark) they read its reply — the next paragraph of its source that
-    continues the exchange (`_continues`), the next turn of its session, when the caller may see
-    it and it does not ask in turn — which evidence.py serves in its place; and for one that
+    continues the exchange (`lanes.continues`), the next turn of its session, when the caller may
+    see it and it does not ask in turn — which evidence.py serves in its place; and for one that
     does not ask, the question just before it that it continues, if any (its `in_reply_to`).
     Bound `replies` false reads neither. Each lateral is LIMIT 1 (it finds at most one row by a
     unique key anyway): a plain lateral is pulled up into the join, and PostgreSQL then hashed
@@ -229,9 +206,9 @@ def _replies(fused: Any) -> tuple[list[Any], list[Any]]:
         after += [getattr(reply, order) == getattr(table, order) + 1]
         earlier = [getattr(before, parent) == getattr(table, parent)]
         earlier += [getattr(before, order) == getattr(table, order) - 1]
-        if kind == "paragraph":  # sections: the exchange must go on (`_continues`)
-            after.append(_continues(reply, table))
-            earlier.append(_continues(table, before))
+        if kind == "paragraph":  # sections: the exchange must go on (`lanes.continues`)
+            after.append(lane_mod.continues(reply, table))
+            earlier.append(lane_mod.continues(table, before))
         fields = sorted(set(REPLY_FIELDS[kind].values()))
         read = (
             select(reply.id, *(getattr(reply, f) for f in fields))
