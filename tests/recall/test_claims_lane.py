@@ -17,7 +17,7 @@ from tabane.jobs import queue
 from tabane.models.embedder import Embedder
 from tabane.recall import lanes_memory
 from tabane.recall.kernel import bind
-from tabane.recall.plan import Tunables
+from tabane.recall.plan import RecallRequest, Tunables
 from tabane.search.search import QueryVector
 from tabane.service import Tabane
 from tabane.storage.schema import ClaimVector, Context, Job
@@ -53,11 +53,13 @@ def claim_lane(
     *,
     pool: int,
     floor: float | None,
+    asking_notes: bool = True,
 ) -> list[ClaimHit]:
     """recall's claims lane run as a statement of its own, with the statement's parameters."""
     contexts = [session.get(Context, cid) or Context(id=cid, name="?") for cid in context_ids]
     qv = QueryVector(embedder.embed_query(question), embedder.name, embedder.dim, None)
-    params = bind(question, contexts, [floor] * len(contexts), qv, None, Tunables(pool=pool))
+    t = Tunables(pool=pool, asking_notes=asking_notes)
+    params = bind(question, contexts, [floor] * len(contexts), qv, None, t)
     rows = session.execute(
         lanes_memory.claims_lane(embedder.dim).order_by("context_id", "rank"), params
     )
@@ -65,13 +67,20 @@ def claim_lane(
 
 
 def _lane(
-    svc: Tabane, user: Principal, contexts: Sequence[str], question: str, pool: int = 10
+    svc: Tabane,
+    user: Principal,
+    contexts: Sequence[str],
+    question: str,
+    pool: int = 10,
+    asking_notes: bool = True,
 ) -> list[ClaimHit]:
     embedder = svc.embedder
     assert embedder is not None
     ids = [_context_id(svc, user, c) for c in contexts]
     with svc.store.session(user) as session:
-        return claim_lane(session, ids, question, embedder, pool=pool, floor=None)
+        return claim_lane(
+            session, ids, question, embedder, pool=pool, floor=None, asking_notes=asking_notes
+        )
 
 
 def test_a_paraphrase_finds_the_remembered_note(vsvc: Tabane, user: Principal, context: str):
@@ -98,6 +107,31 @@ def test_a_paraphrase_finds_the_remembered_note(vsvc: Tabane, user: Principal, c
             floor=(hits[0].score + hits[1].score) / 2,
         )
     assert [h.claim_id for h in floored] == [ids[0]]
+
+
+def test_a_note_that_asks_scores_half_its_similarity(vsvc: Tabane, user: Principal, context: str):
+    notes = [
+        "How is Ravi's novel coming along?",  # cosine 0.85 with the question below
+        "Ravi's novel is at about forty thousand words.",  # 0.56
+        "Ravi finished the first draft of his novel in August.",  # 0.46
+        "The bakery ran out of rye bread.",
+    ]
+    ids = [vsvc.remember(user, context, {"text": note}) for note in notes]
+    assert vsvc.wait_for_jobs(timeout=120) == 0
+    question = "How far along is Ravi's novel?"
+    # As it is, the note that only asks takes the first place: it shares the question's form.
+    alone = _lane(vsvc, user, [context], question, asking_notes=False)
+    assert [h.claim_id for h in alone][:3] == [ids[0], ids[1], ids[2]]
+    # It asserts nothing and no reply stands in for it: an exchange whose reply is unrelated.
+    scored = _lane(vsvc, user, [context], question)
+    assert [h.claim_id for h in scored][:3] == [ids[1], ids[2], ids[0]]
+    asking = {h.claim_id: h.score for h in alone}[ids[0]]
+    assert {h.claim_id: h.score for h in scored}[ids[0]] == pytest.approx(asking / 2, abs=1e-5)
+    assert [h.score for h in scored if h.claim_id != ids[0]] == [
+        h.score for h in alone if h.claim_id != ids[0]
+    ]
+    served = vsvc.recall(user, RecallRequest(question, (context,)))
+    assert served.items[0].text == notes[1]
 
 
 def test_closed_claims_never_come_back(vsvc: Tabane, user: Principal, context: str) -> None:

@@ -54,11 +54,17 @@ from tabane.storage.schema import (
 
 
 def claims_lane(dim: int) -> Select[Any]:
+    """The current claims whose text is nearest the question, per context. A note that asks
+    (`ASKS`: "How's the book?") asserts nothing, and unlike a paragraph or turn it has no reply
+    to serve in its place: it is scored as an exchange whose reply says nothing of the question
+    (similarity 0), half its own. Bound `asking_notes` false scores it as it is."""
     c = contexts_table()
     near = nearest(c, ClaimVector, ClaimVector.claim_id, dim, p("pool", Integer) * 2, "cv")
-    rank = func.row_number().over(partition_by=c.c.id, order_by=(near.c.d, near.c.id))
+    asks = and_(p("asking_notes", Boolean), Claim.statement.regexp_match(ASKS))
+    d = case((asks, (near.c.d + 1.0) / 2.0), else_=near.c.d)  # similarity 1 - d, halved
+    rank = func.row_number().over(partition_by=c.c.id, order_by=(d, near.c.id))
     current = (
-        select(near.c.id.label("claim_id"), c.c.id.label("ctx"), near.c.d, rank.label("r"))
+        select(near.c.id.label("claim_id"), c.c.id.label("ctx"), d.label("d"), rank.label("r"))
         .select_from(c)
         .join(near, true())
         .join(Claim, Claim.id == near.c.id)

@@ -52,6 +52,7 @@ class Tunables:
     fusion: str = "per_kind"  # "sum": RRF summed over every lane; "per_kind": see statement.py
     replies: bool = True  # a paragraph or turn that asks gives its place to its reply
     exchange: bool = True  # a question that gives its place is scored with its reply (lanes)
+    asking_notes: bool = True  # a note that asks scores half its similarity (lanes_memory)
     turn_scale: bool = True  # turns ranked on the passages' scale (statement.py `_on_one_scale`)
 
 
