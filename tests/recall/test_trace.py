@@ -65,6 +65,7 @@ def sample(plan: str = "maximal") -> RecallTrace:
                 rerank=0.125,
                 outcome="cut_by_budget",
                 tokens=900,
+                voiced=True,
             ),
         ),
         notes=("vector lane off",),

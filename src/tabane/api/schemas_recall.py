@@ -155,6 +155,10 @@ class CandidateOut(Response):
     reply_to: str | None = Field(
         description="the key of the item that asked, when this candidate is its reply"
     )
+    voiced: bool = Field(
+        description="said by someone the question names (a turn's speaker, a note's holder): "
+        "ordered first within its group"
+    )
 
 
 class TraceOut(Response):

@@ -1,5 +1,6 @@
 """Ordering and budget, after the statement: directly named sources first, the reranker orders
-each identity group (direct, then the rest) by answer quality on the complete text, the best
+each identity group (direct, then the rest) by answer quality on the complete text, within each
+group the items said by someone the question names come first (`voiced`), the best
 `max_items` are kept (a RAPTOR overview cut to its share of the budget), and then the longest
 prefix that fits the token budget.
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,6 +33,32 @@ class Placed:
     position: int  # 1-based position after ordering
     rerank: float | None
     outcome: Outcome
+    voiced: bool = False
+
+
+def voiced(question: str, author: str | None) -> bool:
+    """The question names the item's speaker or perspective holder ("What does Hannah think of
+    horror films?" and a turn Hannah said, a note she holds): their own words speak for them.
+    A name of a script written with spaces must be a whole word of the question; one written
+    without (花, 翔) may sit anywhere in it. Case and width do not matter."""
+    name = unicodedata.normalize("NFKC", author or "").casefold().strip()
+    if not name:
+        return False
+    asked = unicodedata.normalize("NFKC", question).casefold()
+    if _DENSE.search(name):
+        return name in asked
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", asked) is not None
+
+
+def named_first(group: Sequence[Evidence], named: set[str]) -> list[Evidence]:
+    """The items with a speaker, in the places they hold, reordered: those in `named` first.
+    Items nobody said (paragraphs, summaries) keep their places — the voice a question names
+    ranks among voices, not above evidence that has none."""
+    said = [it for it in group if it.author]
+    queue = iter(
+        [it for it in said if it.key in named] + [it for it in said if it.key not in named]
+    )
+    return [next(queue) if it.author else it for it in group]
 
 
 def tokens(item: Evidence, chars_per_token: float) -> int:
@@ -115,11 +143,13 @@ def arrange(
     max_items: int,
     budget: int,
     chars_per_token: float,
+    voices: bool = True,
 ) -> list[Placed]:
     """Order, drop items whose text repeats an earlier one's (outcome `duplicate`, position
     0), cut to `max_items`, then keep the longest prefix within `budget` tokens."""
     fused_at = {it.key: n for n, it in enumerate(items, start=1)}
     scores: dict[str, float] = {}
+    spoken: set[str] = set()  # keys of the items the question names the speaker of
     groups = [[it for it in items if it.direct], [it for it in items if not it.direct]]
     ordered: list[Evidence] = []
     for group in groups:
@@ -129,7 +159,9 @@ def arrange(
             group = sorted(group, key=lambda it: (-scores[it.key], fused_at[it.key]))
         elif reranker is not None and group:
             scores[group[0].key] = 0.0
-        ordered.extend(group)
+        named = {it.key for it in group if voices and voiced(question, it.author)}
+        ordered += named_first(group, named)
+        spoken |= named
     ordered = grounded_first(answers_first(ordered), max_items)
     placed: list[Placed] = []
     used = 0
@@ -141,9 +173,13 @@ def arrange(
         it = fit_share(it, share, chars_per_token)
         sized = Evidence(**{**it.__dict__, "tokens": tokens(it, chars_per_token)})
         outcome: Outcome
-        same = _same(it.text)
+        same, at = _same(it.text), fused_at[it.key]
         if same in seen:  # a turn and the note or paragraph made from it say one thing once
-            placed.append(Placed(sized, fused_at[it.key], 0, scores.get(it.key), "duplicate"))
+            placed.append(
+                Placed(
+                    sized, fused_at[it.key], 0, scores.get(it.key), "duplicate", it.key in spoken
+                )
+            )
             continue
         seen.update([same, _same(it.in_reply_to)] if it.in_reply_to else [same])
         position += 1
@@ -155,7 +191,7 @@ def arrange(
         else:
             used += sized.tokens
             outcome = "served"
-        placed.append(Placed(sized, fused_at[it.key], position, scores.get(it.key), outcome))
+        placed.append(Placed(sized, at, position, scores.get(it.key), outcome, it.key in spoken))
     return placed
 
 
@@ -176,6 +212,7 @@ def traces(placed: Sequence[Placed], found: dict[str, Candidate]) -> tuple[Candi
             outcome=p.outcome,
             tokens=p.item.tokens,
             reply_to=found[p.item.key].asked,
+            voiced=p.voiced,
         )
         for p in placed
     )

@@ -53,6 +53,7 @@ class Tunables:
     replies: bool = True  # a paragraph or turn that asks gives its place to its reply
     exchange: bool = True  # a question that gives its place is scored with its reply (lanes)
     asking_notes: bool = True  # a note that asks scores half its similarity (lanes_memory)
+    voices: bool = True  # items said by someone the question names first (order.py `voiced`)
     turn_scale: bool = True  # turns ranked on the passages' scale (statement.py `_on_one_scale`)
 
 

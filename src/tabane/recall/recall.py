@@ -63,6 +63,7 @@ def run(
         max_items=t.max_items,
         budget=budget,
         chars_per_token=chars_per_token,
+        voices=t.voices,
     )
     order_ms = (time.perf_counter() - started) * 1000
     used = sum(p.item.tokens for p in placed if p.outcome == "served")

@@ -78,11 +78,12 @@ class CandidateTrace:
     lanes: tuple[LaneRank, ...]
     fused: float  # reciprocal rank fusion over its lanes
     direct: bool
-    position: int  # 1-based position after ordering (direct first, then rerank)
+    position: int  # 1-based position after ordering (direct first, rerank, voiced first)
     rerank: float | None  # the reranker's score, when one ran
     outcome: Outcome
     tokens: int
     reply_to: str | None = None  # the key of the item that asked, when this is its reply
+    voiced: bool = False  # said by someone the question names: first within its group
 
 
 @dataclass(frozen=True)

@@ -150,6 +150,7 @@ def _candidate(data: dict[str, Any]) -> CandidateTrace:
         outcome=data["outcome"],
         tokens=data["tokens"],
         reply_to=data.get("reply_to"),  # traces stored before replies have none
+        voiced=bool(data.get("voiced", False)),  # nor before voiced items
     )
 
 
