@@ -175,11 +175,7 @@ def arrange(
         outcome: Outcome
         same, at = _same(it.text), fused_at[it.key]
         if same in seen:  # a turn and the note or paragraph made from it say one thing once
-            placed.append(
-                Placed(
-                    sized, fused_at[it.key], 0, scores.get(it.key), "duplicate", it.key in spoken
-                )
-            )
+            placed.append(Placed(sized, at, 0, scores.get(it.key), "duplicate", it.key in spoken))
             continue
         seen.update([same, _same(it.in_reply_to)] if it.in_reply_to else [same])
         position += 1
