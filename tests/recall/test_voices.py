@@ -4,6 +4,7 @@ question names come first; items nobody said keep their places."""
 from __future__ import annotations
 
 from tabane.ingest.documents import DocumentInput, block
+from tabane.recall.explain import Expected
 from tabane.recall.order import named_first, voiced
 from tabane.recall.plan import RecallRequest, Tunables
 from tabane.recall.result import Citation, Evidence
@@ -67,3 +68,10 @@ def test_the_named_speakers_own_words_come_first(vsvc: Tabane, user, context):
     flags = {c.key: c.voiced for c in named.trace.candidates}
     assert flags[hannah] and not flags[ravi]
     assert not any(c.voiced for c in plain.trace.candidates)
+    # explain says so, for the voiced item and for one a voiced item pushed out of the budget
+    why = vsvc.explain_recall(user, ask, Expected(claim=ids[1]))
+    assert why.verdict == "served" and "the question names Hannah, who said it" in why.detail
+    tight = RecallRequest(ask.question, ask.contexts, budget=named.items[0].tokens)
+    cut = vsvc.explain_recall(user, tight, Expected(claim=ids[0]))
+    assert cut.verdict == "cut_by_budget"
+    assert "items said by Hannah, whom the question names, went before it" in cut.detail

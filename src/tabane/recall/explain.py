@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from tabane.errors import InvalidInput, Issue
 from tabane.models.reranker import Reranker
 from tabane.recall.kernel import TurnWindow, gather
+from tabane.recall.order import Placed
 from tabane.recall.plan import Tunables
 from tabane.recall.recall import run
 from tabane.recall.result import LaneRank
@@ -115,6 +116,17 @@ def _keys(session: Session, contexts: Sequence[Context], expected: Expected) -> 
     return [f"p:{pid}" for pid in session.scalars(stmt)]
 
 
+def _voices(best: Placed, placed: Sequence[Placed]) -> str:
+    """What the voices did to its place: it came first among the items people said (the
+    question names who said it), or items said by someone the question names went before it."""
+    if best.voiced:
+        return f"; the question names {best.item.author}, who said it: first among what people said"
+    names = sorted({p.item.author for p in placed if p.voiced and p.item.author})
+    if names and best.item.author and best.outcome != "served":
+        return f"; items said by {', '.join(names)}, whom the question names, went before it"
+    return ""
+
+
 def explain(
     session: Session,
     question: str,
@@ -166,7 +178,7 @@ def explain(
             f"{budget} were used by the items before it",
         }
         verdict: str = best.outcome
-        detail, key = details[best.outcome], best.item.key
+        detail, key = details[best.outcome] + _voices(best, outcome.placed), best.item.key
         asked = outcome.found[best.item.key].asked
         if not placed and asked is not None:  # it asks: what became of its reply answers
             verdict, key = "answered", asked
