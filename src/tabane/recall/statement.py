@@ -64,7 +64,6 @@ DERIVED_LANES = ("communities", "profiles", "raptor")
 PASSAGE_LANES = ("vector", "claims")
 # The lanes that need a query vector (walk and turns use one when there is one).
 VECTOR_LANES = frozenset({"vector", "claims", "communities", "profiles", "raptor"})
-ASKS = lane_mod.ASKS  # text that asks (lanes.py)
 
 
 @dataclass(frozen=True)
@@ -199,7 +198,7 @@ def _replies(fused: Any) -> tuple[list[Any], list[Any]]:
         ("turn", SessionTurn, "session_pk", "seq"),
     )
     for kind, table, parent, order in kinds:
-        asks = table.text.regexp_match(ASKS)
+        asks = table.text.regexp_match(lane_mod.ASKS)
         reply, before = aliased(table, name=f"reply_{kind}"), aliased(table, name=f"asked_{kind}")
         own = [replies, fused.c.kind == kind]
         after = [getattr(reply, parent) == getattr(table, parent)]
@@ -212,13 +211,13 @@ def _replies(fused: Any) -> tuple[list[Any], list[Any]]:
         fields = sorted(set(REPLY_FIELDS[kind].values()))
         read = (
             select(reply.id, *(getattr(reply, f) for f in fields))
-            .where(*own, *after, asks, ~reply.text.regexp_match(ASKS))
+            .where(*own, *after, asks, ~reply.text.regexp_match(lane_mod.ASKS))
             .limit(1)
             .lateral(f"reply_{kind}s")
         )
         back = (
             select(before.id, before.text)
-            .where(*own, *earlier, ~asks, before.text.regexp_match(ASKS))
+            .where(*own, *earlier, ~asks, before.text.regexp_match(lane_mod.ASKS))
             .limit(1)
             .lateral(f"asked_{kind}s")
         )
