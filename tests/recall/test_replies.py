@@ -225,13 +225,7 @@ def test_a_paragraph_that_asks_ranks_in_the_vector_lane_as_its_exchange(
     asked, said = vector(alone, 2), vector(alone, 0)  # the reply (2) serves the question (1)
     assert asked[0] == 1 and said[0] == 2
     plain = vsvc.recall(user, ask, tunables=Tunables(replies=False))
-    reply_alone = next(
-        r.score
-        for c in plain.trace.candidates
-        for r in c.lanes
-        if r.lane == "vector"
-        and c.key == next(it.key for it in plain.items if it.text == LOOKALIKE[2])
-    )
+    reply_alone = vector(plain, 2)[1]  # without replies, paragraph 2 is an item of its own
     exchange = vsvc.recall(user, ask)
     assert vector(exchange, 0)[0] == 1
     rank, score = vector(exchange, 2)

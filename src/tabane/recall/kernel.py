@@ -97,8 +97,8 @@ def bind(
         "derived_pool": t.derived_pool,
         "replies": t.replies,
         "turn_scale": t.turn_scale,
-        "exchange": t.replies and t.exchange,
-        "asking_notes": t.asking_notes,  # scored as served: with its reply
+        "exchange": t.replies and t.exchange,  # a question is scored as served: with its reply
+        "asking_notes": t.asking_notes,
     }
     if qv.vector is not None:
         params["qvec"] = np.asarray(qv.vector, dtype=np.float32)
