@@ -107,6 +107,7 @@ def test_a_global_question_is_answered_from_the_tree_and_a_local_one_from_its_pa
     overviews = [it for it in broad.items if it.kind == "raptor"]
     assert broad.trace.lanes["raptor"].ran and broad.trace.lanes["raptor"].hits >= 1
     assert overviews and overviews[0].provenance == "derived memory"
+    assert [s.name for s in overviews[0].scopes] == [f"user:{user.name}"]
     tree = vsvc.raptor_tree(user, corpus)
     root = next(n for n in tree.nodes if n.parent is None)
     assert root.level >= 2  # the lane reads overviews of overviews, never a level-1 cluster

@@ -267,6 +267,7 @@ def test_entity_profiles_join_the_bundle_by_their_summary_embedding(vsvc: Tabane
     assert profiles and profiles[0].provenance == "derived memory"
     assert profiles[0].citation.title == "profile of espresso"
     assert "nine bar" in profiles[0].text
+    assert [s.name for s in profiles[0].scopes] == [f"user:{user.name}"]  # as stored
     assert any(note.startswith(f"{profiles[0].key} built ") for note in result.trace.notes)
     assert result.trace.lanes["profiles"].ran and result.trace.lanes["profiles"].hits >= 1
     without = vsvc.recall(
@@ -298,6 +299,7 @@ def test_communities_are_built_in_the_background_and_recalled_by_their_summary(
     groups = [it for it in result.items if it.kind == "community"]
     assert groups and groups[0].provenance == "derived memory"
     assert "basil" in groups[0].text and "router" not in groups[0].text
+    assert [s.name for s in groups[0].scopes] == [f"user:{user.name}"]
     assert result.trace.lanes["communities"].ran
 
 
