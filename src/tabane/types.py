@@ -126,6 +126,8 @@ def to_plain(value: Any) -> Any:
         return {str(k): to_plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [to_plain(v) for v in value]
+    if isinstance(value, (set, frozenset)):  # a principal's scope sets
+        return sorted(to_plain(v) for v in value)
     if isinstance(value, (datetime, date)):
         return value.isoformat()
     return value
@@ -142,23 +144,36 @@ def issue_path(loc: Iterable[Any]) -> str:
 
 def parse_date(value: Any, path: str) -> datetime | None:
     """An ISO 8601 date or date-time; a date alone means midnight UTC. None is none given; an
-    empty text is a bad date, not an omitted one."""
+    empty text is a bad date, not an omitted one. The instant must fall in the years 1–9999 in
+    UTC: PostgreSQL would store `9999-12-31T23:59:59-12:00` as the year 10000, which no read
+    could return."""
     if value is None:
         return None
+    parsed: datetime | None = None
     if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if isinstance(value, date):
-        return datetime(value.year, value.month, value.day, tzinfo=UTC)
-    if isinstance(value, str):
+        parsed = value if value.tzinfo else value.replace(tzinfo=UTC)
+    elif isinstance(value, date):
+        parsed = datetime(value.year, value.month, value.day, tzinfo=UTC)
+    elif isinstance(value, str):
         text = value.strip()
         try:
             if len(text) == 10:
                 d = date.fromisoformat(text)
-                return datetime(d.year, d.month, d.day, tzinfo=UTC)
-            parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-            return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+                parsed = datetime(d.year, d.month, d.day, tzinfo=UTC)
+            else:
+                parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+                parsed = parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
         except ValueError:
             pass
-    raise InvalidInput(
-        f"{path} is not an ISO 8601 date", issues=[Issue(path, f"cannot parse {value!r}")]
-    )
+    if parsed is None:
+        raise InvalidInput(
+            f"{path} is not an ISO 8601 date", issues=[Issue(path, f"cannot parse {value!r}")]
+        )
+    try:
+        parsed.astimezone(UTC)
+    except OverflowError:
+        raise InvalidInput(
+            f"{path} is out of range",
+            issues=[Issue(path, f"{value!r} falls outside the years 1–9999 in UTC")],
+        ) from None
+    return parsed

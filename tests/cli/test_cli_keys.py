@@ -4,36 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from tabane.cli.main import app, check_serving
+from tabane.cli.main import check_serving
 from tabane.errors import InvalidInput
 from tabane.service import Tabane
 from tabane.types import Principal, personal_scope
-
-
-@pytest.fixture
-def cli(tabane_home: Path, user: Principal) -> Callable[..., tuple[int, Any, str]]:
-    runner = CliRunner()
-
-    def run(*args: str, **env: str) -> tuple[int, Any, str]:
-        base = {
-            "TABANE_HOME": str(tabane_home),
-            "TABANE_USER": user.name,
-            "TABANE_EMBEDDER": "none",
-            "TABANE_WORKER": "off",
-        }
-        result = runner.invoke(app, list(args), env={**base, **env})
-        if result.exception and not isinstance(result.exception, SystemExit):
-            raise result.exception
-        out = json.loads(result.stdout) if result.exit_code == 0 and result.stdout else None
-        return result.exit_code, out, result.stderr
-
-    return run
 
 
 def test_create_list_revoke(cli: Any, svc: Tabane, make_user: Callable[..., Principal]) -> None:

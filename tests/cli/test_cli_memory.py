@@ -2,37 +2,9 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
-import pytest
-from typer.testing import CliRunner
-
-from tabane.cli.main import app
-from tabane.types import Principal
-
 from helpers import unique
-
-
-@pytest.fixture
-def cli(tabane_home: Path, user: Principal):
-    runner = CliRunner()
-
-    def run(*args: str, **env: str) -> tuple[int, Any, str]:
-        base = {
-            "TABANE_HOME": str(tabane_home),
-            "TABANE_USER": user.name,
-            "TABANE_EMBEDDER": "none",
-            "TABANE_WORKER": "off",
-        }
-        result = runner.invoke(app, list(args), env={**base, **env})
-        if result.exception and not isinstance(result.exception, SystemExit):
-            raise result.exception
-        out = json.loads(result.stdout) if result.exit_code == 0 and result.stdout else None
-        return result.exit_code, out, result.stderr
-
-    return run
 
 
 def test_remember_and_sessions(cli: Any, context: str) -> None:

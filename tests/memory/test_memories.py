@@ -6,9 +6,11 @@ from collections.abc import Callable
 
 import pytest
 
-from tabane.errors import InvalidInput, NoContext
+from tabane.errors import InvalidInput, NoContext, TabaneError
 from tabane.service import Tabane
 from tabane.types import Principal
+
+from helpers import unique
 
 
 def test_a_plain_note_keeps_its_speaker_and_kind(
@@ -76,6 +78,19 @@ def test_bad_memories_write_nothing(
     with pytest.raises(InvalidInput) as err:  # the wire's field name, once
         svc.remember(user, context, {"text": " "})
     assert [i.path for i in err.value.issues] == ["text"]
+    with pytest.raises(InvalidInput) as err:  # too long is one issue, not also "no statement"
+        svc.remember(user, context, {"text": "x" * 1_000_000})
+    assert [i.path for i in err.value.issues] == ["text"]
+    with pytest.raises(InvalidInput) as err:  # an instant PostgreSQL would store as year 10000
+        svc.remember(user, context, {"text": "x", "valid_from": "9999-12-31T23:59:59-12:00"})
+    assert [i.path for i in err.value.issues] == ["valid_from"]
+    for fields, path in (  # found missing while writing: named as the memory's own fields
+        ({"text": "x", "closes": [99_999_999]}, "closes"),
+        ({"text": "x", "source": unique("nowhere"), "paragraph": 0}, "source"),
+    ):
+        with pytest.raises(TabaneError) as found:
+            svc.remember(user, context, fields)
+        assert [i.path for i in found.value.issues] == [path]
     with pytest.raises(NoContext):
         svc.remember(make_user(), context, {"text": "not yours"})
     assert svc.memories(user, context).memories == []

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
+from tabane.access.keys import narrow
 from tabane.errors import Forbidden, InvalidInput, NoSession
 from tabane.service import Tabane
 from tabane.types import Principal
@@ -68,6 +69,33 @@ def test_bad_turns_write_nothing(svc: Tabane, user: Principal) -> None:
     with pytest.raises(Forbidden):
         svc.add_turn(user, name + "b", "x", scopes=["org:nobody"])
     assert [t.text for t in svc.turns(user, name)] == ["first"]
+
+
+def test_a_turn_is_dated_at_a_real_instant_not_in_the_future(svc: Tabane, user: Principal) -> None:
+    name = unique("chat")
+    svc.add_turn(user, name, "first")
+    for at in (
+        datetime.now(UTC) + timedelta(hours=1),  # would stay "recent" in every window
+        datetime(9999, 12, 31, 23, 59, tzinfo=timezone(timedelta(hours=-12))),  # year 10000 UTC
+    ):
+        with pytest.raises(InvalidInput) as err:
+            svc.add_turn(user, name, "later", at=at)
+        assert [i.path for i in err.value.issues] == ["at"]
+    skewed = svc.add_turn(user, name, "clock skew", at=datetime.now(UTC) + timedelta(minutes=1))
+    assert skewed.seq == 2
+    assert [t.text for t in svc.turns(user, name)] == ["first", "clock skew"]
+
+
+def test_a_key_that_cannot_write_the_sessions_scopes_is_forbidden(
+    svc: Tabane, user: Principal
+) -> None:
+    name = unique("chat")
+    svc.add_turn(user, name, "mine")  # opened under the user's own scope
+    public_only = narrow(user, None, ["public"])
+    with pytest.raises(Forbidden) as err:
+        svc.add_turn(public_only, name, "through a narrow key")
+    assert [i.path for i in err.value.issues] == ["session"]
+    assert [t.text for t in svc.turns(user, name)] == ["mine"]
 
 
 def test_deleting_a_session_removes_its_turns(svc: Tabane, user: Principal) -> None:

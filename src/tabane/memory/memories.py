@@ -8,7 +8,7 @@ speaker's perspective as its own partition, so two people's notes never overwrit
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from tabane.errors import InvalidInput, Issue
+from tabane.errors import InvalidInput, Issue, TabaneError
 from tabane.graph import claims as claims_mod
 from tabane.graph.claim_input import ClaimInput, parse_claim
 from tabane.storage.schema import Claim, Context
@@ -73,23 +73,27 @@ def parse_memory(fields: Mapping[str, Any], speaker: str | None) -> ClaimInput:
 _WIRE = {"statement": "text", "author": "speaker"}
 
 
-def _on_the_wire(issues: list[Issue]) -> list[Issue]:
-    """The claim parser's issues under the memory's own field names (`memory.statement` is
-    `text`), one per field, the parser's "needs a triple or a statement" left out when the text
-    is the issue."""
+def _on_the_wire(
+    issues: Iterable[Issue], prefix: str = "memory.", whole_as: str = "text"
+) -> list[Issue]:
+    """The claim parser's (or the batch writer's, under `prefix`) issues under the memory's own
+    field names (`memory.statement` is `text`), one per field. An issue about the whole memory
+    (the parser's "needs a triple or a statement") is put under `whole_as`, and left out when
+    that field already has one."""
     out: list[Issue] = []
+    whole: list[Issue] = []
     for issue in issues:
-        if issue.path == "memory":
-            if not any(i.path == "text" for i in issues):
-                out.append(Issue("text", issue.problem))
+        if issue.path == prefix.rstrip("."):
+            whole.append(Issue(whole_as, issue.problem))
             continue
-        path = issue.path.removeprefix("memory.")
+        path = issue.path.removeprefix(prefix)
         field, sep, rest = path.partition(".")
         name, bracket, index = field.partition("[")
         wire = _WIRE.get(name, name) + bracket + index + sep + rest
         if not any(i.path == wire for i in out):  # `text` once, not again as the statement
             out.append(Issue(wire, issue.problem))
-    return out
+    named = any(i.path == whole_as for i in out)
+    return out + [i for i in whole[:1] if not named]
 
 
 def remember(
@@ -99,8 +103,13 @@ def remember(
     memory: ClaimInput,
     scopes: Sequence[str],
 ) -> int:
-    """Write one memory; returns its claim id."""
-    report = claims_mod.write_batch(session, principal, ctx, [memory], scopes)
+    """Write one memory; returns its claim id. The batch writer's issues (an unknown claim in
+    `closes`, a source or paragraph that is not there) name the memory's own fields."""
+    try:
+        report = claims_mod.write_batch(session, principal, ctx, [memory], scopes)
+    except TabaneError as exc:
+        exc.issues = tuple(_on_the_wire(exc.issues, "associations[0].", whole_as="memory"))
+        raise
     return report.claims[0]
 
 

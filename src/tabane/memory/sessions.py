@@ -19,11 +19,12 @@ from sqlalchemy.orm import Session
 
 from tabane.errors import Forbidden, InvalidInput, Issue, NoSession
 from tabane.storage.schema import ChatSession, SessionTurn
-from tabane.types import Principal
+from tabane.types import Principal, parse_date
 
 ROLES = ("user", "assistant", "system", "tool")
 MAX_TURN_CHARS = 100_000
 MAX_NAME = 200
+CLOCK_SKEW = timedelta(minutes=5)  # how far ahead of this server's clock a turn may be dated
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,8 @@ def append(
         issues.append(Issue("speaker", f"1..{MAX_NAME} characters"))
     if role not in ROLES:
         issues.append(Issue("role", f"one of {', '.join(ROLES)}"))
+    if at is not None:
+        at = _said_at(at, issues)
     if issues:
         raise InvalidInput("invalid turn; nothing written", issues=issues)
     chosen = tuple(scopes) if scopes is not None else principal.default_scopes
@@ -126,6 +129,11 @@ def append(
         .on_conflict_do_nothing(index_elements=["user_id", "name"])
     )
     chat = find(session, principal, name)
+    if not principal.can_write(chat.scopes):  # opened earlier under scopes this key cannot write
+        raise Forbidden(
+            f"you may not write to session {name!r}",
+            issues=[Issue("session", f"its scopes {sorted(chat.scopes)} are not writable")],
+        )
     # One row lock per session serialises appends, so `seq` has no gaps and no duplicates.
     seq = session.scalar(
         update(ChatSession)
@@ -141,12 +149,27 @@ def append(
         role=role,
         text=text.strip(),
         scopes=list(chat.scopes),
-        **({"at": at if at.tzinfo else at.replace(tzinfo=UTC)} if at is not None else {}),
+        **({"at": at} if at is not None else {}),
     )
     session.add(row)
     session.flush()
     session.refresh(row)
     return Turn(name, row.seq, row.speaker, row.role, row.text, row.at)
+
+
+def _said_at(at: datetime, issues: list[Issue]) -> datetime | None:
+    """When a turn was said: a valid instant, and not later than now (allowing `CLOCK_SKEW`
+    between clocks). A turn dated in the future would count as recent in every window until
+    that date came."""
+    try:
+        when = parse_date(at, "at")
+    except InvalidInput as exc:
+        issues.extend(exc.issues)
+        return None
+    assert when is not None
+    if when > datetime.now(UTC) + CLOCK_SKEW:
+        issues.append(Issue("at", f"{when.isoformat()} is in the future"))
+    return when
 
 
 def working_memory(

@@ -1,0 +1,36 @@
+"""The CLI in process through Typer's runner, on the test store, as the test user."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from tabane.cli.main import app
+from tabane.types import Principal
+
+
+@pytest.fixture
+def cli(tabane_home: Path, user: Principal) -> Callable[..., tuple[int, Any, str]]:
+    """Run `tabane ARGS…`: (exit code, stdout as JSON when it succeeded, stderr). An exception
+    that escapes the command (a traceback a user would see) fails the test."""
+    runner = CliRunner()
+
+    def run(*args: str, **env: str) -> tuple[int, Any, str]:
+        base = {
+            "TABANE_HOME": str(tabane_home),
+            "TABANE_USER": user.name,
+            "TABANE_EMBEDDER": "none",
+            "TABANE_WORKER": "off",
+        }
+        result = runner.invoke(app, list(args), env={**base, **env})
+        if result.exception and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        out = json.loads(result.stdout) if result.exit_code == 0 and result.stdout else None
+        return result.exit_code, out, result.stderr
+
+    return run

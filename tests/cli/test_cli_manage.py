@@ -1,0 +1,57 @@
+"""`tabane users|scopes|contexts|groups …`: each command's JSON output, and errors as one line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tabane.service import Tabane
+
+from helpers import unique
+
+
+def test_users_and_scopes_round_trip(cli: Any, svc: Tabane) -> None:
+    name, team = unique("ann"), unique("org:team")
+    code, added, err = cli("users", "add", name)  # a principal: its scope sets print as lists
+    assert code == 0, err
+    assert added["name"] == name and added["write"] == ["public", f"user:{name}"]
+    assert cli("scopes", "add", team, "--description", "the team")[1] == {"added": team}
+    code, granted, _ = cli("users", "grant", name, team, "--write")
+    assert sorted(granted["read"]) == granted["read"] and team in granted["write"]
+    listed = {u["name"]: u for u in cli("users", "list")[1]}
+    assert team in listed[name]["write"]
+    assert cli("users", "revoke", name, team)[1] == {"revoked": True}
+    assert team not in svc.principal(name).read
+    held = {s["name"]: s for s in cli("scopes", "list")[1]}
+    assert held[team]["description"] == "the team"
+    assert cli("scopes", "remove", team)[1] == {"removed": team}
+    code, _, err = cli("users", "add", name)  # taken: one line with its code, exit 2
+    assert code == 2 and err.startswith("error [")
+    assert "Traceback" not in err
+    code, erased, _ = cli("users", "erase", name, "--yes")
+    assert code == 0 and erased
+    code, _, err = cli("users", "grant", name, "public")
+    assert code == 2 and "[no_user]" in err
+
+
+def test_contexts_and_groups_round_trip(cli: Any) -> None:
+    ctx, group = unique("desk"), unique("work")
+    code, made, _ = cli("contexts", "create", ctx, "--description", "my desk")
+    assert code == 0 and made["name"] == ctx and made["description"] == "my desk"
+    code, changed, _ = cli("contexts", "update", ctx, "--dice-floor", "0.4")
+    assert code == 0 and changed["dice_floor"] == 0.4
+    assert cli("contexts", "show", ctx)[1]["dice_floor"] == 0.4
+    assert ctx in [c["name"] for c in cli("contexts", "list")[1]]
+    code, made, _ = cli("groups", "create", group, "--context", ctx)
+    assert code == 0 and made["contexts"] == [ctx]
+    renamed = ctx + "-2"
+    assert cli("contexts", "rename", ctx, renamed)[1]["name"] == renamed
+    assert cli("groups", "show", group)[1]["contexts"] == [renamed]
+    code, changed, _ = cli("groups", "change", group, "--remove-context", renamed)
+    assert code == 0 and changed["contexts"] == []
+    assert group in [g["name"] for g in cli("groups", "list")[1]]
+    assert cli("groups", "delete", group)[1] == {"deleted": group}
+    assert cli("contexts", "delete", renamed)[1]["deleted"] == renamed
+    code, _, err = cli("contexts", "show", renamed)
+    assert code == 2 and "[no_context]" in err
+    code, _, err = cli("contexts", "update", unique("none"), "--dice-floor", "2")
+    assert code == 2 and err.startswith("error [")
