@@ -129,7 +129,9 @@ def append(
         .on_conflict_do_nothing(index_elements=["user_id", "name"])
     )
     chat = find(session, principal, name)
-    if not principal.can_write(chat.scopes):  # opened earlier under scopes this key cannot write
+    if not principal.can_write(
+        tuple(chat.scopes)
+    ):  # opened earlier under scopes this key cannot write
         raise Forbidden(
             f"you may not write to session {name!r}",
             issues=[Issue("session", f"its scopes {sorted(chat.scopes)} are not writable")],
