@@ -79,6 +79,15 @@ def test_two_separated_clusters_come_out_as_two_communities(
     )
 
 
+def test_a_negative_edge_reads_not_in_the_summary() -> None:
+    group = cg.Group(0, 0, (("Pluto", 1.5), ("planet", 1.0), ("Sun", 0.5)))
+    edges = [(("Pluto", "is a", "planet"), -1.0), (("Pluto", "orbits", "Sun"), 0.5)]
+    assert cg.summarize(group, edges) == (
+        "3 concepts: Pluto (1.5), planet (1), Sun (0.5). Heaviest edges: "
+        "Pluto not is a planet (1); Pluto orbits Sun (0.5)."
+    )
+
+
 def test_building_twice_gives_identical_communities_and_summaries(
     svc: Tabane, user: Principal, context: str
 ) -> None:

@@ -224,3 +224,18 @@ def test_nan_and_wrong_width_vectors_are_refused(
             select(func.count()).select_from(ClaimVector).where(ClaimVector.context_id == ctx_id)
         )
     assert stored == 0
+
+
+def test_a_negative_triple_is_served_as_what_it_denies(
+    vsvc: Tabane, user: Principal, context: str
+) -> None:
+    vsvc.add_claims(
+        user,
+        context,
+        [ClaimInput("Pluto", "is a", "planet", -1.0), ClaimInput("Ceres", "orbits", "Sun", 1.0)],
+    )
+    assert vsvc.wait_for_jobs(timeout=120) == 0
+    served = vsvc.recall(user, RecallRequest("Is Pluto a planet?", (context,)))
+    claims = {it.text for it in served.items if it.kind == "claim"}
+    assert "NOT (Pluto is a planet)" in claims and "Ceres orbits Sun" in claims
+    assert "Pluto is a planet" not in served.rendered.replace("NOT (Pluto is a planet)", "")

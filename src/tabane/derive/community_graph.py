@@ -155,14 +155,16 @@ def inside(
 
 def summarize(group: Group, edges_inside: Sequence[tuple[Triple, float]]) -> str:
     """The `edges-v1` summary: the top concepts by weighted degree, then the heaviest edges
-    with both ends inside the community (by |weight|, then by triple), rendered as text."""
+    with both ends inside the community (by |weight|, then by triple), rendered as text; a
+    negative edge reads "not" before its label with its |weight|, as profiles read it."""
     top = ", ".join(f"{m} ({_number(w)})" for m, w in group.members[:TOP_CONCEPTS])
     more = len(group.members) - TOP_CONCEPTS
     text = f"{len(group.members)} concepts: {top}" + (f" and {more} more." if more > 0 else ".")
     heavy = sorted(edges_inside, key=lambda tw: (-abs(tw[1]), tw[0]))[:TOP_EDGES]
     if heavy:
         text += " Heaviest edges: " + "; ".join(
-            f"{s} {label} {o} ({_number(w)})" for (s, label, o), w in heavy
+            f"{s} {'not ' if w < 0 else ''}{label} {o} ({_number(abs(w))})"
+            for (s, label, o), w in heavy
         )
         text += "."
     return text

@@ -125,9 +125,11 @@ def edge_text(subject: str, label: str, obj: str, weight: float) -> str:
 
 
 def _claim_text(r: Any) -> str:
+    """A claim's own statement, else its triple; a negative triple reads "not", as edges do."""
     if r.statement:
         return str(r.statement)
-    return f"{r.claim_subject} {r.claim_label} {r.claim_object}"
+    triple = f"{r.claim_subject} {r.claim_label} {r.claim_object}"
+    return f"NOT ({triple})" if r.claim_weight is not None and r.claim_weight < 0 else triple
 
 
 def area_text(area: str, states: Any, titles: Any) -> str:
