@@ -63,11 +63,15 @@ def test_a_source_named_by_title_comes_first(svc: Tabane, user, context):
 def test_budget_keeps_the_longest_prefix_that_fits(svc: Tabane, user, context):
     _ingest(svc, user, context, "kettle", KETTLE, title="Kettle care")
     wide = svc.recall(user, RecallRequest("kettle element water", (context,)))
-    tight = svc.recall(user, RecallRequest("kettle element water", (context,), budget=30))
-    assert len(tight.items) < len(wide.items)
+    tight = svc.recall(user, RecallRequest("kettle element water", (context,), budget=80))
+    assert 0 < len(tight.items) < len(wide.items)
     assert [it.key for it in tight.items] == [it.key for it in wide.items[: len(tight.items)]]
     cut = [c for c in tight.trace.candidates if c.outcome == "cut_by_budget"]
-    assert cut and tight.trace.used_tokens <= 30
+    assert cut and tight.trace.used_tokens <= 80
+    # the budget counts each item as it is written: citation line, scopes and text
+    body = tight.rendered.split("\n", 1)[1]  # all but the question's line
+    assert len(body) <= 80 * svc.settings.chars_per_token
+    assert tight.trace.used_tokens * svc.settings.chars_per_token >= len(body) - 2
     nothing = svc.recall(user, RecallRequest("kettle element water", (context,), budget=1))
     assert nothing.items == () and nothing.trace.candidates
     # found but cut is not "not mentioned": a reader told so would deny what is stored

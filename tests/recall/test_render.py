@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tabane.errors import InvalidInput, TemplateError
-from tabane.recall.render import _compile, cite, load_template, render
+from tabane.recall.cite import cite
+from tabane.recall.render import _compile, load_template, render
 from tabane.recall.result import Citation, Evidence, ScopeRef
 
 JST = timezone(timedelta(hours=9))

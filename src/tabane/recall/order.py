@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from tabane.derive import raptor_topics as topics
 from tabane.models.extractive import sentences
 from tabane.models.reranker import Reranker, checked_scores
+from tabane.recall.cite import block
 from tabane.recall.evidence import Candidate
 from tabane.recall.result import CandidateTrace, Evidence, Outcome
 
@@ -62,15 +63,14 @@ def named_first(group: Sequence[Evidence], named: set[str]) -> list[Evidence]:
 
 
 def tokens(item: Evidence, chars_per_token: float) -> int:
-    """The budget's estimate of the item with its citation line: a character of a script
-    written without spaces (CJK, kana, Hangul) counts as one token — common BPE vocabularies
-    spend one to one and a half characters per token there — and other text `chars_per_token`
-    characters per token."""
-    c = item.citation
-    parts = (item.text, c.title, c.source, c.context, c.session, item.author, item.in_reply_to)
-    text = "".join(x or "" for x in parts)
+    """The budget's estimate of the item as the bundle writes it (`cite.block`: the line with
+    its provenance, citation and scopes, the question it replies to, its text): a character of
+    a script written without spaces (CJK, kana, Hangul) counts as one token — common BPE
+    vocabularies spend one to one and a half characters per token there — and other text
+    `chars_per_token` characters per token."""
+    text = block(item)
     dense = sum(1 for ch in text if _DENSE.match(ch))
-    return max(1, math.ceil(dense + (len(text) - dense + 24) / chars_per_token))
+    return max(1, math.ceil(dense + (len(text) - dense) / chars_per_token))
 
 
 def fit_share(item: Evidence, share: int, chars_per_token: float) -> Evidence:

@@ -14,7 +14,6 @@ and scores are not in `Evidence`, so no template can show them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
@@ -23,6 +22,7 @@ import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from tabane.errors import Issue, TemplateError
+from tabane.recall.cite import cite
 from tabane.recall.result import Evidence
 
 TEMPLATE_NAME = "<recall template>"  # the filename Jinja gives the template's frames
@@ -85,43 +85,9 @@ def _named(exc: TemplateError, name: str) -> TemplateError:
     )
 
 
-def cite(item: Evidence) -> str:
-    """An item's citation in one line: title and source id, section path, paragraph; the claim
-    and its holder and date; the session turn and its speaker and time."""
-    c = item.citation
-    parts: list[str] = []
-    if c.title:
-        parts.append(f'"{c.title}"' + (f" ({c.source})" if c.source else ""))
-    elif c.source:
-        parts.append(c.source)
-    if c.section:
-        parts.append(" > ".join(c.section))
-    if c.paragraph is not None:
-        parts.append(f"paragraph {c.paragraph}")
-    if c.claim is not None:
-        parts.append(f"claim {c.claim}")
-    if c.session is not None:
-        parts.append(f"session {c.session}" + (f" turn {c.turn}" if c.turn is not None else ""))
-    turn = item.kind == "turn"
-    if item.author:
-        parts.append(f"speaker {item.author}" if turn else f"by {item.author}")
-    if item.when is not None:
-        parts.append(_stamp(item.when) if turn else item.when.date().isoformat())
-    return ", ".join(parts) or "uncited"
-
-
 @lru_cache(maxsize=1)
 def _default_text() -> str:
     return (files("tabane.recall") / "templates" / DEFAULT_TEMPLATE).read_text(encoding="utf-8")
-
-
-def _stamp(when: datetime) -> str:
-    offset = when.utcoffset()
-    if offset is None:
-        return when.strftime("%Y-%m-%d %H:%M")
-    if offset == timedelta(0):
-        return when.strftime("%Y-%m-%d %H:%M UTC")
-    return when.strftime("%Y-%m-%d %H:%M %z")
 
 
 @lru_cache(maxsize=1)
