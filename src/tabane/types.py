@@ -133,6 +133,13 @@ def to_plain(value: Any) -> Any:
     return value
 
 
+def only_context(contexts: Iterable[str], groups: Iterable[str]) -> str | None:
+    """The one context a read addresses, when it names exactly one (a repeat is the same one)
+    and no group: where an expected source is looked for when its context is not given."""
+    named = set(contexts)
+    return named.pop() if len(named) == 1 and not any(True for _ in groups) else None
+
+
 def issue_path(loc: Iterable[Any]) -> str:
     """A validation location as an issue path: `("body", "paragraphs", 0, "text")` ->
     `body.paragraphs[0].text`."""

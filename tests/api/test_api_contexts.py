@@ -103,7 +103,7 @@ def test_context_lifecycle(client, user, new_name) -> None:
 
 def test_unknown_context(client) -> None:
     err = error(client.get("/contexts/nowhere-at-all"), 404, "no_context")
-    assert paths(err) == ["context"]
+    assert paths(err) == ["path.context"]
     error(client.patch("/contexts/nowhere-at-all", json={"description": "x"}), 404, "no_context")
     error(client.delete("/contexts/nowhere-at-all"), 404, "no_context")
 
@@ -111,13 +111,13 @@ def test_unknown_context(client) -> None:
 @pytest.mark.parametrize("bad", ["", "has space", ".dot", "a" * 65])
 def test_invalid_name(client, bad) -> None:
     err = error(client.post("/contexts", json={"name": bad}), 422, "invalid_name")
-    assert paths(err) == ["name"]
+    assert paths(err) == ["body.name"]
 
 
 def test_invalid_new_name(client, context) -> None:
     response = client.post(f"/contexts/{context}/rename", json={"new_name": ""})
     err = error(response, 422, "invalid_name")
-    assert paths(err) == ["new_name"]
+    assert paths(err) == ["body.new_name"]
     assert client.get(f"/contexts/{context}").status_code == 200
 
 
@@ -138,8 +138,8 @@ def test_patch_refuses_unknown_fields_and_changes_nothing(client, context) -> No
 @pytest.mark.parametrize(
     ("field", "value", "path"),
     [
-        ("dice_floor", 1.5, "dice_floor"),
-        ("semantic_floor", -1.01, "semantic_floor"),
+        ("dice_floor", 1.5, "body.dice_floor"),  # the service's check names it the same way
+        ("semantic_floor", -1.01, "body.semantic_floor"),
         ("dice_floor", "0.5", "body.dice_floor"),
         ("dice_floor", True, "body.dice_floor"),
         ("description", 5, "body.description"),
@@ -189,7 +189,7 @@ def test_create_context_with_scopes_the_caller_cannot_write(client, new_name) ->
     name = new_name("ctx")
     response = client.post("/contexts", json={"name": name, "scopes": ["org:else"]})
     err = error(response, 403, "forbidden")
-    assert paths(err) == ["scopes"]
+    assert paths(err) == ["body.scopes"]
     error(client.get(f"/contexts/{name}"), 404, "no_context")
 
 
@@ -230,15 +230,15 @@ def test_group_lifecycle(client, make_context, new_name) -> None:
 
 def test_unknown_group_and_member(client, new_name) -> None:
     err = error(client.get("/groups/no-such-group"), 404, "no_group")
-    assert paths(err) == ["group"]
+    assert paths(err) == ["path.group"]
     error(client.patch("/groups/no-such-group", json={}), 404, "no_group")
     error(client.delete("/groups/no-such-group"), 404, "no_group")
     g = new_name("grp")
     client.post("/groups", json={"name": g})
     err = error(client.patch(f"/groups/{g}", json={"add_contexts": ["nope-x"]}), 404, "no_context")
-    assert paths(err) == ["add_contexts[0]"]
+    assert paths(err) == ["body.add_contexts[0]"]
     err = error(client.patch(f"/groups/{g}", json={"add_groups": ["nope-x"]}), 404, "no_group")
-    assert paths(err) == ["add_groups[0]"]
+    assert paths(err) == ["body.add_groups[0]"]
 
 
 def test_group_cycle_and_depth(client, new_name) -> None:
@@ -248,11 +248,11 @@ def test_group_cycle_and_depth(client, new_name) -> None:
     client.patch(f"/groups/{g1}", json={"add_groups": [g2]})
     client.patch(f"/groups/{g2}", json={"add_groups": [g3]})
     err = error(client.patch(f"/groups/{g3}", json={"add_groups": [g1]}), 409, "group_cycle")
-    assert paths(err) == ["add_groups[0]"]
+    assert paths(err) == ["body.add_groups[0]"]
     error(client.patch(f"/groups/{g3}", json={"add_groups": [g4]}), 409, "group_too_deep")
     assert client.get(f"/groups/{g3}").json()["groups"] == []
 
 
 def test_invalid_group_name(client) -> None:
     err = error(client.post("/groups", json={"name": ""}), 422, "invalid_name")
-    assert paths(err) == ["name"]
+    assert paths(err) == ["body.name"]

@@ -97,7 +97,7 @@ def test_attribution_and_scopes(svc, user, client, context, make_user) -> None:
         add(client, context, GOOD | {"source": "doc", "paragraph": 2}),
         422,
         "invalid_input",
-        "associations[0].paragraph",
+        "body.associations[0].paragraph",
     )
     assert "2 paragraphs" in err["issues"][0]["problem"]
     error(add(client, context, GOOD, scopes=["org:nobody-writes-this"]), 403, "forbidden")
@@ -116,16 +116,16 @@ def test_bad_batches_name_every_problem_and_write_nothing(svc, user, client, con
         add(client, context, *items),
         422,
         "invalid_input",
-        "associations[3].weight",
-        "associations[5].subject",
-        "associations[7].label",
-        "associations[11].kind",
-        "associations[11].x",
-        "associations[13].valid_from",
-        "associations[17]",
+        "body.associations[3].weight",
+        "body.associations[5].subject",
+        "body.associations[7].label",
+        "body.associations[11].kind",
+        "body.associations[11].x",
+        "body.associations[13].valid_from",
+        "body.associations[17]",
     )
-    assert all(i["path"].startswith("associations[") for i in err["issues"])
-    error(add(client, context), 422, "invalid_input", "associations")
+    assert all(i["path"].startswith("body.associations[") for i in err["issues"])
+    error(add(client, context), 422, "invalid_input", "body.associations")
     error(
         client.post(f"/contexts/{context}/associations", json={"associations": GOOD}),
         422,
@@ -143,8 +143,8 @@ def test_bad_batches_name_every_problem_and_write_nothing(svc, user, client, con
 
 def test_too_large_a_batch_is_refused_whole(svc, user, client, context) -> None:
     small = {"subject": "a", "label": "b", "object": "c", "weight": 1}
-    err = error(add(client, context, *[small] * 10_001), 422, "invalid_input", "associations")
-    assert err["issues"] == [{"path": "associations", "problem": "10001 > 10000 claims"}]
+    err = error(add(client, context, *[small] * 10_001), 422, "invalid_input", "body.associations")
+    assert err["issues"] == [{"path": "body.associations", "problem": "10001 > 10000 claims"}]
     assert counts(svc, user, context) == (0, 0, 0.0)
     full = add(client, context, *[small] * 10_000)
     assert full.status_code == 201, full.text
@@ -169,8 +169,10 @@ def test_bad_numbers_over_a_real_socket(svc, user, context) -> None:
         for raw, problem in cases.items():
             body = b'{"associations": [{"subject": "a", "label": "b", "object": "c", "weight": '
             response = http.post(url_path, content=body + raw + b"}]}", headers=JSON)
-            err = error(response, 422, "invalid_input", "associations[0].weight")
-            assert err["issues"] == [{"path": "associations[0].weight", "problem": problem}], raw
+            err = error(response, 422, "invalid_input", "body.associations[0].weight")
+            assert err["issues"] == [{"path": "body.associations[0].weight", "problem": problem}], (
+                raw
+            )
         error(http.post(url_path, content=b'{"associations": [', headers=JSON), 400, "invalid_json")
         ok = http.post(url_path, json={"associations": [GOOD | {"weight": -1e6}]})
         assert ok.status_code == 201, ok.text
@@ -222,7 +224,7 @@ def test_retract_associations_dry_run_then_for_real(svc, user, client, context) 
         client.post(url, json={"associations": [GOOD_EDGE | {"label": ""}]}),
         422,
         "invalid_input",
-        "associations[0].label",
+        "body.associations[0].label",
     )
     error(
         client.post(url, json={"associations": [GOOD_EDGE | {"weight": 1}]}),
@@ -267,12 +269,22 @@ def test_aliases_add_list_conflict_and_remove(svc, user, client, context) -> Non
         client.post(base, json={"alias": "insomnia", "target": "stress"}),
         409,
         "alias_conflict",
-        "alias",
+        "body.alias",
     )
     assert "existing" in err["message"]
     error(client.post(base, json={"alias": "tension", "target": "insomnia"}), 409, "alias_conflict")
-    error(client.post(base, json={"alias": "x", "target": "nothing"}), 404, "no_concept", "target")
-    error(client.post(base, json={"alias": " ", "target": "stress"}), 422, "invalid_input", "alias")
+    error(
+        client.post(base, json={"alias": "x", "target": "nothing"}),
+        404,
+        "no_concept",
+        "body.target",
+    )
+    error(
+        client.post(base, json={"alias": " ", "target": "stress"}),
+        422,
+        "invalid_input",
+        "body.alias",
+    )
     error(
         client.post(base, json={"alias": "t", "target": "stress", "scopes": ["org:not-mine"]}),
         403,
@@ -282,7 +294,7 @@ def test_aliases_add_list_conflict_and_remove(svc, user, client, context) -> Non
     removed = client.delete(f"{base}/tension")
     assert removed.status_code == 200, removed.text
     assert removed.json() == {"alias": "tension", "kind": "concept", "removed": 1}
-    error(client.delete(f"{base}/tension"), 404, "not_found", "alias")
+    error(client.delete(f"{base}/tension"), 404, "not_found", "path.alias")
     error(client.delete(f"{base}/leads to"), 404, "not_found")  # it is a label alias
     assert client.delete(f"{base}/leads to", params={"kind": "label"}).json()["removed"] == 1
     assert client.get(base).json() == {"aliases": []}

@@ -116,15 +116,15 @@ def test_errors_share_one_body(
     r = client.post(f"{base}/activate", json={"origins": ["brewing", "nope"]})
     assert r.status_code == 404
     err = r.json()["error"]
-    assert err["code"] == "no_concept" and err["issues"][0]["path"] == "origins[1]"
+    assert err["code"] == "no_concept" and err["issues"][0]["path"] == "body.origins[1]"
     r = client.post(f"{base}/activate", json={"origins": "brewing", "decay": 0})
     assert r.status_code == 422 and r.json()["error"]["issues"][0]["path"] == "body.decay"
     r = client.post(f"{base}/explore", json={"origins": "brewing", "depth": 11})
     assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_input"
     r = client.post(f"{base}/query", json={"subject": [], "limit": 5})
-    assert r.status_code == 422 and r.json()["error"]["issues"][0]["path"] == "subject"
+    assert r.status_code == 422 and r.json()["error"]["issues"][0]["path"] == "body.subject"
     r = client.post(f"{base}/query", json={"after": "garbage"})
-    assert r.status_code == 422 and r.json()["error"]["issues"][0]["path"] == "after"
+    assert r.status_code == 422 and r.json()["error"]["issues"][0]["path"] == "body.after"
     r = client.post("/query", json={"any": "x"})
     assert r.status_code == 422
     r = client.post("/contexts/no-such-context/query", json={"any": "x"})

@@ -32,7 +32,16 @@ def test_memories_round_trip(client: TestClient, context: str) -> None:
     bad = client.post("/memories", json={"context": context, "text": " ", "kind": "rumour"})
     assert bad.status_code == 422
     paths = {i["path"] for i in bad.json()["error"]["issues"]}
-    assert {"text", "kind"} <= paths
+    assert {"body.text", "body.kind"} <= paths
+    for params, path in (
+        ({"after": 2**63}, "query.after"),  # past bigint: refused, not a database error
+        ({"author": "a\x00b"}, "query.author"),
+    ):
+        bad = client.get("/memories", params={"context": context, **params})
+        assert bad.status_code == 422, bad.text
+        assert [i["path"] for i in bad.json()["error"]["issues"]] == [path]
+    bad = client.post("/memories", json={"context": context, "text": "x", "closes": [99_999_999]})
+    assert bad.status_code == 404 and bad.json()["error"]["issues"][0]["path"] == "body.closes"
     missing = client.post("/memories", json={"context": unique("none"), "text": "x"})
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "no_context"
     assert len(client.get("/memories", params={"context": context}).json()["memories"]) == 1
@@ -53,8 +62,10 @@ def test_sessions_round_trip(
     assert hidden.status_code == 404 and hidden.json()["error"]["code"] == "no_session"
     bad = client.post(f"/sessions/{name}/turns", json={"text": "", "role": "robot"})
     assert bad.status_code == 422
-    assert {i["path"] for i in bad.json()["error"]["issues"]} == {"text", "role"}
+    assert {i["path"] for i in bad.json()["error"]["issues"]} == {"body.text", "body.role"}
     assert client.get(f"/sessions/{name}/turns", params={"last": 0}).status_code == 422
+    later = client.post(f"/sessions/{name}/turns", json={"text": "x", "at": "2999-01-01T00:00Z"})
+    assert later.status_code == 422 and later.json()["error"]["issues"][0]["path"] == "body.at"
     gone = client.delete(f"/sessions/{name}")
     assert gone.json() == {"deleted": name, "turns": 3}
     assert client.get(f"/sessions/{name}/turns").status_code == 404

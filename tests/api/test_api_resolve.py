@@ -57,7 +57,7 @@ def test_audit_post_and_get(client, context) -> None:
 
 
 def test_bad_input_is_one_error_body(client, context) -> None:
-    for body, path in (({"cue": ""}, "cue"), ({"cue": "x", "limit": 500}, "limit")):
+    for body, path in (({"cue": ""}, "body.cue"), ({"cue": "x", "limit": 500}, "body.limit")):
         response = client.post(f"/contexts/{context}/resolve", json=body)
         assert response.status_code == 422, response.text
         err = response.json()["error"]

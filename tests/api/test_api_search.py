@@ -105,7 +105,7 @@ def test_search_across_contexts_and_groups(svc, user, client, make_context) -> N
     named = client.post("/sources/search", json={"query": "kettle", "contexts": [b]}).json()
     assert {h["context"] for h in named["hits"]} == {b}
     nowhere = client.post("/sources/search", json={"query": "kettle"})
-    error(nowhere, 422, "invalid_input", "contexts")
+    error(nowhere, 422, "invalid_input", "body.contexts")
 
 
 def test_vector_lane_runs_once_the_jobs_embedded(vsvc: Tabane, user, context) -> None:
@@ -178,7 +178,7 @@ def test_filters_report_eligible_sources(client, context) -> None:
         f"/contexts/{context}/sources/search",
         json={"query": "kettle", "since": "2024-06-01", "until": "2024-01-01"},
     )
-    error(backwards, 422, "invalid_input", "until")
+    error(backwards, 422, "invalid_input", "body.until")
 
 
 def test_explain_served_below_cutoff_and_no_term_overlap(client, context) -> None:
@@ -282,7 +282,7 @@ def test_bad_input(client, context) -> None:
     missing = client.post(f"/contexts/nosuch{context}/sources/search", json={"query": "kettle"})
     error(missing, 404, "no_context")
     cross = client.post("/sources/search", json={"query": "k", "contexts": [f"nosuch{context}"]})
-    error(cross, 404, "no_context", "contexts[0]")
+    error(cross, 404, "no_context", "body.contexts[0]")
     explained = client.post(
         f"/contexts/nosuch{context}/sources/search/explain",
         json={"query": "kettle", "expected": {"source_id": "kettle.md"}},

@@ -191,7 +191,7 @@ def test_retract_dry_run_then_for_real(client, context) -> None:
         404,
         "no_source",
     )
-    assert paths(err) == ["source_id"]
+    assert paths(err) == ["body.source_id"]
     error(client.post(url, json={"source_id": "r.md"}), 404, "no_source")
     tomb = client.get(f"/contexts/{context}/sources", params={"include_retracted": True}).json()
     assert [s["source_id"] for s in tomb["sources"]] == ["r.md"]
@@ -220,7 +220,7 @@ def test_paragraph_out_of_range_and_unknown_source(client, context) -> None:
     err = error(
         client.post(url, json={"source_id": "p.md", "paragraph": 3}), 404, "paragraph_out_of_range"
     )
-    assert paths(err) == ["paragraph"]
+    assert paths(err) == ["body.paragraph"]
     error(
         client.get(url, params={"source_id": "p.md", "paragraph": 99}),
         404,
@@ -260,13 +260,13 @@ def test_ingest_input_errors_write_nothing(client, context) -> None:
             "body.paragraphs[0].locator.kind",
         ),
         (with_locator({"start": 5, "end": 4}), "invalid_input", "body.paragraphs[0].locator.end"),
-        ({"source_id": "", "text": "a"}, "invalid_input", "source_id"),
-        ({"source_id": "x", "text": ""}, "empty_document", "text"),
-        ({"source_id": "x", "text": " \n\n "}, "empty_document", "text"),
-        ({"source_id": "x", "paragraphs": []}, "empty_document", "paragraphs"),
-        ({"source_id": "x", "text": "a", "state": "lost"}, "invalid_input", "state"),
-        ({"source_id": "x", "text": "a", "date": "yesterday"}, "invalid_input", "date"),
-        ({"source_id": "x", "text": "a", "format": "docx"}, "unreadable_document", "format"),
+        ({"source_id": "", "text": "a"}, "invalid_input", "body.source_id"),
+        ({"source_id": "x", "text": ""}, "empty_document", "body.text"),
+        ({"source_id": "x", "text": " \n\n "}, "empty_document", "body.text"),
+        ({"source_id": "x", "paragraphs": []}, "empty_document", "body.paragraphs"),
+        ({"source_id": "x", "text": "a", "state": "lost"}, "invalid_input", "body.state"),
+        ({"source_id": "x", "text": "a", "date": "yesterday"}, "invalid_input", "body.date"),
+        ({"source_id": "x", "text": "a", "format": "docx"}, "unreadable_document", "body.format"),
         ({"source_id": "x", "text": "a", "owner": "root"}, "invalid_input", "body.owner"),
     ]
     for body, code, path in cases:

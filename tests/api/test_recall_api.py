@@ -116,11 +116,13 @@ def test_bad_input_answers_the_error_body_with_stable_codes(
 ) -> None:
     me, other = http["me"], http["other"]
     ask = {"question": "kettle", "contexts": [context]}
-    _error(me.post("/recall", json={**ask, "question": "  "}), 422, "invalid_input", "question")
-    _error(me.post("/recall", json={**ask, "budget": 0}), 422, "invalid_input", "budget")
-    _error(me.post("/recall", json={**ask, "budget": 10**9}), 422, "invalid_input", "budget")
+    _error(
+        me.post("/recall", json={**ask, "question": "  "}), 422, "invalid_input", "body.question"
+    )
+    _error(me.post("/recall", json={**ask, "budget": 0}), 422, "invalid_input", "body.budget")
+    _error(me.post("/recall", json={**ask, "budget": 10**9}), 422, "invalid_input", "body.budget")
     _error(me.post("/recall", json={**ask, "semantic_floor": 2.0}), 422, "invalid_input")
-    _error(me.post("/recall", json={"question": "kettle"}), 422, "invalid_input", "contexts")
+    _error(me.post("/recall", json={"question": "kettle"}), 422, "invalid_input", "body.contexts")
     _error(me.post("/recall", json={**ask, "preset": unique("p")}), 404, "no_preset")
     _error(me.post("/recall", json={**ask, "contexts": [unique("c")]}), 404, "no_context")
     _error(me.post("/recall", json={**ask, "groups": [unique("g")]}), 404, "no_group")
@@ -140,12 +142,14 @@ def test_bad_input_answers_the_error_body_with_stable_codes(
         "invalid_input",
         "body.contexts",
     )
-    _error(me.post("/recall", json={**ask, "preset": ""}), 422, "invalid_input", "preset")
-    _error(me.post("/recall", json={**ask, "speaker": "s" * 201}), 422, "invalid_input", "speaker")
+    _error(me.post("/recall", json={**ask, "preset": ""}), 422, "invalid_input", "body.preset")
+    _error(
+        me.post("/recall", json={**ask, "speaker": "s" * 201}), 422, "invalid_input", "body.speaker"
+    )
     huge = {**ask, "expected": {"claim": 2**70}}
-    _error(me.post("/recall/explain", json=huge), 422, "invalid_input", "claim")
+    _error(me.post("/recall/explain", json=huge), 422, "invalid_input", "body.expected.claim")
     deep = {**ask, "expected": {"source": "kettle", "paragraph": 2**40}}
-    _error(me.post("/recall/explain", json=deep), 422, "invalid_input", "paragraph")
+    _error(me.post("/recall/explain", json=deep), 422, "invalid_input", "body.expected.paragraph")
     _error(
         me.post("/memories", json={"context": context, "text": "a note", "weight": 0.5}),
         422,
@@ -207,7 +211,7 @@ def test_explain_says_served_and_not_visible(
     both = {"source": "kettle", "claim": 1}
     _error(me.post("/recall/explain", json={**ask, "expected": both}), 422, "invalid_input")
     empty = {**ask, "question": "", "expected": {"source": "kettle"}}
-    _error(me.post("/recall/explain", json=empty), 422, "invalid_input", "question")
+    _error(me.post("/recall/explain", json=empty), 422, "invalid_input", "body.question")
 
 
 def test_a_reply_is_served_in_the_place_of_its_question_over_http(

@@ -99,9 +99,9 @@ def test_recall_explain_and_bad_input(cli, svc: Tabane, user: Principal, stored:
         (("recall", QUESTION, "-c", stored, "--paragraph", "1"), "invalid_input", "--explain"),
         (("recall", "descale \udcff kettle", "-c", stored), "invalid_input", "question"),
         (("recall", QUESTION, "-c", stored, "--explain-claim", str(2**70)), "invalid_input",
-         "claim"),
+         "expected.claim"),
         (("recall", QUESTION, "-c", stored, "--preset", ""), "invalid_input", "preset"),
-        (("recall", QUESTION, "-c", stored, "-c", stored, "--explain", "kettle"),
+        (("recall", QUESTION, "-c", stored, "-c", unique("c"), "--explain", "kettle"),
          "invalid_input", "--explain-context"),
     ]:  # fmt: skip
         code, out, err = cli(*args)

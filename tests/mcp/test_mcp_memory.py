@@ -39,6 +39,12 @@ def test_remember_and_working_memory(
         recent = await ok(c, "recent_turns", {"session": name, "last": 2})
         assert [t["text"] for t in recent["turns"]] == ["t1", "t2"]
         await err(c, "add_turn", {"session": name, "text": "  "}, "invalid_input", "text")
+        later = {"session": name, "text": "x", "at": "2999-01-01T00:00:00Z"}
+        await err(c, "add_turn", later, "invalid_input", "at")
+        shared = unique("shared")
+        await ok(c, "add_turn", {"session": shared, "text": "hi all", "scopes": ["public"]})
+        await err(c, "add_turn", {"session": name, "text": "x", "scopes": ["org:nobody"]},
+                  "forbidden", "scopes")  # fmt: skip
         await err(c, "recent_turns", {"session": unique("none")}, "no_session")
         forged: Any = await c.call_tool(
             "remember", {"context": context, "text": "x", "user": "root"}

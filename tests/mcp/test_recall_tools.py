@@ -10,6 +10,7 @@ from mcp import Client
 from mcp_client import connect, err, ok
 
 from tabane.ingest.documents import DocumentInput, block
+from tabane.recall.plan import RecallRequest
 from tabane.service import Tabane
 from tabane.types import Principal
 
@@ -38,6 +39,8 @@ def test_recall_returns_the_rendered_bundle_and_its_id(
         assert "limescale" in got["rendered"] and "bm25" not in got["rendered"]
         stored = svc.recall_trace(user, got["recall_id"])
         assert stored["question"] == QUESTION and stored["user"] == user.name
+        traced = await ok(c, "recall_trace", {"recall_id": got["recall_id"]})
+        assert traced["question"] == QUESTION and traced["trace"] == stored["trace"]
 
         full = await ok(c, "recall", {"question": QUESTION, "contexts": [context], "items": True})
         first = full["items"][0]
@@ -80,7 +83,11 @@ def test_recall_errors_are_tool_errors_with_stable_codes(
         await err(c, "recall", {**ask, "question": "a\x00b"}, "invalid_input", "question")
         await err(c, "remember", {"context": context, "text": "a\x00b"}, "invalid_input", "text")
         await err(
-            c, "explain_recall", {**ask, "expected": {"claim": 2**70}}, "invalid_input", "claim"
+            c,
+            "explain_recall",
+            {**ask, "expected": {"claim": 2**70}},
+            "invalid_input",
+            "expected.claim",
         )
         nested = {**ask, "expected": {"source": "kettle", "paragraph": True}}
         await err(c, "explain_recall", nested, "invalid_input", "expected.paragraph")
@@ -89,6 +96,11 @@ def test_recall_errors_are_tool_errors_with_stable_codes(
         )
         assert hidden["verdict"] == "not_visible"
         await err(c, "explain_recall", {**ask, "expected": {}}, "invalid_input", "expected")
+        theirs_id = svc.recall(stranger, RecallRequest(QUESTION, (theirs,))).recall_id
+        await err(c, "recall_trace", {"recall_id": theirs_id}, "no_trace")  # not yours
+        await err(c, "recall_trace", {"recall_id": 0}, "invalid_input", "recall_id")
+        twice = {**ask, "contexts": [context, context], "expected": {"source": "kettle"}}
+        assert (await ok(c, "explain_recall", twice))["verdict"] == "not_visible"  # not stored here
 
     connect(svc, user, body)
 

@@ -155,6 +155,9 @@ def test_the_gate_answers_trivial_turns_with_nothing_unless_forced(svc: Tabane, 
     gated = svc.recall(user, RecallRequest("thanks!", (context,)))
     assert gated.items == () and gated.trace.gate is not None
     assert gated.trace.candidates == ()
+    # skipped is not "not mentioned": the bundle says the search did not run, and how to force it
+    assert "not mentioned" not in gated.rendered
+    assert "not searched" in gated.rendered and gated.trace.gate in gated.rendered
     forced = svc.recall(user, RecallRequest("thanks!", (context,), force=True))
     assert forced.trace.gate is None and forced.items
 

@@ -1,7 +1,9 @@
 """One error body everywhere, and the two pure ASGI guards around the app.
 
 Every failure answers `{"error": {"code", "message", "issues": [{"path", "problem"}], "written"}}`
-with the status of its `TabaneError`. Framework errors map onto the same body:
+with the status of its `TabaneError`. An issue path names where the request carried the field
+(`body.text`, `query.after`, `path.session`), whichever check found it: the schema's or the
+service's. Framework errors map onto the same body:
 
     RequestValidationError   422 invalid_input (issue paths like `body.name`, `query.limit`)
     malformed JSON           400 invalid_json
@@ -14,11 +16,15 @@ with the status of its `TabaneError`. Framework errors map onto the same body:
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable, Mapping
 
 from fastapi import FastAPI, Request
+from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from fastapi.routing import APIRoute
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -66,7 +72,40 @@ def coded_error(
 
 async def _tabane_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, TabaneError)
+    route = request.scope.get("route")
+    if isinstance(route, APIRoute) and exc.issues:
+        exc.issues = tuple(_located(i, _locations(route)) for i in exc.issues)
     return error_response(exc)
+
+
+_HEAD = re.compile(r"[^.\[]+")
+
+
+def _located(issue: Issue, where: Mapping[str, str]) -> Issue:
+    """A service's issue path (`contexts[0]`, `expected.claim`) under the part of the request
+    that carried the field (`body.contexts[0]`), as the schema check names it; a path that is
+    not a field of the request (`template:3`) stays as it is."""
+    head = _HEAD.match(issue.path)
+    part = where.get(head.group()) if head else None
+    return Issue(f"{part}.{issue.path}", issue.problem) if part else issue
+
+
+def _locations(route: APIRoute) -> dict[str, str]:
+    """Each field a route reads, by name, with where it comes from: `path`, `query`, `body`
+    (worked out on the error path only: a route has a handful of parameters)."""
+    parts: list[Dependant] = [route.dependant]
+    for dependant in parts:  # the route's own parameters, then its dependencies'
+        parts.extend(dependant.dependencies)
+    where: dict[str, str] = {}
+    for param in (p for d in parts for p in d.body_params):
+        model = param.field_info.annotation
+        if isinstance(model, type) and issubclass(model, BaseModel):
+            where.update({name: "body" for name in model.model_fields})
+        else:
+            where[param.name] = "body"
+    where.update({p.alias: "query" for d in parts for p in d.query_params})
+    where.update({p.alias: "path" for d in parts for p in d.path_params})
+    return where
 
 
 async def _validation_error(request: Request, exc: Exception) -> Response:

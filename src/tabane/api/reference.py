@@ -20,11 +20,12 @@ fails when it is out of date. The live description is served at `/openapi.json`.
 body:
 
     {"error": {"code": "no_context", "message": "no context 'x'",
-               "issues": [{"path": "context", "problem": "unknown or not visible"}],
+               "issues": [{"path": "path.context", "problem": "unknown or not visible"}],
                "written": "nothing"}}
 
 Branch on `code` (the codes are listed in [guide.md](guide.md#errors)); `issues[].path` names the
-field at fault (`body.name`, `query.limit`, `paragraphs[2].locator`).
+field at fault where the request carried it (`body.name`, `body.paragraphs[2].locator`,
+`query.limit`, `path.context`), whether the schema or the service found the fault.
 """
 
 

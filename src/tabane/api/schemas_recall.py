@@ -16,6 +16,7 @@ from pydantic import Field
 from tabane.api.schemas import Request, Response
 from tabane.recall.explain import Expected
 from tabane.recall.plan import RecallRequest
+from tabane.types import only_context
 
 # -- requests -----------------------------------------------------------------------------------
 
@@ -35,7 +36,9 @@ class RecallIn(Request):
         None, description="one of your sessions: its recent turns are working memory"
     )
     speaker: str | None = Field(
-        None, description="who asks, as the conversation names them (enriches the query only)"
+        None,
+        description="who asks, as the conversation names them: named in the bundle, not "
+        "embedded; it never widens what you may see",
     )
     preset: str | None = Field(None, description="a preset of the server's presets file")
     force: bool = Field(False, description="answer even a turn the relevance gate calls trivial")
@@ -77,8 +80,8 @@ class ExpectedIn(Request):
 
     def to_expected(self, contexts: list[str], groups: list[str]) -> Expected:
         context = self.context
-        if context is None and self.source is not None and len(contexts) == 1 and not groups:
-            context = contexts[0]
+        if context is None and self.source is not None:
+            context = only_context(contexts, groups)
         return Expected(
             context=context, source=self.source, paragraph=self.paragraph, claim=self.claim
         )

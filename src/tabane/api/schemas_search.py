@@ -16,7 +16,7 @@ from pydantic import Field
 from tabane.api.schemas import LocatorOut, Request, Response
 from tabane.errors import InvalidInput, Issue
 from tabane.search.plan import MAX_LIMIT, SearchRequest
-from tabane.types import parse_date
+from tabane.types import only_context, parse_date
 
 # -- requests -----------------------------------------------------------------------------------
 
@@ -82,8 +82,9 @@ class CrossExplainIn(CrossSearchIn):
     def expected_context(self) -> str:
         if self.expected.context is not None:
             return self.expected.context
-        if len(self.contexts) == 1 and not self.groups:
-            return self.contexts[0]
+        only = only_context(self.contexts, self.groups)
+        if only is not None:
+            return only
         raise InvalidInput(
             "say which context the expected source is in",
             issues=[Issue("body.expected.context", "required unless one context is searched")],

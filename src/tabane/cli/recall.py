@@ -13,6 +13,7 @@ from tabane.errors import InvalidInput, Issue
 from tabane.recall.explain import Expected
 from tabane.recall.plan import RecallRequest
 from tabane.recall.result import RecallTrace
+from tabane.types import only_context
 
 Opt = typer.Option
 
@@ -104,12 +105,12 @@ def _expected(
             issues=[Issue("--explain-claim", "given with --explain")],
         )
     if source is not None and context is None:
-        if len(contexts) != 1 or groups:
+        context = only_context(contexts, groups or ())
+        if context is None:
             raise InvalidInput(
                 "say which context the source is in",
                 issues=[Issue("--explain-context", "required unless one --context is given")],
             )
-        context = contexts[0]
     return Expected(context=context, source=source, paragraph=paragraph, claim=claim)
 
 

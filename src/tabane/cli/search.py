@@ -9,7 +9,7 @@ import typer
 from tabane.cli.common import emit, handled, service
 from tabane.errors import InvalidInput, Issue
 from tabane.search.plan import SearchRequest
-from tabane.types import parse_date
+from tabane.types import only_context, parse_date
 
 Opt = typer.Option
 
@@ -61,10 +61,10 @@ def search(
             return
         where = explain_context
         if where is None:
-            if len(contexts) != 1 or groups:
+            where = only_context(contexts, groups)
+            if where is None:
                 raise InvalidInput(
                     "say which context the source is in",
                     issues=[Issue("--explain-context", "required unless one --context is given")],
                 )
-            where = contexts[0]
         emit(svc.explain_search(user, request, where, explain, paragraph))

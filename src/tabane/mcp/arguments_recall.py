@@ -14,6 +14,7 @@ from tabane.mcp.arguments import Args
 from tabane.recall.explain import Expected
 from tabane.recall.plan import RecallRequest
 from tabane.recall.result import Evidence
+from tabane.types import MAX_INT8, only_context
 
 
 class RecallArgs(Args):
@@ -42,7 +43,10 @@ class RecallArgs(Args):
     ] = None
     speaker: Annotated[
         str | None,
-        Field(description="Who asks, as the conversation names them (enriches the query only)."),
+        Field(
+            description="Who asks, as the conversation names them: named in the bundle, not "
+            "embedded; it never widens what you may see."
+        ),
     ] = None
     preset: Annotated[
         str | None, Field(description="A named recall configuration of the server.")
@@ -87,6 +91,12 @@ class ExpectedItem(BaseModel):
     claim: Annotated[int | None, Field(description="A claim id (give this or `source`).")] = None
 
 
+class TraceArgs(Args):
+    recall_id: Annotated[
+        int, Field(ge=1, le=MAX_INT8, description="The `recall_id` a `recall` returned.")
+    ]
+
+
 class ExplainRecallArgs(RecallArgs):
     expected: Annotated[
         ExpectedItem, Field(description="The paragraph or claim you expected in the evidence.")
@@ -95,8 +105,8 @@ class ExplainRecallArgs(RecallArgs):
     def expected_item(self) -> Expected:
         e = self.expected
         context = e.context
-        if context is None and e.source is not None and len(self.contexts) == 1 and not self.groups:
-            context = self.contexts[0]
+        if context is None and e.source is not None:
+            context = only_context(self.contexts, self.groups)
         return Expected(context=context, source=e.source, paragraph=e.paragraph, claim=e.claim)
 
 

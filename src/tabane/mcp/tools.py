@@ -36,7 +36,7 @@ from tabane.search.search import SearchResult
 from tabane.service import Tabane
 from tabane.sources.read import Citation, SourcePage
 from tabane.sources.write import RetractResult
-from tabane.types import Principal, parse_date
+from tabane.types import Principal, only_context, parse_date
 
 
 @_tool("read")
@@ -198,12 +198,12 @@ def explain_search(svc: Tabane, user: Principal, a: ExplainArgs) -> Explanation:
     query term's tf, df, idf and BM25 contribution and the vector cosine."""
     context = a.expected.context
     if context is None:
-        if len(a.contexts) != 1 or a.groups:
+        context = only_context(a.contexts, a.groups)
+        if context is None:
             raise InvalidInput(
                 "say which context the expected source is in",
                 issues=[Issue("expected.context", "required unless one context is searched")],
             )
-        context = a.contexts[0]
     return svc.explain_search(
         user, _request(a), context, a.expected.source_id, a.expected.paragraph
     )

@@ -50,6 +50,7 @@ class AddTurnArgs(Args):
         Literal["user", "assistant", "system", "tool"], Field(description="The speaker's role.")
     ] = "user"
     at: Annotated[str | None, Field(description="ISO 8601: when it was said; default now.")] = None
+    scopes: Scopes = None  # a new session's; an existing one keeps its own
 
 
 class TurnsArgs(Args):
@@ -97,9 +98,16 @@ def remember(svc: Tabane, user: Principal, a: RememberArgs) -> Remembered:
 @tool("write")
 def add_turn(svc: Tabane, user: Principal, a: AddTurnArgs) -> Turn:
     """Append one message to one of your sessions (working memory): who said it, their role,
-    what, and when. Sessions are yours alone unless you gave them other scopes."""
+    what, and when (not in the future). Sessions are yours alone unless you open one with
+    other `scopes`."""
     return svc.add_turn(
-        user, a.session, a.text, speaker=a.speaker, role=a.role, at=parse_date(a.at, "at")
+        user,
+        a.session,
+        a.text,
+        speaker=a.speaker,
+        role=a.role,
+        at=parse_date(a.at, "at"),
+        scopes=a.scopes,
     )
 
 

@@ -1,10 +1,11 @@
-"""The recall tools: `recall` (the evidence for a question, rendered and cited) and its explain
-twin `explain_recall`. Each is a thin shell over the `Tabane` facade acting as the authenticated
-user; the speaker is a label that enriches the query, never an identity."""
+"""The recall tools: `recall` (the evidence for a question, rendered and cited), its explain
+twin `explain_recall`, and `recall_trace` (what a recall did). Each is a thin shell over the
+`Tabane` facade acting as the authenticated user; the speaker is a label named in the bundle,
+never an identity."""
 
 from __future__ import annotations
 
-from tabane.mcp.arguments_recall import AskArgs, ExplainRecallArgs, RecallAnswer
+from tabane.mcp.arguments_recall import AskArgs, ExplainRecallArgs, RecallAnswer, TraceArgs
 from tabane.mcp.registry import tool
 from tabane.recall.explain import Explanation
 from tabane.service import Tabane
@@ -34,3 +35,12 @@ def explain_recall(svc: Tabane, user: Principal, a: ExplainRecallArgs) -> Explan
     answered (it asks a question; its reply took its place), duplicate, cut_by_rerank,
     cut_by_budget (a larger budget reaches it) or served."""
     return svc.explain_recall(user, a.request(), a.expected_item())
+
+
+@tool("read")
+def recall_trace(svc: Tabane, user: Principal, a: TraceArgs) -> dict[str, object]:
+    """What one of your recalls did (`recall_id`): the lanes that ran (or why not), the seeds,
+    every candidate with its lane ranks, fused score and outcome (served, duplicate,
+    cut_by_rerank, cut_by_budget), tokens and timings. Another user's id, or an unknown one, is
+    `no_trace`. To ask why one item is missing, `explain_recall` says it directly."""
+    return svc.recall_trace(user, a.recall_id)

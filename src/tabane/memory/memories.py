@@ -20,7 +20,7 @@ from tabane.errors import InvalidInput, Issue, TabaneError
 from tabane.graph import claims as claims_mod
 from tabane.graph.claim_input import ClaimInput, parse_claim
 from tabane.storage.schema import Claim, Context
-from tabane.types import Principal
+from tabane.types import MAX_INT8, Principal, text_problem
 
 MAX_PAGE = 200
 
@@ -123,8 +123,15 @@ def list_memories(
     after: int | None = None,
 ) -> MemoryPage:
     """The context's memories (claims with a statement), newest first, keyset-paged by id."""
+    issues: list[Issue] = []
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
-        raise InvalidInput("limit is out of range", issues=[Issue("limit", f"1..{MAX_PAGE}")])
+        issues.append(Issue("limit", f"1..{MAX_PAGE}"))
+    if after is not None and (isinstance(after, bool) or not 1 <= after <= MAX_INT8):
+        issues.append(Issue("after", f"a claim id in 1..{MAX_INT8}"))
+    if author is not None and (problem := text_problem(author)):
+        issues.append(Issue("author", problem))
+    if issues:
+        raise InvalidInput("invalid page of memories", issues=issues)
     stmt = select(Claim).where(Claim.context_id == ctx.id, Claim.statement.is_not(None))
     if author is not None:
         stmt = stmt.where(Claim.author == author)

@@ -56,21 +56,26 @@ class Expected:
                 issues=[Issue("expected", f"give source (and context) or claim: {both}")],
             )
         texts = {"source": self.source, "context": self.context}
-        found = [Issue(path, problem) for path, problem in text_problems(texts, "")]
+        found = [Issue(path, problem) for path, problem in text_problems(texts, "expected")]
         if found:
             raise InvalidInput("invalid expected item", issues=found)
         if by_source and not (self.source or "").strip():
-            raise InvalidInput("a source id cannot be empty", issues=[Issue("source", "empty")])
+            raise InvalidInput(
+                "a source id cannot be empty", issues=[Issue("expected.source", "empty")]
+            )
         if by_source and not self.context:
-            raise InvalidInput("a source needs its context", issues=[Issue("context", "empty")])
+            raise InvalidInput(
+                "a source needs its context", issues=[Issue("expected.context", "empty")]
+            )
         if self.paragraph is not None and not _within(self.paragraph, 0, MAX_INT4):
             raise InvalidInput(
                 "invalid paragraph",
-                issues=[Issue("paragraph", f"not a paragraph index in 0..{MAX_INT4}")],
+                issues=[Issue("expected.paragraph", f"not a paragraph index in 0..{MAX_INT4}")],
             )
         if self.claim is not None and not _within(self.claim, 1, MAX_INT8):
             raise InvalidInput(
-                "invalid claim id", issues=[Issue("claim", f"not a claim id in 1..{MAX_INT8}")]
+                "invalid claim id",
+                issues=[Issue("expected.claim", f"not a claim id in 1..{MAX_INT8}")],
             )
 
 

@@ -5,10 +5,11 @@ items), with strict undefined variables and no autoescaping: the output is a pro
 Each template text compiles once (cached). A template that fails to compile or render raises
 `TemplateError` whose issue path names the template line (`template:3`), never a 500.
 
-A template sees `question`, `asker`, `overview` (each may be None except the question),
-`items`, the `Evidence` objects in order, `cut` (how many items found did not fit) and `budget`
-(the token budget), and may use the `cite` filter: an item's citation in one line. Lane names
-and scores are not in `Evidence`, so no template can show them.
+A template sees `question`, `asker`, `overview` (each may be None except the question), `items`,
+the `Evidence` objects in order, `cut` (how many items found did not fit), `budget` (the token
+budget) and `gated` (why the relevance gate skipped the search, else None), and may use the `cite`
+filter: an item's citation in one line. Lane names and scores are not in `Evidence`, so no template
+can show them.
 """
 
 from __future__ import annotations
@@ -57,10 +58,12 @@ def render(
     cut: int = 0,
     budget: int | None = None,
     name: str | None = None,
+    gated: str | None = None,
 ) -> str:
     """The evidence rendered by `template` (template text; None: the default), trailing newlines
-    dropped. `cut` counts the evidence found that the token `budget` left out; `name` (the
-    template's file) is named in an error."""
+    dropped. `cut` counts the evidence found that the token `budget` left out; `gated` is the
+    gate's reason when it skipped the search; `name` (the template's file) is named in an
+    error."""
     compiled = _compile(_default_text() if template is None else template)
     try:
         out = compiled.render(
@@ -70,6 +73,7 @@ def render(
             items=tuple(items),
             cut=cut,
             budget=budget,
+            gated=gated,
         )
     except Exception as exc:  # a template is code the caller wrote: any failure is bad input
         failed = _error("render", exc, _template_line(exc))

@@ -142,6 +142,7 @@ class RecallService(ServiceBase):
             cut=cut,
             budget=ready.budget,
             name=str(template_file) if template_file else None,
+            gated=ready.gated,
         )
         timings = {"embed": ready.embed_ms, **(outcome.timings_ms if outcome else {})}
         timings["total"] = round((time.perf_counter() - started) * 1000, 3)
