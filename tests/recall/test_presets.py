@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tabane.config import Settings
-from tabane.errors import InvalidInput, NoPreset, NotFound
+from tabane.errors import InvalidInput, NoPreset, NotFound, TemplateError
 from tabane.recall.presets import (
     DEFAULT,
     DEFAULT_OVERVIEW_CHARS,
@@ -15,6 +15,7 @@ from tabane.recall.presets import (
     load_presets,
     preset_named,
 )
+from tabane.service import Tabane
 
 
 def _write(tmp_path: Path, text: str) -> Path:
@@ -174,3 +175,16 @@ def test_recall_settings_are_read_and_checked_at_start_up(tmp_path: Path) -> Non
         with pytest.raises(InvalidInput) as caught:
             Settings.from_env(base | {key: value})
         assert caught.value.issues[0].path == key
+
+
+def test_a_broken_presets_or_template_file_stops_the_start(tmp_path: Path) -> None:
+    base = {"TABANE_HOME": str(tmp_path / "home"), "TABANE_USER": "u", "TABANE_EMBEDDER": "none"}
+    presets = _write(tmp_path, "[presets.zero]\nbudget = 0\n")
+    with pytest.raises(InvalidInput) as caught:
+        Tabane.open(Settings.from_env(base | {"TABANE_PRESETS": str(presets)}))
+    assert [i.path for i in caught.value.issues] == ["presets.zero.budget"]
+    template = tmp_path / "bad.j2"
+    template.write_text("{% for x in %}\n", encoding="utf-8")
+    with pytest.raises(TemplateError):
+        Tabane.open(Settings.from_env(base | {"TABANE_RECALL_TEMPLATE": str(template)}))
+    assert not (tmp_path / "home").exists()  # refused before the store was made

@@ -16,6 +16,8 @@ from tabane.contexts.groups import GroupInfo
 from tabane.jobs.worker import Worker
 from tabane.models.embedder import Embedder
 from tabane.models.registry import build_embedder, build_reranker
+from tabane.recall.presets import load_presets
+from tabane.recall.render import load_template
 from tabane.service.derive import DeriveService
 from tabane.service.graph import GraphWriteService
 from tabane.service.graph_read import GraphReadService
@@ -63,6 +65,10 @@ class Tabane(
         cls, settings: Settings | None = None, *, embedder: Embedder | object | None = _UNSET
     ) -> Tabane:
         settings = settings or Settings.from_env()
+        # The recall template and presets files are settings too: a broken one stops the start
+        # (naming the file and each problem), not every recall after it.
+        load_template(settings.recall_template)
+        load_presets(settings.presets)
         return cls(open_store(settings), settings, embedder)
 
     def close(self) -> None:
