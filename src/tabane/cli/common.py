@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
@@ -18,6 +20,15 @@ from tabane.types import Principal, to_plain
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+def exit_on_sigterm() -> None:
+    """Let SIGTERM end a serving command as Ctrl-C does: its `with` blocks close the store and
+    this process lets go of the embedded PostgreSQL (the last one out stops it). Uvicorn handles
+    SIGTERM while it serves, then raises it again once it has shut down: without a handler,
+    that second one killed the process before any cleanup ran."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda _sig, _frame: sys.exit(0))
 
 
 @contextmanager

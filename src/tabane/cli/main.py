@@ -10,7 +10,7 @@ import typer
 from tabane.cli import derive, graph, graph_reads, jobs, memory, search, sources
 from tabane.cli import recall as recall_cli
 from tabane.cli import resolve as resolve_cli
-from tabane.cli.common import emit, handled, service
+from tabane.cli.common import emit, exit_on_sigterm, handled, service
 from tabane.cli.evaluate import eval_app
 from tabane.cli.keys import keys_app
 from tabane.cli.manage import contexts_app, groups_app, scopes_app, users_app
@@ -104,6 +104,7 @@ def serve(
         if loopback
         else None
     )
+    exit_on_sigterm()
     with Tabane.open(settings) as svc:
         resolver = resolver_for(svc, mode, settings)
         app_ = create_app(svc, resolver, mcp_security=security)
@@ -143,6 +144,7 @@ def mcp() -> None:
     from tabane.mcp.server import run_stdio
     from tabane.service import Tabane
 
+    exit_on_sigterm()
     with Tabane.open(Settings.from_env()) as svc:
         run_stdio(svc, svc.local_user())
 

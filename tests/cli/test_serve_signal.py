@@ -1,0 +1,64 @@
+"""`tabane serve` as a real subprocess: SIGTERM shuts it down cleanly, closing the store and letting
+go of the embedded PostgreSQL, as Ctrl-C does."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from tabane.service import Tabane
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _holders(home: Path) -> list[int]:
+    """The processes the embedded PostgreSQL counts as its clients (the wheel's own record)."""
+    return list(json.loads((home / "pg" / ".handle_pids.json").read_text()))
+
+
+def test_sigterm_stops_serve_and_releases_the_store(
+    svc: Tabane, tabane_home: Path, tmp_path: Path
+) -> None:
+    port = _free_port()
+    env = {
+        **os.environ,
+        "TABANE_HOME": str(tabane_home),
+        "TABANE_USER": "serve-signal",
+        "TABANE_EMBEDDER": "none",
+        "TABANE_WORKER": "off",
+    }
+    cmd = [sys.executable, "-m", "tabane.cli.main", "serve", "--port", str(port)]
+    log = tmp_path / "serve.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            assert proc.poll() is None, log.read_text()
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "serve did not come up"
+            time.sleep(0.2)
+        assert proc.pid in _holders(tabane_home)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0, log.read_text()  # not killed: its cleanup ran
+        assert proc.pid not in _holders(tabane_home)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
