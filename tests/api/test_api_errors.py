@@ -42,13 +42,16 @@ def test_unknown_route_and_method(client) -> None:
 
 
 def test_malformed_json(client, context) -> None:
-    for raw in (b'{"dice_floor": ', b"{'single': 1}", b"\xff\xfe"):
+    for raw in (b'{"dice_floor": ', b"{'single': 1}", b"\xff\xfe", b'{"a": "\xc3\x28"}'):
         err = error(
             client.patch(f"/contexts/{context}", content=raw, headers=JSON), 400, "invalid_json"
         )
         assert [i["path"] for i in err["issues"]] == ["body"]
     err = error(client.post("/contexts", content=b"[1, 2]", headers=JSON), 422, "invalid_input")
     assert err["issues"][0]["path"] == "body"
+    deep = b"[" * 100_000 + b"]" * 100_000  # deeper than the parser recurses
+    err = error(client.post("/contexts", content=deep, headers=JSON), 400, "invalid_json")
+    assert err["issues"] == [{"path": "body", "problem": "nested too deep"}]
 
 
 def test_validation_paths_name_body_and_query(client, context) -> None:

@@ -128,6 +128,16 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
+    cause = exc.__cause__
+    if exc.status_code == 400 and cause is not None and not isinstance(cause, HTTPException):
+        # FastAPI's body parsing failed outside the JSON decoder: bytes that are not UTF-8,
+        # or nesting deeper than the parser recurses
+        why = "not UTF-8" if isinstance(cause, UnicodeDecodeError) else type(cause).__name__
+        if isinstance(cause, RecursionError):
+            why = "nested too deep"
+        return error_response(
+            InvalidJson("the request body is not valid JSON", issues=[Issue("body", why)])
+        )
     if exc.status_code == 404:
         message = f"no route {request.url.path}"
     elif exc.status_code == 405:

@@ -31,20 +31,23 @@ DEFAULT_TEMPLATE = "default.md.j2"
 
 
 def load_template(path: Path | None) -> str:
-    """The template text at `path` (checked to compile), or the default template's when None."""
+    """The template text at `path` (checked to compile), or the default template's when None.
+    Errors name the file, not its directory: a recall's caller reads them too."""
     if path is None:
         return _default_text()
+    name = Path(path).name
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
+        why = getattr(exc, "strerror", None) or type(exc).__name__
         raise TemplateError(
-            f"cannot read the recall template {str(path)!r}: {exc}",
+            f"cannot read the recall template {name!r}: {why}",
             issues=[Issue("template", f"unreadable: {type(exc).__name__}")],
         ) from None
     try:
         _compile(text)
     except TemplateError as exc:
-        raise _named(exc, str(path)) from None
+        raise _named(exc, name) from None
     return text
 
 

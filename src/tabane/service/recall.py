@@ -141,7 +141,7 @@ class RecallService(ServiceBase):
             template=template,
             cut=cut,
             budget=ready.budget,
-            name=str(template_file) if template_file else None,
+            name=template_file.name if template_file else None,
             gated=ready.gated,
         )
         timings = {"embed": ready.embed_ms, **(outcome.timings_ms if outcome else {})}
