@@ -70,6 +70,11 @@ def test_bad_memories_write_nothing(
         ({"text": "x", "colour": "red"}, "colour"),
         ({"text": "x", "weight": 0.5}, "weight"),  # a note without a triple has no weight
         ({"text": "x", "closes": [2**70]}, "closes[0]"),
+        ({"text": "a\x00b"}, "text"),
+        (
+            {"text": "x", "subject": "a\udcffb", "label": "b", "object": "c", "weight": 1.0},
+            "subject",
+        ),
         ({"text": "x", "source": "s", "paragraph": 2**40}, "paragraph"),
     ):
         with pytest.raises(InvalidInput) as err:

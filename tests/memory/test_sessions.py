@@ -58,14 +58,17 @@ def test_bad_turns_write_nothing(svc: Tabane, user: Principal) -> None:
         ({"text": "  "}, "text"),
         ({"text": "x", "role": "robot"}, "role"),
         ({"text": "x", "speaker": ""}, "speaker"),
+        ({"text": "a\x00b"}, "text"),  # PostgreSQL text holds no NUL: refused by name
+        ({"text": "x", "speaker": "\udcff"}, "speaker"),  # a lone surrogate (an undecodable byte)
     ):
         with pytest.raises(InvalidInput) as err:
             svc.add_turn(user, name, **kwargs)  # type: ignore[arg-type]
         assert err.value.issues[0].path == path
     with pytest.raises(InvalidInput):
         svc.add_turn(user, " ", "x")
-    with pytest.raises(InvalidInput):
+    with pytest.raises(InvalidInput) as err:
         svc.turns(user, name, last=0)
+    assert [i.path for i in err.value.issues] == ["last"]
     with pytest.raises(Forbidden):
         svc.add_turn(user, name + "b", "x", scopes=["org:nobody"])
     assert [t.text for t in svc.turns(user, name)] == ["first"]

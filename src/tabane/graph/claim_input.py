@@ -11,7 +11,7 @@ from datetime import datetime
 from tabane.errors import InvalidInput, Issue
 from tabane.graph.vocabulary import check_spelling
 from tabane.storage.schema import EPISTEMIC_KINDS
-from tabane.types import MAX_INT4, MAX_INT8, parse_date
+from tabane.types import MAX_INT4, MAX_INT8, parse_date, text_problem
 
 MAX_BATCH = 10_000
 MAX_WEIGHT = 1e6
@@ -180,6 +180,9 @@ def _text(value: object, path: str, issues: list[Issue], limit: int) -> str | No
         return None
     if len(value) > limit:
         issues.append(Issue(path, f"{len(value)} characters, at most {limit}"))
+        return None
+    if problem := text_problem(value):
+        issues.append(Issue(path, problem))
         return None
     return value
 

@@ -24,7 +24,7 @@ from tabane.storage.bulk import insert_columns
 from tabane.storage.schema import Context, VocabEntry, VocabGram
 from tabane.text.spelling import char_grams, spelling_key
 from tabane.text.tokenize import normalize
-from tabane.types import Principal
+from tabane.types import Principal, text_problem
 
 Kind = Literal["concept", "label"]
 KINDS: tuple[Kind, ...] = ("concept", "label")
@@ -48,6 +48,9 @@ def check_spelling(value: object, path: str, issues: list[Issue]) -> str | None:
         return None
     if any(unicodedata.category(ch) == "Cc" for ch in name):
         issues.append(Issue(path, "contains control characters"))
+        return None
+    if problem := text_problem(name):  # a lone surrogate (an undecodable command-line byte)
+        issues.append(Issue(path, problem))
         return None
     return name
 

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from tabane.errors import Forbidden, InvalidInput, Issue, NoSession
 from tabane.storage.schema import ChatSession, SessionTurn
-from tabane.types import Principal, parse_date
+from tabane.types import Principal, parse_date, text_problem
 
 ROLES = ("user", "assistant", "system", "tool")
 MAX_TURN_CHARS = 100_000
@@ -112,8 +112,12 @@ def append(
         issues.append(Issue("text", "empty"))
     elif len(text) > MAX_TURN_CHARS:
         issues.append(Issue("text", f"{len(text)} characters, at most {MAX_TURN_CHARS}"))
+    elif problem := text_problem(text):
+        issues.append(Issue("text", problem))
     if not isinstance(speaker, str) or not speaker.strip() or len(speaker) > MAX_NAME:
         issues.append(Issue("speaker", f"1..{MAX_NAME} characters"))
+    elif problem := text_problem(speaker):
+        issues.append(Issue("speaker", problem))
     if role not in ROLES:
         issues.append(Issue("role", f"one of {', '.join(ROLES)}"))
     if at is not None:

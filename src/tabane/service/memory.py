@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from tabane.contexts import contexts
+from tabane.errors import InvalidInput, Issue
 from tabane.jobs import queue
 from tabane.memory import memories, sessions
 from tabane.memory.memories import MemoryPage
@@ -102,10 +103,15 @@ class MemoryService(ServiceBase):
         """The session's working memory: its last `last` turns within `hours` hours (unset: the
         TABANE_SESSION_TURNS and TABANE_SESSION_HOURS window)."""
         name = sessions.check_session_name(session_name)
-        window = Window(
-            self.settings.session_turns if last is None else last,
-            self.settings.session_hours if hours is None else hours,
-        )
+        try:
+            window = Window(
+                self.settings.session_turns if last is None else last,
+                self.settings.session_hours if hours is None else hours,
+            )
+        except InvalidInput as exc:  # named as this call names the bound
+            renamed = (Issue("last", i.problem) if i.path == "turns" else i for i in exc.issues)
+            exc.issues = tuple(renamed)
+            raise
         with self.store.session(user) as session:
             return sessions.working_memory(session, user, name, window)
 
