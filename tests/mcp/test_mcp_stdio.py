@@ -7,6 +7,8 @@ acts as TABANE_USER, the only way a stdio client chooses who it is.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -75,3 +77,39 @@ def test_tabane_mcp_over_stdio(svc: Tabane, tabane_home: Path) -> None:
     # The subprocess wrote as TABANE_USER, into the same store.
     info = svc.get_context(svc.principal(user), name)
     assert (info.stats.sources, info.stats.paragraphs) == (1, 2)
+
+
+def test_a_line_the_sdk_cannot_parse_still_gets_its_answer(tabane_home: Path) -> None:
+    """A lone surrogate escape is valid JSON that the SDK's parser refuses: the call is answered
+    with the tool error every surface gives, not dropped (the client would wait forever)."""
+    env = {
+        **os.environ,
+        "TABANE_HOME": str(tabane_home),
+        "TABANE_USER": unique("raw"),
+        "TABANE_EMBEDDER": "none",
+        "TABANE_WORKER": "off",
+    }
+    init = {"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}  # fmt: skip
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    call = '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "recall", '
+    call += '"arguments": {"question": "What is a group \\ud800?", "contexts": ["x"]}}}'
+    ping = '{"jsonrpc": "2.0", "id": 3, "method": "ping", "params": {"x": "\\udc00"}}'
+    text = "".join(json.dumps(m) + "\n" for m in lines) + call + "\n" + ping + "\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "tabane.cli.main", "mcp"],
+        input=text.encode(),
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
+    answers = {m["id"]: m for m in map(json.loads, done.stdout.decode().splitlines())}
+    refused = answers[2]["result"]
+    assert refused["isError"] is True
+    body = json.loads(refused["content"][0]["text"])
+    assert body["error"]["code"] == "invalid_input"
+    assert [i["path"] for i in body["error"]["issues"]] == ["question"]
+    assert answers[3]["error"]["code"] == -32602  # any other request: a JSON-RPC error

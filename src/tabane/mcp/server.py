@@ -25,6 +25,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -43,6 +44,7 @@ from tabane.errors import (
     TabaneError,
 )
 from tabane.mcp import catalog, registry
+from tabane.mcp.stdio_guard import unparsed_reply
 from tabane.service import Tabane
 from tabane.types import Principal, issue_path, to_plain
 
@@ -145,8 +147,20 @@ def run_stdio(svc: Tabane, principal: Principal) -> None:
     server = build_server(svc, lambda: principal)
 
     async def serve() -> None:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        async with stdio_server() as (read_stream, write_stream), anyio.create_task_group() as tg:
+            send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+
+            async def relay() -> None:  # answer the lines the SDK could not parse (stdio_guard)
+                async with send:
+                    async for item in read_stream:
+                        reply = unparsed_reply(item, error_result)
+                        if reply is None:
+                            await send.send(item)
+                        else:
+                            await write_stream.send(SessionMessage(reply))
+
+            tg.start_soon(relay)
+            await server.run(receive, write_stream, server.create_initialization_options())
 
     anyio.run(serve)
 
