@@ -94,7 +94,7 @@ def test_search_refuses_bad_input(cli, stored) -> None:
     assert code == 2 and "--since" in err
     code, _, err = cli("search", "kettle")
     assert code == 2 and "contexts" in err
-    code, _, err = cli("search", "kettle", "-c", stored, "-c", stored, "--explain", "kettle")
+    code, _, err = cli("search", "kettle", "-c", stored, "-c", stored + "x", "--explain", "kettle")
     assert code == 2 and "--explain-context" in err
 
 
