@@ -40,20 +40,24 @@ def text_problem(value: str) -> str | None:
 
 def text_problems(value: Any, path: str) -> list[tuple[str, str]]:
     """(path, problem) for every text inside `value` (strings, lists, dicts: keys and values)
-    that `text_problem` refuses, paths like `question`, `contexts[1]`, `locator.page`."""
-    if isinstance(value, str):
-        problem = text_problem(value)
-        return [(path, problem)] if problem else []
-    if isinstance(value, (list, tuple)):
-        return [p for i, v in enumerate(value) for p in text_problems(v, f"{path}[{i}]")]
-    if isinstance(value, dict):
-        out: list[tuple[str, str]] = []
-        for k, v in value.items():
-            name = k if isinstance(k, str) and not text_problem(k) else "?"
-            where = f"{path}.{name}" if path else name
-            out += text_problems(k, f"{where} (a key)") + text_problems(v, where)
-        return out
-    return []
+    that `text_problem` refuses, paths like `question`, `contexts[1]`, `locator.page`, in
+    document order. A walk with its own stack: JSON nested deeper than Python recurses is
+    still checked, not a RecursionError."""
+    out: list[tuple[str, str]] = []
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if problem := text_problem(item):
+                out.append((where, problem))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(item))))
+        elif isinstance(item, dict):
+            for k, v in reversed(list(item.items())):
+                name = k if isinstance(k, str) and not text_problem(k) else "?"
+                inner = f"{where}.{name}" if where else name
+                stack.extend([(v, inner), (k, f"{inner} (a key)")])
+    return out
 
 
 def check_name(value: object, path: str = "name", what: str = "name") -> str:

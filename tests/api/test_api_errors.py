@@ -52,6 +52,14 @@ def test_malformed_json(client, context) -> None:
     deep = b"[" * 100_000 + b"]" * 100_000  # deeper than the parser recurses
     err = error(client.post("/contexts", content=deep, headers=JSON), 400, "invalid_json")
     assert err["issues"] == [{"path": "body", "problem": "nested too deep"}]
+    for url in (
+        "/contexts",
+        "/memories",
+        "/recall/explain",
+    ):  # parsed, but deeper than Python recurses
+        nested = b'{"name": ' + b"[" * 600 + b"]" * 600 + b"}"
+        refused = client.post(url, content=nested, headers=JSON)
+        assert refused.status_code in (400, 422), (url, refused.text)
 
 
 def test_validation_paths_name_body_and_query(client, context) -> None:

@@ -98,7 +98,11 @@ def test_a_line_the_sdk_cannot_parse_still_gets_its_answer(tabane_home: Path) ->
     call = '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "recall", '
     call += '"arguments": {"question": "What is a group \\ud800?", "contexts": ["x"]}}}'
     ping = '{"jsonrpc": "2.0", "id": 3, "method": "ping", "params": {"x": "\\udc00"}}'
-    text = "".join(json.dumps(m) + "\n" for m in lines) + call + "\n" + ping + "\n"
+    deep = '{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "recall", '
+    deep += '"arguments": {"question": ' + "[" * 600 + "]" * 600 + "}}}"  # past the parsers
+    after = '{"jsonrpc": "2.0", "id": 5, "method": "ping"}'  # the server still answers
+    text = "".join(json.dumps(m) + "\n" for m in lines)
+    text += "\n".join([call, ping, deep, after]) + "\n"
     done = subprocess.run(
         [sys.executable, "-m", "tabane.cli.main", "mcp"],
         input=text.encode(),
@@ -113,3 +117,4 @@ def test_a_line_the_sdk_cannot_parse_still_gets_its_answer(tabane_home: Path) ->
     assert body["error"]["code"] == "invalid_input"
     assert [i["path"] for i in body["error"]["issues"]] == ["question"]
     assert answers[3]["error"]["code"] == -32602  # any other request: a JSON-RPC error
+    assert 4 not in answers and answers[5]["result"] == {}  # left as the SDK leaves it

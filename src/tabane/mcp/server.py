@@ -153,7 +153,11 @@ def run_stdio(svc: Tabane, principal: Principal) -> None:
             async def relay() -> None:  # answer the lines the SDK could not parse (stdio_guard)
                 async with send:
                     async for item in read_stream:
-                        reply = unparsed_reply(item, error_result)
+                        try:
+                            reply = unparsed_reply(item, error_result)
+                        except Exception:  # the guard must never end the transport
+                            logger.exception("stdio: could not answer an unparsed line")
+                            reply = None
                         if reply is None:
                             await send.send(item)
                         else:

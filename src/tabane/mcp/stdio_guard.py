@@ -4,8 +4,8 @@ The SDK parses each stdin line with pydantic's JSON parser, which refuses a lone
 (`"\\ud800"`): the line is dropped and the client waits for an answer forever. JSON itself allows
 the escape, so such a line is read again here; a tool call gets the tool error any surface gives
 for text PostgreSQL cannot store (`invalid_input`, the argument's path), any other request a
-JSON-RPC error. A line with no request id (a notification, or not JSON at all) has nobody to
-answer and goes on to the server as the SDK left it.
+JSON-RPC error. A line with no request id (a notification, or not JSON at all), or one the SDK refused
+for another reason than such text, goes on to the server as the SDK left it.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def unparsed_reply(item: object, tool_error: Any) -> mt.JSONRPCResponse | mt.JSO
         return None
     try:
         data = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what Python parses
         return None
     if not isinstance(data, dict) or not isinstance(data.get("method"), str):
         return None
@@ -44,6 +44,8 @@ def unparsed_reply(item: object, tool_error: Any) -> mt.JSONRPCResponse | mt.JSO
     params = data.get("params")
     arguments = params.get("arguments") if isinstance(params, dict) else None
     found = text_problems(arguments, "") if data["method"] == "tools/call" else []
+    if not found and not text_problems(params, "params"):
+        return None  # refused for another reason (nesting, say): left as the SDK leaves it
     if found:
         refused = InvalidInput(
             "an argument holds text that cannot be stored; nothing written",
