@@ -27,3 +27,25 @@ def test_other_data_errors_are_not_taken_for_bad_input():
 
     assert unstorable(ZeroDivisionError()) is None
     assert unstorable(UnicodeEncodeError("utf-8", "\udcff", 0, 1, "surrogates not allowed"))
+
+
+def test_sessions_read_instants_in_utc_whatever_the_server_zone(svc: Tabane, user, context):
+    """The years 1–9999 inputs are checked against are UTC's: the last instant a note may hold
+    reads back, on connections whose server default is another zone."""
+    from sqlalchemy import text
+
+    with svc.store.admin() as session:
+        name = session.scalar(text("SELECT current_database()"))
+        session.execute(text(f"ALTER DATABASE \"{name}\" SET TimeZone = 'Asia/Tokyo'"))
+    try:
+        svc.store.app.dispose()  # new connections take the database's default, then tabane's
+        latest = "9999-12-31T20:00:00Z"  # 10000-01-01 05:00 in Tokyo
+        claim = svc.remember(user, context, {"text": "far future", "valid_from": latest})
+        (note,) = [m for m in svc.memories(user, context).memories if m.id == claim]
+        assert note.valid_from is not None and note.valid_from.year == 9999
+        with svc.store.session(user) as session:
+            assert session.scalar(text("SHOW TimeZone")) == "UTC"
+    finally:
+        with svc.store.admin() as session:
+            session.execute(text(f'ALTER DATABASE "{name}" RESET TimeZone'))
+        svc.store.app.dispose()

@@ -4,8 +4,8 @@ The SDK parses each stdin line with pydantic's JSON parser, which refuses a lone
 (`"\\ud800"`): the line is dropped and the client waits for an answer forever. JSON itself allows
 the escape, so such a line is read again here; a tool call gets the tool error any surface gives
 for text PostgreSQL cannot store (`invalid_input`, the argument's path), any other request a
-JSON-RPC error. A line with no request id (a notification, or not JSON at all), or one the SDK refused
-for another reason than such text, goes on to the server as the SDK left it.
+JSON-RPC error. A line with no request id (a notification, or not JSON at all), or one the SDK
+refused for another reason than such text, goes on to the server as the SDK left it.
 """
 
 from __future__ import annotations

@@ -170,13 +170,17 @@ def _engine(url: str, *, set_role: str | None = None) -> Engine:
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
     engine = create_engine(parsed, pool_pre_ping=True, pool_size=5, max_overflow=10)
-    if set_role is not None:
 
-        @event.listens_for(engine, "connect")
-        def _set_role(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
-            with dbapi_conn.cursor() as cur:
+    @event.listens_for(engine, "connect")
+    def _session(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
+        """Every session in UTC: the years 1–9999 that inputs are checked against
+        (types.parse_date) are UTC's; under another zone an instant near either end reads back
+        as a year Python cannot hold. Then the application's role, when it has one."""
+        with dbapi_conn.cursor() as cur:
+            cur.execute("SET TIME ZONE 'UTC'")
+            if set_role is not None:
                 cur.execute(f"SET ROLE {set_role}")
-            dbapi_conn.commit()
+        dbapi_conn.commit()
 
     return engine
 
