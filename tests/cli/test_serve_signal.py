@@ -1,5 +1,5 @@
-"""`tabane serve` as a real subprocess: SIGTERM shuts it down cleanly, closing the store and letting
-go of the embedded PostgreSQL, as Ctrl-C does."""
+"""`tabane serve` and `tabane mcp` as real subprocesses: SIGTERM shuts them down cleanly, closing
+the store and letting go of the embedded PostgreSQL, as Ctrl-C does."""
 
 from __future__ import annotations
 
@@ -62,3 +62,40 @@ def test_sigterm_stops_serve_and_releases_the_store(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_sigterm_stops_mcp_while_its_client_keeps_stdin_open(
+    svc: Tabane, tabane_home: Path, tmp_path: Path
+) -> None:
+    env = {
+        **os.environ,
+        "TABANE_HOME": str(tabane_home),
+        "TABANE_USER": "mcp-signal",
+        "TABANE_EMBEDDER": "none",
+        "TABANE_WORKER": "off",
+    }
+    init = {"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}  # fmt: skip
+    hello = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tabane.cli.main", "mcp"],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(hello.encode() + b"\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 1  # serving, stdin still open
+        assert proc.pid in _holders(tabane_home)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
+        assert proc.pid not in _holders(tabane_home)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdin.close()
+        proc.stdout.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+import os
 import time
 from typing import Annotated
 
@@ -145,8 +147,16 @@ def mcp() -> None:
     from tabane.service import Tabane
 
     exit_on_sigterm()
-    with Tabane.open(Settings.from_env()) as svc:
-        run_stdio(svc, svc.local_user())
+    try:
+        with Tabane.open(Settings.from_env()) as svc:
+            run_stdio(svc, svc.local_user())
+    except (SystemExit, KeyboardInterrupt) as stop:
+        # SIGTERM or Ctrl-C: the store is closed. The transport's stdin reader is a thread
+        # blocked in a read nothing can interrupt, and the interpreter would wait for it forever
+        # before running the exit handlers (the embedded PostgreSQL's among them): run them, go.
+        code = stop.code if isinstance(stop, SystemExit) else 130
+        atexit._run_exitfuncs()
+        os._exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":  # pragma: no cover
