@@ -99,6 +99,13 @@ def test_a_key_that_cannot_write_the_sessions_scopes_is_forbidden(
         svc.add_turn(public_only, name, "through a narrow key")
     assert [i.path for i in err.value.issues] == ["session"]
     assert [t.text for t in svc.turns(user, name)] == ["mine"]
+    shared = unique("chat")
+    svc.add_turn(user, shared, "hi all", scopes=["public"])
+    with pytest.raises(InvalidInput) as refused:  # scopes choose a new session's, never move one
+        svc.add_turn(user, shared, "just us", scopes=[f"user:{user.name}"])
+    assert [i.path for i in refused.value.issues] == ["scopes"]
+    assert svc.add_turn(user, shared, "same scopes", scopes=["public"]).seq == 2
+    assert [t.text for t in svc.turns(user, shared)] == ["hi all", "same scopes"]
 
 
 def test_deleting_a_session_removes_its_turns(svc: Tabane, user: Principal) -> None:

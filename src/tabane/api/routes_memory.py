@@ -74,7 +74,11 @@ class TurnIn(Request):
     speaker: str | None = Field(None, description="who said it (default: you)")
     role: str = Field("user", description="user, assistant, system or tool")
     at: str | None = Field(None, description="ISO 8601: when it was said (default: now)")
-    scopes: list[str] | None = Field(None, description="a new session's scopes (default: yours)")
+    scopes: list[str] | None = Field(
+        None,
+        description="a new session's scopes (default: yours); an existing session keeps its "
+        "own, and other scopes are refused",
+    )
 
 
 class TurnOut(Response):

@@ -50,7 +50,13 @@ class AddTurnArgs(Args):
         Literal["user", "assistant", "system", "tool"], Field(description="The speaker's role.")
     ] = "user"
     at: Annotated[str | None, Field(description="ISO 8601: when it was said; default now.")] = None
-    scopes: Scopes = None  # a new session's; an existing one keeps its own
+    scopes: Annotated[
+        list[str] | None,
+        Field(
+            description="A new session's scopes (default: yours); an existing session keeps its "
+            "own, and other scopes are refused."
+        ),
+    ] = None
 
 
 class TurnsArgs(Args):

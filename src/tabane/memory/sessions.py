@@ -133,9 +133,12 @@ def append(
         .on_conflict_do_nothing(index_elements=["user_id", "name"])
     )
     chat = find(session, principal, name)
-    if not principal.can_write(
-        tuple(chat.scopes)
-    ):  # opened earlier under scopes this key cannot write
+    if scopes is not None and set(scopes) != set(chat.scopes):  # scopes choose a new session's
+        raise InvalidInput(
+            f"session {name!r} keeps its scopes; nothing written",
+            issues=[Issue("scopes", f"the session's are {sorted(chat.scopes)}")],
+        )
+    if not principal.can_write(tuple(chat.scopes)):  # opened under scopes this key cannot write
         raise Forbidden(
             f"you may not write to session {name!r}",
             issues=[Issue("session", f"its scopes {sorted(chat.scopes)} are not writable")],
