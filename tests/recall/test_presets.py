@@ -8,6 +8,7 @@ import pytest
 
 from tabane.config import Settings
 from tabane.errors import InvalidInput, NoPreset, NotFound, TemplateError
+from tabane.recall.plan import RecallRequest
 from tabane.recall.presets import (
     DEFAULT,
     DEFAULT_OVERVIEW_CHARS,
@@ -16,6 +17,7 @@ from tabane.recall.presets import (
     preset_named,
 )
 from tabane.service import Tabane
+from tabane.storage import embedded
 
 
 def _write(tmp_path: Path, text: str) -> Path:
@@ -188,3 +190,29 @@ def test_a_broken_presets_or_template_file_stops_the_start(tmp_path: Path) -> No
     with pytest.raises(TemplateError):
         Tabane.open(Settings.from_env(base | {"TABANE_RECALL_TEMPLATE": str(template)}))
     assert not (tmp_path / "home").exists()  # refused before the store was made
+
+
+def test_a_presets_template_is_compiled_with_the_file(tmp_path: Path) -> None:
+    (tmp_path / "broken.j2").write_text("ok\n{% for x in %}\n", encoding="utf-8")
+    path = _write(tmp_path, '[presets.docs]\ntemplate = "broken.j2"\n')
+    with pytest.raises(InvalidInput) as caught:
+        load_presets(path)
+    assert [(i.path, i.problem.split(":")[0]) for i in caught.value.issues] == [
+        ("presets.docs.template", "template")
+    ]
+
+
+def test_the_presets_read_at_start_serve_every_recall(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    base = {"TABANE_HOME": str(home), "TABANE_USER": "u", "TABANE_EMBEDDER": "none"}
+    path = _write(tmp_path, '[presets.small]\nbudget = 300\ncontexts = ["desk"]\n')
+    svc = Tabane.open(Settings.from_env(base | {"TABANE_PRESETS": str(path)}))
+    try:
+        user = svc.local_user()
+        svc.create_context(user, "desk")
+        path.write_text("[presets.small]\nbudget = 0\n", encoding="utf-8")  # broken after start
+        got = svc.recall(user, RecallRequest("what is on the desk today?", preset="small"))
+        assert got.trace.budget_tokens == 300 and got.trace.contexts == ("desk",)
+    finally:
+        svc.close()
+        embedded.stop(home)

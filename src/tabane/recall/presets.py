@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tabane.config import MAX_RECALL_BUDGET
-from tabane.errors import InvalidInput, InvalidName, Issue, NoPreset
+from tabane.errors import InvalidInput, InvalidName, Issue, NoPreset, TemplateError
+from tabane.recall.render import load_template
 from tabane.types import check_name
 
 DEFAULT_PRESET = "default"
@@ -221,5 +222,10 @@ def _template(
     path = path if path.is_absolute() else base / path
     if not path.is_file():
         issues.append(Issue(f"{where}.template", f"no such file: {path}"))
+        return None
+    try:
+        load_template(path)  # compiled now: a broken one is the file's problem, not a recall's
+    except TemplateError as exc:
+        issues.extend(Issue(f"{where}.template", f"{i.path}: {i.problem}") for i in exc.issues)
         return None
     return path

@@ -68,8 +68,10 @@ class Tabane(
         # The recall template and presets files are settings too: a broken one stops the start
         # (naming the file and each problem), not every recall after it.
         load_template(settings.recall_template)
-        load_presets(settings.presets)
-        return cls(open_store(settings), settings, embedder)
+        presets = load_presets(settings.presets)  # each preset's template compiled too
+        svc = cls(open_store(settings), settings, embedder)
+        vars(svc)["recall_presets"] = presets  # read once: a recall never reads the file again
+        return svc
 
     def close(self) -> None:
         self.worker.stop()

@@ -60,7 +60,8 @@ def _ages(items: Sequence[Evidence]) -> tuple[str, ...]:
 class RecallService(ServiceBase):
     @cached_property
     def recall_presets(self) -> dict[str, Preset]:
-        """The presets file's presets (loaded on first use; a bad file fails then, by name)."""
+        """The presets file's presets: `Tabane.open` loads them at start-up (a bad file stops the
+        start); a service built otherwise loads them on first use."""
         return load_presets(self.settings.presets)
 
     def _preset(self, request: RecallRequest) -> Preset:
