@@ -276,7 +276,7 @@ def test_routes(svc: Tabane, user: Principal, context: str) -> None:
     missing = client.get("/contexts/nope/communities")
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "no_context"
     bad = client.post(f"/contexts/{context}/communities/search", json={"query": "x", "limit": 0})
-    assert bad.status_code == 422 and bad.json()["error"]["issues"][0]["path"] == "limit"
+    assert bad.status_code == 422 and bad.json()["error"]["issues"][0]["path"] == "body.limit"
     typo = client.post(f"/contexts/{context}/communities/search", json={"q": "x"})
     assert typo.status_code == 422
     negative = client.get(f"/contexts/{context}/communities?level=-1")

@@ -165,7 +165,7 @@ def test_the_tree_is_read_and_followed_down_over_http(vsvc: Tabane, user, corpus
         missing = client.get(f"/contexts/{corpus}/raptor/9/0", headers=headers)
         assert missing.status_code == 404 and missing.json()["error"]["code"] == "no_node"
         bad = client.get(f"/contexts/{corpus}/raptor?level=-1", headers=headers)
-        assert bad.status_code == 422 and bad.json()["error"]["issues"][0]["path"] == "level"
+        assert bad.status_code == 422 and bad.json()["error"]["issues"][0]["path"] == "query.level"
 
 
 def test_the_tree_is_built_in_the_background_and_rebuilt_after_a_retraction(
