@@ -105,10 +105,10 @@ def test_recall_returns_cited_items_an_id_and_a_trace_for_its_asker_only(
     assert kept["trace"]["contexts"] == [context]
     assert kept["trace"]["candidates"][0]["key"] == first["key"]
 
-    _error(other.get(f"/recall/traces/{body['recall_id']}"), 404, "no_trace", "id")
+    _error(other.get(f"/recall/traces/{body['recall_id']}"), 404, "no_trace", "path.recall_id")
     _error(me.get("/recall/traces/999999999999"), 404, "no_trace")
     _error(me.get(f"/recall/traces/{2**70}"), 404, "no_trace")
-    _error(me.get("/recall/traces/abc"), 422, "invalid_input", "path.trace_id")
+    _error(me.get("/recall/traces/abc"), 422, "invalid_input", "path.recall_id")
 
 
 def test_bad_input_answers_the_error_body_with_stable_codes(

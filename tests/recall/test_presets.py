@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tabane.config import Settings
-from tabane.errors import InvalidInput, NoPreset, NotFound, TemplateError
+from tabane.errors import InvalidInput, NoContext, NoPreset, NotFound, TemplateError
 from tabane.recall.plan import RecallRequest
 from tabane.recall.presets import (
     DEFAULT,
@@ -205,7 +205,11 @@ def test_a_presets_template_is_compiled_with_the_file(tmp_path: Path) -> None:
 def test_the_presets_read_at_start_serve_every_recall(tmp_path: Path) -> None:
     home = tmp_path / "home"
     base = {"TABANE_HOME": str(home), "TABANE_USER": "u", "TABANE_EMBEDDER": "none"}
-    path = _write(tmp_path, '[presets.small]\nbudget = 300\ncontexts = ["desk"]\n')
+    path = _write(
+        tmp_path,
+        '[presets.small]\nbudget = 300\ncontexts = ["desk"]\n'
+        '[presets.gone]\ncontexts = ["attic"]\n',
+    )
     svc = Tabane.open(Settings.from_env(base | {"TABANE_PRESETS": str(path)}))
     try:
         user = svc.local_user()
@@ -213,6 +217,10 @@ def test_the_presets_read_at_start_serve_every_recall(tmp_path: Path) -> None:
         path.write_text("[presets.small]\nbudget = 0\n", encoding="utf-8")  # broken after start
         got = svc.recall(user, RecallRequest("what is on the desk today?", preset="small"))
         assert got.trace.budget_tokens == 300 and got.trace.contexts == ("desk",)
+        with pytest.raises(NoContext) as gone:  # the preset named it, not the request
+            svc.recall(user, RecallRequest("what is in the attic today?", preset="gone"))
+        assert [i.path for i in gone.value.issues] == ["preset"]
+        assert gone.value.issues[0].problem.startswith("gone: contexts[0]")
     finally:
         svc.close()
         embedded.stop(home)

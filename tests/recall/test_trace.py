@@ -227,4 +227,4 @@ def test_ids_outside_the_column_are_simply_unknown(
 def test_a_non_integer_id_is_invalid_input(svc: Tabane, user: Principal, trace_id: object) -> None:
     with svc.store.session(user) as session, pytest.raises(InvalidInput) as info:
         load_trace(session, trace_id)  # type: ignore[arg-type]
-    assert [i.path for i in info.value.issues] == ["id"]
+    assert [i.path for i in info.value.issues] == ["recall_id"]

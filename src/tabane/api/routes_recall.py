@@ -1,5 +1,5 @@
-"""`POST /recall`, its explain twin `POST /recall/explain`, and `GET /recall/traces/{id}`: each
-route is one facade call acting for the authenticated user (never a body field)."""
+"""`POST /recall`, its explain twin `POST /recall/explain`, and `GET /recall/traces/{recall_id}`:
+each route is one facade call acting for the authenticated user (never a body field)."""
 
 from __future__ import annotations
 
@@ -58,8 +58,8 @@ def explain_recall(body: RecallExplainIn, svc: Svc, user: User) -> RecallExplana
     return out(RecallExplanationOut, svc.explain_recall(user, body.to_request(), expected))
 
 
-@router.get("/recall/traces/{trace_id}")
-def recall_trace(trace_id: int, svc: Svc, user: User) -> StoredTraceOut:
+@router.get("/recall/traces/{recall_id}")
+def recall_trace(recall_id: int, svc: Svc, user: User) -> StoredTraceOut:
     """A stored recall trace: who asked what, when, and what every lane did. Only its asker (and
     whoever may read every scope) can read it; any other id answers 404 `no_trace`."""
-    return out(StoredTraceOut, svc.recall_trace(user, trace_id))
+    return out(StoredTraceOut, svc.recall_trace(user, recall_id))

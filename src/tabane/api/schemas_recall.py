@@ -1,4 +1,4 @@
-"""The wire shapes of `POST /recall`, `POST /recall/explain` and `GET /recall/traces/{id}`.
+"""The wire shapes of `POST /recall`, `POST /recall/explain` and `GET /recall/traces/{recall_id}`.
 
 Requests are strict like every request model (unknown fields refused, so no body can name a user
 or a plan). Ranges (an empty question, a budget of 0, a floor outside [-1, 1]) are checked by the
@@ -64,7 +64,7 @@ class RecallAsk(RecallIn):
     trace: bool = Field(
         False,
         description="include the trace (lanes, ranks, scores, timings, cuts); it is stored "
-        "either way and `GET /recall/traces/{id}` returns it",
+        "either way and `GET /recall/traces/{recall_id}` returns it",
     )
 
 
@@ -183,8 +183,8 @@ class TraceOut(Response):
 class RecallOut(Response):
     question: str
     recall_id: int | None = Field(
-        description="the stored trace's id (`GET /recall/traces/{id}`); null when the caller "
-        "may not write its personal scope (a read-only key): nothing was stored"
+        description="the stored trace's id (`GET /recall/traces/{recall_id}`); null when the "
+        "caller may not write its personal scope (a read-only key): nothing was stored"
     )
     rendered: str = Field(description="the evidence rendered to one prompt-ready string")
     items: list[EvidenceOut] = Field(description="the evidence, in the rendered order")

@@ -85,7 +85,9 @@ def load_trace(session: Session, trace_id: int, asker: int | None = None) -> dic
     all three). A trace lists candidates as its asker's scopes showed them, so a reader granted
     the asker's personal scope must still not read it: surfaces always pass the asker."""
     if isinstance(trace_id, bool) or not isinstance(trace_id, int):
-        raise InvalidInput("a trace id is an integer", issues=[Issue("id", "not an integer")])
+        raise InvalidInput(
+            "a trace id is an integer", issues=[Issue("recall_id", "not an integer")]
+        )
     row = None
     if 1 <= trace_id <= MAX_INT8:
         row = session.execute(
@@ -95,7 +97,7 @@ def load_trace(session: Session, trace_id: int, asker: int | None = None) -> dic
             )
         ).one_or_none()
     if row is None:
-        raise NoTrace(f"no recall trace {trace_id}", issues=[Issue("id", "unknown")])
+        raise NoTrace(f"no recall trace {trace_id}", issues=[Issue("recall_id", "unknown")])
     return {**_summary(row), "trace": {**row.trace, "id": row.id}}
 
 

@@ -19,7 +19,7 @@ from sqlalchemy import func, update
 from sqlalchemy.orm import Session
 
 from tabane.contexts import groups
-from tabane.errors import InvalidInput, Issue
+from tabane.errors import InvalidInput, Issue, NotFound
 from tabane.memory import sessions
 from tabane.models.registry import default_floor
 from tabane.recall import explain as explain_mod
@@ -32,7 +32,7 @@ from tabane.recall.recall import Outcome, run
 from tabane.recall.result import Evidence, RecallResult, RecallTrace
 from tabane.search.search import QueryVector, embed_query
 from tabane.service.base import ServiceBase
-from tabane.storage.schema import Claim
+from tabane.storage.schema import Claim, Context
 from tabane.types import Principal
 
 
@@ -45,6 +45,19 @@ class _Prepared:
     gated: str | None
     qv: QueryVector
     embed_ms: float
+    by_preset: bool = False  # the contexts and groups are the preset's, not the request's
+
+    def reach(self, session: Session) -> list[Context]:
+        """The contexts read (groups expanded); one the preset names but that is gone or not
+        visible is the preset's fault, and named so, not the request's `contexts[0]`."""
+        try:
+            return groups.expand(session, self.contexts, self.groups)
+        except NotFound as exc:
+            if self.by_preset:
+                exc.issues = tuple(
+                    Issue("preset", f"{self.preset.name}: {i.path} {i.problem}") for i in exc.issues
+                )
+            raise
 
 
 def _ages(items: Sequence[Evidence]) -> tuple[str, ...]:
@@ -97,6 +110,7 @@ class RecallService(ServiceBase):
             gated=gated,
             qv=qv,
             embed_ms=round((time.perf_counter() - started) * 1000, 3),
+            by_preset=not (request.contexts or request.groups),
         )
 
     def recall(
@@ -108,7 +122,7 @@ class RecallService(ServiceBase):
         template_file = ready.preset.template or self.settings.recall_template
         template = render.load_template(template_file)
         with self.store.session(user) as session:
-            reached = groups.expand(session, ready.contexts, ready.groups)
+            reached = ready.reach(session)
             window = self._window(session, user, request)
             floors = [self._floor(request, ctx.semantic_floor) for ctx in reached]
             outcome: Outcome | None = None
@@ -209,7 +223,7 @@ class RecallService(ServiceBase):
         applies, from the same statement, ordering and budget as `recall`."""
         ready = self._prepare(request)
         with self.store.session(user) as session:
-            reached = groups.expand(session, ready.contexts, ready.groups)
+            reached = ready.reach(session)
             window = self._window(session, user, request)
             floors = [self._floor(request, ctx.semantic_floor) for ctx in reached]
             return explain_mod.explain(
