@@ -13,15 +13,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import statistics
 from pathlib import Path
 
 import _env
-
-DENSE = re.compile(
-    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]"
-)
 
 
 def main() -> None:
@@ -33,6 +28,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from tabane.config import Settings
+    from tabane.recall.cite import estimate
     from tabane.recall.plan import RecallRequest
     from tabane.service import Tabane
 
@@ -53,8 +49,7 @@ def main() -> None:
                     user, RecallRequest(question, (context,), budget=args.budget, force=True)
                 )
                 body = got.rendered.split("\n", 1)[1] if "\n" in got.rendered else ""
-                dense = len(DENSE.findall(body))
-                ratios.append((dense + (len(body) - dense) / cpt) / got.trace.budget_tokens)
+                ratios.append(estimate(body, cpt) / got.trace.budget_tokens)
                 items.append(len(got.items))
                 used.append(got.trace.used_tokens)
             print(

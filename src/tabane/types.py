@@ -144,6 +144,20 @@ def only_context(contexts: Iterable[str], groups: Iterable[str]) -> str | None:
     return named.pop() if len(named) == 1 and not any(True for _ in groups) else None
 
 
+def expected_context(
+    given: str | None, contexts: Iterable[str], groups: Iterable[str], path: str
+) -> str:
+    """The context an explained source is in: `given`, else the one context read; else say so
+    at `path` (the surface's name for the field)."""
+    where = given if given is not None else only_context(contexts, groups)
+    if where is None:
+        raise InvalidInput(
+            "say which context the expected source is in",
+            issues=[Issue(path, "required unless one context (and no group) is read")],
+        )
+    return where
+
+
 def issue_path(loc: Iterable[Any]) -> str:
     """A validation location as an issue path: `("body", "paragraphs", 0, "text")` ->
     `body.paragraphs[0].text`."""

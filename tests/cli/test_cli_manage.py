@@ -16,7 +16,7 @@ def test_users_and_scopes_round_trip(cli: Any, svc: Tabane) -> None:
     assert added["name"] == name and added["write"] == ["public", f"user:{name}"]
     assert cli("scopes", "add", team, "--description", "the team")[1] == {"added": team}
     code, granted, _ = cli("users", "grant", name, team, "--write")
-    assert sorted(granted["read"]) == granted["read"] and team in granted["write"]
+    assert code == 0 and sorted(granted["read"]) == granted["read"] and team in granted["write"]
     listed = {u["name"]: u for u in cli("users", "list")[1]}
     assert team in listed[name]["write"]
     assert cli("users", "revoke", name, team)[1] == {"revoked": True}

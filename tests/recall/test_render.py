@@ -3,13 +3,14 @@ that name their line."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
 from tabane.errors import InvalidInput, TemplateError
-from tabane.recall.cite import cite
+from tabane.recall.cite import block, cite
 from tabane.recall.render import _compile, load_template, render
 from tabane.recall.result import Citation, Evidence, ScopeRef
 
@@ -273,3 +274,13 @@ def test_a_failing_template_file_is_named_with_its_line(tmp_path: Path) -> None:
     assert "'desk.j2'" in err.value.message and "line 2" in err.value.message
     assert err.value.issues[0].path == "template:2"
     assert err.value.issues[0].problem.startswith("desk.j2: ")
+
+
+@pytest.mark.parametrize("item", [PARAGRAPH, CLAIM, TURN, replace(PARAGRAPH, in_reply_to="Why?")])
+def test_the_budget_counts_each_item_as_the_default_template_writes_it(item: Evidence) -> None:
+    """`cite.block` is what the budget measures: it must stay the default template's block."""
+    rendered = render("q", [item, item])
+    head = "Question: q\n"
+    assert rendered.startswith(head)
+    one, two = (block(item).replace("[20]", f"[{n}]") for n in (1, 2))
+    assert rendered[len(head) :] == (one + two).rstrip("\n")

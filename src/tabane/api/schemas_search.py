@@ -14,9 +14,8 @@ from typing import Any
 from pydantic import Field
 
 from tabane.api.schemas import LocatorOut, Request, Response
-from tabane.errors import InvalidInput, Issue
 from tabane.search.plan import MAX_LIMIT, SearchRequest
-from tabane.types import only_context, parse_date
+from tabane.types import expected_context, parse_date
 
 # -- requests -----------------------------------------------------------------------------------
 
@@ -80,15 +79,8 @@ class CrossExplainIn(CrossSearchIn):
     expected: Expected
 
     def expected_context(self) -> str:
-        if self.expected.context is not None:
-            return self.expected.context
-        only = only_context(self.contexts, self.groups)
-        if only is not None:
-            return only
-        raise InvalidInput(
-            "say which context the expected source is in",
-            issues=[Issue("body.expected.context", "required unless one context is searched")],
-        )
+        path = "body.expected.context"
+        return expected_context(self.expected.context, self.contexts, self.groups, path)
 
 
 # -- responses ----------------------------------------------------------------------------------

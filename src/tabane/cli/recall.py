@@ -13,7 +13,7 @@ from tabane.errors import InvalidInput, Issue
 from tabane.recall.explain import Expected
 from tabane.recall.plan import RecallRequest
 from tabane.recall.result import RecallTrace
-from tabane.types import only_context
+from tabane.types import expected_context
 
 Opt = typer.Option
 
@@ -104,13 +104,8 @@ def _expected(
             "explain a source or a claim, not both",
             issues=[Issue("--explain-claim", "given with --explain")],
         )
-    if source is not None and context is None:
-        context = only_context(contexts, groups or ())
-        if context is None:
-            raise InvalidInput(
-                "say which context the source is in",
-                issues=[Issue("--explain-context", "required unless one --context is given")],
-            )
+    if source is not None:
+        context = expected_context(context, contexts, groups or (), "--explain-context")
     return Expected(context=context, source=source, paragraph=paragraph, claim=claim)
 
 

@@ -7,9 +7,8 @@ from typing import Annotated
 import typer
 
 from tabane.cli.common import emit, handled, service
-from tabane.errors import InvalidInput, Issue
 from tabane.search.plan import SearchRequest
-from tabane.types import only_context, parse_date
+from tabane.types import expected_context, parse_date
 
 Opt = typer.Option
 
@@ -59,12 +58,5 @@ def search(
         if explain is None:
             emit(svc.search(user, request))
             return
-        where = explain_context
-        if where is None:
-            where = only_context(contexts, groups)
-            if where is None:
-                raise InvalidInput(
-                    "say which context the source is in",
-                    issues=[Issue("--explain-context", "required unless one --context is given")],
-                )
+        where = expected_context(explain_context, contexts, groups, "--explain-context")
         emit(svc.explain_search(user, request, where, explain, paragraph))

@@ -36,7 +36,7 @@ from tabane.search.search import SearchResult
 from tabane.service import Tabane
 from tabane.sources.read import Citation, SourcePage
 from tabane.sources.write import RetractResult
-from tabane.types import Principal, only_context, parse_date
+from tabane.types import Principal, expected_context, parse_date
 
 
 @_tool("read")
@@ -196,14 +196,7 @@ def explain_search(svc: Tabane, user: Principal, a: ExplainArgs) -> Explanation:
     paragraph_out_of_range, filtered_out, no_query_terms, no_term_overlap (both sides' terms
     shown), below_floor, below_cutoff (rank and a verified limit_to_reach) or served, with each
     query term's tf, df, idf and BM25 contribution and the vector cosine."""
-    context = a.expected.context
-    if context is None:
-        context = only_context(a.contexts, a.groups)
-        if context is None:
-            raise InvalidInput(
-                "say which context the expected source is in",
-                issues=[Issue("expected.context", "required unless one context is searched")],
-            )
+    context = expected_context(a.expected.context, a.contexts, a.groups, "expected.context")
     return svc.explain_search(
         user, _request(a), context, a.expected.source_id, a.expected.paragraph
     )

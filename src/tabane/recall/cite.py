@@ -1,11 +1,27 @@
-"""How one evidence item reads in the bundle: its citation line (the `cite` template filter) and
-its whole block as the default template writes it, which the token budget counts."""
+"""How one evidence item reads in the bundle, and what it costs: its citation line (the `cite`
+template filter), its whole block as the default template writes it, and the token estimate the
+budget counts it by."""
 
 from __future__ import annotations
 
+import math
+import re
 from datetime import datetime, timedelta
 
 from tabane.recall.result import Evidence
+
+# Scripts written without spaces (kana, CJK ideographs, Hangul, half-width katakana).
+DENSE = re.compile(
+    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]"
+)
+
+
+def estimate(text: str, chars_per_token: float) -> int:
+    """Tokens a text costs in a prompt, as the budget counts them: a character of a script
+    written without spaces counts as one token (common BPE vocabularies spend one to one and a
+    half characters per token there), other text `chars_per_token` characters per token."""
+    dense = len(DENSE.findall(text))
+    return math.ceil(dense + (len(text) - dense) / chars_per_token)
 
 
 def cite(item: Evidence) -> str:

@@ -9,7 +9,6 @@ decisions."""
 
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -18,13 +17,9 @@ from dataclasses import dataclass
 from tabane.derive import raptor_topics as topics
 from tabane.models.extractive import sentences
 from tabane.models.reranker import Reranker, checked_scores
-from tabane.recall.cite import block
+from tabane.recall.cite import DENSE, block, estimate
 from tabane.recall.evidence import Candidate
 from tabane.recall.result import CandidateTrace, Evidence, Outcome
-
-_DENSE = re.compile(
-    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]"
-)
 
 
 @dataclass(frozen=True)
@@ -46,7 +41,7 @@ def voiced(question: str, author: str | None) -> bool:
     if not name:
         return False
     asked = unicodedata.normalize("NFKC", question).casefold()
-    if _DENSE.search(name):
+    if DENSE.search(name):
         return name in asked
     return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", asked) is not None
 
@@ -64,13 +59,8 @@ def named_first(group: Sequence[Evidence], named: set[str]) -> list[Evidence]:
 
 def tokens(item: Evidence, chars_per_token: float) -> int:
     """The budget's estimate of the item as the bundle writes it (`cite.block`: the line with
-    its provenance, citation and scopes, the question it replies to, its text): a character of
-    a script written without spaces (CJK, kana, Hangul) counts as one token — common BPE
-    vocabularies spend one to one and a half characters per token there — and other text
-    `chars_per_token` characters per token."""
-    text = block(item)
-    dense = sum(1 for ch in text if _DENSE.match(ch))
-    return max(1, math.ceil(dense + (len(text) - dense) / chars_per_token))
+    its provenance, citation and scopes, the question it replies to, its text)."""
+    return max(1, estimate(block(item), chars_per_token))
 
 
 def fit_share(item: Evidence, share: int, chars_per_token: float) -> Evidence:
