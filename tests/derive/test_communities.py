@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import update
 from typer.testing import CliRunner
 
 from tabane.api.app import create_app
@@ -21,6 +22,7 @@ from tabane.derive import community_graph as cg
 from tabane.errors import Forbidden, InvalidInput, NoContext
 from tabane.graph.claim_input import ClaimInput
 from tabane.service import Tabane
+from tabane.storage.schema_derived import Community
 from tabane.types import Principal
 
 from helpers import unique
@@ -60,7 +62,7 @@ def test_two_separated_clusters_come_out_as_two_communities(
     two_clusters(svc, user, context)
     report = svc.build_communities(user, context)
     assert report.communities == (2,)
-    assert (report.concepts, report.edges, report.summarizer) == (8, 14, "edges-v1")
+    assert (report.concepts, report.edges, report.summarizer) == (8, 14, "edges-v2")
     got = svc.communities(user, context)
     assert got.built and not got.stale and got.graph_version == got.current_version
     # Equal sizes: the smaller first member name ("apple" < "bike") comes first.
@@ -163,6 +165,9 @@ def test_stale_after_a_claim_write_and_fresh_after_a_rebuild(
     fresh = svc.communities(user, context)
     assert not fresh.stale
     assert "elderberry" in {m.concept for m in fresh.communities[0].members}
+    with svc.store.admin() as session:  # summaries an older summarizer wrote: stale as well
+        session.execute(update(Community).values(summarizer="edges-v1"))
+    assert svc.communities(user, context).stale
 
 
 def test_retracting_makes_it_stale_too(svc: Tabane, user: Principal, context: str) -> None:

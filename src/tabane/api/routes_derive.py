@@ -27,7 +27,7 @@ class CommunityOut(Response):
     parent: int | None = Field(description="ordinal of the level-above community holding it")
     size: int = Field(description="members in all (`members` lists the heaviest)")
     summary: str
-    summarizer: str = Field(description="what wrote the summary, e.g. `edges-v1`")
+    summarizer: str = Field(description="what wrote the summary, e.g. `edges-v2`")
     members: list[MemberOut]
 
 

@@ -234,12 +234,14 @@ def _info(row: Community, members: tuple[Member, ...]) -> CommunityInfo:
 def _state(
     loaded: Sequence[tuple[Community, tuple[Member, ...]]], current: str
 ) -> tuple[datetime | None, str | None, bool]:
-    """When the build ran, the graph version it saw, and whether the graph changed since (a
-    graph with rows and no build is stale too)."""
+    """When the build ran, the graph version it saw, and whether the graph changed since or the
+    summaries were written by another summarizer version (a graph with rows and no build is
+    stale too)."""
     if not loaded:
         return None, None, not current.startswith("0:")
     newest = max(loaded, key=lambda r: (r[0].built_at, r[0].id))[0]
-    return newest.built_at, newest.graph_version, newest.graph_version != current
+    stale = newest.graph_version != current or newest.summarizer != cg.SUMMARIZER
+    return newest.built_at, newest.graph_version, stale
 
 
 def read(session: Session, ctx: Context, level: int | None = None) -> Communities:

@@ -21,7 +21,9 @@ RESOLUTION = 1.0  # networkx's default modularity resolution
 # A level 1 is built over the level-0 communities when there are more than this many: a choice
 # (a one-screen overview of about this many topics), not a measurement.
 LEVEL_UP_AFTER = 24
-SUMMARIZER = "edges-v1"  # the deterministic summary below; the Summarizer protocol replaces it
+# The deterministic summary below (v2: a negative edge reads "not"); a build by another version
+# reads as stale.
+SUMMARIZER = "edges-v2"
 TOP_CONCEPTS = 8  # concepts named in a summary
 TOP_EDGES = 5  # edges rendered in a summary
 
@@ -154,7 +156,7 @@ def inside(
 
 
 def summarize(group: Group, edges_inside: Sequence[tuple[Triple, float]]) -> str:
-    """The `edges-v1` summary: the top concepts by weighted degree, then the heaviest edges
+    """The `edges-v2` summary: the top concepts by weighted degree, then the heaviest edges
     with both ends inside the community (by |weight|, then by triple), rendered as text; a
     negative edge reads "not" before its label with its |weight|, as profiles read it."""
     top = ", ".join(f"{m} ({_number(w)})" for m, w in group.members[:TOP_CONCEPTS])

@@ -33,7 +33,7 @@ class DeriveService(ServiceBase):
 
     def build_communities(self, user: Principal, context: str) -> CommunityBuild:
         """Rebuild the context's communities now (Louvain over its shared association graph,
-        with `edges-v1` summaries). Needs write access to the context's scopes."""
+        with `edges-v2` summaries). Needs write access to the context's scopes."""
         with self.store.session(user) as session:
             ctx = contexts.resolve(session, context)
             contexts.require_writable(user, ctx)
