@@ -230,7 +230,7 @@ def test_every_route_is_listed_here(client) -> None:
         ("GET", "/sessions"),
         ("POST", "/recall"),
         ("POST", "/recall/explain"),
-        ("GET", "/recall/traces/{trace_id}"),
+        ("GET", "/recall/traces/{recall_id}"),
         ("DELETE", "/users/{name}"),
         ("GET", "/users/{name}/export"),
         ("DELETE", "/sessions/{session}"),
