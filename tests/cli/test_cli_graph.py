@@ -96,6 +96,10 @@ def test_bad_files_name_the_problem_and_write_nothing(cli, svc, user, context, t
 
     code, _, err = cli("associations", "add", context, str(tmp_path / "missing.json"))
     assert code == 2 and "file: not a readable file" in err
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe")
+    code, _, err = cli("associations", "add", context, str(binary))
+    assert code == 2 and "file: not UTF-8 text" in err
     code, _, err = cli("associations", "add", context, "-", stdin="  \n")
     assert code == 2 and "stdin: empty" in err
     code, _, err = cli("associations", "add", "nowhere", "-", stdin=json.dumps([CLAIM]))

@@ -79,6 +79,7 @@ def test_bad_batch_names_every_problem_and_writes_nothing(
     items[3] = {"subject": "a", "label": "b", "object": "c", "weight": math.nan}
     items[17] = {"subject": " ", "label": "b", "object": "c", "weight": math.inf, "x": 1}
     items[18] = {"subject": "a", "label": "b", "object": "c", "weight": 2e6}
+    items[19] = {"subject": "a", "label": "b", "object": "c", "weight": 10**400}  # JSON integer
     with pytest.raises(InvalidInput) as err:
         parse_claims(items)
     problems = {(i.path, i.problem) for i in err.value.issues}
@@ -87,6 +88,7 @@ def test_bad_batch_names_every_problem_and_writes_nothing(
     assert ("associations[17].subject", "empty") in problems
     assert ("associations[17].x", "unknown field") in problems
     assert ("associations[18].weight", "|weight| > 1e+06") in problems
+    assert ("associations[19].weight", "not finite") in problems
     with pytest.raises(InvalidInput):
         parse_claims([{"subject": "a", "label": "b", "object": "c", "weight": 1}] * 10_001)
 

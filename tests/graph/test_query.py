@@ -3,6 +3,8 @@ association citations against the real store."""
 
 from __future__ import annotations
 
+import base64
+import json
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -82,6 +84,10 @@ def test_truncation_keeps_the_strongest_and_pages_without_gaps(
     assert seen == triples(everything) and pages == 4
     with pytest.raises(InvalidInput) as err:
         svc.query(user, contexts=[context], subject="hub", after="not-a-cursor")
+    assert [i.path for i in err.value.issues] == ["after"]
+    forged = base64.urlsafe_b64encode(json.dumps(["q", 1.0, "a", "b", "c", "", True]).encode())
+    with pytest.raises(InvalidInput) as err:  # true is no row id: refused, never sent to SQL
+        svc.query(user, contexts=[context], subject="hub", after=forged.decode())
     assert [i.path for i in err.value.issues] == ["after"]
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import gzip
 
+import pytest
+
+from tabane.errors import DocumentError
 from tabane.text.documents import Block, Locator, read_document
 from tabane.text.man import parse_man
 
@@ -205,3 +208,18 @@ def test_so_redirect_and_empty_pages_have_no_blocks() -> None:
     assert parse_man(".so man7/uri.7\n").blocks == ()
     assert parse_man("").blocks == ()
     assert parse_man('.\\" only a comment\n.TH X 1\n').blocks == ()
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        ".TH X 1\n.SH A\n" + ".if n " * 2000 + "text\n",  # nested conditionals
+        ".Dd Jan 1 2020\n.Dt X 1\n.Os\n.Sh NAME\n.Nm x\n.Sh SYNOPSIS\n.Op "
+        + "Op " * 2000
+        + "Fl a\n",  # nested mdoc enclosures
+    ],
+)
+def test_a_page_nested_past_the_reader_is_unreadable_not_a_crash(page: str) -> None:
+    with pytest.raises(DocumentError) as err:
+        read_document(page.encode(), name="deep.1")
+    assert err.value.issues[0].problem == "nested too deeply"

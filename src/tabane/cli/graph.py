@@ -69,7 +69,13 @@ def associations_add(
         path = Path(file)
         if not path.is_file():
             raise InvalidInput(f"no file {file}", issues=[Issue("file", "not a readable file")])
-        text, where = path.read_text(encoding="utf-8"), file
+        try:
+            text, where = path.read_text(encoding="utf-8"), file
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InvalidInput(
+                f"cannot read {file}",
+                issues=[Issue("file", f"not UTF-8 text: {exc.__class__.__name__}")],
+            ) from None
     claims = parse_claims(read_claims(text, where), "associations")
     with service() as (svc, user):
         emit(svc.add_claims(user, context, claims, scopes=scope or None))

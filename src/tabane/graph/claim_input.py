@@ -159,7 +159,10 @@ def _weight(value: object, path: str, issues: list[Issue], *, needed: bool) -> f
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         issues.append(Issue(path, "not a number"))
         return None
-    weight = float(value)
+    try:
+        weight = float(value)
+    except OverflowError:  # an integer past any float
+        weight = math.inf
     if not math.isfinite(weight):
         issues.append(Issue(path, "not finite"))
         return None

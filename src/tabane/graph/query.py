@@ -130,7 +130,10 @@ def decode_cursor(after: str | None, kind: str, shape: Sequence[type]) -> list[A
             isinstance(raw, list)
             and raw[:1] == [kind]
             and len(raw) == len(shape) + 1
-            and all(isinstance(v, t) for v, t in zip(raw[1:], shape, strict=True))
+            and all(
+                isinstance(v, t) and not isinstance(v, bool)  # JSON true is no int here
+                for v, t in zip(raw[1:], shape, strict=True)
+            )
         )
     except (ValueError, UnicodeDecodeError):
         ok = False

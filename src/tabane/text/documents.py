@@ -81,6 +81,15 @@ def read_document(data: bytes, *, name: str, format: str | None = None) -> Parse
         data = gunzip(data, name)
     if not data.strip():
         return ParsedDocument(format=fmt, title=None, blocks=())  # empty is not an error
+    try:
+        return _parse(fmt, data, name)
+    except RecursionError:  # conditionals, enclosures or lists nested past what the readers walk
+        raise DocumentError(
+            f"{name}: nested too deeply to read", issues=[Issue(name, "nested too deeply")]
+        ) from None
+
+
+def _parse(fmt: str, data: bytes, name: str) -> ParsedDocument:
     if fmt == "pdf":
         from tabane.text.pdf import parse_pdf
 
