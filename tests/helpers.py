@@ -6,7 +6,8 @@ import itertools
 import os
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -139,3 +140,18 @@ def migrate_again(conn: Any, down: str, up: str) -> None:
     cfg.attributes["connection"] = conn
     command.downgrade(cfg, down)
     command.upgrade(cfg, up)
+
+
+def race(*calls: Callable[[], object]) -> list[object]:
+    """Run the calls at once (threads released together); each one's result or exception."""
+    barrier = threading.Barrier(len(calls))
+
+    def run(call: Callable[[], object]) -> object:
+        barrier.wait()
+        try:
+            return call()
+        except Exception as exc:  # the outcome under test
+            return exc
+
+    with ThreadPoolExecutor(len(calls)) as pool:
+        return list(pool.map(run, calls))

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import pytest
 
 from tabane.errors import Forbidden, InvalidInput, InvalidName, NameTaken, NoContext
 from tabane.service import Tabane
 
-from helpers import unique
+from helpers import race, unique
 
 
 def test_create_get_list_update_rename_delete(svc: Tabane, user, context) -> None:
@@ -109,3 +110,19 @@ def test_a_context_holding_rows_you_may_not_write_is_not_deleted(svc: Tabane, ma
     svc.delete_context(alice, team_only)  # nothing in it is beyond alice's scopes
     for name in (with_source, with_note):
         svc.delete_context(bob, name)  # everything in them is bob's or the team's
+
+
+def test_concurrent_renames_and_deletes_take_turns(svc: Tabane, user) -> None:
+    for _ in range(4):
+        name = unique("ctx")
+        svc.create_context(user, name)
+        outcomes = race(
+            partial(svc.rename_context, user, name, name + "-a"),
+            partial(svc.rename_context, user, name, name + "-b"),
+            partial(svc.delete_context, user, name),
+        )
+        # one of them wins; the others find the name gone, never a stale write or a 500
+        kinds = sorted(type(o).__name__ for o in outcomes)
+        assert kinds.count("NoContext") == 2, outcomes
+        left = [c.name for c in svc.list_contexts(user) if c.name.startswith(name)]
+        assert len(left) <= 1

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from tabane.errors import GroupCycle, GroupTooDeep, NoContext, NoGroup
 from tabane.service import Tabane
 
-from helpers import unique
+from helpers import race, unique
 
 
 def _group(svc: Tabane, user, **fields) -> str:
@@ -108,3 +110,23 @@ def test_a_chain_too_tall_through_an_invisible_group_is_refused(svc: Tabane, mak
     with pytest.raises(GroupTooDeep):
         svc.change_group(u, top, add_groups=[mid])  # top → mid → hidden → leaf: four
     assert svc.get_group(u, top).groups == ()
+
+
+def test_concurrent_changes_cannot_write_a_cycle_or_touch_a_deleted_group(
+    svc: Tabane, user, context
+) -> None:
+    for _ in range(3):
+        x, y = _group(svc, user), _group(svc, user)
+        outcomes = race(
+            partial(svc.change_group, user, x, add_groups=[y]),
+            partial(svc.change_group, user, y, add_groups=[x]),
+        )
+        assert sorted(type(o).__name__ for o in outcomes) == ["GroupCycle", "GroupInfo"]
+        gone = _group(svc, user)
+        outcomes = race(
+            partial(svc.change_group, user, gone, add_contexts=[context]),
+            partial(svc.delete_group, user, gone),
+        )
+        assert all(o is None or type(o).__name__ in ("GroupInfo", "NoGroup") for o in outcomes)
+        with pytest.raises(NoGroup):
+            svc.get_group(user, gone)

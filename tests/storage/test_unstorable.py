@@ -3,11 +3,17 @@ never an internal error. (HTTP and MCP refuse it earlier, naming the field.)"""
 
 from __future__ import annotations
 
-import pytest
+import threading
 
-from tabane.errors import InvalidInput
+import pytest
+from sqlalchemy import update
+
+from tabane.errors import InvalidInput, StoreBusy
 from tabane.ingest.documents import DocumentInput, block
 from tabane.service import Tabane
+from tabane.storage.schema import Context
+
+from helpers import race
 
 
 @pytest.mark.parametrize(
@@ -49,3 +55,23 @@ def test_sessions_read_instants_in_utc_whatever_the_server_zone(svc: Tabane, use
         with svc.store.admin() as session:
             session.execute(text(f'ALTER DATABASE "{name}" RESET TimeZone'))
         svc.store.app.dispose()
+
+
+def test_a_deadlock_with_a_concurrent_write_is_store_busy(svc: Tabane, user, make_context):
+    """Two transactions that lock the same rows in opposite orders: PostgreSQL ends one, which
+    answers `store_busy` (retry; nothing written), not an internal error."""
+    names = [make_context(user), make_context(user)]
+    both_locked = threading.Barrier(2, timeout=30)
+
+    def write(first: str, second: str) -> None:
+        with svc.store.session(user) as session:
+            for n, name in enumerate((first, second)):
+                change = update(Context).where(Context.name == name).values(description=first)
+                session.execute(change)
+                if n == 0:
+                    both_locked.wait()
+
+    outcomes = race(lambda: write(*names), lambda: write(*reversed(names)))
+    assert sorted(type(o).__name__ for o in outcomes) == ["NoneType", "StoreBusy"]
+    busy = next(o for o in outcomes if isinstance(o, StoreBusy))
+    assert busy.code == "store_busy" and busy.status == 503 and busy.written == "nothing"

@@ -82,6 +82,19 @@ def resolve(session: Session, name: str, path: str = "context") -> Context:
     return ctx
 
 
+def _for_change(session: Session, principal: Principal, name: str) -> Context:
+    """The context `name`, writable by `principal` and locked until the transaction ends, so
+    concurrent renames, updates and deletes of it take turns: one that waited finds the name
+    gone (renamed or deleted meanwhile) and answers `no_context`, never a stale write."""
+    ctx = resolve(session, name)
+    require_writable(principal, ctx)
+    held = select(Context.id).where(Context.id == ctx.id, Context.name == name).with_for_update()
+    if session.scalar(held) is None:
+        raise NoContext(f"no context {name!r}", issues=[Issue("context", "renamed or deleted")])
+    session.refresh(ctx)
+    return ctx
+
+
 def require_writable(principal: Principal, ctx: Context) -> None:
     if not principal.can_write(tuple(ctx.scopes)):
         raise Forbidden(
@@ -133,8 +146,7 @@ def list_all(session: Session) -> list[ContextInfo]:
 def update(
     session: Session, principal: Principal, name: str, changes: Mapping[str, object]
 ) -> ContextInfo:
-    ctx = resolve(session, name)
-    require_writable(principal, ctx)
+    ctx = _for_change(session, principal, name)
     allowed = {"description", "dice_floor", "semantic_floor"}
     unknown = sorted(set(changes) - allowed)
     if unknown:
@@ -155,8 +167,7 @@ def update(
 
 
 def rename(session: Session, principal: Principal, name: str, new_name: str) -> ContextInfo:
-    ctx = resolve(session, name)
-    require_writable(principal, ctx)
+    ctx = _for_change(session, principal, name)
     new_name = check_name(new_name, "new_name", "context name")
     try:
         with session.begin_nested():
@@ -179,8 +190,7 @@ def delete(
     past row-level security, the sources and claims in it that the caller may not write: a
     context holding someone else's rows is refused (`forbidden`), since the cascade would remove
     rows the caller can neither see nor change."""
-    ctx = resolve(session, name)
-    require_writable(principal, ctx)
+    ctx = _for_change(session, principal, name)
     if foreign is not None and foreign(ctx.id):
         raise Forbidden(
             f"context {name!r} holds sources or claims that are not yours to delete; nothing "

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -21,6 +21,7 @@ from tabane.storage.schema import Context, Group, GroupChild, GroupContext
 from tabane.types import Principal, check_name
 
 MAX_HEIGHT = 3  # groups in the longest parent→child chain
+GROUP_GRAPH_LOCK = 0x7461_6261_6E65_0001  # pg_advisory_xact_lock key: "tabane", group graph
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,13 @@ def create(
     except IntegrityError:
         raise NameTaken(f"group {name!r} exists", issues=[Issue("name", "taken")]) from None
     return change(
-        session, principal, name, add_contexts=contexts, add_groups=groups, structure=structure
+        session,
+        principal,
+        name,
+        add_contexts=contexts,
+        add_groups=groups,
+        structure=structure,
+        named=("contexts", "groups"),
     )
 
 
@@ -78,17 +85,22 @@ def change(
     add_groups: Iterable[str] = (),
     remove_groups: Iterable[str] = (),
     structure: Callable[[], Iterable[tuple[int, int]]] | None = None,
+    named: tuple[str, str] = ("add_contexts", "add_groups"),
 ) -> GroupInfo:
     """Apply the deltas. `structure` gives every (parent, child) edge of the store, the ones the
     caller cannot see included (the service reads them as the owner): a cycle or a chain too tall
-    through an invisible group must be refused too. Without it only visible edges are checked."""
+    through an invisible group must be refused too. Without it only visible edges are checked.
+    Changes to the group graph take turns (`_one_at_a_time`): two that each look fine alone
+    (x contains y, y contains x) cannot both pass the check. `named` are the caller's field
+    names for the contexts and groups added, for issue paths."""
+    _one_at_a_time(session)
     group = resolve(session, name)
     _require_writable(principal, group)
     if description is not None:
         group.description = check_description(description)
     scopes = list(group.scopes)
     for i, cname in enumerate(add_contexts):
-        ctx = resolve_context(session, cname, f"add_contexts[{i}]")
+        ctx = resolve_context(session, cname, f"{named[0]}[{i}]")
         session.execute(
             insert(GroupContext)
             .values(group_id=group.id, context_id=ctx.id, scopes=scopes)
@@ -109,8 +121,8 @@ def change(
             )
         )
     for i, gname in enumerate(add_groups):
-        child = resolve(session, gname, f"add_groups[{i}]")
-        _check_edge(session, group, child, f"add_groups[{i}]", structure)
+        child = resolve(session, gname, f"{named[1]}[{i}]")
+        _check_edge(session, group, child, f"{named[1]}[{i}]", structure)
         session.execute(
             insert(GroupChild)
             .values(parent_id=group.id, child_id=child.id, scopes=scopes)
@@ -121,6 +133,7 @@ def change(
 
 
 def delete_group(session: Session, principal: Principal, name: str) -> None:
+    _one_at_a_time(session)
     group = resolve(session, name)
     _require_writable(principal, group)
     session.delete(group)
@@ -172,6 +185,13 @@ def info(session: Session, group: Group) -> GroupInfo:
     return GroupInfo(
         group.name, group.description, tuple(group.scopes), tuple(contexts), tuple(children)
     )
+
+
+def _one_at_a_time(session: Session) -> None:
+    """Serialise changes to the group graph until this transaction ends (a transaction-level
+    advisory lock): each change then checks cycles and heights against the graph the previous
+    one committed, and a group deleted meanwhile is not found rather than half-written."""
+    session.execute(select(func.pg_advisory_xact_lock(GROUP_GRAPH_LOCK)))
 
 
 def _require_writable(principal: Principal, group: Group) -> None:

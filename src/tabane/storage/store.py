@@ -21,7 +21,7 @@ from sqlalchemy.exc import DataError, OperationalError
 from sqlalchemy.orm import Session
 
 from tabane.config import Settings
-from tabane.errors import InvalidInput, Issue, StoreUnavailable
+from tabane.errors import InvalidInput, Issue, StoreBusy, StoreUnavailable
 from tabane.storage import embedded, migrate
 from tabane.storage.rls import APP_ROLE
 from tabane.types import Principal
@@ -38,6 +38,7 @@ T = TypeVar("T")
 # Reads run beside a caller's own at once, across every caller of one store (threads mostly wait
 # on PostgreSQL, which works on the two connections in parallel).
 BESIDE_THREADS = 8
+CONFLICTS = ("40P01", "40001")  # deadlock detected, serialization failure: retrying may succeed
 
 
 class Beside:
@@ -74,7 +75,8 @@ class Store:
     @contextmanager
     def session(self, principal: Principal) -> Iterator[Session]:
         """One transaction acting for `principal`; commits on success, rolls back on error. A
-        value PostgreSQL cannot take (`unstorable`) rolls it back as bad input, never a 500."""
+        value PostgreSQL cannot take (`unstorable`) rolls it back as bad input, never a 500; a
+        deadlock with a concurrent write rolls it back as `store_busy` (retry)."""
         try:
             with Session(self.app, expire_on_commit=False) as session, session.begin():
                 session.execute(
@@ -93,6 +95,13 @@ class Store:
             raise InvalidInput(
                 f"a value PostgreSQL cannot take: {problem}; nothing written",
                 issues=[Issue("value", problem)],
+            ) from None
+        except OperationalError as exc:
+            if getattr(exc.orig, "sqlstate", None) not in CONFLICTS:
+                raise
+            raise StoreBusy(
+                "a concurrent write conflicted with this one; nothing written, retry",
+                issues=[Issue("store", "deadlock or serialization failure")],
             ) from None
 
     @contextmanager
