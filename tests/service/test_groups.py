@@ -36,6 +36,9 @@ def test_members_must_exist_and_nothing_is_written(svc: Tabane, user, context) -
     assert svc.get_group(user, g).contexts == ()
     with pytest.raises(NoGroup):
         svc.change_group(user, g, add_groups=["missing-group"])
+    with pytest.raises(NoContext) as made:  # creating names its own fields
+        svc.create_group(user, unique("grp"), contexts=[context, "nope-missing"])
+    assert made.value.issues[0].path == "contexts[1]"
 
 
 def test_deleting_a_context_or_group_removes_it_everywhere(svc: Tabane, user, make_context) -> None:
