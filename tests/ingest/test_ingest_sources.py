@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from tabane.errors import Forbidden, InvalidInput, NoParagraph, NoSource
 from tabane.ingest.documents import DocumentInput, block
 from tabane.service import Tabane
+
+from helpers import race
 
 DOC = b"""# Kettle
 
@@ -199,3 +203,26 @@ def test_same_bytes_are_recognised_before_parsing(svc: Tabane, user, context) ->
     assert stored_unchanged(svc.store, user, context, _doc(title="Other")) is None
     assert svc.ingest(user, context, _doc(title="Other")).outcome == "unchanged"
     assert svc.lookup(user, context, "kettle.md")[0].title == "Other"
+
+
+def test_two_writes_of_one_new_source_at_once_never_claim_a_hidden_holder(
+    svc: Tabane, user, context
+) -> None:
+    """The loser of the race for a new source id sees the winner's row once the conflict is
+    over: its write runs again as an update, never `source_taken` by someone invisible."""
+    for round_ in range(4):
+        sid = f"race-{round_}.md"
+        outcomes = race(
+            *(
+                partial(
+                    svc.ingest,
+                    user,
+                    context,
+                    DocumentInput(source_id=sid, paragraphs=[block(f"v{n} text")]),
+                )
+                for n in range(3)
+            )
+        )
+        assert not [o for o in outcomes if isinstance(o, Exception)], outcomes
+        assert sorted(o.outcome for o in outcomes)[0] == "created"  # type: ignore[attr-defined]
+        assert svc.lookup(user, context, sid)[0].source_id == sid

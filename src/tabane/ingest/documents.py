@@ -13,7 +13,7 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
 from tabane.contexts import contexts
-from tabane.errors import InvalidInput, Issue
+from tabane.errors import InvalidInput, Issue, SourceTaken
 from tabane.graph import claim_sources
 from tabane.jobs import queue
 from tabane.sources.write import (
@@ -78,7 +78,34 @@ def ingest_parsed(
     embed: bool = False,
 ) -> WriteResult:
     """Store one parsed document in its own transaction; with `embed`, queue the embedding of
-    its paragraphs in the same transaction (ingest never waits on a model)."""
+    its paragraphs in the same transaction (ingest never waits on a model).
+
+    Two writes of one new source id at once both find no source and insert; the loser's insert
+    fails once the winner commits. When the caller can see the winner's row, it was their own
+    concurrent request, not a hidden holder (`source_taken`): the write runs again, now as an
+    update of that row, as if the requests had come one after the other."""
+    try:
+        return _ingest_parsed(store_, principal, context, doc, parsed, embed=embed)
+    except SourceTaken:
+        with store_.session(principal) as session:
+            ctx = contexts.resolve(session, context)
+            held = select(Source.id).where(
+                Source.context_id == ctx.id, Source.source_id == doc.source_id
+            )
+            if session.scalar(held) is None:
+                raise
+        return _ingest_parsed(store_, principal, context, doc, parsed, embed=embed)
+
+
+def _ingest_parsed(
+    store_: Store,
+    principal: Principal,
+    context: str,
+    doc: DocumentInput,
+    parsed: ParsedDocument,
+    *,
+    embed: bool = False,
+) -> WriteResult:
     with store_.session(principal) as session:
         ctx = contexts.resolve(session, context)
         scopes = (
