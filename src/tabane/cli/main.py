@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import atexit
 import os
+import sys
 import time
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -159,5 +160,34 @@ def mcp() -> None:
         os._exit(code if isinstance(code, int) else 0)
 
 
+def main() -> None:
+    """The `tabane` command (the console script): Typer's app, with the option and argument
+    errors its parser finds (`--budget abc`, an unknown option) in the one error format of every
+    other CLI error — `error [invalid_input]: …`, exit 2 — not a boxed usage message."""
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(prog_name="tabane", standalone_mode=False)
+    except _PARSER_ERROR as caught:
+        exc: Any = caught  # click's ClickException: message, exit code (a usage error: context)
+        if type(exc).__name__ == "NoArgsIsHelpError":  # `tabane` alone: its help
+            exc.show()
+        else:
+            typer.echo(f"error [invalid_input]: {exc.format_message()}", err=True)
+            if getattr(exc, "ctx", None) is not None:
+                typer.echo(f"  see: {exc.ctx.command_path} --help", err=True)
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        typer.echo("aborted", err=True)
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+# The parser's errors (a usage error, an unreadable file argument): Typer ships its own click
+# and exports only a subclass of their base.
+_PARSER_ERROR: type[Exception] = next(
+    c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"
+)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    app()
+    main()
