@@ -73,7 +73,8 @@ def _populate(vsvc: Tabane, make_user: Callable[..., Principal]) -> World:
         assert ctx_id is not None
         assert merge.merge(session, ctx_id, [personal_scope(x.name)], force=True).merged
     vsvc.retract(x, mine, "gone")
-    # The shared row: x's and public's; it stays.
+    # A row scoped {user:x, public} in the shared context: reading it needs both scopes, so only
+    # x can; it goes with x (left behind, a new user named x would read it).
     both = [personal_scope(x.name), PUBLIC]
     vsvc.ingest(
         x, shared, DocumentInput("both", paragraphs=[block("Oolong sits between.")], scopes=both)
@@ -190,7 +191,7 @@ def test_export_then_erase_leaves_nothing_of_the_user(
     with vsvc.store.admin() as session:
         shared = session.scalar(select(Context.id).where(Context.name == w.shared))
         sources = set(session.scalars(select(Source.source_id).where(Source.context_id == shared)))
-        assert sources == {"both", "ys"}  # the shared row and y's row stay
+        assert sources == {"ys"}  # y's row stays; x's private row in the shared context goes
         assert session.scalar(select(Context.id).where(Context.name == w.mine)) is None
         edges = session.execute(
             select(Association.subject, Association.weight, Association.claims).where(
@@ -325,9 +326,9 @@ def test_derived_rows_that_read_the_users_rows_go_with_them(
     svc: Tabane, make_user: Callable[..., Principal]
 ) -> None:
     """A derived row carries its context's scope set, wider than the user's rows it was built
-    from: a note the user authored in a public context, a private note in a context the user
-    shares with a team. Those go (export lists them); derived rows that read nothing of the
-    user's stay."""
+    from: a note the user authored in a public context. Those go (export lists them); derived
+    rows that read nothing of the user's stay. A context scoped {user:x, org:team} is readable
+    only by x (reading needs every scope of the set): it goes whole, derived rows and all."""
     team = unique("org:team")
     x = make_user("x", extra_write=(team,))
     y = make_user("y", extra_write=(team,))
@@ -352,16 +353,18 @@ def test_derived_rows_that_read_the_users_rows_go_with_them(
     assert _derived_in(svc, public) == dict.fromkeys(DERIVED_ROWS, 0)
     assert _derived_in(svc, quiet) == every
     assert _derived_in(svc, shared) == dict.fromkeys(DERIVED_ROWS, 0)
-    with svc.store.admin() as session:  # the context the user shared with a team stays
-        assert session.scalar(select(Context.id).where(Context.name == shared)) is not None
-        # the builds of both surviving contexts run again over the rows left: three kinds each
+    with svc.store.admin() as session:  # x's own context in the team's scope goes with x
+        assert session.scalar(select(Context.id).where(Context.name == shared)) is None
+        # the builds of the surviving context run again over the rows left: three kinds
         ids = session.scalars(select(Context.id).where(Context.name.in_([public, shared]))).all()
         queued = session.execute(
             select(Job.kind, Job.context_id).where(
                 Job.context_id.in_(ids), Job.state == "queued", Job.kind.like("derive_%")
             )
         ).all()
-    assert done.rebuilds == 6
-    assert sorted(k for k, _ in queued) == sorted(
-        ["derive_communities", "derive_profiles", "derive_raptor"] * 2
-    )
+    assert done.rebuilds == 3
+    assert sorted(k for k, _ in queued) == [
+        "derive_communities",
+        "derive_profiles",
+        "derive_raptor",
+    ]

@@ -3,6 +3,9 @@ source, the next turn of its session), and the question rides along as `in_reply
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
 import numpy as np
 import pytest
 
@@ -12,6 +15,8 @@ from tabane.recall.order import arrange
 from tabane.recall.plan import RecallRequest, Tunables
 from tabane.recall.result import Citation, Evidence
 from tabane.service import Tabane
+
+from helpers import unique
 
 FAQ = [
     "How do I reset the frobnicator?",
@@ -83,6 +88,42 @@ def test_a_turn_that_asks_serves_the_next_turn_of_its_session(svc: Tabane, user,
     assert said[0][1] not in [it.text for it in turns]
     newest = [it for it in turns if it.text == said[3][1]]  # the newest turn: it asks nothing
     assert newest and newest[0].in_reply_to is None
+
+
+ASKED = "what about the camper van?"
+
+
+def _within(svc: Tabane, user, hours: float | None, request: RecallRequest) -> list[Evidence]:
+    kept = svc.settings
+    svc.settings = replace(kept, session_hours=hours)
+    try:
+        return [it for it in svc.recall(user, request).items if it.kind == "turn"]
+    finally:
+        svc.settings = kept
+
+
+def test_a_turn_outside_the_window_is_neither_reply_nor_question(svc: Tabane, user, context):
+    """Working memory is the window: with TABANE_SESSION_HOURS 24, a turn dated 100 hours ago
+    is not served in place of the window's question, nor carried as an answer's question."""
+    long_ago = datetime.now(UTC) - timedelta(hours=100)
+    parked, started = unique("window"), unique("window")
+    svc.add_turn(user, parked, "Where did you park the camper van?", speaker="Mia")
+    svc.add_turn(user, parked, "Behind the old mill.", speaker="Leo", at=long_ago)
+    svc.add_turn(user, parked, "Lunch was soup again.", speaker="Mia")
+    svc.add_turn(user, started, "Did the camper van start?", speaker="Mia", at=long_ago)
+    svc.add_turn(user, started, "It did: the camper van started at once.", speaker="Leo")
+
+    ask = RecallRequest(ASKED, (context,), session=parked)
+    assert "Behind the old mill." in [it.text for it in _within(svc, user, None, ask)]  # no bound
+    windowed = [it.text for it in _within(svc, user, 24.0, ask)]
+    assert "Behind the old mill." not in windowed
+    assert "Where did you park the camper van?" in windowed  # itself: no reply in the window
+
+    ask = RecallRequest(ASKED, (context,), session=started)
+    (wide,) = [it for it in _within(svc, user, None, ask) if it.text.startswith("It did")]
+    assert wide.in_reply_to == "Did the camper van start?"
+    (narrow,) = [it for it in _within(svc, user, 24.0, ask) if it.text.startswith("It did")]
+    assert narrow.in_reply_to is None
 
 
 def test_a_reply_stays_in_the_exchange(svc: Tabane, user, context):

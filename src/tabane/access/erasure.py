@@ -5,11 +5,18 @@ table's rows of the user are those matching one of these rules (`uncovered` name
 applies to, and a test fails on it).
 
 - `users`: the user's row; `scopes`: the personal scope `user:NAME`.
-- A table with its own scope set: every row whose set is exactly {user:NAME}. (A table whose
-  scope set is its parent's, through a foreign key that includes `scopes`, follows its parent.)
-- `claims`: also every claim whose `author` is NAME. A claim records no user id; its author is
-  the label `write_batch` fills with the acting user's name when the writer names no other
-  speaker, so "the claims a user authored" are the claims carrying their name as author.
+- A table with its own scope set: every row whose set holds {user:NAME} — {user:NAME} alone, or
+  with others ({user:NAME, org:team}: the user's private row inside a shared context). A row is
+  readable by whoever holds every scope of its set, so only the user (or someone granted their
+  personal scope) could read such a row; left behind, it would be nobody's until a new user of
+  the same name was granted it. (A table whose scope set is its parent's, through a foreign
+  key that includes `scopes`, follows its parent; a job also goes when it runs with the user's
+  read scopes.)
+- `claims`: also every claim whose `author` is NAME that the user may read. A claim records no
+  user id; its author is the label `write_batch` fills with the acting user's name when the
+  writer names no other speaker, so "the claims a user authored" are the claims carrying their
+  name as author. Anyone may write a note "said by" NAME in their own private context; that
+  row is theirs, not NAME's, and neither leaves with NAME's export nor goes with the erasure.
 - A column `user_id`: the user's rows (grants, API keys, sessions, recall traces).
 - A foreign key with ON DELETE CASCADE: rows pointing at an erased row (a session's turns, a
   private context's sources, a private group's memberships, the grants of the personal scope).
@@ -21,10 +28,9 @@ applies to, and a test fails on it).
   context whose scope set lies inside the derived row's. It is a cache: the next derive job of
   the context rebuilds it from the rows left.
 
-Rows whose scope set is wider ({user:NAME, public}) stay unless another rule takes them. Erasure
-deletes children before parents, so the database cascades nothing behind the counts' back, and
-derived rows before the rows they were read from (the derived rule looks those up). These run on
-the owner's session: the erasure sees and deletes across every scope.
+Erasure deletes children before parents, so the database cascades nothing behind the counts' back,
+and derived rows before the rows they were read from (the derived rule looks those up). These run
+on the owner's session: the erasure sees and deletes across every scope.
 """
 
 from __future__ import annotations
@@ -53,9 +59,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
+from tabane.access import users
 from tabane.errors import Forbidden, Issue, NoUser
 from tabane.storage.schema import SCOPED_TABLES, Association, Base, Claim, User
-from tabane.types import Principal, personal_scope
+from tabane.types import Principal, personal_scope, text_problem
 
 # Columns an export leaves out: a key's hash verifies its token and is no use to its holder.
 REDACTED = {"api_keys": frozenset({"hash"})}
@@ -76,6 +83,7 @@ class Target:
     name: str
     user_id: int
     scope: str  # user:NAME
+    read: frozenset[str] = frozenset()  # the scopes the user may read (their grants)
 
 
 @dataclass(frozen=True)
@@ -89,10 +97,13 @@ class Walk:
 
 
 def find(session: Session, name: str) -> Target:
+    if not isinstance(name, str) or text_problem(name):
+        raise NoUser(f"no user {name!r}", issues=[Issue("user", "unknown")])
     uid = session.scalar(select(User.id).where(User.name == name))
     if uid is None:
         raise NoUser(f"no user {name!r}", issues=[Issue("user", "unknown")])
-    return Target(name=name, user_id=uid, scope=personal_scope(name))
+    read = users.principal(session, name).read
+    return Target(name=name, user_id=uid, scope=personal_scope(name), read=read)
 
 
 def plan(target: Target, metadata: MetaData = Base.metadata) -> Walk:
@@ -191,9 +202,14 @@ def touched_derived(session: Session, walk: Walk) -> dict[str, set[tuple[int, tu
     found: dict[str, set[tuple[int, tuple[str, ...]]]] = {}
     for name in sorted(DERIVED):
         table = Base.metadata.tables[name]
+        mine = literal([walk.target.scope], ARRAY(Text))
         stmt = (
             select(table.c.context_id, table.c.scopes)
-            .where(walk.rows[name], *_in_surviving_contexts(walk, table.c.context_id))
+            .where(
+                walk.rows[name],
+                *_in_surviving_contexts(walk, table.c.context_id),
+                ~table.c.scopes.op("@>", is_comparison=True)(mine),  # nobody's after: no rebuild
+            )
             .distinct()
         )
         found[name] = {(int(r.context_id), tuple(r.scopes)) for r in session.execute(stmt)}
@@ -208,7 +224,7 @@ def touched_edges(session: Session, walk: Walk) -> Edges:
     ).where(
         walk.rows["claims"],
         Claim.subject.is_not(None),
-        Claim.scopes != literal([walk.target.scope], ARRAY(Text)),
+        ~Claim.scopes.op("@>", is_comparison=True)(literal([walk.target.scope], ARRAY(Text))),
         *_in_surviving_contexts(walk, Claim.context_id),
     )
     edges: Edges = defaultdict(set)
@@ -254,12 +270,19 @@ def _own(table: Table, target: Target) -> list[ColumnElement[bool]]:
     if table.name == "scopes":
         return [table.c.name == target.scope]
     found: list[ColumnElement[bool]] = []
+    mine = literal([target.scope], ARRAY(Text))
     if "scopes" in table.c and not _inherits_scopes(table):
-        found.append(table.c.scopes == literal([target.scope], ARRAY(Text)))
+        found.append(table.c.scopes.op("@>", is_comparison=True)(mine))
+    if "read_scopes" in table.c:  # a job that would run as the user
+        found.append(table.c.read_scopes.op("@>", is_comparison=True)(mine))
     if "user_id" in table.c:
         found.append(table.c.user_id == target.user_id)
     if table.name == "claims":
-        found.append(table.c.author == target.name)
+        readable = or_(
+            table.c.scopes.op("<@", is_comparison=True)(literal(sorted(target.read), ARRAY(Text))),
+            table.c.scopes == literal(["public"], ARRAY(Text)),
+        )
+        found.append(and_(table.c.author == target.name, readable))
     return found
 
 

@@ -99,6 +99,7 @@ def bind(
         "turn_scale": t.turn_scale,
         "exchange": t.replies and t.exchange,  # a question is scored as served: with its reply
         "asking_notes": t.asking_notes,
+        "turns_since": EPOCH,  # a turn's reply or question is read only inside the window
     }
     if qv.vector is not None:
         params["qvec"] = np.asarray(qv.vector, dtype=np.float32)

@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlalchemy import (
     Boolean,
+    DateTime,
     Float,
     Integer,
     Select,
@@ -208,6 +209,10 @@ def _replies(fused: Any) -> tuple[list[Any], list[Any]]:
         if kind == "paragraph":  # sections: the exchange must go on (`lanes.continues`)
             after.append(lane_mod.continues(reply, table))
             earlier.append(lane_mod.continues(table, before))
+        else:  # working memory is the window: a turn said before it is not served from it
+            since = lane_mod.p("turns_since", DateTime(timezone=True))
+            after.append(reply.at >= since)
+            earlier.append(before.at >= since)
         fields = sorted(set(REPLY_FIELDS[kind].values()))
         read = (
             select(reply.id, *(getattr(reply, f) for f in fields))
