@@ -8,11 +8,22 @@ import base64
 import json
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Column, ForeignKey, Integer, MetaData, Table, Text, func, inspect, select
+from sqlalchemy import (
+    Column,
+    ForeignKey,
+    Integer,
+    MetaData,
+    Table,
+    Text,
+    func,
+    inspect,
+    literal,
+    select,
+)
 from sqlalchemy.dialects.postgresql import ARRAY
 from typer.testing import CliRunner
 
@@ -221,8 +232,10 @@ def test_only_the_user_or_an_admin_may_export_or_erase(
     read_only = svc.authenticate(
         svc.create_key(x.name, read=[personal_scope(x.name)], write=[]).token
     )
+    mine = personal_scope(x.name)  # x's own key, narrowed to x's personal scope: `team` unseen
+    narrow = svc.authenticate(svc.create_key(x.name, read=[mine], write=[mine]).token)
     before = list(svc.export_user(x.name))
-    for who in (stranger, half, read_only):
+    for who in (stranger, half, read_only, narrow):
         with pytest.raises(Forbidden):
             svc.export_user(x.name, actor=who)
         with pytest.raises(Forbidden):
@@ -368,3 +381,45 @@ def test_derived_rows_that_read_the_users_rows_go_with_them(
         "derive_profiles",
         "derive_raptor",
     ]
+
+
+def test_erasure_takes_what_only_the_user_could_read_and_nothing_of_anyone_else(
+    svc: Tabane, make_user: Callable[..., Principal]
+) -> None:
+    """A row is read by whoever holds every scope of its set: {user:x, org:team} is x's private
+    row inside the team's context, and goes with x (left, a new user named x would read it).
+    A note y writes in y's own context "said by" x is y's row: not exported, not erased."""
+    team = unique("org:team")
+    x = make_user("x", extra_write=(team,))
+    y = make_user("y", extra_write=(team,))
+    mine = personal_scope(x.name)
+    shared, ys = unique("ctx"), unique("ctx")
+    svc.create_context(y, shared, scopes=[team])
+    svc.create_context(y, ys)
+    private = DocumentInput("x-plans", paragraphs=[block("x plans to leave in March.")])
+    svc.ingest(x, shared, replace(private, scopes=[mine, team]))
+    svc.remember(x, shared, {"text": "x's own note"}, scopes=[mine, team])
+    svc.add_claims(x, shared, [ClaimInput("x", "plans", "leaving", 1.0)], scopes=[mine, team])
+    svc.ingest(
+        y, shared, DocumentInput("team-doc", paragraphs=[block("The team meets on Monday.")])
+    )
+    said = svc.remember(y, ys, {"text": "x told me a secret"}, speaker=x.name)
+
+    exported = list(svc.export_user(x.name))
+    assert not [r for r in exported if r["table"] == "claims" and r["row"]["id"] == said]
+    svc.erase_user(x.name)
+    with svc.store.admin() as session:  # no row anywhere carries x's personal scope
+        for table in Base.metadata.sorted_tables:
+            for column in ("scopes", "read_scopes"):
+                if column in table.c:
+                    held = table.c[column].op("@>")(literal([mine], ARRAY(Text)))
+                    count = session.scalar(select(func.count()).select_from(table).where(held))
+                    assert count == 0, (table.name, column)
+    assert [m.id for m in svc.memories(y, ys).memories] == [said]  # y's row stays
+    assert [s.source_id for s in svc.list_sources(y, shared).sources] == ["team-doc"]
+
+    svc.add_user(x.name)  # a new user of the same name finds nothing of the old one
+    svc.grant(x.name, team, write=True)
+    again = svc.principal(x.name)
+    assert [s.source_id for s in svc.list_sources(again, shared).sources] == ["team-doc"]
+    assert svc.memories(again, shared).memories == []

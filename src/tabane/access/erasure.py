@@ -134,8 +134,9 @@ def uncovered(metadata: MetaData = Base.metadata) -> list[str]:
 def authorize(session: Session, walk: Walk, actor: Principal | None) -> None:
     """Only the user themself or an admin may export or erase; `actor` None is the store owner
     (the CLI). Either must hold write on the personal scope (a read-only key of the user may
-    not); an admin is anyone else who does and who may also read every scope the user's rows
-    carry (their claims and sessions in shared scopes)."""
+    not); an admin is anyone else who does. Either must also read every scope the user's rows
+    carry (their claims and sessions in shared scopes): a key of the user's own may be narrower
+    than the user, and must not export or erase rows it could not read."""
     if actor is None:
         return
     target = walk.target
@@ -144,12 +145,11 @@ def authorize(session: Session, walk: Walk, actor: Principal | None) -> None:
             f"only {target.name} or an admin may export or erase {target.name}",
             issues=[Issue("user", f"needs write on {target.scope}")],
         )
-    if actor.user_id == target.user_id:
-        return
     unseen = carried_scopes(session, walk) - actor.read
     if unseen:
         raise Forbidden(
-            f"only {target.name} or an admin may export or erase {target.name}",
+            f"only {target.name} or an admin may export or erase {target.name}, reading every "
+            "scope their rows carry",
             issues=[Issue("user", f"their rows carry {len(unseen)} scope(s) you cannot read")],
         )
 
