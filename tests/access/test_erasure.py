@@ -245,6 +245,9 @@ def test_only_the_user_or_an_admin_may_export_or_erase(
     assert list(svc.export_user(x.name, actor=x)) == before
     with pytest.raises(NoUser):
         svc.erase_user(unique("nobody"), actor=admin)
+    for odd in ("a\x00b", "\udcff"):  # no user is named so: unknown, not a database error
+        with pytest.raises(NoUser):
+            svc.erase_user(odd, actor=admin)
     done = svc.erase_user(x.name, actor=admin)
     assert done.deleted["claims"] == 2 and done.deleted["users"] == 1
 

@@ -94,6 +94,9 @@ def test_a_key_that_cannot_write_the_sessions_scopes_is_forbidden(
 ) -> None:
     name = unique("chat")
     svc.add_turn(user, name, "mine")  # opened under the user's own scope
+    nothing = narrow(user, None, [])  # a key that writes no scope: forbidden, not a 500
+    with pytest.raises(Forbidden):
+        svc.add_turn(nothing, unique("chat"), "hello")
     public_only = narrow(user, None, ["public"])
     with pytest.raises(Forbidden) as err:
         svc.add_turn(public_only, name, "through a narrow key")

@@ -7,6 +7,7 @@ from functools import partial
 
 import pytest
 
+from tabane.access.keys import narrow
 from tabane.errors import Forbidden, InvalidInput, InvalidName, NameTaken, NoContext
 from tabane.service import Tabane
 
@@ -126,3 +127,15 @@ def test_concurrent_renames_and_deletes_take_turns(svc: Tabane, user) -> None:
         assert kinds.count("NoContext") == 2, outcomes
         left = [c.name for c in svc.list_contexts(user) if c.name.startswith(name)]
         assert len(left) <= 1
+
+
+def test_a_key_that_writes_no_scope_is_forbidden_not_told_the_name_is_taken(
+    svc: Tabane, user
+) -> None:
+    nothing = narrow(user, None, [])
+    name = unique("ctx")
+    with pytest.raises(Forbidden):
+        svc.create_context(nothing, name)
+    with pytest.raises(Forbidden):
+        svc.create_group(nothing, unique("grp"))
+    assert name not in [c.name for c in svc.list_contexts(user)]

@@ -125,7 +125,7 @@ def append(
     if issues:
         raise InvalidInput("invalid turn; nothing written", issues=issues)
     chosen = tuple(scopes) if scopes is not None else principal.default_scopes
-    if not principal.can_write(chosen):
+    if not chosen or not principal.can_write(chosen):  # an empty set: a key that writes none
         raise Forbidden("you may not write these scopes", issues=[Issue("scopes", "not writable")])
     session.execute(
         insert(ChatSession)
