@@ -316,7 +316,12 @@ def separate(
     t = time.perf_counter()
     got = session.execute(
         detail,
-        {"kinds": [k for (k, _), _ in top], "ids": [i for (_, i), _ in top], "replies": True},
+        {
+            "kinds": [k for (k, _), _ in top],
+            "ids": [i for (_, i), _ in top],
+            "replies": True,
+            "turns_since": params["turns_since"],  # replies of turns stay in the window
+        },
     ).all()
     lane_times["lane:details"].append(time.perf_counter() - t)
     return len(got)
