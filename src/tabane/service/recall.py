@@ -45,7 +45,7 @@ class _Prepared:
     gated: str | None
     qv: QueryVector
     embed_ms: float
-    by_preset: bool = False  # the contexts and groups are the preset's, not the request's
+    by_preset: frozenset[str] = frozenset()  # "contexts", "groups": the preset's, not the request's
 
     def reach(self, session: Session) -> list[Context]:
         """The contexts read (groups expanded); one the preset names but that is gone or not
@@ -53,10 +53,12 @@ class _Prepared:
         try:
             return groups.expand(session, self.contexts, self.groups)
         except NotFound as exc:
-            if self.by_preset:
-                exc.issues = tuple(
-                    Issue("preset", f"{self.preset.name}: {i.path} {i.problem}") for i in exc.issues
-                )
+            exc.issues = tuple(
+                Issue("preset", f"{self.preset.name}: {i.path} {i.problem}")
+                if i.path.split("[")[0] in self.by_preset
+                else i
+                for i in exc.issues
+            )
             raise
 
 
@@ -110,7 +112,11 @@ class RecallService(ServiceBase):
             gated=gated,
             qv=qv,
             embed_ms=round((time.perf_counter() - started) * 1000, 3),
-            by_preset=not (request.contexts or request.groups),
+            by_preset=frozenset(
+                name
+                for name, given in (("contexts", request.contexts), ("groups", request.groups))
+                if not given
+            ),
         )
 
     def recall(
