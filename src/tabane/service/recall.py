@@ -2,8 +2,8 @@
 
 The asker is the surface's authenticated user, never a field. A preset (or the request) names
 the contexts; the relevance gate answers trivial turns with no evidence unless forced; the
-question is embedded once (prefixed with the asking speaker's label when given: that enriches
-the embedding and never widens what row-level security shows); one statement ranks every lane;
+question is embedded once, alone (the asking speaker's label is named in the bundle, never
+embedded, and never widens what row-level security shows); one statement ranks every lane;
 the result is rendered, its trace persisted, and the selected claims' access counters bumped in
 a separate short transaction."""
 
