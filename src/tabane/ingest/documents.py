@@ -13,9 +13,10 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
 from tabane.contexts import contexts
-from tabane.errors import InvalidInput, Issue, SourceTaken
+from tabane.errors import InvalidInput, Issue, NoSource, SourceTaken
 from tabane.graph import claim_sources
 from tabane.jobs import queue
+from tabane.sources import read
 from tabane.sources.write import (
     RetractResult,
     SourceMeta,
@@ -84,70 +85,73 @@ def ingest_parsed(
     fails once the winner commits. When the caller can see the winner's row, it was their own
     concurrent request, not a hidden holder (`source_taken`): the write runs again, now as an
     update of that row, as if the requests had come one after the other."""
-    try:
-        return _ingest_parsed(store_, principal, context, doc, parsed, embed=embed)
-    except SourceTaken:
-        with store_.session(principal) as session:
-            ctx = contexts.resolve(session, context)
-            held = select(Source.id).where(
-                Source.context_id == ctx.id, Source.source_id == doc.source_id
-            )
-            if session.scalar(held) is None:
+    for again in (False, True):
+        try:
+            with store_.session(principal) as session:
+                ctx = contexts.resolve(session, context)
+                return _store_parsed(session, principal, ctx, doc, parsed, embed)
+        except SourceTaken:
+            if again or not _visible(store_, principal, context, doc.source_id):
                 raise
-        return _ingest_parsed(store_, principal, context, doc, parsed, embed=embed)
+    raise AssertionError("unreachable: the second attempt returns or raises")
 
 
-def _ingest_parsed(
-    store_: Store,
+def _visible(store_: Store, principal: Principal, context: str, source_id: str) -> bool:
+    """The caller sees a source with this id (retracted or not) in the context."""
+    with store_.session(principal) as session:
+        try:
+            read.find(session, contexts.resolve(session, context), source_id, live=False)
+        except NoSource:
+            return False
+    return True
+
+
+def _store_parsed(
+    session: Session,
     principal: Principal,
-    context: str,
+    ctx: Context,
     doc: DocumentInput,
     parsed: ParsedDocument,
-    *,
-    embed: bool = False,
+    embed: bool,
 ) -> WriteResult:
-    with store_.session(principal) as session:
-        ctx = contexts.resolve(session, context)
-        scopes = (
-            scope_set(list(doc.scopes), "scopes") if doc.scopes is not None else tuple(ctx.scopes)
+    scopes = scope_set(list(doc.scopes), "scopes") if doc.scopes is not None else tuple(ctx.scopes)
+    meta = SourceMeta(
+        source_id=doc.source_id,
+        title=(doc.title or parsed.title or _default_title(doc.source_id)).strip(),
+        format=parsed.format,
+        content_hash=content_hash(parsed, doc.questions),
+        byte_size=len(doc.data)
+        if doc.data is not None
+        else sum(len(b.text) for b in parsed.blocks),
+        scopes=scopes,
+        date=parse_date(doc.date or parsed.date, "date"),
+        tags=check_tags(doc.tags if doc.tags is not None else parsed.tags),
+        area=doc.area,
+        state=check_state(doc.state),
+        origin=doc.origin,
+        raw_hash=raw_hash(doc.data) if doc.data is not None else None,
+    )
+    result = store(session, principal, ctx, meta, parsed.blocks, doc.questions)
+    _describe(session, result.source_pk, outline(meta.title, parsed.blocks), meta.area)
+    if result.outcome == "replaced":  # claims cite the old version's paragraphs
+        closed = claim_sources.follow_replacement(
+            session, principal, ctx, meta.source_id, dict(result.kept_at)
         )
-        meta = SourceMeta(
-            source_id=doc.source_id,
-            title=(doc.title or parsed.title or _default_title(doc.source_id)).strip(),
-            format=parsed.format,
-            content_hash=content_hash(parsed, doc.questions),
-            byte_size=len(doc.data)
-            if doc.data is not None
-            else sum(len(b.text) for b in parsed.blocks),
-            scopes=scopes,
-            date=parse_date(doc.date or parsed.date, "date"),
-            tags=check_tags(doc.tags if doc.tags is not None else parsed.tags),
-            area=doc.area,
-            state=check_state(doc.state),
-            origin=doc.origin,
-            raw_hash=raw_hash(doc.data) if doc.data is not None else None,
+        result = replace(result, claims_closed=closed.claims)
+        # Paragraphs it did not repeat are gone, and a replacement that only removes or
+        # moves paragraphs writes no vector (which would queue the rebuild itself).
+        _tree_changed(session, principal, ctx)
+    if embed and result.outcome != "unchanged" and result.paragraphs:
+        queue.enqueue_embedding(
+            session,
+            context_id=ctx.id,
+            context_scopes=ctx.scopes,
+            source_pk=result.source_pk,
+            source_scopes=meta.scopes,
         )
-        result = store(session, principal, ctx, meta, parsed.blocks, doc.questions)
-        _describe(session, result.source_pk, outline(meta.title, parsed.blocks), meta.area)
-        if result.outcome == "replaced":  # claims cite the old version's paragraphs
-            closed = claim_sources.follow_replacement(
-                session, principal, ctx, meta.source_id, dict(result.kept_at)
-            )
-            result = replace(result, claims_closed=closed.claims)
-            # Paragraphs it did not repeat are gone, and a replacement that only removes or
-            # moves paragraphs writes no vector (which would queue the rebuild itself).
-            _tree_changed(session, principal, ctx)
-        if embed and result.outcome != "unchanged" and result.paragraphs:
-            queue.enqueue_embedding(
-                session,
-                context_id=ctx.id,
-                context_scopes=ctx.scopes,
-                source_pk=result.source_pk,
-                source_scopes=meta.scopes,
-            )
-        if result.outcome != "unchanged" or result.reindexed:  # after the embedding job
-            queue.enqueue_merge(session, context_id=ctx.id, scopes=meta.scopes)
-        return result
+    if result.outcome != "unchanged" or result.reindexed:  # after the embedding job
+        queue.enqueue_merge(session, context_id=ctx.id, scopes=meta.scopes)
+    return result
 
 
 def outline(title: str, blocks: Sequence[Block]) -> list[str]:
