@@ -202,13 +202,12 @@ def touched_derived(session: Session, walk: Walk) -> dict[str, set[tuple[int, tu
     found: dict[str, set[tuple[int, tuple[str, ...]]]] = {}
     for name in sorted(DERIVED):
         table = Base.metadata.tables[name]
-        mine = literal([walk.target.scope], ARRAY(Text))
         stmt = (
             select(table.c.context_id, table.c.scopes)
             .where(
                 walk.rows[name],
                 *_in_surviving_contexts(walk, table.c.context_id),
-                ~table.c.scopes.op("@>", is_comparison=True)(mine),  # nobody's after: no rebuild
+                ~_holds(table.c.scopes, walk.target.scope),  # nobody's after: no rebuild
             )
             .distinct()
         )
@@ -224,7 +223,7 @@ def touched_edges(session: Session, walk: Walk) -> Edges:
     ).where(
         walk.rows["claims"],
         Claim.subject.is_not(None),
-        ~Claim.scopes.op("@>", is_comparison=True)(literal([walk.target.scope], ARRAY(Text))),
+        ~_holds(Claim.scopes, walk.target.scope),
         *_in_surviving_contexts(walk, Claim.context_id),
     )
     edges: Edges = defaultdict(set)
@@ -270,11 +269,10 @@ def _own(table: Table, target: Target) -> list[ColumnElement[bool]]:
     if table.name == "scopes":
         return [table.c.name == target.scope]
     found: list[ColumnElement[bool]] = []
-    mine = literal([target.scope], ARRAY(Text))
     if "scopes" in table.c and not _inherits_scopes(table):
-        found.append(table.c.scopes.op("@>", is_comparison=True)(mine))
+        found.append(_holds(table.c.scopes, target.scope))
     if "read_scopes" in table.c:  # a job that would run as the user
-        found.append(table.c.read_scopes.op("@>", is_comparison=True)(mine))
+        found.append(_holds(table.c.read_scopes, target.scope))
     if "user_id" in table.c:
         found.append(table.c.user_id == target.user_id)
     if table.name == "claims":
@@ -284,6 +282,11 @@ def _own(table: Table, target: Target) -> list[ColumnElement[bool]]:
         )
         found.append(and_(table.c.author == target.name, readable))
     return found
+
+
+def _holds(scopes: Any, scope: str) -> ColumnElement[bool]:
+    """The scope set holds `scope` (alone or with others)."""
+    return scopes.op("@>", is_comparison=True)(literal([scope], ARRAY(Text)))  # type: ignore[no-any-return]
 
 
 def _cascaded(table: Table, rule: Any) -> list[ColumnElement[bool]]:
