@@ -207,16 +207,19 @@ def test_the_presets_read_at_start_serve_every_recall(tmp_path: Path) -> None:
     base = {"TABANE_HOME": str(home), "TABANE_USER": "u", "TABANE_EMBEDDER": "none"}
     path = _write(
         tmp_path,
-        '[presets.small]\nbudget = 300\ncontexts = ["desk"]\n'
+        '[presets.small]\nbudget = 300\ncontexts = ["desk"]\ntemplate = "t.j2"\n'
         '[presets.gone]\ncontexts = ["attic"]\n',
     )
+    (tmp_path / "t.j2").write_text("Q: {{ question }}", encoding="utf-8")
     svc = Tabane.open(Settings.from_env(base | {"TABANE_PRESETS": str(path)}))
     try:
         user = svc.local_user()
         svc.create_context(user, "desk")
         path.write_text("[presets.small]\nbudget = 0\n", encoding="utf-8")  # broken after start
+        (tmp_path / "t.j2").write_text("{% for %}", encoding="utf-8")
         got = svc.recall(user, RecallRequest("what is on the desk today?", preset="small"))
         assert got.trace.budget_tokens == 300 and got.trace.contexts == ("desk",)
+        assert got.rendered == "Q: what is on the desk today?"  # the template read at start
         with pytest.raises(NoContext) as gone:  # the preset named it, not the request
             svc.recall(user, RecallRequest("what is in the attic today?", preset="gone"))
         assert [i.path for i in gone.value.issues] == ["preset"]

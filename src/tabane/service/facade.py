@@ -17,13 +17,12 @@ from tabane.jobs.worker import Worker
 from tabane.models.embedder import Embedder
 from tabane.models.registry import build_embedder, build_reranker
 from tabane.recall.presets import load_presets
-from tabane.recall.render import load_template
 from tabane.service.derive import DeriveService
 from tabane.service.graph import GraphWriteService
 from tabane.service.graph_read import GraphReadService
 from tabane.service.keys import KeysService
 from tabane.service.memory import MemoryService
-from tabane.service.recall import RecallService
+from tabane.service.recall import RecallService, templates
 from tabane.service.resolve import ResolveService
 from tabane.service.search import SearchService
 from tabane.service.sources import SourcesService
@@ -67,10 +66,11 @@ class Tabane(
         settings = settings or Settings.from_env()
         # The recall template and presets files are settings too: a broken one stops the start
         # (naming the file and each problem), not every recall after it.
-        load_template(settings.recall_template)
-        presets = load_presets(settings.presets)  # each preset's template compiled too
+        presets = load_presets(settings.presets)
+        texts = templates(settings.recall_template, presets)
         svc = cls(open_store(settings), settings, embedder)
-        vars(svc)["recall_presets"] = presets  # read once: a recall never reads the file again
+        # read once: a recall never reads these files again
+        vars(svc).update(recall_presets=presets, recall_templates=texts)
         return svc
 
     def close(self) -> None:

@@ -10,10 +10,11 @@ a separate short transaction."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import cached_property
+from pathlib import Path
 
 from sqlalchemy import func, update
 from sqlalchemy.orm import Session
@@ -72,12 +73,25 @@ def _ages(items: Sequence[Evidence]) -> tuple[str, ...]:
     )
 
 
+def templates(setting: Path | None, presets: Mapping[str, Preset]) -> dict[Path | None, str]:
+    """Each template a recall may render with — the setting's, and each preset's — read and
+    compiled (a broken one raises `template_error`, naming the file and line)."""
+    paths = {setting, *(p.template for p in presets.values() if p.template is not None)}
+    return {path: render.load_template(path) for path in paths}
+
+
 class RecallService(ServiceBase):
     @cached_property
     def recall_presets(self) -> dict[str, Preset]:
         """The presets file's presets: `Tabane.open` loads them at start-up (a bad file stops the
         start); a service built otherwise loads them on first use."""
         return load_presets(self.settings.presets)
+
+    @cached_property
+    def recall_templates(self) -> dict[Path | None, str]:
+        """The template texts recall renders with, by file (None: the default), read once:
+        `Tabane.open` reads them at start-up with the presets."""
+        return templates(self.settings.recall_template, self.recall_presets)
 
     def _preset(self, request: RecallRequest) -> Preset:
         return preset_named(self.recall_presets, request.preset or DEFAULT_PRESET)
@@ -126,7 +140,7 @@ class RecallService(ServiceBase):
         started = time.perf_counter()
         ready = self._prepare(request)
         template_file = ready.preset.template or self.settings.recall_template
-        template = render.load_template(template_file)
+        template = self.recall_templates[template_file]
         with self.store.session(user) as session:
             reached = ready.reach(session)
             window = self._window(session, user, request)
