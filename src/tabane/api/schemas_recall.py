@@ -133,7 +133,10 @@ class EvidenceOut(Response):
 
 class LaneRankOut(Response):
     lane: str
-    rank: int = Field(description="1-based rank within the lane")
+    rank: int = Field(
+        description="1-based rank on the one scale of every lane and addressed context, which"
+        " fusion reads"
+    )
     score: float = Field(description="the lane's own score")
 
 

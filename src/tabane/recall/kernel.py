@@ -97,6 +97,7 @@ def bind(
         "derived_pool": t.derived_pool,
         "replies": t.replies,
         "turn_scale": t.turn_scale,
+        "impute": t.impute,
         "exchange": t.replies and t.exchange,  # a question is scored as served: with its reply
         "asking_notes": t.asking_notes,
         "turns_since": EPOCH,  # a turn's reply or question is read only inside the window
@@ -208,10 +209,14 @@ def gather(
     t = tunables or Tunables()
     shape, reports = shape_for(plan, qv, window)
     params = bind(question, contexts, floors, qv, window, t)
-    paragraph_lanes = len({"vector", "bm25"} & set(shape.lanes)) or 1
-    params["paragraph_lanes"] = float(paragraph_lanes) if t.fusion == "per_kind" else 1.0
     _settings(session)
     seeds = bind_before(session, shape, contexts, params, qv.vector is not None, t, beside)
+    # the paragraph lanes a paragraph's ranks are averaged over: a BM25 lane that found nothing
+    # (no term of the question in any addressed context) has no rank to give or withhold
+    ran = {"vector", "bm25"} & set(shape.lanes)
+    if "bm25" in ran and not params.get("bm25_ids"):
+        ran.discard("bm25")
+    params["paragraph_lanes"] = float(len(ran) or 1) if t.fusion == "per_kind" else 1.0
     rows = session.execute(build_recall_statement(shape), params).all()
     names = {c.id: c.name for c in contexts}
     found = _once([candidate(row, names) for row in rows])

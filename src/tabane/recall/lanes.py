@@ -1,10 +1,10 @@
 """The lanes of recall's one statement. Each lane is a `Select` with the same labelled row shape
-(`ROW`: kind, item_id, context_id, lane, rank, score, direct) and reads its tunables from bound
-parameters (`params.py` names them), so one compiled statement serves every question of a plan
-shape.
+(`ROW`: kind, item_id, context_id, lane, rank, score, direct, reach) and reads its tunables from
+bound parameters (`params.py` names them), so one compiled statement serves every question of a
+plan shape.
 
-Paragraph lanes rank per context (a lateral subquery per addressed context, so each context's
-index answers for itself and contexts are compared by rank, never by corpus-local scores):
+Paragraph lanes gather per context (a lateral subquery per addressed context, so each context's
+index answers for itself); scale.py then puts every context's rows on one scale:
 
 - `vector`: paragraph (and doc2query question) embeddings by cosine, best vector per paragraph;
 - `bm25`: the hits of search/bm25.py's lane per context (packed postings scored in numpy just
@@ -37,6 +37,7 @@ from sqlalchemy import (
     func,
     literal,
     literal_column,
+    null,
     or_,
     select,
     true,
@@ -45,7 +46,7 @@ from sqlalchemy.orm import aliased
 
 from tabane.storage.schema import Paragraph, ParagraphVector, Source
 
-ROW = ("kind", "item_id", "context_id", "lane", "rank", "score", "direct")
+ROW = ("kind", "item_id", "context_id", "lane", "rank", "score", "direct", "reach")
 
 # Text that asks: a question mark (ASCII or full-width) at its very end, spaces aside (a PostgreSQL
 # regular expression). A question mark inside closing quotes is reported speech (`he asked
@@ -67,7 +68,19 @@ def contexts_table() -> Any:
     )
 
 
-def row(kind: str, item: Any, ctx: Any, lane: str, rank: Any, score: Any, direct: Any) -> list[Any]:
+def row(
+    kind: str,
+    item: Any,
+    ctx: Any,
+    lane: str,
+    rank: Any,
+    score: Any,
+    direct: Any,
+    reach: Any = None,
+) -> list[Any]:
+    """One lane row (`ROW`). `reach`: for a walked edge found only from concepts whose gloss is
+    near the question, the best such gloss's cosine (scale.py ranks it among the passages);
+    null for every other row."""
     return [
         literal(kind, Text).label("kind"),
         cast(item, BigInteger).label("item_id"),
@@ -76,6 +89,7 @@ def row(kind: str, item: Any, ctx: Any, lane: str, rank: Any, score: Any, direct
         cast(rank, Integer).label("rank"),
         cast(score, Float).label("score"),
         direct.label("direct"),
+        cast(null() if reach is None else reach, Float).label("reach"),
     ]
 
 

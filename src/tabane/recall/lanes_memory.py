@@ -168,7 +168,8 @@ def seeds_cte(dim: int | None = None) -> CTE:
 def _edges(touching: CTE, hop: int, exclude: CTE | None = None) -> CTE:
     """The visible edges (netted over the caller's rows) touching a node of `touching`, each
     scored by the activation it gathers — the strengths of the nodes it touches, summed (an edge
-    joining two seeds gets both) — times |weight|; the best `walk_pool`."""
+    joining two seeds gets both) — times |weight|; the best `walk_pool`. Its `reach` is the best
+    `reach` of those nodes: 1 for a concept the question names, a gloss's cosine otherwise."""
     a = Association
     # Driven from the nodes through the subject and object indexes (an OR of two correlated
     # IN-subqueries read every association of the context: 370 ms at 50k claims).
@@ -199,7 +200,7 @@ def _edges(touching: CTE, hop: int, exclude: CTE | None = None) -> CTE:
     e = netted.subquery(f"netted{hop}")
     score = func.sum(touching.c.strength) * func.abs(e.c.w)
     return (
-        select(e, score.label("score"))
+        select(e, score.label("score"), func.max(touching.c.reach).label("reach"))
         .join(
             touching,
             and_(
@@ -227,20 +228,28 @@ def bound_seeds() -> CTE:
         .table_valued("context_id", "name", "strength")
         .render_derived(name="bound_seeds")
     )
-    return select(rows.c.context_id, rows.c.name, rows.c.strength).cte("seeds")
+    return select(
+        rows.c.context_id, rows.c.name, rows.c.strength, rows.c.strength.label("reach")
+    ).cte("seeds")
 
 
 def walk_lane() -> Select[Any]:
     """Two hops from the seeds: a hop-2 edge scores half its hop-1 node's best edge score
-    times its own |weight| (the spreading activation of `activate`, decay 0.5)."""
+    times its own |weight| (the spreading activation of `activate`, decay 0.5). An edge no named
+    concept led to carries its best gloss's cosine as its `reach` (scale.py)."""
     seeds = bound_seeds()
     hop1 = _edges(seeds, 1)
     ends = union_all(
-        select(hop1.c.context_id, hop1.c.subject.label("name"), hop1.c.score),
-        select(hop1.c.context_id, hop1.c.object.label("name"), hop1.c.score),
+        select(hop1.c.context_id, hop1.c.subject.label("name"), hop1.c.score, hop1.c.reach),
+        select(hop1.c.context_id, hop1.c.object.label("name"), hop1.c.score, hop1.c.reach),
     ).subquery("hop1_ends")
     frontier = (
-        select(ends.c.context_id, ends.c.name, (0.5 * func.max(ends.c.score)).label("strength"))
+        select(
+            ends.c.context_id,
+            ends.c.name,
+            (0.5 * func.max(ends.c.score)).label("strength"),
+            func.max(ends.c.reach).label("reach"),
+        )
         .where(
             ~select(seeds.c.name)
             .where(seeds.c.context_id == ends.c.context_id, seeds.c.name == ends.c.name)
@@ -252,8 +261,10 @@ def walk_lane() -> Select[Any]:
     hop2 = _edges(frontier, 2, exclude=hop1)
     both = union_all(select(hop1), select(hop2)).subquery("walked")
     rank = func.row_number().over(order_by=(both.c.score.desc(), both.c.id))
+    # an edge some named concept led to needs no gloss to stand for its relevance
+    glossed = case((both.c.reach < 1.0, both.c.reach))
     return select(
-        *row("association", both.c.id, both.c.context_id, "walk", rank, both.c.w, false())
+        *row("association", both.c.id, both.c.context_id, "walk", rank, both.c.w, false(), glossed)
     )
 
 

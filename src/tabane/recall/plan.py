@@ -8,7 +8,8 @@ import math
 from dataclasses import dataclass
 
 from tabane.errors import InvalidInput, Issue
-from tabane.recall.statement import DERIVED_LANES, LANES
+from tabane.recall.scale import DERIVED_LANES
+from tabane.recall.statement import LANES
 from tabane.types import text_problems
 
 MAX_QUESTION = 4000
@@ -54,7 +55,8 @@ class Tunables:
     exchange: bool = True  # a question that gives its place is scored with its reply (lanes)
     asking_notes: bool = True  # a note that asks scores half its similarity (lanes_memory)
     voices: bool = True  # items said by someone the question names first (order.py `voiced`)
-    turn_scale: bool = True  # turns ranked on the passages' scale (statement.py `_on_one_scale`)
+    turn_scale: bool = True  # turns ranked on the passages' scale (scale.py)
+    impute: bool = True  # a paragraph one paragraph lane missed ranks just past its end there
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,7 @@ class Evidence:
 @dataclass(frozen=True)
 class LaneRank:
     lane: str
-    rank: int  # 1-based within the lane (per context for paragraph lanes)
+    rank: int  # 1-based, on the one scale of every lane and context (recall/scale.py)
     score: float
 
 

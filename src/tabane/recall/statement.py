@@ -24,6 +24,7 @@ from sqlalchemy import (
     and_,
     case,
     func,
+    literal,
     select,
     true,
     union_all,
@@ -35,6 +36,7 @@ from tabane.recall import lanes as lane_mod
 from tabane.recall import lanes_catalog as catalog_lanes
 from tabane.recall import lanes_derived as derived_lanes
 from tabane.recall import lanes_memory as memory_lanes
+from tabane.recall.scale import on_one_scale
 from tabane.storage.schema import (
     Association,
     Claim,
@@ -60,9 +62,6 @@ LANES = (
     "profiles",
     "raptor",
 )
-# The lanes of derived summaries, ranked on the passage lanes' scale (`_on_one_scale`).
-DERIVED_LANES = ("communities", "profiles", "raptor")
-PASSAGE_LANES = ("vector", "claims")
 # The lanes that need a query vector (walk and turns use one when there is one).
 VECTOR_LANES = frozenset({"vector", "claims", "communities", "profiles", "raptor"})
 
@@ -109,54 +108,6 @@ def _lane(name: str, dim: int | None) -> Select[Any]:
         "areas": catalog_lanes.areas_lane,
     }
     return builders[name]()
-
-
-def _on_one_scale(lanes: Any) -> Any:
-    """The lanes' rows with the derived lanes and the session's turns re-ranked on the passages'
-    scale (one model embeds paragraphs, notes, summaries and turns alike; the passages are the
-    `vector` and `claims` lanes' rows). Other lanes keep their ranks.
-
-    - A summary ranks below only the passages whose cosine to the question beats its own by more
-      than the spread (standard deviation) of the passage pool's cosines, then below the nearer
-      summaries. A broad question, which no passage answers clearly better than an overview
-      does, gets the overview first; a local one, whose passage stands out, keeps that passage
-      first.
-    - A turn is a passage from a pool of a few recent turns: it takes the rank it would have had
-      in the passage lane where it ranks best (then below the nearer turns), not the first
-      places of a lane of its own. Bound `turn_scale` false keeps its place in the turns lane.
-      With no query vector (no passage rows, turns scored by shared terms) nothing changes."""
-    passages = lanes.c.lane.in_(PASSAGE_LANES)
-    spread = func.stddev_pop(lanes.c.score).filter(passages).over(partition_by=lanes.c.context_id)
-    spread_of = select(lanes, func.coalesce(spread, 0.0).label("spread")).subquery("spread")
-    row = spread_of.c
-    pool = aliased(lanes, name="pool")
-    beaten = (
-        select(func.count())
-        .where(
-            pool.c.lane.in_(PASSAGE_LANES),
-            pool.c.context_id == row.context_id,
-            pool.c.score > row.score + row.spread,
-        )
-        .scalar_subquery()
-    )
-    per_lane = (
-        select(func.count().filter(pool.c.score > row.score).label("n"))
-        .where(pool.c.lane.in_(PASSAGE_LANES))
-        .group_by(pool.c.context_id, pool.c.lane)
-        .correlate(spread_of)
-        .subquery("per_lane")
-    )
-    beaten_turn = select(func.coalesce(func.min(per_lane.c.n), 0)).scalar_subquery()
-    is_derived = row.lane.in_(DERIVED_LANES)
-    is_turn = and_(row.lane == "turns", lane_mod.p("turn_scale", Boolean))
-    group = case((is_derived, 1), (is_turn, 2), else_=0)
-    place = func.row_number().over(
-        partition_by=(row.context_id, group),
-        order_by=(row.score.desc(), row.lane, row.item_id),
-    )
-    rank = case((is_derived, beaten + place), (is_turn, beaten_turn + place), else_=row.rank)
-    cols = [rank.label("rank") if c.name == "rank" else row[c.name] for c in lanes.c]
-    return select(*cols).cte("hits")
 
 
 # What a reply shows in its question's place, per kind: the statement's detail column (the row
@@ -237,17 +188,37 @@ def _replies(fused: Any) -> tuple[list[Any], list[Any]]:
     return laterals, columns
 
 
+def _unranked(hits: Any, rrf_k: Any) -> Any:
+    """What a paragraph missing from a paragraph lane (`vector`, `bm25`) that ran gets from it,
+    within its group: the rank just past the lane's last row. The lane ranked only its pool,
+    so the paragraph's rank there is unknown but no better than that; counting it as nothing
+    halved a paragraph only one lane found, and a far context's notes and edges went ahead of a
+    near context's paragraph, first on the common scale (scale.py). Bound `impute` false counts
+    nothing."""
+    total: Any = literal(0.0)
+    for lane in ("vector", "bm25"):
+        end = select(func.max(hits.c.rank) + 1).where(hits.c.lane == lane).scalar_subquery()
+        missing = and_(
+            lane_mod.p("impute", Boolean),
+            hits.c.kind == "paragraph",
+            ~func.bool_or(hits.c.lane == lane),
+        )
+        total = total + func.coalesce(case((missing, 1.0 / (rrf_k + end))), 0.0)
+    return total
+
+
 @lru_cache(maxsize=64)
 def build_recall_statement(shape: Shape) -> Select[Any]:
     """The statement for a shape; execute it with `params.bind(...)`'s parameters."""
     lanes = union_all(*(_lane(name, shape.dim) for name in LANES if name in shape.lanes))
-    hits = _on_one_scale(lanes.cte("lanes"))
+    hits = on_one_scale(lanes.cte("lanes"))
     rrf_k = lane_mod.p("rrf_k", Float)
     # A paragraph's lanes are averaged, not summed (`paragraph_lanes`: how many paragraph lanes
-    # ran), so each kind of evidence competes by rank with the others: a claim first in its
-    # only lane ties with a paragraph first in both of its lanes.
+    # ran and found something), so each kind of evidence competes by rank with the others: a
+    # claim first in its only lane ties with a paragraph first in both of its lanes. A lane that
+    # missed the paragraph counts it just past its last row (`_unranked`).
     share = case((hits.c.kind == "paragraph", lane_mod.p("paragraph_lanes", Float)), else_=1.0)
-    fused_score = func.sum(1.0 / (rrf_k + hits.c.rank)) / func.max(share)
+    fused_score = (func.sum(1.0 / (rrf_k + hits.c.rank)) + _unranked(hits, rrf_k)) / func.max(share)
     fused = (
         select(
             hits.c.kind,

@@ -1,0 +1,148 @@
+"""One scale for every lane and every addressed context, before fusion (statement.py).
+
+Each lane gathers its pool per context, so a context with nothing to say about the question
+still sends its best rows. Fusing those per-context ranks put each context's first row level with
+the others': asked about git over the git docs and two unrelated graph contexts, the unrelated
+contexts' rows took 4.9 of the first 5 places (docs/eval.md, "One scale across contexts").
+One model embeds paragraphs, notes, summaries and turns alike, so their cosines to the question
+compare across contexts; `on_one_scale` re-ranks the lanes' rows on them:
+
+- The passages (`vector` and `claims` rows: paragraphs, claims and notes) rank together by
+  cosine over all addressed contexts: a lane that found only far passages no longer puts its
+  best at the first place beside a near one.
+- A lane whose scores do not compare across contexts (`bm25`: each context's own term
+  statistics; the summaries, ranked within their context as below) keeps its order within a
+  context, read through the context's standing: the context's r-th row takes the place its r-th
+  best passage holds among all contexts' passages, so a context whose passages stand far down
+  the common order brings its words and summaries down with them. With one context (or no query
+  vector, or a context with no passage yet) the ranks are as the lane gave them.
+- A walked edge that a concept the question names led to keeps the walk's place (the question
+  named that context's concept, as it names a source by its title). One that only concepts whose
+  gloss is near the question led to (its `reach`: the best such gloss's cosine) is as relevant as
+  that gloss: it moves down one place for each passage of its context nearer the question than
+  the gloss, and is then placed as `bm25` rows are. Asked about the meeting room's Wi-Fi over
+  notes that answer it and a graph of services, the edge "billing service runs_on Postgres 16"
+  no longer takes the first place; asked about the graph, where the glosses stand level with the
+  best passages, its edges keep theirs.
+- A summary (`communities`, `profiles`, `raptor`) ranks below only its context's passages whose
+  cosine beats its own by more than the spread (standard deviation) of that context's passage
+  cosines, then below the context's nearer summaries. A broad question, which no passage answers
+  clearly better than an overview does, gets the overview first; a local one, whose passage
+  stands out, keeps that passage first.
+- A turn is a passage from a pool of a few recent turns: it takes the rank it would have had
+  among the passages (then below the nearer turns), not the first places of a lane of its own.
+  Bound `turn_scale` false keeps its place in the turns lane.
+
+Other lanes (`title`, which puts named sources first anyway, and the catalogs) keep their ranks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Boolean, and_, case, func, select
+from sqlalchemy.orm import aliased
+
+from tabane.recall.lanes import p
+
+# The lanes of derived summaries, ranked on the passage lanes' scale.
+DERIVED_LANES = ("communities", "profiles", "raptor")
+PASSAGE_LANES = ("vector", "claims")
+# Lanes ranked within a context, placed among the contexts through its passages' standing.
+PLACED_LANES = ("bm25", "walk", *DERIVED_LANES)  # the walk: its edges no named concept led to
+
+
+def _places(lanes: Any) -> Any:
+    """Each passage's place within its context (`own`) and among all contexts' passages
+    (`place`)."""
+    c = lanes.c
+    order = (c.score.desc(), c.lane, c.item_id)
+    return (
+        select(
+            c.context_id,
+            func.row_number().over(partition_by=c.context_id, order_by=order).label("own"),
+            func.row_number().over(order_by=order).label("place"),
+        )
+        .where(c.lane.in_(PASSAGE_LANES))
+        .cte("passage_places")
+    )
+
+
+def _within(lanes: Any) -> Any:
+    """The lanes' rows with their rank within their context (`local`) and, for the passages,
+    their place among every context's (`among`)."""
+    c = lanes.c
+    passages = c.lane.in_(PASSAGE_LANES)
+    spread = func.stddev_pop(c.score).filter(passages).over(partition_by=c.context_id)
+    is_derived = c.lane.in_(DERIVED_LANES)
+    windows = select(
+        lanes,
+        func.coalesce(spread, 0.0).label("spread"),
+        func.row_number()
+        .over(partition_by=(c.context_id, c.lane), order_by=(c.rank, c.item_id))
+        .label("own"),
+        func.row_number()
+        .over(partition_by=(c.context_id, is_derived), order_by=(c.score.desc(), c.lane, c.item_id))
+        .label("summary_place"),
+        func.row_number()
+        .over(partition_by=passages, order_by=(c.score.desc(), c.lane, c.item_id))
+        .label("among"),
+    ).subquery("windows")
+    w = windows.c
+    pool = aliased(lanes, name="own_pool")
+
+    def theirs_above(score: Any) -> Any:  # the row's own context's passages nearer than `score`
+        return (
+            select(func.count())
+            .where(
+                pool.c.lane.in_(PASSAGE_LANES),
+                pool.c.context_id == w.context_id,
+                pool.c.score > score,
+            )
+            .scalar_subquery()
+        )
+
+    local = case(
+        (w.lane.in_(DERIVED_LANES), theirs_above(w.score + w.spread) + w.summary_place),
+        (w.reach.is_not(None), w.own + theirs_above(w.reach)),
+        else_=w.own,
+    )
+    return select(windows, local.label("local")).subquery("within")
+
+
+def on_one_scale(lanes: Any) -> Any:
+    """The lanes' rows (the `lanes` CTE) re-ranked on one scale (module docstring)."""
+    within = _within(lanes)
+    row = within.c
+    places = _places(lanes)
+    pool = aliased(lanes, name="pool")
+    # the place of the context's local-th passage; past its last one, as many places further
+    # on from the end of the whole pool; a context with no passage keeps the local rank
+    at = select(places.c.place).where(
+        places.c.context_id == row.context_id, places.c.own == row.local
+    )
+    theirs = select(func.count()).where(places.c.context_id == row.context_id).scalar_subquery()
+    total = select(func.count()).select_from(places).scalar_subquery()
+    placed = case(
+        (theirs == 0, row.local),
+        else_=func.coalesce(at.scalar_subquery(), total + row.local - theirs),
+    )
+    above = (
+        select(func.count())
+        .where(pool.c.lane.in_(PASSAGE_LANES), pool.c.score > row.score)
+        .scalar_subquery()
+    )
+    is_turn = and_(row.lane == "turns", p("turn_scale", Boolean))
+    turn_place = func.row_number().over(
+        partition_by=is_turn, order_by=(row.score.desc(), row.item_id)
+    )
+    named = and_(row.lane == "walk", row.reach.is_(None))
+    rank = case(
+        (is_turn, above + turn_place),
+        (row.lane.in_(PASSAGE_LANES), row.among),
+        (named, row.rank),
+        (row.lane.in_(PLACED_LANES), placed),
+        else_=row.rank,
+    )
+    cols = [rank.label("rank") if c.name == "rank" else row[c.name] for c in lanes.c]
+    return select(*cols).cte("hits")
