@@ -51,7 +51,8 @@ def recall(body: RecallAsk, svc: Svc, user: User) -> RecallOut:
 def explain_recall(body: RecallExplainIn, svc: Svc, user: User) -> RecallExplanationOut:
     """Why `expected` (a source's paragraph, or a claim) is or is not in the evidence of this
     recall: the first verdict that applies, from the same statement, ordering and budget:
-    `not_visible` (also anything you cannot see), `gated`, `not_found` (with each lane's rank
+    `not_visible` (also anything you cannot see), `closed` (a claim closed by a newer one or
+    retracted: recall reads current claims only), `gated`, `not_found` (with each lane's rank
     under a wide pool), `below_candidates`, `answered` (it asks; its reply took its place),
     `duplicate`, `cut_by_rerank`, `cut_by_budget` or `served`."""
     expected = body.expected.to_expected(body.contexts, body.groups)

@@ -206,7 +206,8 @@ class StoredTraceOut(Response):
 
 class RecallExplanationOut(Response):
     verdict: str = Field(
-        description="not_visible, gated, not_found, below_candidates, answered, duplicate, "
+        description="not_visible, closed, gated, not_found, below_candidates, answered, "
+        "duplicate, "
         "cut_by_rerank, cut_by_budget or served"
     )
     detail: str

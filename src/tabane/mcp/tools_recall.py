@@ -30,7 +30,8 @@ def recall(svc: Tabane, user: Principal, a: AskArgs) -> RecallAnswer:
 def explain_recall(svc: Tabane, user: Principal, a: ExplainRecallArgs) -> Explanation:
     """Ask why a paragraph (`expected`: context, source, optionally paragraph) or a claim
     (`expected`: claim) is or is not in the evidence of `recall` with the same arguments. Returns
-    the first verdict that applies: not_visible (also anything you cannot see), gated (the turn
+    the first verdict that applies: not_visible (also anything you cannot see), closed (a claim
+    superseded or retracted: recall reads current claims only), gated (the turn
     looked trivial: pass force), not_found (each lane's rank for it, if any), below_candidates,
     answered (it asks a question; its reply took its place), duplicate, cut_by_rerank,
     cut_by_budget (a larger budget reaches it) or served."""

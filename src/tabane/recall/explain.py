@@ -3,16 +3,18 @@ evidence — the first verdict that applies, from the same statement, ordering a
 
 1. `not_visible` — not stored in the addressed contexts, or not visible to the caller (one
    verdict: an invisible item is never told apart from a missing one);
-2. `gated` — the relevance gate answered the turn with no evidence;
-3. `not_found` — no lane found it within its pool; `lanes` gives each lane's rank for it under a
+2. `closed` — a claim that was closed (superseded by a newer one, or retracted): recall reads
+   current claims only, whatever the question;
+3. `gated` — the relevance gate answered the turn with no evidence;
+4. `not_found` — no lane found it within its pool; `lanes` gives each lane's rank for it under a
    wide pool (`WIDE_POOL`), if any lane ranks it at all;
-4. `below_candidates` — lanes found it, but its fused score ranked past the candidates kept;
-5. `answered` — it asks a question, and its reply (the next paragraph or turn) carries it (in its
+5. `below_candidates` — lanes found it, but its fused score ranked past the candidates kept;
+6. `answered` — it asks a question, and its reply (the next paragraph or turn) carries it (in its
    place when it was found); the detail says what became of the reply (served, cut, …);
-6. `duplicate` — the same text is served as another item (a turn and the note made from it);
-7. `cut_by_rerank` — ordering put it past `max_items`;
-8. `cut_by_budget` — it did not fit the token budget;
-9. `served`.
+7. `duplicate` — the same text is served as another item (a turn and the note made from it);
+8. `cut_by_rerank` — ordering put it past `max_items`;
+9. `cut_by_budget` — it did not fit the token budget;
+10. `served`.
 """
 
 from __future__ import annotations
@@ -121,6 +123,22 @@ def _keys(session: Session, contexts: Sequence[Context], expected: Expected) -> 
     return [f"p:{pid}" for pid in session.scalars(stmt)]
 
 
+def _closed(session: Session, expected: Expected) -> str | None:
+    """Why a claim recall can never serve was closed, or None for anything else."""
+    if expected.claim is None:
+        return None
+    row = session.execute(
+        select(Claim.closed_at, Claim.close_reason, Claim.closed_by).where(
+            Claim.id == expected.claim
+        )
+    ).one_or_none()
+    if row is None or row.closed_at is None:
+        return None
+    by = f" by claim {row.closed_by}" if row.closed_by is not None else ""
+    when = row.closed_at.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return f"{row.close_reason or 'closed'}{by} at {when}: recall reads current claims only"
+
+
 def _voices(best: Placed, placed: Sequence[Placed]) -> str:
     """What the voices did to its place: it came first among the items people said (the
     question names who said it), or items said by someone the question names went before it."""
@@ -155,6 +173,9 @@ def explain(
         return Explanation(
             "not_visible", "no such item in the addressed contexts that you can see", budget=budget
         )
+    closed = _closed(session, expected)
+    if closed is not None:
+        return Explanation("closed", closed, key=keys[0], budget=budget)
     if gated is not None:
         return Explanation("gated", f"the relevance gate answered with no evidence: {gated}")
     outcome = run(
@@ -203,6 +224,21 @@ def explain(
             budget=budget,
             used_tokens=outcome.used_tokens,
         )
+    # The same lanes and pools, every fused row kept: found there, it was cut by the candidates'
+    # limit (a lane's rank is on the common scale of scale.py, so it says nothing of the pool).
+    every = replace(t, candidates=WIDE_POOL * 8)
+    fused = gather(session, question, contexts, floors, qv, window, plan=plan, tunables=every)
+    for position, c in enumerate(fused.candidates, start=1):
+        if c.key in keys or c.asked in keys:
+            return Explanation(
+                "below_candidates",
+                f"found by {', '.join(c.lane_names)}, but fused to position {position}, past "
+                f"the {t.candidates} candidates kept",
+                key=c.key,
+                lanes=c.lanes,
+                fused_position=position,
+                budget=budget,
+            )
     wide_t = replace(t, pool=WIDE_POOL, candidates=WIDE_POOL * 8)
     wide = gather(session, question, contexts, floors, qv, window, plan=plan, tunables=wide_t)
     seen = [c for c in wide.candidates if c.key in keys or c.asked in keys]
@@ -211,23 +247,11 @@ def explain(
             "not_found", f"no lane ranks it within {WIDE_POOL}", key=keys[0], budget=budget
         )
     best_c = min(seen, key=lambda c: min(lr.rank for lr in c.lanes))
-    within = [lr for lr in best_c.lanes if lr.rank <= t.pool]
-    if not within:
-        ranks = ", ".join(f"{lr.lane} rank {lr.rank}" for lr in best_c.lanes)
-        return Explanation(
-            "not_found",
-            f"no lane ranks it within its pool of {t.pool} ({ranks})",
-            key=best_c.key,
-            lanes=best_c.lanes,
-            budget=budget,
-        )
-    position = next(n for n, c in enumerate(wide.candidates, start=1) if c.key == best_c.key)
+    ranks = ", ".join(f"{lr.lane} rank {lr.rank}" for lr in best_c.lanes)
     return Explanation(
-        "below_candidates",
-        f"found by {', '.join(lr.lane for lr in within)}, but fused to position {position}, "
-        f"past the {t.candidates} candidates kept",
+        "not_found",
+        f"no lane found it within its pool of {t.pool}; with pools of {WIDE_POOL}: {ranks}",
         key=best_c.key,
         lanes=best_c.lanes,
-        fused_position=position,
         budget=budget,
     )

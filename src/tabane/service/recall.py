@@ -237,10 +237,16 @@ class RecallService(ServiceBase):
             return trace.load_trace(session, trace_id, asker=user.user_id)
 
     def explain_recall(
-        self, user: Principal, request: RecallRequest, expected: explain_mod.Expected
+        self,
+        user: Principal,
+        request: RecallRequest,
+        expected: explain_mod.Expected,
+        *,
+        tunables: Tunables | None = None,
     ) -> explain_mod.Explanation:
         """Why `expected` is or is not in the evidence of `request`: the first verdict that
-        applies, from the same statement, ordering and budget as `recall`."""
+        applies, from the same statement, ordering and budget as `recall` (with the same
+        `tunables`)."""
         ready = self._prepare(request)
         with self.store.session(user) as session:
             reached = ready.reach(session)
@@ -259,4 +265,5 @@ class RecallService(ServiceBase):
                 budget=ready.budget,
                 chars_per_token=self.settings.chars_per_token,
                 plan=request.plan,
+                tunables=tunables,
             )
