@@ -112,3 +112,36 @@ def test_the_protocol_teaches_recall_first() -> None:
     first = text.index("## 2. Recall first for any question")
     assert first < text.index("`search_passages`") and first < text.index("`query_graph`")
     assert "cite each item you use" in text and "ask `explain_recall`" in text
+
+
+def test_an_overview_is_followed_down_to_what_it_summarizes(
+    vsvc: Tabane, user: Principal, context: str
+) -> None:
+    texts = [
+        "Espresso forces hot water through finely ground coffee at nine bars of pressure.",
+        "Cold brew coffee steeps in cool water for a whole day before it is filtered.",
+        "Store roasted coffee beans in an airtight tin away from light.",
+        "The sailboat tacked into the wind to reach the harbour before the storm.",
+        "A jib is the small sail at the front of a sailing boat, ahead of the mast.",
+        "Reef the mainsail early when the wind rises above twenty knots.",
+    ]
+    doc = DocumentInput(source_id="notes.md", paragraphs=[block(t) for t in texts])
+    vsvc.ingest(user, context, doc)
+    vsvc.wait_for_jobs()
+    built = vsvc.build_raptor(user, context)
+    assert built.nodes
+    node = vsvc.raptor_tree(user, context).nodes[0]
+    args = {"context": context, "level": node.level, "ordinal": node.ordinal}
+
+    async def body(c: Client) -> None:
+        members = (await ok(c, "overview_members", args))["members"]
+        expected = vsvc.raptor_members(user, context, node.level, node.ordinal)
+        assert [m["ref"] for m in members] == [m.ref for m in expected]
+        paragraphs = [m for m in members if m["kind"] == "paragraph"]
+        assert paragraphs and all(m["source_id"] == "notes.md" for m in paragraphs)
+        assert {m["text"] for m in paragraphs} <= set(texts)
+        await err(c, "overview_members", {**args, "ordinal": 9999}, "no_node")
+        await err(c, "overview_members", {**args, "level": -1}, "invalid_input", "level")
+        await err(c, "overview_members", {**args, "context": unique("c")}, "no_context")
+
+    connect(vsvc, user, body)

@@ -1,4 +1,5 @@
-"""Arguments and results of the recall tools (`recall`, `explain_recall`). Ranges (an empty
+"""Arguments and results of the recall tools (`recall`, `explain_recall`, `recall_trace`,
+`overview_members`). Ranges (an empty
 question, a budget of 0, a floor outside [-1, 1]) are checked by the service, so every surface
 reports them alike. The evaluation-only `plan` is not an argument: a tool always recalls under
 the maximal plan."""
@@ -10,11 +11,12 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tabane.mcp.arguments import Args
+from tabane.derive.raptor_read import RaptorMemberView
+from tabane.mcp.arguments import Args, ContextArg
 from tabane.recall.explain import Expected
 from tabane.recall.plan import RecallRequest
 from tabane.recall.result import Evidence
-from tabane.types import MAX_INT8, only_context
+from tabane.types import MAX_INT4, MAX_INT8, only_context
 
 
 class RecallArgs(Args):
@@ -95,6 +97,21 @@ class TraceArgs(Args):
     recall_id: Annotated[
         int, Field(ge=1, le=MAX_INT8, description="The `recall_id` a `recall` returned.")
     ]
+
+
+class OverviewArgs(Args):
+    context: ContextArg
+    level: Annotated[
+        int, Field(ge=0, le=MAX_INT4, description="L of an item cited `overview L.O`.")
+    ]
+    ordinal: Annotated[
+        int, Field(ge=0, le=MAX_INT4, description="O of an item cited `overview L.O`.")
+    ]
+
+
+@dataclass(frozen=True)
+class OverviewMembers:
+    members: list[RaptorMemberView]
 
 
 class ExplainRecallArgs(RecallArgs):

@@ -1,11 +1,19 @@
 """The recall tools: `recall` (the evidence for a question, rendered and cited), its explain
-twin `explain_recall`, and `recall_trace` (what a recall did). Each is a thin shell over the
+twin `explain_recall`, `recall_trace` (what a recall did) and `overview_members` (what a derived
+overview in the evidence summarizes). Each is a thin shell over the
 `Tabane` facade acting as the authenticated user; the speaker is a label named in the bundle,
 never an identity."""
 
 from __future__ import annotations
 
-from tabane.mcp.arguments_recall import AskArgs, ExplainRecallArgs, RecallAnswer, TraceArgs
+from tabane.mcp.arguments_recall import (
+    AskArgs,
+    ExplainRecallArgs,
+    OverviewArgs,
+    OverviewMembers,
+    RecallAnswer,
+    TraceArgs,
+)
 from tabane.mcp.registry import tool
 from tabane.recall.explain import Explanation
 from tabane.service import Tabane
@@ -31,10 +39,10 @@ def explain_recall(svc: Tabane, user: Principal, a: ExplainRecallArgs) -> Explan
     """Ask why a paragraph (`expected`: context, source, optionally paragraph) or a claim
     (`expected`: claim) is or is not in the evidence of `recall` with the same arguments. Returns
     the first verdict that applies: not_visible (also anything you cannot see), closed (a claim
-    superseded or retracted: recall reads current claims only), gated (the turn
-    looked trivial: pass force), not_found (each lane's rank for it, if any), below_candidates,
-    answered (it asks a question; its reply took its place), duplicate, cut_by_rerank,
-    cut_by_budget (a larger budget reaches it) or served."""
+    superseded or retracted: recall reads current claims only), gated (the turn looked trivial:
+    pass force), not_found (each lane's rank for it, if any), below_candidates, answered (it asks
+    a question; its reply took its place), duplicate, cut_by_rerank, cut_by_budget (a larger
+    budget reaches it) or served."""
     return svc.explain_recall(user, a.request(), a.expected_item())
 
 
@@ -45,3 +53,13 @@ def recall_trace(svc: Tabane, user: Principal, a: TraceArgs) -> dict[str, object
     cut_by_rerank, cut_by_budget), tokens and timings. Another user's id, or an unknown one, is
     `no_trace`. To ask why one item is missing, `explain_recall` says it directly."""
     return svc.recall_trace(user, a.recall_id)
+
+
+@tool("read")
+def overview_members(svc: Tabane, user: Principal, a: OverviewArgs) -> OverviewMembers:
+    """What an overview in the evidence summarizes: an item cited `overview L.O` (a RAPTOR node
+    of `context`) has members, nearest its centre first, each resolved to the paragraph (source
+    id, paragraph, title, text), note (claim id) or lower overview it names, so you can read
+    and cite the passages themselves. Members gone since the build, or not yours to see, read
+    `missing`. No such overview: `no_node`."""
+    return OverviewMembers(list(svc.raptor_members(user, a.context, a.level, a.ordinal)))
