@@ -12,10 +12,14 @@ compare across contexts; `on_one_scale` re-ranks the lanes' rows on them:
   best at the first place beside a near one.
 - A lane whose scores do not compare across contexts (`bm25`: each context's own term
   statistics; the summaries, ranked within their context as below) keeps its order within a
-  context, read through the context's standing: the context's r-th row takes the place its r-th
-  best passage holds among all contexts' passages, so a context whose passages stand far down
-  the common order brings its words and summaries down with them. With one context (or no query
-  vector, or a context with no passage yet) the ranks are as the lane gave them.
+  context, behind the context's standing: its rows follow every passage of the other contexts
+  that is nearer the question than the context's best passage. A context whose best passage
+  stands far down the common order brings its words and summaries down with it; one whose best
+  passage leads keeps its own ranks. With one context (or no query vector, or a context with no
+  passage yet) the ranks are as the lane gave them. (Placing the r-th row at the r-th passage's
+  place instead gave the graph set beside the docs contexts all-needed 0.667 against 0.833:
+  same-language passages of an unrelated context interleave with the graph context's own, and
+  its rows placed through them lost their slots; docs/eval.md.)
 - A walked edge that a concept the question names led to keeps the walk's place (the question
   named that context's concept, as it names a source by its title). One that only concepts whose
   gloss is near the question led to (its `reach`: the best such gloss's cosine) is as relevant as
@@ -48,29 +52,14 @@ from tabane.recall.lanes import p
 # The lanes of derived summaries, ranked on the passage lanes' scale.
 DERIVED_LANES = ("communities", "profiles", "raptor")
 PASSAGE_LANES = ("vector", "claims")
-# Lanes ranked within a context, placed among the contexts through its passages' standing.
+# Lanes ranked within a context, placed behind the other contexts' passages nearer the question
+# than the context's best one.
 PLACED_LANES = ("bm25", "walk", *DERIVED_LANES)  # the walk: its edges no named concept led to
 
 
-def _places(lanes: Any) -> Any:
-    """Each passage's place within its context (`own`) and among all contexts' passages
-    (`place`)."""
-    c = lanes.c
-    order = (c.score.desc(), c.lane, c.item_id)
-    return (
-        select(
-            c.context_id,
-            func.row_number().over(partition_by=c.context_id, order_by=order).label("own"),
-            func.row_number().over(order_by=order).label("place"),
-        )
-        .where(c.lane.in_(PASSAGE_LANES))
-        .cte("passage_places")
-    )
-
-
 def _within(lanes: Any) -> Any:
-    """The lanes' rows with their rank within their context (`local`) and, for the passages,
-    their place among every context's (`among`)."""
+    """The lanes' rows with their rank within their context (`local`), for the passages their
+    place among every context's (`among`), and their context's best passage's (`best_place`)."""
     c = lanes.c
     passages = c.lane.in_(PASSAGE_LANES)
     spread = func.stddev_pop(c.score).filter(passages).over(partition_by=c.context_id)
@@ -107,26 +96,19 @@ def _within(lanes: Any) -> Any:
         (w.reach.is_not(None), w.own + theirs_above(w.reach)),
         else_=w.own,
     )
-    return select(windows, local.label("local")).subquery("within")
+    # the place of the context's best passage among every context's (none: null)
+    best = func.min(w.among).filter(w.lane.in_(PASSAGE_LANES)).over(partition_by=w.context_id)
+    return select(windows, local.label("local"), best.label("best_place")).subquery("within")
 
 
 def on_one_scale(lanes: Any) -> Any:
     """The lanes' rows (the `lanes` CTE) re-ranked on one scale (module docstring)."""
     within = _within(lanes)
     row = within.c
-    places = _places(lanes)
     pool = aliased(lanes, name="pool")
-    # the place of the context's local-th passage; past its last one, as many places further
-    # on from the end of the whole pool; a context with no passage keeps the local rank
-    at = select(places.c.place).where(
-        places.c.context_id == row.context_id, places.c.own == row.local
-    )
-    theirs = select(func.count()).where(places.c.context_id == row.context_id).scalar_subquery()
-    total = select(func.count()).select_from(places).scalar_subquery()
-    placed = case(
-        (theirs == 0, row.local),
-        else_=func.coalesce(at.scalar_subquery(), total + row.local - theirs),
-    )
+    # after the other contexts' passages nearer the question than the context's best one (a
+    # context with no passage keeps the local rank)
+    placed = func.coalesce(row.best_place - 1, 0) + row.local
     above = (
         select(func.count())
         .where(pool.c.lane.in_(PASSAGE_LANES), pool.c.score > row.score)
