@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -103,14 +105,30 @@ def test_a_line_the_sdk_cannot_parse_still_gets_its_answer(tabane_home: Path) ->
     after = '{"jsonrpc": "2.0", "id": 5, "method": "ping"}'  # the server still answers
     text = "".join(json.dumps(m) + "\n" for m in lines)
     text += "\n".join([call, ping, deep, after]) + "\n"
-    done = subprocess.run(
+    # stdin stays open until the last answer is read: at end of input the SDK may close the
+    # session before it has written the answers still in flight
+    server = subprocess.Popen(
         [sys.executable, "-m", "tabane.cli.main", "mcp"],
-        input=text.encode(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
         env=env,
-        capture_output=True,
-        timeout=120,
     )
-    answers = {m["id"]: m for m in map(json.loads, done.stdout.decode().splitlines())}
+    assert server.stdin is not None and server.stdout is not None
+    server.stdin.write(text.encode())
+    server.stdin.flush()
+    answers: dict[int, Any] = {}
+    deadline = time.monotonic() + 120
+    while 5 not in answers and time.monotonic() < deadline:
+        ready, _, _ = select.select([server.stdout], [], [], deadline - time.monotonic())
+        line = server.stdout.readline() if ready else b""
+        if not line:
+            break
+        message = json.loads(line)
+        answers[message["id"]] = message
+    server.stdin.close()
+    server.wait(timeout=60)
+    server.stdout.close()
     refused = answers[2]["result"]
     assert refused["isError"] is True
     body = json.loads(refused["content"][0]["text"])
