@@ -30,17 +30,13 @@ GRAPH = Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "dev" /
 
 
 def tunables(spec: str | None) -> Any:
-    """`field:value,...` → Tunables (the defaults when None)."""
+    """`field:value,...` → Tunables (the defaults when None), parsed as recall_ab.py parses its
+    variants."""
+    from recall_ab import variant
+
     from tabane.recall.plan import Tunables
 
-    if not spec:
-        return Tunables()
-    defaults, kw = Tunables(), {}
-    for pair in spec.split(","):
-        key, _, raw = pair.partition(":")
-        kind = type(getattr(defaults, key))
-        kw[key] = raw == "true" if kind is bool else kind(raw)
-    return Tunables(**kw)
+    return Tunables(**variant(f"v={spec or ''}")[1])
 
 
 def docs_row(svc: Any, user: Any, set_path: Path, own: str, others: tuple[str, ...], t: Any) -> Any:

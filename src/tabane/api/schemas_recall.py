@@ -207,8 +207,7 @@ class StoredTraceOut(Response):
 class RecallExplanationOut(Response):
     verdict: str = Field(
         description="not_visible, closed, gated, not_found, below_candidates, answered, "
-        "duplicate, "
-        "cut_by_rerank, cut_by_budget or served"
+        "duplicate, cut_by_rerank, cut_by_budget or served"
     )
     detail: str
     key: str | None = Field(description="the item's key in the trace, e.g. `p:12`")

@@ -1,8 +1,7 @@
 """Arguments and results of the recall tools (`recall`, `explain_recall`, `recall_trace`,
-`overview_members`). Ranges (an empty
-question, a budget of 0, a floor outside [-1, 1]) are checked by the service, so every surface
-reports them alike. The evaluation-only `plan` is not an argument: a tool always recalls under
-the maximal plan."""
+`overview_members`). Ranges (an empty question, a budget of 0, a floor outside [-1, 1]) are
+checked by the service, so every surface reports them alike. The evaluation-only `plan` is not
+an argument: a tool always recalls under the maximal plan."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """The recall tools: `recall` (the evidence for a question, rendered and cited), its explain
 twin `explain_recall`, `recall_trace` (what a recall did) and `overview_members` (what a derived
-overview in the evidence summarizes). Each is a thin shell over the
-`Tabane` facade acting as the authenticated user; the speaker is a label named in the bundle,
-never an identity."""
+overview in the evidence summarizes). Each is a thin shell over the `Tabane` facade acting as
+the authenticated user; the speaker is a label named in the bundle, never an identity."""
 
 from __future__ import annotations
 

@@ -97,7 +97,7 @@ def bind(
         "derived_pool": t.derived_pool,
         "replies": t.replies,
         "turn_scale": t.turn_scale,
-        "impute": t.impute,
+        "impute": t.impute and t.fusion == "per_kind",  # a missing lane only where lanes average
         "exchange": t.replies and t.exchange,  # a question is scored as served: with its reply
         "asking_notes": t.asking_notes,
         "turns_since": EPOCH,  # a turn's reply or question is read only inside the window

@@ -57,7 +57,18 @@ PASSAGE_LANES = ("vector", "claims")
 PLACED_LANES = ("bm25", "walk", *DERIVED_LANES)  # the walk: its edges no named concept led to
 
 
-def _within(lanes: Any) -> Any:
+def _passages_above(pool: Any, score: Any, context_id: Any = None) -> Any:
+    """How many passages (of the context `context_id`, or of every context) are nearer the
+    question than `score`: a correlated count over `pool`, an alias of the lanes' rows."""
+    mine = [] if context_id is None else [pool.c.context_id == context_id]
+    return (
+        select(func.count())
+        .where(pool.c.lane.in_(PASSAGE_LANES), pool.c.score > score, *mine)
+        .scalar_subquery()
+    )
+
+
+def _within(lanes: Any, pool: Any) -> Any:
     """The lanes' rows with their rank within their context (`local`), for the passages their
     place among every context's (`among`), and their context's best passage's (`best_place`)."""
     c = lanes.c
@@ -78,22 +89,12 @@ def _within(lanes: Any) -> Any:
         .label("among"),
     ).subquery("windows")
     w = windows.c
-    pool = aliased(lanes, name="own_pool")
-
-    def theirs_above(score: Any) -> Any:  # the row's own context's passages nearer than `score`
-        return (
-            select(func.count())
-            .where(
-                pool.c.lane.in_(PASSAGE_LANES),
-                pool.c.context_id == w.context_id,
-                pool.c.score > score,
-            )
-            .scalar_subquery()
-        )
-
     local = case(
-        (w.lane.in_(DERIVED_LANES), theirs_above(w.score + w.spread) + w.summary_place),
-        (w.reach.is_not(None), w.own + theirs_above(w.reach)),
+        (
+            w.lane.in_(DERIVED_LANES),
+            _passages_above(pool, w.score + w.spread, w.context_id) + w.summary_place,
+        ),
+        (w.reach.is_not(None), w.own + _passages_above(pool, w.reach, w.context_id)),
         else_=w.own,
     )
     # the place of the context's best passage among every context's (none: null)
@@ -103,24 +104,19 @@ def _within(lanes: Any) -> Any:
 
 def on_one_scale(lanes: Any) -> Any:
     """The lanes' rows (the `lanes` CTE) re-ranked on one scale (module docstring)."""
-    within = _within(lanes)
-    row = within.c
     pool = aliased(lanes, name="pool")
+    within = _within(lanes, pool)
+    row = within.c
     # after the other contexts' passages nearer the question than the context's best one (a
     # context with no passage keeps the local rank)
     placed = func.coalesce(row.best_place - 1, 0) + row.local
-    above = (
-        select(func.count())
-        .where(pool.c.lane.in_(PASSAGE_LANES), pool.c.score > row.score)
-        .scalar_subquery()
-    )
     is_turn = and_(row.lane == "turns", p("turn_scale", Boolean))
     turn_place = func.row_number().over(
         partition_by=is_turn, order_by=(row.score.desc(), row.item_id)
     )
     named = and_(row.lane == "walk", row.reach.is_(None))
     rank = case(
-        (is_turn, above + turn_place),
+        (is_turn, _passages_above(pool, row.score) + turn_place),
         (row.lane.in_(PASSAGE_LANES), row.among),
         (named, row.rank),
         (row.lane.in_(PLACED_LANES), placed),
