@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
+from pydantic_core import PydanticCustomError
+
 from tabane.errors import InvalidInput, InvalidName, Issue
 
 PUBLIC = "public"
@@ -158,13 +160,26 @@ def expected_context(
     return where
 
 
-def issue_path(loc: Iterable[Any]) -> str:
+def issue_path(loc: Iterable[Any], at: str = "") -> str:
     """A validation location as an issue path: `("body", "paragraphs", 0, "text")` ->
-    `body.paragraphs[0].text`."""
+    `body.paragraphs[0].text`; `at` is a path inside the field (`text_problems`' "[1]", "k[0]")."""
     out = ""
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else f".{part}" if out else str(part)
+    if at:
+        out += at if at.startswith("[") or not out else f".{at}"
     return out
+
+
+def storable_text(value: Any) -> Any:
+    """A field validator's check: no NUL and no lone surrogate in any text of `value` (nested
+    ones included): PostgreSQL could not store or compare it. The error carries where inside
+    the field (`ctx["at"]`, for `issue_path`)."""
+    found = text_problems(value, "")
+    if found:
+        where, problem = found[0]
+        raise PydanticCustomError("unstorable_text", "{problem}", {"problem": problem, "at": where})
+    return value
 
 
 def parse_date(value: Any, path: str) -> datetime | None:

@@ -68,4 +68,19 @@ def test_sessions_round_trip(
     assert later.status_code == 422 and later.json()["error"]["issues"][0]["path"] == "body.at"
     gone = client.delete(f"/sessions/{name}")
     assert gone.json() == {"deleted": name, "turns": 3}
+    # bytes that are not UTF-8 are refused, not read as U+FFFD (where a%FEb would meet a%FFb)
+    for url in (f"/sessions/{name}%FF/turns", f"/sessions/{name}/turns?last=%FF"):
+        refused = client.post(url, json={"text": "x"})
+        assert refused.status_code == 422, refused.text
+        body = refused.json()["error"]
+        assert body["code"] == "invalid_input" and body["written"] == "nothing"
+        assert body["issues"][0]["path"] == ("query" if "?" in url else "path")
+    assert name not in [s["name"] for s in client.get("/sessions").json()["sessions"]]
+    # a JSON body sent as another type: the type is named, not the fields
+    plain = client.post(
+        f"/sessions/{name}/turns", content=b'{"text": "x"}', headers={"content-type": "text/plain"}
+    )
+    assert plain.status_code == 422
+    assert plain.json()["error"]["issues"][0]["path"] == "headers.content-type"
+    assert not any("\ufffd" in s["name"] for s in client.get("/sessions").json()["sessions"])
     assert client.get(f"/sessions/{name}/turns").status_code == 404

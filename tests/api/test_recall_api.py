@@ -140,7 +140,7 @@ def test_bad_input_answers_the_error_body_with_stable_codes(
         me.post("/recall", json={**ask, "contexts": [context, "a\u0000"]}),
         422,
         "invalid_input",
-        "body.contexts",
+        "body.contexts[1]",  # the element, not only the field
     )
     _error(me.post("/recall", json={**ask, "preset": ""}), 422, "invalid_input", "body.preset")
     _error(

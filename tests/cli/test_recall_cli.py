@@ -120,3 +120,15 @@ def test_import_tabane_offers_recall(svc: Tabane, user: Principal, stored: str) 
     assert result.recall_id is not None and "limescale" in result.rendered
     with pytest.raises(AttributeError):
         _ = tabane.nothing_here  # type: ignore[attr-defined]
+
+
+def test_stored_control_characters_cannot_drive_the_terminal(
+    cli, svc: Tabane, user: Principal, context: str
+) -> None:
+    text = "Descale with vinegar \x1b]0;owned\x07 and \x1b[2J rinse.\tTwice."
+    svc.ingest(user, context, DocumentInput(source_id="esc", paragraphs=[block(text)]))
+    code, out, _ = cli("recall", "descale vinegar rinse", "-c", context, "--trace")
+    assert code == 0 and "\x1b" not in out and "\x07" not in out
+    assert "vinegar \\x1b]0;owned\\x07 and \\x1b[2J rinse.\tTwice." in out  # shown, not run
+    code, raw, _ = cli("recall", "descale vinegar rinse", "-c", context, "--json")
+    assert "\\u001b" in raw  # JSON keeps the text exactly, escaped by the format itself

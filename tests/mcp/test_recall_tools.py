@@ -82,6 +82,8 @@ def test_recall_errors_are_tool_errors_with_stable_codes(
         await err(c, "recall", {**ask, "budget": "5"}, "invalid_input", "budget")
         await err(c, "recall", {**ask, "question": "a\x00b"}, "invalid_input", "question")
         await err(c, "remember", {"context": context, "text": "a\x00b"}, "invalid_input", "text")
+        bad = {**ask, "contexts": [context, "a\x00"]}  # named down to the element
+        await err(c, "recall", bad, "invalid_input", "contexts[1]")
         await err(
             c,
             "explain_recall",

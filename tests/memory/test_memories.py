@@ -99,5 +99,10 @@ def test_bad_memories_write_nothing(
     with pytest.raises(NoContext):
         svc.remember(make_user(), context, {"text": "not yours"})
     assert svc.memories(user, context).memories == []
+    # a source without a paragraph is a provenance label: it may name what tabane does not
+    # store (a message id, a URL), and is kept as given
+    label = unique("slack:#ops/")
+    kept = svc.remember(user, context, {"text": "the label is kept", "source": label})
+    assert [(m.id, m.source) for m in svc.memories(user, context).memories] == [(kept, label)]
     with pytest.raises(InvalidInput):
         svc.memories(user, context, limit=0)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from tabane.config import Settings
 from tabane.errors import InvalidInput, NoContext, NoPreset, NotFound, TemplateError
+from tabane.ingest.documents import DocumentInput, block
+from tabane.recall.explain import Expected
 from tabane.recall.plan import RecallRequest
 from tabane.recall.presets import (
     DEFAULT,
@@ -208,9 +211,11 @@ def test_the_presets_read_at_start_serve_every_recall(tmp_path: Path) -> None:
     path = _write(
         tmp_path,
         '[presets.small]\nbudget = 300\ncontexts = ["desk"]\ntemplate = "t.j2"\n'
-        '[presets.gone]\ncontexts = ["attic"]\n',
+        '[presets.gone]\ncontexts = ["attic"]\n'
+        '[presets.odd]\ncontexts = ["desk"]\ntemplate = "odd.j2"\n',
     )
     (tmp_path / "t.j2").write_text("Q: {{ question }}", encoding="utf-8")
+    (tmp_path / "odd.j2").write_text("{{ question }}\n{{ answer.text }}", encoding="utf-8")
     svc = Tabane.open(Settings.from_env(base | {"TABANE_PRESETS": str(path)}))
     try:
         user = svc.local_user()
@@ -224,6 +229,21 @@ def test_the_presets_read_at_start_serve_every_recall(tmp_path: Path) -> None:
             svc.recall(user, RecallRequest("what is in the attic today?", preset="gone"))
         assert [i.path for i in gone.value.issues] == ["preset"]
         assert gone.value.issues[0].problem.startswith("gone: contexts[0]")
+        # a template that fails to render fails recall and its explain twin alike: explain
+        # gives no verdict about a bundle that cannot be written
+        svc.ingest(
+            user, "desk", DocumentInput("lamp", paragraphs=[block("A lamp is on the desk today.")])
+        )
+        odd = RecallRequest("what is on the desk today?", preset="odd")
+        for call in (
+            lambda: svc.recall(user, odd),
+            lambda: svc.explain_recall(user, odd, Expected("desk", "lamp", 0)),
+        ):
+            with pytest.raises(TemplateError) as broken:
+                call()
+            assert [i.path for i in broken.value.issues] == ["template:2"]
+        plain = svc.explain_recall(user, replace(odd, preset="small"), Expected("desk", "lamp"))
+        assert plain.verdict == "served"
     finally:
         svc.close()
         embedded.stop(home)

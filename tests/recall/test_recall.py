@@ -60,6 +60,27 @@ def test_a_source_named_by_title_comes_first(svc: Tabane, user, context):
     assert all(not it.direct for it in result.items if it.citation.source == "kettle")
 
 
+def test_a_source_named_by_the_name_its_title_opens_with(svc: Tabane, user, context):
+    _ingest(svc, user, context, "kettle", KETTLE, title="kettle-care(7) — household manual")
+    _ingest(svc, user, context, "garden", GARDEN, title="Garden notes")
+
+    def first(question: str, names: str = "marked"):
+        got = svc.recall(user, RecallRequest(question, (context,)), tunables=Tunables(names=names))
+        return got.items[0], got.trace.lanes["title"].hits
+
+    # a name marked as one: in code, or in another script than the prose around it
+    for question in ("does `kettle-care` cover roses?", "kettle care について、roses は？"):
+        item, _ = first(question)
+        assert (item.citation.source, item.direct) == ("kettle", True), question
+    # in plain prose the same words are as often just words: not named, unless every name is
+    item, _ = first("does kettle care cover roses?")
+    assert not item.direct
+    item, _ = first("does kettle care cover roses?", names="all")
+    assert (item.citation.source, item.direct) == ("kettle", True)
+    item, hits = first("does `kettle-care` cover roses?", names="off")
+    assert not item.direct and hits == 0
+
+
 def test_budget_keeps_the_longest_prefix_that_fits(svc: Tabane, user, context):
     _ingest(svc, user, context, "kettle", KETTLE, title="Kettle care")
     wide = svc.recall(user, RecallRequest("kettle element water", (context,)))

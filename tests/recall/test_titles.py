@@ -69,6 +69,63 @@ def test_order_is_deterministic_and_equal_titles_are_peers() -> None:
     assert named_titles("install? see the FAQ list", titles[::-1]) == got
 
 
+def test_a_title_is_named_by_the_name_it_opens_with() -> None:
+    titles = [("rv", "git-revert(1)"), ("g", "git(1)"), ("rs", "git-reset(1)")]
+    for question in ("git revert refuses to undo a merge", "what does git-revert do?"):
+        got = named_titles(question, titles)
+        # a compound name (it holds the name "git"); "git" alone is prose here, no naming
+        assert [(m.ref, m.direct, m.whole, m.within) for m in got] == [("rv", True, False, ())]
+    marked = named_titles("git revert, or plain `git`?", titles)
+    assert [(m.ref, m.direct, m.within) for m in marked] == [
+        ("rv", True, ()),
+        ("g", True, ("git revert",)),  # named on its own as well: keeps its authority
+    ]
+    # the complete title, section and all, is a naming of the whole title
+    assert next((m.ref, m.whole) for m in named_titles("see git-revert(1)", titles)) == ("rv", True)
+    py = "subprocess — Subprocess management — Python 3.11.2 documentation"
+    got = named_titles("subprocess.run hangs", [(py, py)])
+    assert [(m.title, m.direct, m.whole) for m in got] == [(py, True, False)]
+    assert named("a subprocessing pool", py) == []  # names keep word boundaries
+    assert named("what about Tokyo?", "Tokyo Tower — a guide") == []  # a name is its whole head
+    assert named("XXD(1) or xxd?", "XXD(1)") == [("XXD(1)", True)]
+
+
+def test_a_name_is_marked_when_it_stands_out_from_the_prose() -> None:
+    def marks(question: str, title: str) -> list[bool]:
+        return [m.direct for m in named_titles(question, [(title, title)])] or [False]
+
+    for question, title in (
+        ("json.dumps fails on datetime", "json — JSON encoder and decoder"),
+        ("is random.random() safe?", "random — Generate pseudo-random numbers"),
+        ("what do the fields of /etc/fstab mean?", "fstab(5)"),
+        ("why does .gitignore not apply?", "gitignore(5)"),
+        ("My CSV output has blank lines", "csv — CSV File Reading and Writing"),
+        ("find で更新日時を探す", "FIND(1)"),
+        ("run `sed` in place", "SED(1)"),
+    ):
+        assert marks(question, title) == [True], question
+    for question, title in (
+        ("Building a big string is slow", "string — Common string operations"),
+        ("set up logging.", "logging — Logging facility for Python"),
+        ("I want git to ignore my edits", "git(1)"),
+    ):
+        assert marks(question, title) == [False], question
+        assert named_titles(question, [(title, title)], "all"), question  # every name counts
+        assert not named_titles(question, [(title, title)], "off"), question
+
+
+def test_names_are_written_at_ingest(svc: Tabane, make_user, make_context) -> None:
+    alice = make_user("alice")
+    ctx = make_context(alice)
+    for sid, title in (("r", "git-revert(1)"), ("s", "Shallow commits"), ("x", "XXD(1)")):
+        svc.ingest(alice, ctx, DocumentInput(source_id=sid, title=title, paragraphs=[block("x")]))
+    with svc.store.session(alice) as session:
+        names = dict(session.execute(select(Source.source_id, Source.name_key)).all())
+        hits = title_lane(session, _ids(svc, alice, ctx), "Does `git-revert` or XXD help?")
+    assert names == {"r": "git revert", "s": "", "x": "xxd"}
+    assert [(h.source_id, h.direct) for h in hits] == [("r", True), ("x", True)]
+
+
 def _ids(svc: Tabane, user: Principal, *contexts: str) -> list[int]:
     with svc.store.session(user) as session:
         return [int(session.scalar(select(Context.id).where(Context.name == c))) for c in contexts]

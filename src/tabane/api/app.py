@@ -1,9 +1,9 @@
 """`create_app`: the HTTP surface, a thin shell over the `Tabane` facade.
 
-Layers, outermost first: CatchAll (500 `internal`, logged) → BodyLimit (413 before any route
-runs) → RateLimit (429 per key or user, charged once the principal is resolved) → FastAPI's
-exception handlers (one error body) → the routes, which authenticate through the principal
-resolver and call one facade method each.
+Layers, outermost first: CatchAll (500 `internal`, logged) → PlainUrl (422 for a path or query
+that is not UTF-8) → BodyLimit (413 before any route runs) → RateLimit (429 per key or user,
+charged once the principal is resolved) → FastAPI's exception handlers (one error body) → the
+routes, which authenticate through the principal resolver and call one facade method each.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from tabane.api import (
 )
 from tabane.api.auth import BearerChallenge
 from tabane.api.deps import PrincipalResolver, Svc
-from tabane.api.errors import BodyLimit, CatchAll, install_handlers
+from tabane.api.errors import BodyLimit, CatchAll, PlainUrl, install_handlers
 from tabane.api.ratelimit import RateLimit, RateLimiter, RateLimits
 from tabane.api.schemas import ERROR_RESPONSES, HealthOut
 from tabane.mcp.server import current_request, mount_mcp
@@ -100,5 +100,6 @@ def create_app(
     app.add_middleware(RateLimit, limiter=limiter)  # 429s get Retry-After; heavy slots freed
     app.add_middleware(BearerChallenge)  # every 401 (routes and /mcp) names the scheme
     app.add_middleware(BodyLimit, max_bytes=svc.settings.max_body_bytes)
+    app.add_middleware(PlainUrl)  # a path or query that is not UTF-8 never reaches a route
     app.add_middleware(CatchAll)  # added last = outermost
     return app

@@ -1,4 +1,4 @@
-"""One error body everywhere, and the two pure ASGI guards around the app.
+"""One error body everywhere, and the pure ASGI guards around the app.
 
 Every failure answers `{"error": {"code", "message", "issues": [{"path", "problem"}], "written"}}`
 with the status of its `TabaneError`. An issue path names where the request carried the field
@@ -10,6 +10,7 @@ service's. Framework errors map onto the same body:
     unknown route            404 not_found
     wrong method             405 method_not_allowed
     body over the limit      413 body_too_large (BodyLimit, before any route runs)
+    URL not UTF-8            422 invalid_input (PlainUrl: a path or query escaping bad bytes)
     anything unexpected      500 internal (CatchAll; logged, never a traceback in the body)
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable, Mapping
+from urllib.parse import unquote_to_bytes
 
 from fastapi import FastAPI, Request
 from fastapi.dependencies.models import Dependant
@@ -122,7 +124,18 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
                 issues=[Issue("body", f"{reason} at character {where}")],
             )
         )
-    issues = [Issue(issue_path(e["loc"]), str(e["msg"])) for e in errors]
+    kind = request.headers.get("content-type", "")
+    if "json" not in kind.lower() and any(e["loc"][:1] == ("body",) for e in errors):
+        # the body was never read as JSON: its type is what is wrong, not its fields
+        return error_response(
+            InvalidInput(
+                "the request body must be JSON (Content-Type: application/json)",
+                issues=[Issue("headers.content-type", f"{kind or 'none'}: not application/json")],
+            )
+        )
+    issues = [
+        Issue(issue_path(e["loc"], (e.get("ctx") or {}).get("at", "")), e["msg"]) for e in errors
+    ]
     return error_response(InvalidInput("the request does not match its schema", issues=issues))
 
 
@@ -220,6 +233,30 @@ def _content_length(scope: Scope) -> int | None:
         return int(values[0])
     except ValueError:
         return None
+
+
+class PlainUrl:
+    """Refuse a path or query string whose percent-escapes are not UTF-8 with 422
+    `invalid_input`: decoded, they would become U+FFFD, and different bad names would meet in
+    one (a session `a%FFb` would be `a%FEb`'s)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            for part in ("raw_path", "query_string"):
+                try:
+                    unquote_to_bytes(scope.get(part) or b"").decode("utf-8")
+                except UnicodeDecodeError:
+                    where = "path" if part == "raw_path" else "query"
+                    exc = InvalidInput(
+                        f"the URL's {where} is not UTF-8 text",
+                        issues=[Issue(where, "percent-escaped bytes that are not UTF-8")],
+                    )
+                    await error_response(exc)(scope, receive, send)
+                    return
+        await self.app(scope, receive, send)
 
 
 class CatchAll:

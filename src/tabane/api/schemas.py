@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tabane.errors import InvalidInput, Issue
 from tabane.ingest.documents import DocumentInput, block
-from tabane.types import text_problems
+from tabane.types import storable_text
 
 
 class Request(BaseModel):
@@ -26,11 +26,7 @@ class Request(BaseModel):
     def _storable_text(cls, value: Any) -> Any:
         """No NUL and no lone surrogate in any text of any field (nested ones included):
         PostgreSQL could not store or compare it, so it never reaches the service."""
-        found = text_problems(value, "")
-        if found:
-            where, problem = found[0]
-            raise ValueError(f"{where}: {problem}" if where else problem)
-        return value
+        return storable_text(value)
 
 
 class Response(BaseModel):

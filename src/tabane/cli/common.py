@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import sys
 import threading
@@ -36,6 +37,17 @@ def service() -> Iterator[tuple[Tabane, Principal]]:
     """Open the store for one command and act as the local user."""
     with Tabane.open(Settings.from_env()) as svc:
         yield svc, svc.local_user()
+
+
+# Control characters other than newline and tab, C1 included: stored text printed as it is could
+# move the cursor, recolour or retitle the reader's terminal (ESC sequences).
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def shown(text: str) -> str:
+    """Text for a terminal: each control character but newline and tab written as its escape
+    (`\\x1b`), so stored text cannot drive the terminal it is read in."""
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def emit(value: Any) -> None:

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from tabane.cli.common import emit, handled, service
+from tabane.cli.common import emit, handled, service, shown
 from tabane.errors import InvalidInput, Issue
 from tabane.recall.explain import Expected
 from tabane.recall.plan import RecallRequest
@@ -77,11 +77,11 @@ def recall(
     if as_json:
         emit(result)
         return
-    typer.echo(result.rendered)
+    typer.echo(shown(result.rendered))
     if trace:
         typer.echo("")
         for line in trace_table(result.trace):
-            typer.echo(line)
+            typer.echo(shown(line))
 
 
 def _expected(

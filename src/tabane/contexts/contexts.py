@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from tabane.errors import Forbidden, InvalidInput, Issue, NameTaken, NoContext
 from tabane.graph.stats import graph_stats
 from tabane.storage.schema import Claim, Context, ContextUsage, Paragraph, Section, Source
-from tabane.types import Principal, check_name, scope_set
+from tabane.types import Principal, check_name, scope_set, text_problem
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,8 @@ def writable_scopes(principal: Principal, scopes: object | None, path: str = "sc
 
 
 def resolve(session: Session, name: str, path: str = "context") -> Context:
+    if isinstance(name, str) and (problem := text_problem(name)):  # no stored name has it
+        raise InvalidInput(f"invalid context name: {problem}", issues=[Issue(path, problem)])
     ctx = session.scalar(select(Context).where(Context.name == name))
     if ctx is None:
         raise NoContext(f"no context {name!r}", issues=[Issue(path, "unknown or not visible")])

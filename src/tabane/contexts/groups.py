@@ -16,9 +16,17 @@ from sqlalchemy.orm import Session
 
 from tabane.contexts.contexts import check_description, writable_scopes
 from tabane.contexts.contexts import resolve as resolve_context
-from tabane.errors import Forbidden, GroupCycle, GroupTooDeep, Issue, NameTaken, NoGroup
+from tabane.errors import (
+    Forbidden,
+    GroupCycle,
+    GroupTooDeep,
+    InvalidInput,
+    Issue,
+    NameTaken,
+    NoGroup,
+)
 from tabane.storage.schema import Context, Group, GroupChild, GroupContext
-from tabane.types import Principal, check_name
+from tabane.types import Principal, check_name, text_problem
 
 MAX_HEIGHT = 3  # groups in the longest parent→child chain
 GROUP_GRAPH_LOCK = 0x7461_6261_6E65_0001  # pg_advisory_xact_lock key: "tabane", group graph
@@ -34,6 +42,8 @@ class GroupInfo:
 
 
 def resolve(session: Session, name: str, path: str = "group") -> Group:
+    if isinstance(name, str) and (problem := text_problem(name)):  # no stored name has it
+        raise InvalidInput(f"invalid group name: {problem}", issues=[Issue(path, problem)])
     group = session.scalar(select(Group).where(Group.name == name))
     if group is None:
         raise NoGroup(f"no group {name!r}", issues=[Issue(path, "unknown or not visible")])

@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session
 
 from tabane.derive import community_graph as cg
 from tabane.derive import community_vectors
-from tabane.derive.shared import shared
+from tabane.derive.shared import check_number, shared
 from tabane.errors import InvalidInput, Issue
 from tabane.storage.schema import Association, Community, CommunityMember, Context
 from tabane.text.tokenize import tokenize
@@ -193,11 +193,6 @@ def build(
     )
 
 
-def _check_level(level: int | None) -> None:
-    if level is not None and (isinstance(level, bool) or not isinstance(level, int) or level < 0):
-        raise InvalidInput("level must be a whole number >= 0", issues=[Issue("level", "< 0")])
-
-
 def _load(
     session: Session, ctx: Context, level: int | None, members: int | None
 ) -> list[tuple[Community, tuple[Member, ...]]]:
@@ -246,7 +241,7 @@ def _state(
 
 def read(session: Session, ctx: Context, level: int | None = None) -> Communities:
     """The context's communities (one level, or all), each with its heaviest members."""
-    _check_level(level)
+    check_number("level", level, 0)
     current = graph_version(session, ctx)
     loaded = _load(session, ctx, level, MEMBERS_SHOWN)
     if not loaded and level is not None:  # is there a build at all (another level)?

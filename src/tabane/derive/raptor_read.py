@@ -19,7 +19,7 @@ from typing import Literal
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from tabane.derive.shared import shared
+from tabane.derive.shared import check_number, shared
 from tabane.errors import InvalidInput, Issue, NoNode
 from tabane.storage.schema import (
     Claim,
@@ -33,7 +33,6 @@ from tabane.storage.schema import (
 )
 
 MEMBERS_SHOWN = 20  # member refs listed per node in a read (`size` counts all)
-MAX_ORDINAL = 10_000_000
 
 Kind = Literal["paragraph", "claim", "node", "missing"]
 
@@ -117,21 +116,9 @@ def _has_leaves(version: str) -> bool:
     return not version.startswith("p0/") or not version.split(":n", 1)[1].startswith("0/")
 
 
-def check_level(level: int | None) -> None:
-    if level is not None and (isinstance(level, bool) or not isinstance(level, int) or level < 1):
-        raise InvalidInput("level must be a whole number >= 1", issues=[Issue("level", "< 1")])
-
-
-def _check_ordinal(ordinal: int) -> None:
-    if isinstance(ordinal, bool) or not isinstance(ordinal, int) or not 0 <= ordinal <= MAX_ORDINAL:
-        raise InvalidInput(
-            f"ordinal must be in 0..{MAX_ORDINAL}", issues=[Issue("ordinal", "out of range")]
-        )
-
-
 def read(session: Session, ctx: Context, level: int | None = None) -> RaptorTree:
     """The context's RAPTOR nodes (one level, or all), top level first, with `stale`."""
-    check_level(level)
+    check_number("level", level, 1)
     current = corpus_version(session, ctx)
     n = RaptorNode
     where = [n.context_id == ctx.id] + ([n.level == level] if level is not None else [])
@@ -188,8 +175,8 @@ def members(
     citation can be followed down. An unknown node raises NoNode (`no_node`)."""
     if level is None:
         raise InvalidInput("level is required", issues=[Issue("level", "missing")])
-    check_level(level)
-    _check_ordinal(ordinal)
+    check_number("level", level, 1)
+    check_number("ordinal", ordinal, 0)
     n = RaptorNode
     node = session.scalars(
         select(n)

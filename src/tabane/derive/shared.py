@@ -11,7 +11,21 @@ from typing import Any
 
 from sqlalchemy import ARRAY, ColumnElement, Text, cast, literal
 
+from tabane.errors import InvalidInput, Issue
 from tabane.storage.schema import Context
+
+MAX_ORDINAL = 10_000_000  # a level or ordinal past this is a mistake (and past PostgreSQL's int4)
+
+
+def check_number(field: str, value: int | None, least: int) -> None:
+    """A level or ordinal asked for: a whole number in least..MAX_ORDINAL (None: not asked)."""
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, int) or not least <= value <= MAX_ORDINAL
+    ):
+        raise InvalidInput(
+            f"{field} must be a whole number in {least}..{MAX_ORDINAL}",
+            issues=[Issue(field, f"{value!r} out of range")],
+        )
 
 
 def shared(table: Any, ctx: Context) -> list[ColumnElement[bool]]:

@@ -14,7 +14,7 @@ from tabane.contexts.contexts import ContextInfo, ContextStats
 from tabane.contexts.groups import GroupInfo
 from tabane.search.plan import MAX_LIMIT
 from tabane.sources.read import MAX_PAGE, ParagraphView, SourceInfo
-from tabane.types import SOURCE_STATES, text_problems
+from tabane.types import SOURCE_STATES, storable_text
 
 # -- results that wrap the service's dataclasses (structured content must be a JSON object) -------
 
@@ -74,11 +74,7 @@ class Args(BaseModel):
     def _storable_text(cls, value: Any) -> Any:
         """No NUL and no lone surrogate in any text (nested ones included): PostgreSQL could
         not store or compare it."""
-        found = text_problems(value, "")
-        if found:
-            where, problem = found[0]
-            raise ValueError(f"{where}: {problem}" if where else problem)
-        return value
+        return storable_text(value)
 
     @model_validator(mode="before")
     @classmethod

@@ -11,11 +11,12 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from tabane.derive.raptor_read import RaptorMemberView
+from tabane.derive.shared import MAX_ORDINAL
 from tabane.mcp.arguments import Args, ContextArg
 from tabane.recall.explain import Expected
 from tabane.recall.plan import RecallRequest
 from tabane.recall.result import Evidence
-from tabane.types import MAX_INT4, MAX_INT8, only_context
+from tabane.types import MAX_INT8, only_context
 
 
 class RecallArgs(Args):
@@ -101,10 +102,10 @@ class TraceArgs(Args):
 class OverviewArgs(Args):
     context: ContextArg
     level: Annotated[
-        int, Field(ge=0, le=MAX_INT4, description="L of an item cited `overview L.O`.")
+        int, Field(ge=1, le=MAX_ORDINAL, description="L of an item cited `overview L.O`.")
     ]
     ordinal: Annotated[
-        int, Field(ge=0, le=MAX_INT4, description="O of an item cited `overview L.O`.")
+        int, Field(ge=0, le=MAX_ORDINAL, description="O of an item cited `overview L.O`.")
     ]
 
 

@@ -44,7 +44,7 @@ from tabane.errors import (
     TabaneError,
 )
 from tabane.mcp import catalog, registry
-from tabane.mcp.stdio_guard import unparsed_reply
+from tabane.mcp.stdio_guard import claimed_stdio, unparsed_reply
 from tabane.service import Tabane
 from tabane.types import Principal, issue_path, to_plain
 
@@ -118,7 +118,10 @@ def _tool(spec: registry.ToolSpec) -> mt.Tool:
 
 def invalid_arguments(tool: str, exc: ValidationError) -> InvalidInput:
     """Arguments that do not fit the tool's schema, one issue per problem (`paragraphs[0].text`)."""
-    issues = [Issue(issue_path(e["loc"]) or "arguments", e["msg"]) for e in exc.errors()]
+    issues = [
+        Issue(issue_path(e["loc"], (e.get("ctx") or {}).get("at", "")) or "arguments", e["msg"])
+        for e in exc.errors()
+    ]
     return InvalidInput(f"invalid arguments for {tool}", issues=issues)
 
 
@@ -147,7 +150,12 @@ def run_stdio(svc: Tabane, principal: Principal) -> None:
     server = build_server(svc, lambda: principal)
 
     async def serve() -> None:
-        async with stdio_server() as (read_stream, write_stream), anyio.create_task_group() as tg:
+        with claimed_stdio() as (stdin, stdout):
+            async with stdio_server(stdin, stdout) as (read_stream, write_stream):
+                await _relayed(read_stream, write_stream)
+
+    async def _relayed(read_stream: Any, write_stream: Any) -> None:
+        async with anyio.create_task_group() as tg:
             send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
 
             async def relay() -> None:  # answer the lines the SDK could not parse (stdio_guard)

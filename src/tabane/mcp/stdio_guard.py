@@ -6,13 +6,21 @@ the escape, so such a line is read again here; a tool call gets the tool error a
 for text PostgreSQL cannot store (`invalid_input`, the argument's path), any other request a
 JSON-RPC error. A line with no request id (a notification, or not JSON at all), or one the SDK
 refused for another reason than such text, goes on to the server as the SDK left it.
+
+Bytes that are not UTF-8 take the same way: `claimed_stdio` decodes stdin with surrogateescape
+(the SDK's own reader would turn them into U+FFFD and store that as if it had been sent), so they
+arrive as lone surrogates and are refused with their argument's path.
 """
 
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
+import anyio
 from mcp import types as mt
 from pydantic import ValidationError
 
@@ -27,7 +35,8 @@ def unparsed_reply(item: object, tool_error: Any) -> mt.JSONRPCResponse | mt.JSO
     exc = item
     if not isinstance(exc, ValidationError):
         return None
-    raw = next((e.get("input") for e in exc.errors() if e.get("type") == "json_invalid"), None)
+    unread = ("json_invalid", "string_unicode")  # not JSON to pydantic; not UTF-8 text
+    raw = next((e.get("input") for e in exc.errors() if e.get("type") in unread), None)
     if not isinstance(raw, (str, bytes, bytearray)):
         return None
     try:
@@ -56,3 +65,26 @@ def unparsed_reply(item: object, tool_error: Any) -> mt.JSONRPCResponse | mt.JSO
     why = "the request holds text that is not valid Unicode"
     error = mt.ErrorData(code=mt.INVALID_PARAMS, message=why)
     return mt.JSONRPCError(jsonrpc="2.0", id=rid, error=error)
+
+
+@contextmanager
+def claimed_stdio() -> Iterator[tuple[anyio.AsyncFile[str], anyio.AsyncFile[str]]]:
+    """The wire's stdin and stdout, claimed as the SDK claims them — meanwhile fd 0 reads the
+    null device and fd 1 writes to stderr, so nothing else reads the wire or writes onto it —
+    with stdin decoded by surrogateescape (see above). Both descriptors are restored on exit."""
+    saved_in, saved_out = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    wire_in = open(os.dup(saved_in), encoding="utf-8", errors="surrogateescape")  # noqa: SIM115
+    wire_out = open(os.dup(saved_out), "w", encoding="utf-8")  # noqa: SIM115
+    try:
+        yield anyio.wrap_file(wire_in), anyio.wrap_file(wire_out)
+    finally:
+        wire_in.close()
+        wire_out.close()
+        os.dup2(saved_in, 0)
+        os.dup2(saved_out, 1)
+        os.close(saved_in)
+        os.close(saved_out)

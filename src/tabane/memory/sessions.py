@@ -74,6 +74,8 @@ class Window:
 def check_session_name(value: object, path: str = "session") -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput("a session needs a name", issues=[Issue(path, "empty or not text")])
+    if problem := text_problem(value):
+        raise InvalidInput("invalid session name", issues=[Issue(path, problem)])
     name = unicodedata.normalize("NFC", value.strip())
     if len(name) > MAX_NAME or any(unicodedata.category(ch) == "Cc" for ch in name):
         raise InvalidInput(

@@ -19,7 +19,7 @@ evidence — the first verdict that applies, from the same statement, ordering a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from sqlalchemy import select
@@ -30,7 +30,7 @@ from tabane.models.reranker import Reranker
 from tabane.recall.kernel import TurnWindow, gather
 from tabane.recall.order import Placed
 from tabane.recall.plan import Tunables
-from tabane.recall.recall import run
+from tabane.recall.recall import Outcome, run
 from tabane.recall.result import LaneRank
 from tabane.search.search import QueryVector
 from tabane.storage.schema import Claim, Context, Paragraph, Source
@@ -165,7 +165,11 @@ def explain(
     chars_per_token: float,
     plan: str = "maximal",
     tunables: Tunables | None = None,
+    rendered: Callable[[Outcome], object] | None = None,
 ) -> Explanation:
+    """The first verdict that applies to `expected`. `rendered` renders an outcome as recall
+    would (its template's error is raised as recall raises it: no verdict for a bundle that
+    cannot be written)."""
     expected.check()
     t = tunables or Tunables()
     keys = _keys(session, contexts, expected)
@@ -191,6 +195,8 @@ def explain(
         plan=plan,
         tunables=t,
     )
+    if rendered is not None:
+        rendered(outcome)
     placed = [p for p in outcome.placed if p.item.key in keys]
     replies = [p for p in outcome.placed if outcome.found[p.item.key].asked in keys]
     if placed or replies:

@@ -20,7 +20,7 @@ from tabane.recall.evidence import Candidate, candidate
 from tabane.recall.plan import PLANS, Tunables
 from tabane.recall.result import LaneReport
 from tabane.recall.statement import LANES, VECTOR_LANES, Shape, build_recall_statement
-from tabane.recall.titles import MIN_TITLE, named_titles
+from tabane.recall.titles import title_lane
 from tabane.search import bm25, vectors
 from tabane.search.search import QueryVector
 from tabane.sources.write import title_key
@@ -85,10 +85,9 @@ def bind(
         "candidates": t.candidates,
         "rrf_k": t.rrf_k,
         "terms": bm25.unique_terms(tokenize(question)),
-        "question_key": title_key(question),
+        "question": question,  # read in Python before the statement (title names)
+        "question_key": title_key(question),  # the areas lane's
         "question_spelling": spelling_key(question),
-        "min_title": MIN_TITLE,
-        "title_sources": t.title_sources,
         "title_lead": t.title_lead,
         "walk_pool": t.walk_pool,
         "gloss_seeds": t.gloss_seeds,
@@ -137,6 +136,10 @@ def bind_before(
         lexical = beside.submit(lambda side: bind_lexical(side, contexts, terms, t.pool))
     elif "bm25" in shape.lanes:
         params.update(bind_lexical(session, contexts, terms, t.pool))
+    if "title" in shape.lanes:
+        ids = [c.id for c in contexts]
+        hits = title_lane(session, ids, params["question"], t.names)
+        params.update(title_pks=[h.source_pk for h in hits], title_direct=[h.direct for h in hits])
     names: tuple[str, ...] = ()
     if "walk" in shape.lanes:
         # the question's parts (~1 ms of Python for a long question) only when the walk runs
@@ -223,7 +226,7 @@ def gather(
     for lane in shape.lanes:
         hits = sum(1 for c in found if lane in c.lane_names)
         reports[lane] = LaneReport(True, hits=hits)
-    kept = apply_titles(question, found)
+    kept = apply_titles(found, params.get("title_pks", []), params.get("title_direct", []))
     scope_names = sorted({s for c in kept for s in (c.row.scopes or ())})
     scopes = {
         name: desc
@@ -246,20 +249,15 @@ def _once(found: list[Candidate]) -> list[Candidate]:
     return out
 
 
-def apply_titles(question: str, found: list[Candidate]) -> list[Candidate]:
-    """The maximal-title rule over the title lane's superset: a candidate found only because its
-    title's key occurs in the question is dropped unless the title is named on word boundaries;
-    every paragraph of a source named on its own (not only inside a longer named title) is
-    direct, every other candidate is not."""
-    titled = {c.source_pk: c.title or "" for c in found if "title" in c.lane_names}
-    matches = named_titles(question, [(str(pk), title) for pk, title in titled.items()])
-    named = {int(m.ref) for m in matches}
-    direct = {int(m.ref) for m in matches if m.direct}
+def apply_titles(
+    found: list[Candidate], named: Sequence[int], direct: Sequence[bool]
+) -> list[Candidate]:
+    """Every paragraph of a source named on its own (titles.py: not only inside a longer named
+    title) is direct, whichever lane found it; every other candidate is not."""
+    first = {pk for pk, d in zip(named, direct, strict=True) if d}
     out: list[Candidate] = []
     for c in found:
-        if c.lane_names == ("title",) and c.source_pk not in named:
-            continue
-        is_direct = c.kind == "paragraph" and c.source_pk in direct
+        is_direct = c.kind == "paragraph" and c.source_pk in first
         if is_direct != c.direct:
             c = Candidate(**{**c.__dict__, "direct": is_direct})
         out.append(c)

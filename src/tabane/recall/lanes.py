@@ -44,7 +44,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import aliased
 
-from tabane.storage.schema import Paragraph, ParagraphVector, Source
+from tabane.storage.schema import Paragraph, ParagraphVector
 
 ROW = ("kind", "item_id", "context_id", "lane", "rank", "score", "direct", "reach")
 
@@ -228,18 +228,12 @@ def bm25_lane() -> Select[Any]:
 
 
 def title_lane() -> Select[Any]:
-    question = p("question_key", Text)
+    """The lead paragraphs of the sources the question names by title, found before the
+    statement (titles.py `title_lane`, kernel.py `bind_before`) and bound as parallel arrays."""
     named = (
-        select(Source.id)
-        .where(
-            Source.context_id == func.any(p("ctx_ids", ARRAY(Integer))),
-            Source.retracted_at.is_(None),
-            func.length(Source.title_key) >= p("min_title", Integer),
-            func.strpos(question, Source.title_key) > 0,
-        )
-        .order_by(func.length(Source.title_key).desc(), Source.id)
-        .limit(p("title_sources", Integer))
-        .cte("named_sources")
+        func.unnest(p("title_pks", ARRAY(BigInteger)), p("title_direct", ARRAY(Boolean)))
+        .table_valued("source_pk", "direct")
+        .render_derived(name="named")
     )
     return (
         select(
@@ -250,9 +244,9 @@ def title_lane() -> Select[Any]:
                 "title",
                 Paragraph.idx + 1,
                 literal(1.0),
-                true(),
+                named.c.direct,
             )
         )
-        .join(named, named.c.id == Paragraph.source_pk)
+        .join(named, named.c.source_pk == Paragraph.source_pk)
         .where(Paragraph.idx < p("title_lead", Integer))
     )

@@ -38,7 +38,6 @@ class Tunables:
     candidates: int = 60  # fused candidates the statement returns
     rrf_k: float = 60.0  # reciprocal rank fusion constant (as sources/search)
     title_lead: int = 2  # lead paragraphs of a source named by title
-    title_sources: int = 20  # named-title candidates (a superset, checked in Python)
     walk_pool: int = 20  # edges per hop
     gloss_seeds: int = 3  # walk seeds per context from the question's nearest concept glosses
     catalog_limit: int = 5
@@ -57,6 +56,10 @@ class Tunables:
     voices: bool = True  # items said by someone the question names first (order.py `voiced`)
     turn_scale: bool = True  # turns ranked on the passages' scale (scale.py)
     impute: bool = True  # a paragraph one paragraph lane missed ranks just past its end there
+    # A source named by the name its title opens with ("git revert" of "git-revert(1)"): named
+    # as by its whole title where the name is marked as one (titles.py `marked`), "all": every
+    # name, "off": no name.
+    names: str = "marked"
 
 
 @dataclass(frozen=True)

@@ -248,6 +248,19 @@ class RecallService(ServiceBase):
         applies, from the same statement, ordering and budget as `recall` (with the same
         `tunables`)."""
         ready = self._prepare(request)
+        template_file = ready.preset.template or self.settings.recall_template
+
+        def rendered(outcome: Outcome) -> str:  # as recall writes it (a broken template raises)
+            return render.render(
+                request.question,
+                order.served(outcome.placed),
+                asker=request.speaker,
+                template=self.recall_templates[template_file],
+                cut=sum(p.outcome == "cut_by_budget" for p in outcome.placed),
+                budget=ready.budget,
+                name=template_file.name if template_file else None,
+            )
+
         with self.store.session(user) as session:
             reached = ready.reach(session)
             window = self._window(session, user, request)
@@ -266,4 +279,5 @@ class RecallService(ServiceBase):
                 chars_per_token=self.settings.chars_per_token,
                 plan=request.plan,
                 tunables=tunables,
+                rendered=rendered,
             )

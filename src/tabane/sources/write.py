@@ -4,6 +4,7 @@ the rows (and so the vectors) of the paragraphs it repeats word for word."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -187,9 +188,31 @@ def title_key(title: str) -> str:
     return " ".join(normalize(title).split())
 
 
+# What separates a title's name from the rest: "subprocess — Subprocess management — Python 3.11.2
+# documentation", "Futures: …", "a | b"; then a manual page's section, "git-revert(1)", "XXD(1)".
+_SEPARATOR = re.compile(r"\s+[—–|-]\s+|:\s")
+_SECTION = re.compile(r"\s*\(\s*[0-9][0-9a-z]*\s*\)$")
+
+
+def spaced(key: str) -> str:
+    """A key with hyphens read as spaces: a name is written "git-revert" and "git revert"."""
+    return key.replace("-", " ")
+
+
+def name_key(title: str) -> str:
+    """What a title names, matched inside a question besides the whole title (`spaced`): the
+    title's key up to its first separator, without a manual page's section ("git-revert(1)" →
+    "git revert", "subprocess — Subprocess management — …" → "subprocess"); "" when that is the
+    whole title as it is matched already."""
+    key = title_key(title)
+    head = spaced(_SECTION.sub("", _SEPARATOR.split(key, maxsplit=1)[0]).strip())
+    return "" if head == key else head
+
+
 def _apply_meta(source: Source, meta: SourceMeta) -> None:
     source.title = meta.title
     source.title_key = title_key(meta.title)
+    source.name_key = name_key(meta.title)
     source.format = meta.format
     source.content_hash = meta.content_hash
     source.raw_hash = meta.raw_hash

@@ -212,6 +212,7 @@ class Source(Scoped, Base):
     source_id: Mapped[str] = mapped_column(Text)
     title: Mapped[str] = mapped_column(Text, server_default="")
     title_key: Mapped[str] = mapped_column(Text, server_default="")  # sources.write.title_key
+    name_key: Mapped[str] = mapped_column(Text, server_default="")  # sources.write.name_key
     format: Mapped[str] = mapped_column(Text, server_default="text")
     date: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     tags: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")
