@@ -82,7 +82,8 @@ def claimed_stdio() -> Iterator[tuple[anyio.AsyncFile[str], anyio.AsyncFile[str]
     try:
         yield anyio.wrap_file(wire_in), anyio.wrap_file(wire_out)
     finally:
-        wire_in.close()
+        # wire_in stays open: on SIGTERM its reader thread is still blocked in a read, and
+        # closing the file would wait for that read's lock (the process exits anyway)
         wire_out.close()
         os.dup2(saved_in, 0)
         os.dup2(saved_out, 1)
