@@ -39,8 +39,10 @@ from tabane.service import Tabane
 from tabane.storage import schema_derived
 from tabane.storage.schema import (
     SCOPED_TABLES,
+    ApiKey,
     Association,
     Base,
+    Claim,
     Community,
     CommunityMember,
     Context,
@@ -49,6 +51,8 @@ from tabane.storage.schema import (
     RaptorMember,
     RaptorNode,
     Source,
+    VocabEntry,
+    VocabVector,
 )
 from tabane.types import PUBLIC, Principal, personal_scope
 
@@ -426,3 +430,60 @@ def test_erasure_takes_what_only_the_user_could_read_and_nothing_of_anyone_else(
     again = svc.principal(x.name)
     assert [s.source_id for s in svc.list_sources(again, shared).sources] == ["team-doc"]
     assert svc.memories(again, shared).memories == []
+
+
+def test_erasure_repairs_what_the_users_claims_changed_in_a_shared_context(
+    vsvc: Tabane, make_user: Callable[..., Principal]
+) -> None:
+    """x's correction of y's claim goes with x, and y's claim is open again; the spellings only
+    x wrote leave the vocabulary, the glosses that quoted x's facts are deleted (and queued to
+    be written again); an admin's key narrowed to x's scope stays, without it."""
+    team = unique("org:team")
+    x = make_user("x", extra_write=(team,))
+    y = make_user("y", extra_write=(team,))
+    admin = make_user("admin", extra_read=(team, personal_scope(x.name)))
+    key = vsvc.create_key(admin.name, read=[personal_scope(x.name), team], write=[])
+    shared = unique("ctx")
+    vsvc.create_context(y, shared, scopes=[team])
+    (loud,) = vsvc.add_claims(y, shared, [ClaimInput("kettle", "is", "loud", 1.0)]).claims
+    fix = ClaimInput("kettle", "is", "loud", -1.0, closes=(loud,), perspective=y.name)
+    vsvc.add_claims(x, shared, [fix, ClaimInput("kettle", "zq_leaks_on", "zq friday", 1.0)])
+    vsvc.wait_for_jobs()  # the glosses of kettle, loud, zq friday are embedded
+    with vsvc.store.admin() as session:
+        ctx_id = session.scalar(select(Context.id).where(Context.name == shared))
+        glossed = set(
+            session.scalars(
+                select(VocabEntry.name)
+                .join(VocabVector, VocabVector.entry_id == VocabEntry.id)
+                .where(VocabEntry.context_id == ctx_id)
+            )
+        )
+    assert {"kettle", "zq friday"} <= glossed
+
+    done = vsvc.erase_user(x.name)
+    assert (done.reopened, done.keys_narrowed) == (1, 1) and done.forgotten >= 2
+    with vsvc.store.admin() as session:
+        claim = session.get(Claim, loud)
+        assert claim is not None and (claim.closed_at, claim.closed_by) == (None, None)
+        edge = session.execute(
+            select(Association.weight, Association.claims).where(
+                Association.context_id == ctx_id, Association.object == "loud"
+            )
+        ).all()
+        assert [tuple(e) for e in edge] == [(1.0, 1)]  # y's weight, not x's correction
+        names = set(session.scalars(select(VocabEntry.name).where(VocabEntry.context_id == ctx_id)))
+        assert "zq friday" not in names and "zq_leaks_on" not in names and "kettle" in names
+        quoting = session.scalars(
+            select(VocabVector.gloss).where(VocabVector.context_id == ctx_id)
+        ).all()
+        assert not [g for g in quoting if "zq" in g]
+        queued = session.scalar(
+            select(func.count())
+            .select_from(Job)
+            .where(Job.kind == "embed_glosses", Job.context_id == ctx_id, Job.state == "queued")
+        )
+        assert queued >= 1
+        kept = session.execute(
+            select(ApiKey.read_scopes, ApiKey.write_scopes).where(ApiKey.prefix == key.key.prefix)
+        ).one()
+    assert (kept.read_scopes, kept.write_scopes) == ([team], [])

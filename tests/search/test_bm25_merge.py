@@ -277,6 +277,44 @@ def test_writes_between_the_steps_of_a_merge_keep_the_read_exact(
     assert masks == 1  # b's mask is dropped; a's, written during the merge, stays
 
 
+def test_a_paragraph_reindexed_in_place_stays_found_between_the_steps_of_a_merge(
+    svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
+) -> None:
+    """A replaced source's kept paragraphs keep their ids and get new packs; their old merged
+    records are masked. A step that folds the new packs in must not lose them to that mask
+    (which the merge drops only after its last step), nor must a merge that dies after a step."""
+    owner, ctx, scopes = _two_sources(
+        svc, make_user, make_context, "kernel module socket", "packet route table"
+    )
+    texts = ["aardvark burrow night", "badger sett dusk", "capybara river noon"]
+    svc.ingest(owner, ctx, _doc("c", texts, scopes))
+    with svc.store.session(owner) as session:
+        ctx_id = session.scalar(select(Context.id).where(Context.name == ctx))
+        assert ctx_id is not None
+        merge.merge(session, ctx_id, scopes, force=True)
+    svc.ingest(owner, ctx, _doc("c", [texts[0], "badger sett dawn", texts[2]], scopes))
+    questions = ["aardvark burrow", "capybara noon", "badger dawn", "kernel socket"]
+
+    class Died(Exception):
+        pass
+
+    def meanwhile(step: int) -> None:
+        for q in questions:
+            merged_hits, pack_hits = _both(svc, owner, ctx, q)
+            assert merged_hits and merged_hits == pack_hits, (step, q)
+        if step == 1:
+            raise Died  # the job dies here: its lease runs out, nothing after is done
+
+    with pytest.raises(Died):
+        merge.merge_in_steps(
+            lambda: svc.store.session(owner), ctx_id, scopes, force=True, step_terms=2,
+            between=meanwhile,
+        )  # fmt: skip
+    for q in questions:
+        merged_hits, pack_hits = _both(svc, owner, ctx, q)
+        assert merged_hits and merged_hits == pack_hits, q
+
+
 def test_the_job_merges_in_steps_once_its_budget_is_due(
     svc: Tabane,
     make_user: Callable[..., Principal],

@@ -17,7 +17,9 @@ applies to, and a test fails on it).
   writer names no other speaker, so "the claims a user authored" are the claims carrying their
   name as author. Anyone may write a note "said by" NAME in their own private context; that
   row is theirs, not NAME's, and neither leaves with NAME's export nor goes with the erasure.
-- A column `user_id`: the user's rows (grants, API keys, sessions, recall traces).
+- A column `user_id`: the user's rows (grants, API keys, sessions, recall traces). Another
+  user's API key narrowed to the user's personal scope stays, without that scope
+  (`strip_scope`).
 - A foreign key with ON DELETE CASCADE: rows pointing at an erased row (a session's turns, a
   private context's sources, a private group's memberships, the grants of the personal scope).
 - Derived memory (`DERIVED`: communities, profiles, RAPTOR nodes, and their members through the
@@ -263,6 +265,22 @@ def prune_edges(session: Session, edges: Edges) -> int:
     return deleted
 
 
+def strip_scope(session: Session, target: Target) -> int:
+    """Take the erased personal scope out of other users' API keys that were narrowed to read
+    or write it (the key stays its holder's): a user of the same name made later must not be
+    read through them. Returns how many keys changed."""
+    keys = Base.metadata.tables["api_keys"]
+    result = session.execute(
+        keys.update()
+        .where(_holds(keys.c.read_scopes, target.scope) | _holds(keys.c.write_scopes, target.scope))
+        .values(
+            read_scopes=func.array_remove(keys.c.read_scopes, target.scope),
+            write_scopes=func.array_remove(keys.c.write_scopes, target.scope),
+        )
+    )
+    return int(result.rowcount)  # type: ignore[attr-defined]
+
+
 def _own(table: Table, target: Target) -> list[ColumnElement[bool]]:
     if table.name == "users":
         return [table.c.id == target.user_id]
@@ -271,9 +289,9 @@ def _own(table: Table, target: Target) -> list[ColumnElement[bool]]:
     found: list[ColumnElement[bool]] = []
     if "scopes" in table.c and not _inherits_scopes(table):
         found.append(_holds(table.c.scopes, target.scope))
-    if "read_scopes" in table.c:  # a job that would run as the user
+    if "read_scopes" in table.c and "user_id" not in table.c:  # a job that would run as them
         found.append(_holds(table.c.read_scopes, target.scope))
-    if "user_id" in table.c:
+    if "user_id" in table.c:  # (another user's key that reads their scope loses only the scope)
         found.append(table.c.user_id == target.user_id)
     if table.name == "claims":
         readable = or_(

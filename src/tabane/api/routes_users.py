@@ -25,6 +25,9 @@ class ErasureOut(Response):
     renetted: int
     pruned: int
     rebuilds: int = Field(description="derived builds queued to run again over the rows left")
+    reopened: int = Field(description="others' claims the user's erased corrections had closed")
+    forgotten: int = Field(description="concepts and labels only the erased claims named")
+    keys_narrowed: int = Field(description="other users' API keys that lost the personal scope")
 
 
 @router.delete("/users/{name}")
@@ -39,6 +42,9 @@ def erase_user(name: str, svc: Svc, user: User) -> ErasureOut:
         renetted=done.renetted,
         pruned=done.pruned,
         rebuilds=done.rebuilds,
+        reopened=done.reopened,
+        forgotten=done.forgotten,
+        keys_narrowed=done.keys_narrowed,
     )
 
 

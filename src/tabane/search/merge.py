@@ -113,9 +113,11 @@ def merge_in_steps(
     """`merge` one range of about `step_terms` terms per transaction (`sessions()` opens one),
     so the set's writers wait for a step, not for the whole rebuild (the job's way; `between`
     runs after each committed step, for tests). The read stays exact meanwhile: every merged
-    row comes from flagged packs, and a removal masks the ids of its flagged packs whichever
-    steps are done. At the end only the masks older than the merge are dropped: their sources
-    were gone before the first step, so no rebuilt row holds them."""
+    row comes from flagged packs, a removal masks the ids of its flagged packs whichever steps
+    are done, and a rebuilt row is masked only by the masks written after it (`masked_upto`):
+    a paragraph re-indexed in place keeps its id, and the row that folded its new pack in must
+    not lose it to its old mask. At the end only the masks older than the merge are dropped:
+    every row is rebuilt past them."""
     scope_set = sorted(scopes)
     with sessions() as session:
         before, due = _locked_backlog(session, context_id, scope_set, force, min_fresh)
@@ -160,11 +162,17 @@ def rebuild(
     mine = (MergedPack.context_id == context_id, MergedPack.scopes == scope_set)
     session.execute(delete(MergedPack).where(*mine, *within(MergedPack.term)))
     packs = (Pack.context_id == context_id, Pack.scopes == scope_set, *within(Pack.term))
+    # the masks written so far are accounted for: the packs of their sources are gone
+    upto = session.scalar(
+        select(func.coalesce(func.max(DeadPostings.id), 0)).where(
+            DeadPostings.context_id == context_id, DeadPostings.scopes == scope_set
+        )
+    )
     written = session.execute(
         MergedPack.__table__.insert()  # type: ignore[attr-defined]
         .execution_options(preserve_rowcount=True)  # an INSERT's count is not kept by default
         .from_select(
-            ["context_id", "term", "scopes", "postings"],
+            ["context_id", "term", "scopes", "postings", "masked_upto"],
             select(
                 literal(context_id, MergedPack.context_id.type),
                 Pack.term,
@@ -172,6 +180,7 @@ def rebuild(
                 func.string_agg(
                     Pack.postings, aggregate_order_by(literal(b"", LargeBinary), Pack.source_pk)
                 ),
+                literal(int(upto or 0), MergedPack.masked_upto.type),
             )
             .where(*packs)
             .group_by(Pack.term),

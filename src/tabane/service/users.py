@@ -12,6 +12,7 @@ from typing import Any
 
 from tabane.access import erasure
 from tabane.graph import claims as claims_mod
+from tabane.graph import forget
 from tabane.jobs import queue
 from tabane.service.base import ServiceBase
 from tabane.types import Principal
@@ -39,6 +40,9 @@ class Erasure:
     renetted: int
     pruned: int
     rebuilds: int = 0
+    reopened: int = 0  # others' claims the user's erased corrections had closed
+    forgotten: int = 0  # spellings (concepts, labels) only the erased claims named
+    keys_narrowed: int = 0  # other users' API keys that lost the erased personal scope
 
 
 class UsersService(ServiceBase):
@@ -62,16 +66,25 @@ class UsersService(ServiceBase):
             erasure.authorize(session, walk, actor)
             edges = erasure.touched_edges(session, walk)
             derived = erasure.touched_derived(session, walk)
+            closed = forget.closed_by(session, walk.rows["claims"])
             deleted = erasure.delete_rows(session, walk)
+            for where, keys in forget.reopen(session, closed).items():
+                edges.setdefault(where, set()).update(keys)
             for (context_id, scopes), keys in edges.items():
                 claims_mod.renet(session, context_id, scopes, keys)
-                if self.embedder is not None:  # glosses may quote the erased claims
-                    queue.enqueue_glosses(session, context_id=context_id, scopes=scopes)
+                # glosses quote the erased claims: gone now, written again by a worker
+                queue.enqueue_glosses(session, context_id=context_id, scopes=scopes)
+            forget.forget_glosses(session, edges)
             pruned = erasure.prune_edges(session, edges)
+            forgotten = forget.forget_spellings(session, edges)
             renetted = sum(len(keys) for keys in edges.values()) - pruned
+            narrowed = erasure.strip_scope(session, walk.target)
             rebuilds = 0
             for table, enqueue in REBUILDS.items():
                 for context_id, scopes in sorted(derived.get(table, ())):
                     enqueue(session, context_id=context_id, scopes=list(scopes))
                     rebuilds += 1
-            return Erasure(name, deleted, sum(deleted.values()), renetted, pruned, rebuilds)
+            total = sum(deleted.values())
+            return Erasure(
+                name, deleted, total, renetted, pruned, rebuilds, len(closed), forgotten, narrowed
+            )

@@ -48,7 +48,10 @@ class MergedPack(Scoped, Base):
     """Every pack of one term in one context and scope set, concatenated (search/merge.py): a
     question reads one row per term instead of one per source. Derived from `bm25_packs`, whose
     rows stay the truth; the packs folded in are flagged `merged`. Paragraphs removed since are
-    masked by `bm25_dead` until the next merge rebuilds the rows."""
+    masked by `bm25_dead` until the next merge rebuilds the rows: a row is masked only by the
+    masks written after it was rebuilt (`masked_upto`: the newest mask id it already accounts
+    for), so a paragraph re-indexed in place (same id, new pack) folded in by one step of a
+    merge is not hidden by its own older mask."""
 
     __no_scope_index__ = True
     __tablename__ = "bm25_merged"
@@ -58,6 +61,7 @@ class MergedPack(Scoped, Base):
     term: Mapped[str] = mapped_column(Text(collation="C"), primary_key=True)
     scopes: Mapped[list[str]] = mapped_column(ARRAY(Text), primary_key=True)
     postings: Mapped[bytes] = mapped_column(LargeBinary)
+    masked_upto: Mapped[int] = mapped_column(BigInteger, server_default="0")
 
 
 class DeadPostings(Scoped, Base):

@@ -1,0 +1,124 @@
+"""What erasing a user's claims leaves to repair in the graph that outlives them.
+
+access/erasure.py deletes the claims; the service then calls these, in the same transaction,
+for the contexts and scope sets that stay:
+
+- `closed_by`: the claims an erased claim closed ("superseded"). A correction that is gone
+  corrects nothing: `reopen` opens them again (their `valid_until`, which the correction set,
+  is cleared), and their edges are re-netted with the rest.
+- `forget_glosses`: a stored gloss quotes the heaviest facts of its concept, the erased claims
+  among them (text and vector). Those of the concepts the erased claims named are deleted; the
+  `embed_glosses` job writes them again from the facts left, where a worker has an embedder.
+- `forget_spellings`: a concept or label spelled only by the erased claims (no claim left of
+  that context and scope set names it, no alias points at it) leaves the vocabulary, with its
+  statistics, so resolve no longer finds it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import ColumnElement, delete, exists, or_, select, update
+from sqlalchemy.orm import Session
+
+from tabane.graph import vocabulary_stats
+from tabane.storage.schema import Claim, VocabEntry, VocabVector
+
+# (perspective, subject, label, object), as graph.claims.EdgeKey
+EdgeKey = tuple[str, str, str, str]
+Where = tuple[int, tuple[str, ...]]  # (context id, scope set)
+Edges = Mapping[Where, set[EdgeKey]]
+
+
+def closed_by(session: Session, erased: ColumnElement[bool]) -> list[Any]:
+    """The claims that stay and that a claim matching `erased` closed as superseded (id,
+    context, scope set and edge key), read before the erased claims are deleted."""
+    closers = select(Claim.id).where(erased).scalar_subquery()
+    return list(
+        session.execute(
+            select(
+                Claim.id,
+                Claim.context_id,
+                Claim.scopes,
+                Claim.perspective,
+                Claim.subject,
+                Claim.label,
+                Claim.object,
+            ).where(Claim.closed_by.in_(closers), ~erased)
+        )
+    )
+
+
+def reopen(session: Session, rows: Sequence[Any]) -> dict[Where, set[EdgeKey]]:
+    """Open the claims `closed_by` found again; returns the edges to re-net, by context and
+    scope set."""
+    if not rows:
+        return {}
+    session.execute(
+        update(Claim)
+        .where(Claim.id.in_([r.id for r in rows]))
+        .values(closed_at=None, closed_by=None, close_reason=None, valid_until=None)
+    )
+    edges: dict[Where, set[EdgeKey]] = {}
+    for r in rows:
+        if r.subject is not None:
+            key = (r.perspective, str(r.subject), str(r.label), str(r.object))
+            edges.setdefault((r.context_id, tuple(r.scopes)), set()).add(key)
+    return edges
+
+
+def _named(edges: Iterable[EdgeKey]) -> tuple[set[str], set[str]]:
+    concepts = {name for _, s, _, o in edges for name in (s, o)}
+    return concepts, {label for _, _, label, _ in edges}
+
+
+def forget_glosses(session: Session, edges: Edges) -> int:
+    """Delete the stored glosses (every model's) of the concepts the erased claims named."""
+    deleted = 0
+    for (context_id, scopes), keys in edges.items():
+        concepts, _ = _named(keys)
+        entries = select(VocabEntry.id).where(
+            VocabEntry.context_id == context_id,
+            VocabEntry.kind == "concept",
+            VocabEntry.scopes == list(scopes),
+            VocabEntry.name.in_(sorted(concepts)),
+        )
+        result = session.execute(delete(VocabVector).where(VocabVector.entry_id.in_(entries)))
+        deleted += int(result.rowcount)  # type: ignore[attr-defined]
+    return deleted
+
+
+def forget_spellings(session: Session, edges: Edges) -> int:
+    """Delete the concepts and labels the erased claims named that nothing left names."""
+    doomed: list[int] = []
+    for (context_id, scopes), keys in edges.items():
+        concepts, labels = _named(keys)
+        same = [Claim.context_id == context_id, Claim.scopes == list(scopes)]
+        for kind, names, named_by in (
+            ("concept", concepts, lambda n: or_(Claim.subject == n, Claim.object == n)),
+            ("label", labels, lambda n: Claim.label == n),
+        ):
+            for name in sorted(names):
+                aliased_to = exists().where(
+                    VocabEntry.context_id == context_id,
+                    VocabEntry.kind == kind,
+                    VocabEntry.alias_of == name,
+                )
+                if session.scalar(select(exists().where(*same, named_by(name)))):
+                    continue
+                if session.scalar(select(aliased_to)):
+                    continue
+                doomed += session.scalars(
+                    select(VocabEntry.id).where(
+                        VocabEntry.context_id == context_id,
+                        VocabEntry.kind == kind,
+                        VocabEntry.scopes == list(scopes),
+                        VocabEntry.name == name,
+                        VocabEntry.alias_of.is_(None),
+                    )
+                ).all()
+    vocabulary_stats.unbump_entries(session, doomed)
+    if doomed:
+        session.execute(delete(VocabEntry).where(VocabEntry.id.in_(doomed)))
+    return len(doomed)
