@@ -487,3 +487,37 @@ def test_erasure_repairs_what_the_users_claims_changed_in_a_shared_context(
             select(ApiKey.read_scopes, ApiKey.write_scopes).where(ApiKey.prefix == key.key.prefix)
         ).one()
     assert (kept.read_scopes, kept.write_scopes) == ([team], [])
+
+
+def test_a_grant_revoked_before_the_erasure_does_not_keep_the_users_claims(
+    svc: Tabane, make_user: Callable[..., Principal]
+) -> None:
+    """Offboarding revokes first, then erases: x's claims in the team's context still go (x
+    wrote them), while a note x wrote as another speaker stays without x's id."""
+    team = unique("org:team")
+    x = make_user("x", extra_write=(team,))
+    y = make_user("y", extra_write=(team,))
+    shared = unique("ctx")
+    svc.create_context(y, shared, scopes=[team])
+    own = svc.remember(x, shared, {"text": "x thinks the kettle is overrated"})
+    said = svc.remember(x, shared, {"text": "Hannah says tea at four"}, speaker="Hannah")
+    svc.add_claims(x, shared, [ClaimInput("kettle", "is", "overrated", 1.0)])
+    kept = svc.remember(y, shared, {"text": "y likes the kettle"})
+    assert svc.revoke(x.name, team)
+    done = svc.erase_user(x.name)
+    assert done.deleted["claims"] == 2  # the note and the edge claim x authored
+    left = {m.id for m in svc.memories(y, shared).memories}
+    assert own not in left and {said, kept} <= left
+    with svc.store.admin() as session:
+        writers = dict(
+            session.execute(
+                select(Claim.id, Claim.written_by).where(Claim.id.in_([said, kept]))
+            ).all()
+        )
+        ctx_id = session.scalar(select(Context.id).where(Context.name == shared))
+        edge = session.scalar(
+            select(func.count())
+            .select_from(Association)
+            .where(Association.context_id == ctx_id, Association.object == "overrated")
+        )
+    assert writers == {said: None, kept: y.user_id} and edge == 0

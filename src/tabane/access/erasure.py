@@ -12,10 +12,12 @@ applies to, and a test fails on it).
   the same name was granted it. (A table whose scope set is its parent's, through a foreign
   key that includes `scopes`, follows its parent; a job also goes when it runs with the user's
   read scopes.)
-- `claims`: also every claim whose `author` is NAME that the user may read. A claim records no
-  user id; its author is the label `write_batch` fills with the acting user's name when the
+- `claims`: also every claim whose `author` is NAME that the user may read or wrote
+  (`written_by`: a grant revoked before the erasure does not keep the user's claims in a team's
+  context). Its author is the label `write_batch` fills with the acting user's name when the
   writer names no other speaker, so "the claims a user authored" are the claims carrying their
-  name as author. Anyone may write a note "said by" NAME in their own private context; that
+  name as author; a claim the user wrote as another speaker stays, its writer cleared
+  (`clear_writer`). Anyone may write a note "said by" NAME in their own private context; that
   row is theirs, not NAME's, and neither leaves with NAME's export nor goes with the erasure.
 - A column `user_id`: the user's rows (grants, API keys, sessions, recall traces). Another
   user's API key narrowed to the user's personal scope stays, without that scope
@@ -265,6 +267,15 @@ def prune_edges(session: Session, edges: Edges) -> int:
     return deleted
 
 
+def clear_writer(session: Session, target: Target) -> int:
+    """Clear the erased user's id from the claims that stay (written as another speaker)."""
+    claims = Base.metadata.tables["claims"]
+    result = session.execute(
+        claims.update().where(claims.c.written_by == target.user_id).values(written_by=None)
+    )
+    return int(result.rowcount)  # type: ignore[attr-defined]
+
+
 def strip_scope(session: Session, target: Target) -> int:
     """Take the erased personal scope out of other users' API keys that were narrowed to read
     or write it (the key stays its holder's): a user of the same name made later must not be
@@ -298,7 +309,8 @@ def _own(table: Table, target: Target) -> list[ColumnElement[bool]]:
             table.c.scopes.op("<@", is_comparison=True)(literal(sorted(target.read), ARRAY(Text))),
             table.c.scopes == literal(["public"], ARRAY(Text)),
         )
-        found.append(and_(table.c.author == target.name, readable))
+        written = table.c.written_by == target.user_id  # theirs whatever their grants are now
+        found.append(and_(table.c.author == target.name, or_(readable, written)))
     return found
 
 

@@ -102,7 +102,7 @@ def write_batch(
         session,
         Claim.__table__,  # type: ignore[arg-type]
         rows,
-        {"context_id": ctx.id, "scopes": list(scopes)},
+        {"context_id": ctx.id, "scopes": list(scopes), "written_by": principal.user_id},
     )
     closed = _supersede(session, principal, ctx, claims, ids)
     minted_concepts = vocabulary.ensure(

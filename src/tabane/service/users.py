@@ -79,6 +79,7 @@ class UsersService(ServiceBase):
             forgotten = forget.forget_spellings(session, edges)
             renetted = sum(len(keys) for keys in edges.values()) - pruned
             narrowed = erasure.strip_scope(session, walk.target)
+            erasure.clear_writer(session, walk.target)
             rebuilds = 0
             for table, enqueue in REBUILDS.items():
                 for context_id, scopes in sorted(derived.get(table, ())):

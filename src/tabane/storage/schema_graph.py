@@ -198,6 +198,9 @@ class Claim(Scoped, Base):
     source: Mapped[str | None] = mapped_column(Text)
     paragraph: Mapped[int | None] = mapped_column(Integer)
     author: Mapped[str] = mapped_column(Text)
+    # the user who wrote it (whoever `author` names): erasure finds the user's own claims by it
+    # even where their grants were revoked first; None for claims written before migration 0025
+    written_by: Mapped[int | None] = mapped_column(BigInteger)
     role: Mapped[str | None] = mapped_column(Text)
     kind: Mapped[str] = mapped_column(Text, server_default="world")
     perspective: Mapped[str] = mapped_column(Text, server_default="")
