@@ -120,7 +120,8 @@ def test_names_are_written_at_ingest(svc: Tabane, make_user, make_context) -> No
     for sid, title in (("r", "git-revert(1)"), ("s", "Shallow commits"), ("x", "XXD(1)")):
         svc.ingest(alice, ctx, DocumentInput(source_id=sid, title=title, paragraphs=[block("x")]))
     with svc.store.session(alice) as session:
-        names = dict(session.execute(select(Source.source_id, Source.name_key)).all())
+        mine = Source.context_id.in_(_ids(svc, alice, ctx))
+        names = dict(session.execute(select(Source.source_id, Source.name_key).where(mine)).all())
         hits = title_lane(session, _ids(svc, alice, ctx), "Does `git-revert` or XXD help?")
     assert names == {"r": "git revert", "s": "", "x": "xxd"}
     assert [(h.source_id, h.direct) for h in hits] == [("r", True), ("x", True)]
