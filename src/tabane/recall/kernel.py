@@ -5,7 +5,7 @@ values, execute once, and turn the rows into candidates with the maximal-title r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -127,19 +127,25 @@ def bind_before(
     t: Tunables,
     beside: Beside | None = None,
 ) -> tuple[str, ...]:
-    """What the statement reads from bound arrays, computed first: the BM25 lane's hits and the
-    walk's seeds (returned, sorted, for the trace). Adds them to `params`. With `beside`, the
-    BM25 lane reads on a second connection while this one finds the seeds."""
-    terms = list(params["terms"])
-    lexical: Future[dict[str, list[Any]]] | None = None
-    if "bm25" in shape.lanes and beside is not None:
-        lexical = beside.submit(lambda side: bind_lexical(side, contexts, terms, t.pool))
-    elif "bm25" in shape.lanes:
-        params.update(bind_lexical(session, contexts, terms, t.pool))
+    """What the statement reads from bound arrays, computed first: the BM25 lane's hits, the
+    sources the question names (titles.py) and the walk's seeds (returned, sorted, for the
+    trace). Adds them to `params`. With `beside`, the BM25 lane and the titles are read on a
+    second connection while this one finds the seeds."""
+    terms, question = list(params["terms"]), str(params["question"])
+    work: list[Callable[[Session], dict[str, list[Any]]]] = []
+    if "bm25" in shape.lanes:
+        work.append(lambda s: bind_lexical(s, contexts, terms, t.pool))
     if "title" in shape.lanes:
-        ids = [c.id for c in contexts]
-        hits = title_lane(session, ids, params["question"], t.names)
-        params.update(title_pks=[h.source_pk for h in hits], title_direct=[h.direct for h in hits])
+        work.append(lambda s: bind_titles(s, contexts, question, t.names))
+
+    def read_first(s: Session) -> dict[str, list[Any]]:
+        return {name: value for w in work for name, value in w(s).items()}
+
+    lexical: Future[dict[str, list[Any]]] | None = None
+    if work and beside is not None:
+        lexical = beside.submit(read_first)
+    elif work:
+        params.update(read_first(session))
     names: tuple[str, ...] = ()
     if "walk" in shape.lanes:
         # the question's parts (~1 ms of Python for a long question) only when the walk runs
@@ -156,6 +162,15 @@ def bind_before(
     if lexical is not None:
         params.update(lexical.result())
     return names
+
+
+def bind_titles(
+    session: Session, contexts: Sequence[Context], question: str, names: str
+) -> dict[str, list[Any]]:
+    """The sources the question names (titles.py `title_lane`), bound as the arrays
+    `lanes.title_lane` unnests."""
+    hits = title_lane(session, [c.id for c in contexts], question, names)
+    return {"title_pks": [h.source_pk for h in hits], "title_direct": [h.direct for h in hits]}
 
 
 def bind_lexical(
