@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, delete, exists, or_, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from tabane.graph import vocabulary_stats
 from tabane.storage.schema import Claim, VocabEntry, VocabVector
@@ -90,34 +90,36 @@ def forget_glosses(session: Session, edges: Edges) -> int:
 
 
 def forget_spellings(session: Session, edges: Edges) -> int:
-    """Delete the concepts and labels the erased claims named that nothing left names."""
+    """Delete the concepts and labels the erased claims named that nothing left names: one
+    query per context, scope set and kind."""
     doomed: list[int] = []
+    alias = aliased(VocabEntry)
     for (context_id, scopes), keys in edges.items():
         concepts, labels = _named(keys)
-        same = [Claim.context_id == context_id, Claim.scopes == list(scopes)]
-        for kind, names, named_by in (
-            ("concept", concepts, lambda n: or_(Claim.subject == n, Claim.object == n)),
-            ("label", labels, lambda n: Claim.label == n),
-        ):
-            for name in sorted(names):
-                aliased_to = exists().where(
-                    VocabEntry.context_id == context_id,
-                    VocabEntry.kind == kind,
-                    VocabEntry.alias_of == name,
+        for kind, names in (("concept", concepts), ("label", labels)):
+            v = VocabEntry
+            named_by = (
+                or_(Claim.subject == v.name, Claim.object == v.name)
+                if kind == "concept"
+                else Claim.label == v.name
+            )
+            left = exists().where(
+                Claim.context_id == context_id, Claim.scopes == list(scopes), named_by
+            )
+            aliased_to = exists().where(
+                alias.context_id == context_id, alias.kind == kind, alias.alias_of == v.name
+            )
+            doomed += session.scalars(
+                select(v.id).where(
+                    v.context_id == context_id,
+                    v.kind == kind,
+                    v.scopes == list(scopes),
+                    v.name.in_(sorted(names)),
+                    v.alias_of.is_(None),
+                    ~left,
+                    ~aliased_to,
                 )
-                if session.scalar(select(exists().where(*same, named_by(name)))):
-                    continue
-                if session.scalar(select(aliased_to)):
-                    continue
-                doomed += session.scalars(
-                    select(VocabEntry.id).where(
-                        VocabEntry.context_id == context_id,
-                        VocabEntry.kind == kind,
-                        VocabEntry.scopes == list(scopes),
-                        VocabEntry.name == name,
-                        VocabEntry.alias_of.is_(None),
-                    )
-                ).all()
+            ).all()
     vocabulary_stats.unbump_entries(session, doomed)
     if doomed:
         session.execute(delete(VocabEntry).where(VocabEntry.id.in_(doomed)))
