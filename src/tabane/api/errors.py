@@ -125,7 +125,8 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
             )
         )
     kind = request.headers.get("content-type", "")
-    if "json" not in kind.lower() and any(e["loc"][:1] == ("body",) for e in errors):
+    sent = request.headers.get("content-length", "0") != "0"  # a body that was not JSON-typed
+    if sent and "json" not in kind.lower() and any(e["loc"][:1] == ("body",) for e in errors):
         # the body was never read as JSON: its type is what is wrong, not its fields
         return error_response(
             InvalidInput(
