@@ -9,6 +9,7 @@ import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -445,10 +446,15 @@ def test_erasure_repairs_what_the_users_claims_changed_in_a_shared_context(
     key = vsvc.create_key(admin.name, read=[personal_scope(x.name), team], write=[])
     shared = unique("ctx")
     vsvc.create_context(y, shared, scopes=[team])
-    (loud,) = vsvc.add_claims(y, shared, [ClaimInput("kettle", "is", "loud", 1.0)]).claims
-    fix = ClaimInput("kettle", "is", "loud", -1.0, closes=(loud,), perspective=y.name)
+    until = datetime(2030, 1, 1, tzinfo=UTC)
+    loud = ClaimInput("kettle", "is", "loud", 1.0, valid_until=until)
+    (loud_id,) = vsvc.add_claims(y, shared, [loud]).claims
+    # y's private view of the team's kettle: its gloss reads the team's facts, x's included
+    wider = [team, personal_scope(y.name)]
+    vsvc.add_claims(y, shared, [ClaimInput("kettle", "is", "mine", 1.0)], scopes=wider)
+    fix = ClaimInput("kettle", "is", "loud", -1.0, closes=(loud_id,), perspective=y.name)
     vsvc.add_claims(x, shared, [fix, ClaimInput("kettle", "zq_leaks_on", "zq friday", 1.0)])
-    vsvc.wait_for_jobs()  # the glosses of kettle, loud, zq friday are embedded
+    vsvc.wait_for_jobs()  # the glosses of kettle (both sets), loud, zq friday are embedded
     with vsvc.store.admin() as session:
         ctx_id = session.scalar(select(Context.id).where(Context.name == shared))
         glossed = set(
@@ -459,12 +465,21 @@ def test_erasure_repairs_what_the_users_claims_changed_in_a_shared_context(
             )
         )
     assert {"kettle", "zq friday"} <= glossed
+    with vsvc.store.admin() as session:  # the wider set's kettle quotes x's fact too
+        wide_quote = session.scalar(
+            select(func.count())
+            .select_from(VocabVector)
+            .join(VocabEntry, VocabVector.entry_id == VocabEntry.id)
+            .where(VocabEntry.scopes == sorted(wider), VocabVector.gloss.contains("zq"))
+        )
+    assert wide_quote == 1
 
     done = vsvc.erase_user(x.name)
     assert (done.reopened, done.keys_narrowed) == (1, 1) and done.forgotten >= 2
     with vsvc.store.admin() as session:
-        claim = session.get(Claim, loud)
+        claim = session.get(Claim, loud_id)
         assert claim is not None and (claim.closed_at, claim.closed_by) == (None, None)
+        assert claim.valid_until == until  # the end it had, not the correction's
         edge = session.execute(
             select(Association.weight, Association.claims).where(
                 Association.context_id == ctx_id, Association.object == "loud"
@@ -476,13 +491,13 @@ def test_erasure_repairs_what_the_users_claims_changed_in_a_shared_context(
         quoting = session.scalars(
             select(VocabVector.gloss).where(VocabVector.context_id == ctx_id)
         ).all()
-        assert not [g for g in quoting if "zq" in g]
-        queued = session.scalar(
-            select(func.count())
-            .select_from(Job)
-            .where(Job.kind == "embed_glosses", Job.context_id == ctx_id, Job.state == "queued")
-        )
-        assert queued >= 1
+        assert not [g for g in quoting if "zq" in g]  # in the team's set and the wider one
+        queued = session.scalars(
+            select(Job.scopes).where(
+                Job.kind == "embed_glosses", Job.context_id == ctx_id, Job.state == "queued"
+            )
+        ).all()
+        assert {tuple(sorted(q)) for q in queued} >= {(team,), tuple(sorted(wider))}
         kept = session.execute(
             select(ApiKey.read_scopes, ApiKey.write_scopes).where(ApiKey.prefix == key.key.prefix)
         ).one()

@@ -169,6 +169,32 @@ def test_a_correction_closes_the_earlier_claim(svc: Tabane, user: Principal, con
         )
 
 
+def test_a_correction_never_extends_what_had_ended(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    """A correction ends the claim where it begins, unless the claim had ended earlier; the end
+    it had is kept (an erased correction gives it back: graph/forget.py)."""
+    base = {"subject": "valve", "label": "state", "weight": 1}
+    old = svc.add_claims(
+        user,
+        context,
+        parse_claims(
+            [base | {"object": "open", "valid_until": "2020-01-01"}, base | {"object": "shut"}]
+        ),
+    ).claims
+    fix = base | {"object": "leaking", "closes": list(old), "valid_from": "2024-05-01"}
+    svc.add_claims(user, context, parse_claims([fix]))
+    with svc.store.session(user) as session:
+        ends = {
+            c.object: (c.valid_until, c.valid_until_before)
+            for c in session.scalars(select(Claim).where(Claim.id.in_(old)))
+        }
+    assert ends == {
+        "open": (datetime(2020, 1, 1, tzinfo=UTC), datetime(2020, 1, 1, tzinfo=UTC)),
+        "shut": (datetime(2024, 5, 1, tzinfo=UTC), None),
+    }
+
+
 def test_aliases_are_entry_only(svc: Tabane, user: Principal, context: str) -> None:
     svc.add_claims(
         user,

@@ -163,7 +163,8 @@ def _supersede(
     claims: Sequence[ClaimInput],
     ids: Sequence[int],
 ) -> int:
-    """A claim that `closes` earlier ones ends their validity where its own begins."""
+    """A claim that `closes` earlier ones ends their validity where its own begins (an earlier
+    end stays; the end they had is kept in `valid_until_before`)."""
     closed = 0
     for i, (claim_id, claim) in enumerate(zip(ids, claims, strict=True)):
         if not claim.closes:
@@ -191,7 +192,9 @@ def _supersede(
             old.closed_at = func.now()
             old.close_reason = "superseded"
             old.closed_by = claim_id
-            old.valid_until = claim.valid_from or func.now()
+            old.valid_until_before = old.valid_until
+            # ends where the correction begins, unless it had ended before
+            old.valid_until = func.least(old.valid_until, claim.valid_from or func.now())
         session.flush()
         closed += len(earlier)
         _renet_claims(session, ctx.id, earlier)

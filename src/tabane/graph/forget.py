@@ -4,11 +4,13 @@ access/erasure.py deletes the claims; the service then calls these, in the same 
 for the contexts and scope sets that stay:
 
 - `closed_by`: the claims an erased claim closed ("superseded"). A correction that is gone
-  corrects nothing: `reopen` opens them again (their `valid_until`, which the correction set,
-  is cleared), and their edges are re-netted with the rest.
+  corrects nothing: `reopen` opens them again with the `valid_until` they had before it, and
+  their edges are re-netted with the rest.
 - `forget_glosses`: a stored gloss quotes the heaviest facts of its concept, the erased claims
-  among them (text and vector). Those of the concepts the erased claims named are deleted; the
-  `embed_glosses` job writes them again from the facts left, where a worker has an embedder.
+  among them (text and vector), in the claims' scope set and in every wider one of the context
+  (a gloss reads the facts of the sets inside its own). Those of the concepts the erased claims
+  named are deleted; the `embed_glosses` job of each set writes them again from the facts left,
+  where a worker has an embedder.
 - `forget_spellings`: a concept or label spelled only by the erased claims (no claim left of
   that context and scope set names it, no alias points at it) leaves the vocabulary, with its
   statistics, so resolve no longer finds it.
@@ -19,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, delete, exists, or_, select, update
+from sqlalchemy import ARRAY, ColumnElement, Text, delete, exists, literal, or_, select, update
 from sqlalchemy.orm import Session, aliased
 
 from tabane.graph import vocabulary_stats
@@ -58,7 +60,13 @@ def reopen(session: Session, rows: Sequence[Any]) -> dict[Where, set[EdgeKey]]:
     session.execute(
         update(Claim)
         .where(Claim.id.in_([r.id for r in rows]))
-        .values(closed_at=None, closed_by=None, close_reason=None, valid_until=None)
+        .values(
+            closed_at=None,
+            closed_by=None,
+            close_reason=None,
+            valid_until=Claim.valid_until_before,
+            valid_until_before=None,
+        )
     )
     edges: dict[Where, set[EdgeKey]] = {}
     for r in rows:
@@ -73,20 +81,25 @@ def _named(edges: Iterable[EdgeKey]) -> tuple[set[str], set[str]]:
     return concepts, {label for _, _, label, _ in edges}
 
 
-def forget_glosses(session: Session, edges: Edges) -> int:
-    """Delete the stored glosses (every model's) of the concepts the erased claims named."""
-    deleted = 0
+def forget_glosses(session: Session, edges: Edges) -> set[Where]:
+    """Delete the stored glosses (every model's) of the concepts the erased claims named, in
+    their scope sets and the wider ones; returns the (context, scope set) pairs to embed again."""
+    touched: set[Where] = set()
     for (context_id, scopes), keys in edges.items():
         concepts, _ = _named(keys)
-        entries = select(VocabEntry.id).where(
+        entries = select(VocabEntry.id, VocabEntry.scopes).where(
             VocabEntry.context_id == context_id,
             VocabEntry.kind == "concept",
-            VocabEntry.scopes == list(scopes),
+            VocabEntry.scopes.op("@>", is_comparison=True)(literal(list(scopes), ARRAY(Text))),
             VocabEntry.name.in_(sorted(concepts)),
+            exists().where(VocabVector.entry_id == VocabEntry.id),
         )
-        result = session.execute(delete(VocabVector).where(VocabVector.entry_id.in_(entries)))
-        deleted += int(result.rowcount)  # type: ignore[attr-defined]
-    return deleted
+        found = session.execute(entries).all()
+        if found:
+            ids = [r.id for r in found]
+            session.execute(delete(VocabVector).where(VocabVector.entry_id.in_(ids)))
+            touched |= {(context_id, tuple(r.scopes)) for r in found}
+    return touched
 
 
 def forget_spellings(session: Session, edges: Edges) -> int:

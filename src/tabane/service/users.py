@@ -72,9 +72,9 @@ class UsersService(ServiceBase):
                 edges.setdefault(where, set()).update(keys)
             for (context_id, scopes), keys in edges.items():
                 claims_mod.renet(session, context_id, scopes, keys)
-                # glosses quote the erased claims: gone now, written again by a worker
+            # glosses quote the erased claims: gone now, written again by a worker
+            for context_id, scopes in sorted(set(edges) | forget.forget_glosses(session, edges)):
                 queue.enqueue_glosses(session, context_id=context_id, scopes=scopes)
-            forget.forget_glosses(session, edges)
             pruned = erasure.prune_edges(session, edges)
             forgotten = forget.forget_spellings(session, edges)
             renetted = sum(len(keys) for keys in edges.values()) - pruned

@@ -210,6 +210,9 @@ class Claim(Scoped, Base):
     closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     close_reason: Mapped[str | None] = mapped_column(Text)
     closed_by: Mapped[int | None] = mapped_column(BigInteger)
+    # `valid_until` as it was before a correction ended it (graph/forget.py undoes a correction
+    # that is erased); NULL otherwise
+    valid_until_before: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     access_count: Mapped[int] = mapped_column(Integer, server_default="0")
     last_access: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
