@@ -23,6 +23,8 @@ from tabane.storage.schema import Context, DeadPostings, Job, MergedPack, Pack, 
 from tabane.text.tokenize import tokenize
 from tabane.types import Principal, personal_scope
 
+from helpers import unique
+
 WORDS = [
     "kernel",
     "module",
@@ -311,6 +313,26 @@ def test_a_paragraph_reindexed_in_place_stays_found_between_the_steps_of_a_merge
             between=meanwhile,
         )  # fmt: skip
     for q in questions:
+        merged_hits, pack_hits = _both(svc, owner, ctx, q)
+        assert merged_hits and merged_hits == pack_hits, q
+
+
+def test_a_mask_hides_only_its_own_scope_sets_rows(
+    svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
+) -> None:
+    """A source re-ingested under another scope set keeps its paragraph ids: the mask its old
+    set's merged rows need must not hide the same ids in the new set's rows."""
+    team = unique("org:team")
+    owner = make_user(extra_write=(team,))
+    ctx = make_context(owner)
+    mine = (personal_scope(owner.name),)
+    texts = ["aardvark burrow night", "badger sett dusk", "capybara river noon"]
+    svc.ingest(owner, ctx, _doc("c", texts, mine))
+    svc.ingest(owner, ctx, _doc("d", ["kernel module socket"], mine))
+    assert _merge(svc, owner, ctx, mine).merged
+    svc.ingest(owner, ctx, _doc("c", texts, (team,)))  # the same paragraphs, another set
+    assert _merge(svc, owner, ctx, (team,)).merged  # the new set's rows; the old set's wait
+    for q in ("aardvark burrow", "capybara noon", "kernel socket"):
         merged_hits, pack_hits = _both(svc, owner, ctx, q)
         assert merged_hits and merged_hits == pack_hits, q
 

@@ -180,18 +180,20 @@ def _read_merged(
     rows = binary_rows(
         session, _merged_statement(), {"bm25_ctx": context_id, "bm25_terms": list(terms)}
     )
-    masks = [(int(upto), blob) for term, _, upto, blob in rows if term is None and blob]
+    masks = [(tuple(sc), int(at), blob) for term, _, at, sc, blob in rows if term is None and blob]
     parts: dict[str, list[np.ndarray[Any, np.dtype[Any]]]] = {}
     corpus = (0, 0)
-    for term, merged, upto, blob in rows:
+    for term, merged, upto, scopes, blob in rows:
         if term == CORPUS_ROW:
             n, total = np.frombuffer(bytes(blob), dtype=">i8").tolist()
             corpus = (int(n), int(total))
         elif term is not None:
             recs = postings.unpack(bytes(blob))
             # a mask hides merged records only (a source re-indexed in place writes fresh packs,
-            # same ids), and only those of rows rebuilt before it was written
-            dead = masked_ids([b for at, b in masks if at > upto]) if merged else ()
+            # same ids), of its own scope set, and of rows rebuilt before it was written
+            own = tuple(scopes or ())
+            later = [b for sc, at, b in masks if merged and sc == own and at > upto]
+            dead = masked_ids(later) if later else ()
             if len(dead):
                 recs = recs[~np.isin(recs["id"], dead)]
             parts.setdefault(term, []).append(recs)
@@ -205,17 +207,21 @@ CORPUS_ROW = ""
 
 @functools.cache
 def _merged_statement() -> CompoundSelect[Any]:
-    """Built and compiled once (binary_rows): per term, its merged rows (one per `masked_upto`)
-    and its fresh packs (flagged `merged` or not), one row with a NULL term per `bm25_dead` row
-    of the context (its id, its masked ids), and one (`CORPUS_ROW`) holding the visible corpus
-    rows' N and total length as two int8."""
+    """Built and compiled once (binary_rows): per term, its merged rows (one per scope set and
+    `masked_upto`) and its fresh packs (flagged `merged` or not), one row with a NULL term per
+    `bm25_dead` row of the context (its id, scope set and masked ids), and one (`CORPUS_ROW`)
+    holding the visible corpus rows' N and total length as two int8."""
     ctx = bindparam("bm25_ctx", type_=Integer)
     wanted = bindparam("bm25_terms", type_=ARRAY(Text(collation="C")))
     both = union_all(
         select(
-            MergedPack.term, true().label("merged"), MergedPack.masked_upto, MergedPack.postings
+            MergedPack.term,
+            true().label("merged"),
+            MergedPack.masked_upto,
+            MergedPack.scopes,
+            MergedPack.postings,
         ).where(MergedPack.context_id == ctx, MergedPack.term == func.any(wanted)),
-        select(Pack.term, false(), literal(0, BigInteger), Pack.postings).where(
+        select(Pack.term, false(), literal(0, BigInteger), Pack.scopes, Pack.postings).where(
             Pack.context_id == ctx, Pack.term == func.any(wanted), ~Pack.merged
         ),
     ).subquery("postings")
@@ -226,15 +232,24 @@ def _merged_statement() -> CompoundSelect[Any]:
 
     return union_all(
         select(
-            both.c.term, both.c.merged, both.c.masked_upto, func.string_agg(both.c.postings, blank)
-        ).group_by(both.c.term, both.c.merged, both.c.masked_upto),
-        select(null().label("term"), null().cast(Boolean), DeadPostings.id, DeadPostings.ids).where(
-            DeadPostings.context_id == ctx
-        ),
+            both.c.term,
+            both.c.merged,
+            both.c.masked_upto,
+            both.c.scopes,
+            func.string_agg(both.c.postings, blank),
+        ).group_by(both.c.term, both.c.merged, both.c.masked_upto, both.c.scopes),
+        select(
+            null().label("term"),
+            null().cast(Boolean),
+            DeadPostings.id,
+            DeadPostings.scopes,
+            DeadPostings.ids,
+        ).where(DeadPostings.context_id == ctx),
         select(
             literal(CORPUS_ROW, Text(collation="C")),
             null().cast(Boolean),
             literal(0, BigInteger),
+            null().cast(ARRAY(Text)),
             int8(CorpusStats.paragraphs).op("||")(int8(CorpusStats.total_length)),
         ).where(CorpusStats.context_id == ctx),
     )
