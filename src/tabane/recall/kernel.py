@@ -1,5 +1,6 @@
 """Run recall's statement: choose the shape (the plan's lanes that can run), bind the question's
-values, execute once, and turn the rows into candidates with the maximal-title rule applied.
+values and what is read first (BM25 hits, named sources, walk seeds), execute once, and turn the
+rows into candidates, those of a directly named source marked direct.
 
 `gather` is shared by recall and its explain twin, so both see the same candidates."""
 
