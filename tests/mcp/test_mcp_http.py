@@ -136,6 +136,14 @@ def test_through_create_app_under_test_client(svc: Tabane, user: Principal) -> N
             result = answer.json()["result"]
             assert result["isError"] is True
             assert json.loads(result["content"][0]["text"])["error"]["code"] == "no_context"
+        # a lone surrogate escape is valid JSON the SDK's parser refuses (it answered -32700
+        # "Parse error"): the call gets the tool error stdio and every surface give
+        raw = json.dumps(rpc).replace(rpc["params"]["arguments"]["name"], "kettle \\ud800")
+        refused = client.post("/mcp", headers=RPC_HEADERS, content=raw.encode())
+        assert refused.status_code == 200, refused.text
+        assert refused.json()["id"] == 7 and refused.json()["result"]["isError"] is True
+        error = json.loads(refused.json()["result"]["content"][0]["text"])["error"]
+        assert error["code"] == "invalid_input" and error["issues"][0]["path"] == "name"
         assert client.get("/health").status_code == 200
         assert "/mcp" not in client.get("/openapi.json").json()["paths"]
 

@@ -31,7 +31,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from tabane import __version__
 from tabane.errors import (
@@ -44,7 +44,7 @@ from tabane.errors import (
     TabaneError,
 )
 from tabane.mcp import catalog, registry
-from tabane.mcp.stdio_guard import claimed_stdio, unparsed_reply
+from tabane.mcp.stdio_guard import claimed_stdio, refusal, unparsed_reply
 from tabane.service import Tabane
 from tabane.types import Principal, issue_path, to_plain
 
@@ -255,6 +255,10 @@ class _StatelessEndpoint:
                 return
             acting_token = self.acting.set(user)
             try:
+                receive, early = await _guarded(scope, receive, self.max_body)
+                if early is not None:  # text the SDK's parser refuses: answered as stdio does
+                    await JSONResponse(early)(scope, receive, send)
+                    return
                 manager = StreamableHTTPSessionManager(
                     app=self.server,
                     stateless=True,
@@ -268,6 +272,42 @@ class _StatelessEndpoint:
                 self.acting.reset(acting_token)
         finally:
             _REQUEST.reset(request_token)
+
+
+async def _guarded(scope: Scope, receive: Receive, limit: int) -> tuple[Receive, Any | None]:
+    """Read a POST's body (up to `limit`, else leave it to the SDK's own limit) and, when it
+    holds text the SDK's JSON parser refuses (a lone surrogate escape, valid JSON), the answer
+    `stdio_guard.refusal` gives; the body is replayed to the SDK otherwise."""
+    if scope.get("method") != "POST":
+        return receive, None
+    chunks: list[bytes] = []
+    size, more = 0, True
+    while more and size <= limit:
+        message = await receive()
+        if message["type"] != "http.request":
+            return receive, None  # a disconnect: the SDK will see nothing either
+        chunk = message.get("body", b"")
+        chunks.append(chunk)
+        size += len(chunk)
+        more = bool(message.get("more_body"))
+    body = b"".join(chunks)
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": more}
+        return await receive()
+
+    answer = None
+    if not more:
+        try:
+            answer = refusal(json.loads(body), error_result)
+        except (ValueError, RecursionError):
+            answer = None
+    dumped = answer.model_dump(by_alias=True, exclude_none=True, mode="json") if answer else None
+    return replay, dumped
 
 
 # The SDK answers some refusals in plain text (421 "Invalid Host header", 403 "Invalid Origin

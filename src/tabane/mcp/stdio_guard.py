@@ -43,6 +43,13 @@ def unparsed_reply(item: object, tool_error: Any) -> mt.JSONRPCResponse | mt.JSO
         data = json.loads(raw)
     except (ValueError, RecursionError):  # not JSON, or nested past what Python parses
         return None
+    return refusal(data, tool_error)
+
+
+def refusal(data: object, tool_error: Any) -> mt.JSONRPCResponse | mt.JSONRPCError | None:
+    """The answer to a request (parsed JSON) that holds text the SDK's parser refuses, or None
+    (nothing of the kind, or no request to answer). The streamable HTTP endpoint asks it before
+    the SDK parses the body (server.py)."""
     if not isinstance(data, dict) or not isinstance(data.get("method"), str):
         return None
     rid = data.get("id")
@@ -54,7 +61,7 @@ def unparsed_reply(item: object, tool_error: Any) -> mt.JSONRPCResponse | mt.JSO
     arguments = params.get("arguments") if isinstance(params, dict) else None
     found = text_problems(arguments, "") if data["method"] == "tools/call" else []
     if not found and not text_problems(params, "params"):
-        return None  # refused for another reason (nesting, say): left as the SDK leaves it
+        return None  # nothing of the kind: left to the SDK
     if found:
         refused = InvalidInput(
             "an argument holds text that cannot be stored; nothing written",
