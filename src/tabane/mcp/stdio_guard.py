@@ -4,8 +4,9 @@ The SDK parses each stdin line with pydantic's JSON parser, which refuses a lone
 (`"\\ud800"`): the line is dropped and the client waits for an answer forever. JSON itself allows
 the escape, so such a line is read again here; a tool call gets the tool error any surface gives
 for text PostgreSQL cannot store (`invalid_input`, the argument's path), any other request a
-JSON-RPC error. A line with no request id (a notification, or not JSON at all), or one the SDK
-refused for another reason than such text, goes on to the server as the SDK left it.
+JSON-RPC error. A line that is not JSON at all (a truncated one) gets JSON-RPC's parse error
+with a null id; a line with no request id (a notification), or one the SDK refused for another
+reason than such text, goes on to the server as the SDK left it.
 
 Bytes that are not UTF-8 take the same way: `claimed_stdio` decodes stdin with surrogateescape
 (the SDK's own reader would turn them into U+FFFD and store that as if it had been sent), so they
@@ -37,12 +38,17 @@ def unparsed_reply(item: object, tool_error: Any) -> mt.JSONRPCResponse | mt.JSO
         return None
     unread = ("json_invalid", "string_unicode")  # not JSON to pydantic; not UTF-8 text
     raw = next((e.get("input") for e in exc.errors() if e.get("type") in unread), None)
-    if not isinstance(raw, (str, bytes, bytearray)):
-        return None
+    if not isinstance(raw, (str, bytes, bytearray)) or not raw.strip():
+        return None  # nothing to read (a blank line): nothing to answer
     try:
         data = json.loads(raw)
-    except (ValueError, RecursionError):  # not JSON, or nested past what Python parses
+    except RecursionError:  # nested past what Python parses: left as the SDK leaves it
         return None
+    except ValueError as exc:  # not JSON (a truncated line): JSON-RPC's parse error, id null
+        why = f"the line is not JSON: {exc}"
+        return mt.JSONRPCError(
+            jsonrpc="2.0", id=None, error=mt.ErrorData(code=mt.PARSE_ERROR, message=why)
+        )
     return refusal(data, tool_error)
 
 
