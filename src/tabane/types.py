@@ -36,7 +36,7 @@ def text_problem(value: str) -> str | None:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        return "contains a lone surrogate (not valid Unicode text)"
+        return "not valid Unicode text (a lone surrogate: a `\\ud800` escape, or bytes not UTF-8)"
     return None
 
 
