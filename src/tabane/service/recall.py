@@ -139,8 +139,6 @@ class RecallService(ServiceBase):
         """The evidence for `request.question` that `user` may see, budgeted, cited, rendered."""
         started = time.perf_counter()
         ready = self._prepare(request)
-        template_file = ready.preset.template or self.settings.recall_template
-        template = self.recall_templates[template_file]
         with self.store.session(user) as session:
             reached = ready.reach(session)
             window = self._window(session, user, request)
@@ -167,18 +165,7 @@ class RecallService(ServiceBase):
                 else None
             )
         items = order.served(outcome.placed) if outcome else []
-        cut = sum(p.outcome == "cut_by_budget" for p in outcome.placed) if outcome else 0
-        rendered = render.render(
-            request.question,
-            items,
-            overview=block,
-            asker=request.speaker,
-            template=template,
-            cut=cut,
-            budget=ready.budget,
-            name=template_file.name if template_file else None,
-            gated=ready.gated,
-        )
+        rendered = self._render(request, ready, items, outcome, block)
         timings = {"embed": ready.embed_ms, **(outcome.timings_ms if outcome else {})}
         timings["total"] = round((time.perf_counter() - started) * 1000, 3)
         result_trace = RecallTrace(
@@ -197,6 +184,28 @@ class RecallService(ServiceBase):
         )
         result_trace = replace(result_trace, id=self._record(user, request, result_trace, items))
         return RecallResult(request.question, tuple(items), rendered, result_trace, block)
+
+    def _render(
+        self,
+        request: RecallRequest,
+        ready: _Prepared,
+        items: Sequence[Evidence],
+        outcome: Outcome | None,
+        block: str | None = None,
+    ) -> str:
+        """The bundle as the request's template writes it (recall's, and explain's check)."""
+        template_file = ready.preset.template or self.settings.recall_template
+        return render.render(
+            request.question,
+            items,
+            overview=block,
+            asker=request.speaker,
+            template=self.recall_templates[template_file],
+            cut=sum(p.outcome == "cut_by_budget" for p in outcome.placed) if outcome else 0,
+            budget=ready.budget,
+            name=template_file.name if template_file else None,
+            gated=ready.gated,
+        )
 
     def _floor(self, request: RecallRequest, context_floor: float | None) -> float | None:
         if request.semantic_floor is not None:
@@ -248,18 +257,9 @@ class RecallService(ServiceBase):
         applies, from the same statement, ordering and budget as `recall` (with the same
         `tunables`)."""
         ready = self._prepare(request)
-        template_file = ready.preset.template or self.settings.recall_template
 
         def rendered(outcome: Outcome) -> str:  # as recall writes it (a broken template raises)
-            return render.render(
-                request.question,
-                order.served(outcome.placed),
-                asker=request.speaker,
-                template=self.recall_templates[template_file],
-                cut=sum(p.outcome == "cut_by_budget" for p in outcome.placed),
-                budget=ready.budget,
-                name=template_file.name if template_file else None,
-            )
+            return self._render(request, ready, order.served(outcome.placed), outcome)
 
         with self.store.session(user) as session:
             reached = ready.reach(session)
