@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import event, select, text
 
 from tabane.api.app import create_app
 from tabane.api.ratelimit import RateLimiter, RateLimits
 from tabane.ingest.documents import DocumentInput, block
-from tabane.recall.plan import RecallRequest
+from tabane.recall import kernel, statement
+from tabane.recall.plan import RecallRequest, Tunables
+from tabane.search.search import QueryVector
 from tabane.service import Tabane
+from tabane.storage.schema import Context
 
 TOPICS = {
     "espresso": [
@@ -206,3 +210,31 @@ def test_an_overview_is_cut_to_its_share_of_the_budget_at_a_sentence_end():
     assert tokens(cut, 4.0) <= 50 and cut.text.endswith("。")
     first = fit_share(item("raptor", "One very long first sentence " * 30 + ". Two."), 10, 4.0)
     assert first.text.endswith("sentence .")  # at least the first sentence, never an empty item
+
+
+@pytest.mark.parametrize(
+    ("lane", "table"),
+    [("raptor", "raptor_nodes"), ("profiles", "profiles"), ("communities", "communities")],
+)
+def test_a_derived_lane_can_read_its_summaries_through_the_width_index(
+    vsvc: Tabane, user, corpus: str, lane: str, table: str
+):
+    """Each derived lane orders by distance alone and states what the partial index covers (for
+    RAPTOR, the levels it serves), so the planner may read migration 0027's HNSW index instead
+    of scanning every summary of the context. With scans priced out, the lane's own SQL must
+    still find an index to use."""
+    qv = vsvc.embedder.embed_query(GLOBAL)
+    dim = len(qv)
+    with vsvc.store.session(user) as session:
+        ctx = session.scalar(select(Context).where(Context.name == corpus))
+        params = kernel.bind(
+            GLOBAL, [ctx], [None], QueryVector(qv, vsvc.embedder.name, dim, None), None, Tunables()
+        )
+        session.execute(text("SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off"))
+        conn, sent = session.connection(), []
+        event.listen(conn, "before_cursor_execute", lambda *a: sent.append(a[2:4]))
+        session.execute(statement._lane(lane, dim), params).all()  # as SQLAlchemy binds it
+        sql, bound = sent[-1]
+        with conn.connection.driver_connection.cursor() as cur:  # type: ignore[union-attr]
+            plan = "\n".join(row[0] for row in cur.execute("EXPLAIN " + sql, bound))
+        assert f"Index Scan using ix_{table}_hnsw_{dim} on {table}" in plan

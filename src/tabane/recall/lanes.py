@@ -101,16 +101,13 @@ def nearest(
     limit: Any,
     name: str,
     *,
-    exact: bool = False,
     where: Sequence[Any] = (),
 ) -> Any:
     """Per addressed context of `c`, a lateral (id, d) of the `limit` rows of `table` (those
     meeting `where`) whose embedding (the question's model and width) is nearest the question,
     at or above the context's floor. The width is inlined so the per-width partial HNSW index
-    applies; `exact` breaks distance ties by id (for small tables scanned whole, where no index
-    order is lost)."""
+    applies; ordering by the distance alone lets the planner read that index."""
     distance = table.embedding.cast(Vector(dim)).cosine_distance(p("qvec", Vector(dim)))
-    order = (distance, key) if exact else (distance,)
     return (
         select(key.label("id"), distance.label("d"))
         .where(
@@ -120,7 +117,7 @@ def nearest(
             or_(c.c.floor.is_(None), distance <= 1.0 - c.c.floor),
             *where,
         )
-        .order_by(*order)
+        .order_by(distance)
         .limit(limit)
         .lateral(name)
     )

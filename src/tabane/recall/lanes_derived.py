@@ -9,6 +9,8 @@ rebuilt from sources and claims, ranked by their summary embedding — never by 
   those paragraphs, which stay the grounded evidence below the overviews.
 
 Stale rows are served as they are (recall never waits for a build); the trace says how old.
+Each table has per-width HNSW indexes (migration 0027; RAPTOR's over the levels served here), so
+a lane reads its few nearest summaries without scanning the context's (bench/recall_latency.py).
 """
 
 from __future__ import annotations
@@ -16,20 +18,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Integer, Select, false, func, select, true
+from sqlalchemy import Integer, Select, false, func, literal_column, select, true
 
 from tabane.recall.lanes import contexts_table, nearest, p, row
 from tabane.storage.schema import Community, Profile, RaptorNode
+
+RAPTOR_SERVED = 2  # the lowest RAPTOR level served (migration 0027's partial index covers it)
 
 
 def nearest_summaries(
     table: Any, kind: str, lane: str, dim: int, where: Sequence[Any] = ()
 ) -> Select[Any]:
     """The best `derived_pool` rows of `table` (those meeting `where`) per context by the cosine
-    of their summary embedding to the question, at or above the context's floor."""
+    of their summary embedding to the question, at or above the context's floor, through the
+    table's HNSW index where the planner finds it cheaper than a scan."""
     c = contexts_table()
     limit = p("derived_pool", Integer)
-    near = nearest(c, table, table.id, dim, limit, f"{lane}_near", exact=True, where=where)
+    near = nearest(c, table, table.id, dim, limit, f"{lane}_near", where=where)
     rank = func.row_number().over(partition_by=c.c.id, order_by=(near.c.d, near.c.id))
     return (
         select(*row(kind, near.c.id, c.c.id, lane, rank, 1.0 - near.c.d, false()))
@@ -47,4 +52,6 @@ def profiles_lane(dim: int) -> Select[Any]:
 
 
 def raptor_lane(dim: int) -> Select[Any]:
-    return nearest_summaries(RaptorNode, "raptor", "raptor", dim, (RaptorNode.level >= 2,))
+    # the level is written out, so the planner can prove the partial index's `level >= 2`
+    served = RaptorNode.level >= literal_column(str(RAPTOR_SERVED))
+    return nearest_summaries(RaptorNode, "raptor", "raptor", dim, (served,))
