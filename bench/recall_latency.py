@@ -30,6 +30,9 @@ except in the two end-to-end rows):
   lane:<name>    each separate lane alone (which lane costs what)
   recall         `Tabane.recall(force=True)` with `NoReranker`: preset, embedding, the statement,
                  evidence, ordering, budget, rendering, the persisted trace
+  recall, 4,000 characters
+                 `Tabane.recall` (no reranker) on `--long` questions of the most characters a
+                 question may have: dev questions joined in a fixed shuffled order
   recall+rerank  the same with the offline reranker when src/tabane/models has one
                  (`local_reranker`), else `HttpReranker` against `fake_rerank`'s loopback server
 
@@ -42,6 +45,7 @@ import argparse
 import collections
 import importlib.util
 import json
+import random
 import re
 import shutil
 import sys
@@ -425,6 +429,13 @@ def main() -> None:
     )
     ap.add_argument("--no-recall", action="store_true", help="skip the end-to-end rows")
     ap.add_argument(
+        "--long",
+        type=int,
+        default=0,
+        help="also time Tabane.recall on this many questions of 4,000 characters (the most a "
+        "question may have), each dev questions joined in a fixed shuffled order",
+    )
+    ap.add_argument(
         "--tunables",
         default="",
         help="field:value,... of recall's Tunables for the statement rows (an A/B: run twice)",
@@ -441,7 +452,7 @@ def main() -> None:
     from tabane.models.reranker import NoReranker
     from tabane.recall import kernel
     from tabane.recall import statement as st
-    from tabane.recall.plan import RecallRequest, Tunables
+    from tabane.recall.plan import MAX_QUESTION, RecallRequest, Tunables
     from tabane.search.search import QueryVector
     from tabane.service import Tabane
     from tabane.storage import embedded
@@ -469,7 +480,7 @@ def main() -> None:
         qs = questions(args.queries)
         qvecs = [emb.embed_query(q) for q in qs]
         t = Tunables(**recall_ab.variant(f"t={args.tunables}")[1])
-        names = ("statement", "separate", "recall", "recall+rerank")
+        names = ("statement", "separate", "recall", "recall+rerank", "recall, 4,000 characters")
         times: dict[str, list[float]] = collections.defaultdict(list)
         plans: list[Any] = []
         rows_per_q: list[int] = []
@@ -537,6 +548,14 @@ def main() -> None:
             rerankers["recall+rerank"] = HttpReranker(server.url, max_batch=64)
             rerank_name = "HttpReranker (TEI format) → fake_rerank loopback server (no offline one)"
         result["reranker"] = rerank_name
+        rng = random.Random(3)
+        for _ in range(args.long):
+            svc.reranker = NoReranker()
+            long_question = " ".join(rng.sample(qs, len(qs)))[:MAX_QUESTION]
+            request = RecallRequest(long_question, contexts=("bench",), session="chat", force=True)
+            started = time.perf_counter()
+            svc.recall(user, request)
+            times["recall, 4,000 characters"].append(time.perf_counter() - started)
         for which, reranker in ({} if args.no_recall else rerankers).items():
             svc.reranker = reranker
             request = RecallRequest(qs[0], contexts=("bench",), session="chat", force=True)

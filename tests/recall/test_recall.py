@@ -8,7 +8,6 @@ from sqlalchemy import select
 from tabane.errors import InvalidInput, NoContext, NoSession
 from tabane.graph.claim_input import ClaimInput
 from tabane.ingest.documents import DocumentInput, block
-from tabane.recall import lanes_memory
 from tabane.recall.plan import RecallRequest, Tunables
 from tabane.service import Tabane
 from tabane.storage.schema import Claim
@@ -391,11 +390,3 @@ def test_an_edge_joining_two_named_concepts_walks_first(svc: Tabane, user, make_
     texts = {it.key: it.text for it in result.items}
     # Activation adds up at an edge both of whose ends the question names: 2 × 0.8 beats 1 × 1.0.
     assert texts[walked[0][1]].startswith("FailsafeMonitor —watches→ BatteryMonitor")
-
-
-def test_named_parts_are_the_substrings_a_seed_key_may_be() -> None:
-    parts = lanes_memory.named_parts("東京でkettle")
-    assert {"東京", "kettle", "ettl", "東京でkettle"} <= set(parts)
-    assert "ket" not in parts and "で" not in parts  # too short to be a name
-    long = "a" * 70 + "b"
-    assert max(len(p) for p in lanes_memory.named_parts(long)) == lanes_memory.MAX_NAME

@@ -16,10 +16,10 @@ import numpy as np
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from tabane.recall import lanes_memory
 from tabane.recall.evidence import Candidate, candidate
 from tabane.recall.plan import PLANS, Tunables
 from tabane.recall.result import LaneReport
+from tabane.recall.seeds import seeds_statement
 from tabane.recall.statement import LANES, VECTOR_LANES, Shape, build_recall_statement
 from tabane.recall.titles import title_lane
 from tabane.search import bm25, vectors
@@ -47,6 +47,7 @@ class Gathered:
     lanes: dict[str, LaneReport]
     seeds: tuple[str, ...]
     scopes: dict[str, str]  # scope name → description, for every candidate's scopes
+    notes: tuple[str, ...] = ()  # what was cut before the statement (the walk's seeds)
 
 
 def shape_for(
@@ -91,6 +92,7 @@ def bind(
         "question_spelling": spelling_key(question),
         "title_lead": t.title_lead,
         "walk_pool": t.walk_pool,
+        "walk_seeds": t.walk_seeds,
         "gloss_seeds": t.gloss_seeds,
         "catalog_limit": t.catalog_limit,
         "area_limit": t.area_limit,
@@ -127,10 +129,11 @@ def bind_before(
     with_vector: bool,
     t: Tunables,
     beside: Beside | None = None,
-) -> tuple[str, ...]:
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """What the statement reads from bound arrays, computed first: the BM25 lane's hits, the
-    sources the question names (titles.py) and the walk's seeds (returned, sorted, for the
-    trace). Adds them to `params`. With `beside`, the BM25 lane and the titles are read on a
+    sources the question names (titles.py) and the walk's seeds. Adds them to `params`; returns
+    the seeds' names, sorted, and a note for each context whose seeds were cut (seeds.py), for
+    the trace. With `beside`, the BM25 lane and the titles are read on a
     second connection while this one finds the seeds."""
     terms, question = list(params["terms"]), str(params["question"])
     work: list[Callable[[Session], dict[str, list[Any]]]] = []
@@ -148,12 +151,18 @@ def bind_before(
     elif work:
         params.update(read_first(session))
     names: tuple[str, ...] = ()
+    cut: list[str] = []
     if "walk" in shape.lanes:
-        # the question's parts (~1 ms of Python for a long question) only when the walk runs
-        params["question_parts"] = lanes_memory.bound_parts(params["question_spelling"])
-        found = lanes_memory.seeds_statement(shape.dim if with_vector else None)
-        rows = session.execute(found, params)
-        seeds = sorted((int(c), str(n), float(s)) for c, n, s in rows)
+        found = seeds_statement(shape.dim if with_vector else None)
+        rows = session.execute(found, params).all()
+        seeds = sorted((int(c), str(n), float(s)) for c, n, s, _ in rows)
+        named = {c.id: c.name for c in contexts}
+        for ctx_id, total in sorted({int(c): int(f) for c, _, _, f in rows}.items()):
+            if total > t.walk_seeds:
+                cut.append(
+                    f"walk seeds in {named[ctx_id]}: {t.walk_seeds} of {total} "
+                    "(the strongest, then the longest names)"
+                )
         params.update(
             seed_ctx=[c for c, _, _ in seeds],
             seed_names=[n for _, n, _ in seeds],
@@ -162,7 +171,7 @@ def bind_before(
         names = tuple(sorted({n for _, n, _ in seeds}))
     if lexical is not None:
         params.update(lexical.result())
-    return names
+    return names, tuple(cut)
 
 
 def bind_titles(
@@ -229,7 +238,7 @@ def gather(
     shape, reports = shape_for(plan, qv, window)
     params = bind(question, contexts, floors, qv, window, t)
     _settings(session)
-    seeds = bind_before(session, shape, contexts, params, qv.vector is not None, t, beside)
+    seeds, notes = bind_before(session, shape, contexts, params, qv.vector is not None, t, beside)
     # the paragraph lanes a paragraph's ranks are averaged over: a BM25 lane that found nothing
     # (no term of the question in any addressed context) has no rank to give or withhold
     ran = {"vector", "bm25"} & set(shape.lanes)
@@ -250,7 +259,7 @@ def gather(
             select(Scope.name, Scope.description).where(Scope.name.in_(scope_names))
         )
     }
-    return Gathered(kept, {lane: reports[lane] for lane in LANES}, seeds, scopes)
+    return Gathered(kept, {lane: reports[lane] for lane in LANES}, seeds, scopes, notes)
 
 
 def _once(found: list[Candidate]) -> list[Candidate]:

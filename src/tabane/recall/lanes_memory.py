@@ -1,9 +1,8 @@
 """The memory lanes of recall's one statement (same row shape and parameters as lanes.py):
 
 - `claims`: claims whose text is nearest the question, current ones only;
-- `walk`: association edges within two hops of the seeds — concepts the question names (concept
-  or alias keys contained in the question's spelling key) and the concepts whose glosses are
-  nearest the question — scored like spreading activation;
+- `walk`: association edges within two hops of the seeds (seeds.py: concepts the question names
+  and the concepts whose glosses are nearest it) — scored like spreading activation;
   `score` is the edge's signed net weight over the rows the caller can see;
 - `turns`: the caller's session turns inside the working-memory window most similar to the
   question, and the newest.
@@ -13,7 +12,6 @@ The catalogs (`catalog`, `areas`) are in lanes_catalog.py.
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 from pgvector.sqlalchemy import Vector
@@ -42,14 +40,13 @@ from sqlalchemy import (
 )
 
 from tabane.recall.lanes import ASKS, contexts_table, nearest, p, row
+from tabane.recall.seeds import bound_seeds
 from tabane.storage.schema import (
     Association,
     Claim,
     ClaimVector,
     SessionTurn,
     TurnVector,
-    VocabEntry,
-    VocabVector,
 )
 
 
@@ -82,87 +79,6 @@ def claims_lane(dim: int) -> Select[Any]:
             false(),
         )
     ).where(current.c.r <= p("pool", Integer))
-
-
-# A name is looked for in the question as each of the question's parts up to this long (its
-# spelling key's substrings): an index probe each, however large the vocabulary. Longer keys are
-# sentences, not names (resolve's `MAX_SUBSTRING_CUE`, the same bound).
-MAX_NAME = 64
-
-
-# The parts travel as one text split by the server: binding ~2,000 array items one by one cost
-# more than the lookup. Spelling keys hold no control characters, so this one never occurs.
-PART_SEP = "\x1f"
-
-
-def named_parts(question_spelling: str) -> list[str]:
-    """The substrings of the question's spelling key a seed's key may be: 2 to MAX_NAME
-    characters, and only those a seed may be (`long_enough`: at least 4 characters, or 2 with
-    one outside ASCII)."""
-    k = question_spelling.replace(PART_SEP, "")
-    parts = {k[i:j] for i in range(len(k)) for j in range(i + 2, min(len(k), i + MAX_NAME) + 1)}
-    return sorted(part for part in parts if len(part) >= 4 or not part.isascii())
-
-
-def bound_parts(question_spelling: str) -> str:
-    """`named_parts` as the one text the seeds statement splits."""
-    return PART_SEP.join(named_parts(question_spelling))
-
-
-@cache
-def seeds_statement(dim: int | None = None) -> Select[Any]:
-    """The seeds (`seeds_cte`) as one statement, built once per width (compiling it again for
-    every question cost ~2 ms)."""
-    seeds = seeds_cte(dim)
-    return select(seeds.c.context_id, seeds.c.name, seeds.c.strength)
-
-
-def seeds_cte(dim: int | None = None) -> CTE:
-    """The walk's seeds with a strength: a concept (or alias) whose spelling key occurs in the
-    question's counts 1.0 (looked up as the question's parts, `named_parts`); with a query
-    vector, the concepts whose gloss (name plus heaviest facts) is nearest the question —
-    resolve's semantic tier — join at their cosine, the best `gloss_seeds` per context above
-    the context's floor."""
-    key = VocabEntry.key
-    # Latin keys shorter than 4 ("arm", "gps") sit inside too many unrelated words; a key with
-    # a character outside ASCII (CJK names) carries a word in two characters.
-    long_enough = or_(
-        func.length(key) >= 4,
-        and_(func.length(key) >= 2, func.octet_length(key) > func.length(key)),
-    )
-    # ARRAY(subquery) is an init plan: the planner does not see the ~2,000 parts (estimating
-    # each against the key's statistics took 3-5 ms), the index scan still takes them sorted.
-    parts = func.string_to_array(p("question_parts", Text), literal(PART_SEP))
-    named = select(
-        VocabEntry.context_id,
-        func.coalesce(VocabEntry.alias_of, VocabEntry.name).label("name"),
-        literal(1.0, Float).label("strength"),
-    ).where(
-        VocabEntry.context_id == func.any(p("ctx_ids", ARRAY(Integer))),
-        VocabEntry.kind == "concept",
-        long_enough,
-        key == func.any(func.array(select(func.unnest(parts)).scalar_subquery())),
-    )
-    found: Any = named
-    if dim is not None:
-        c = contexts_table()
-        # the HNSW index's order (migration 0014)
-        near = nearest(
-            c, VocabVector, VocabVector.entry_id, dim, p("gloss_seeds", Integer), "gloss"
-        )
-        glossed = (
-            select(VocabEntry.context_id, VocabEntry.name, cast(1.0 - near.c.d, Float))
-            .select_from(c)
-            .join(near, true())
-            .join(VocabEntry, VocabEntry.id == near.c.id)
-        )
-        found = union_all(named, glossed)
-    every = found.subquery("seed_candidates")
-    return (
-        select(every.c.context_id, every.c.name, func.max(every.c.strength).label("strength"))
-        .group_by(every.c.context_id, every.c.name)
-        .cte("seeds")
-    )
 
 
 def _edges(touching: CTE, hop: int, exclude: CTE | None = None) -> CTE:
@@ -213,24 +129,6 @@ def _edges(touching: CTE, hop: int, exclude: CTE | None = None) -> CTE:
         .limit(p("walk_pool", Integer))
         .cte(f"hop{hop}")
     )
-
-
-def bound_seeds() -> CTE:
-    """The walk's seeds as found by `seeds_cte` just before the statement (kernel.py
-    `bind_before`), bound as parallel arrays: the trace reports the same seeds without a
-    second query."""
-    rows = (
-        func.unnest(
-            p("seed_ctx", ARRAY(Integer)),
-            p("seed_names", ARRAY(Text)),
-            p("seed_strengths", ARRAY(Float)),
-        )
-        .table_valued("context_id", "name", "strength")
-        .render_derived(name="bound_seeds")
-    )
-    return select(
-        rows.c.context_id, rows.c.name, rows.c.strength, rows.c.strength.label("reach")
-    ).cte("seeds")
 
 
 def walk_lane() -> Select[Any]:

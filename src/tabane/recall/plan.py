@@ -40,6 +40,7 @@ class Tunables:
     title_lead: int = 2  # lead paragraphs of a source named by title
     walk_pool: int = 20  # edges per hop
     gloss_seeds: int = 3  # walk seeds per context from the question's nearest concept glosses
+    walk_seeds: int = 32  # walk seeds per context at most (seeds.py: a long question names more)
     catalog_limit: int = 5
     area_limit: int = 3  # area catalog items (areas the question names come first)
     derived_pool: int = 3  # summaries per context and derived lane (communities, profiles, raptor)

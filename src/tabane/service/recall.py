@@ -180,7 +180,7 @@ class RecallService(ServiceBase):
             chars_per_token=self.settings.chars_per_token,
             timings_ms=timings,
             candidates=order.traces(outcome.placed, outcome.found) if outcome else (),
-            notes=_ages(items),
+            notes=(outcome.gathered.notes if outcome else ()) + _ages(items),
         )
         result_trace = replace(result_trace, id=self._record(user, request, result_trace, items))
         return RecallResult(request.question, tuple(items), rendered, result_trace, block)

@@ -1,0 +1,152 @@
+"""The walk's seeds (recall's `walk` lane, lanes_memory.py): the concepts a question names, and
+with a query vector the concepts whose glosses are nearest it.
+
+A concept (or alias) is named when its spelling key occurs in the question's spelling key. The
+question's parts — its key's substrings of up to MAX_NAME characters — are made by the server
+from the key and looked up through the vocabulary's key index: an index probe each, however
+large the vocabulary, and nothing for Python to build or send (a 4,000-character question has
+~200,000 parts: 215 ms to build in Python and 7 MB to send, bench/recall_latency.py).
+
+A walk from every concept a long question names reads every edge of hundreds of hubs (599 seeds:
+709 ms), so at most `walk_seeds` seeds per context start it: the strongest (named before
+glossed), then the longest names (the most specific), then by name. The trace says how many
+were left out.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from sqlalchemy import (
+    ARRAY,
+    CTE,
+    Float,
+    Integer,
+    Select,
+    Text,
+    and_,
+    cast,
+    func,
+    literal,
+    or_,
+    select,
+    true,
+    union_all,
+)
+
+from tabane.recall.lanes import contexts_table, nearest, p
+from tabane.storage.schema import VocabEntry, VocabVector
+
+# A name is looked for in the question as each of the question's parts up to this long. Longer
+# keys are sentences, not names (resolve's `MAX_SUBSTRING_CUE`, the same bound).
+MAX_NAME = 64
+
+
+@cache
+def seeds_statement(dim: int | None = None) -> Select[Any]:
+    """The seeds (`seeds_cte`) as one statement, built once per width (compiling it again for
+    every question cost ~2 ms): context, name, strength, and how many the context had before
+    the cut."""
+    seeds = seeds_cte(dim)
+    return select(seeds.c.context_id, seeds.c.name, seeds.c.strength, seeds.c.found)
+
+
+def question_parts() -> Any:
+    """The substrings of the bound `question_spelling` a seed's key may be, as an array the
+    server builds: 2 to MAX_NAME characters, and only those a seed may be (`long_enough`)."""
+    q = p("question_spelling", Text)
+    # Each start's head is cut once: substr() walks a UTF-8 text from its start, so cutting every
+    # part from the whole key took O(length²) per part (1.7 s for a 4,000-character question).
+    at = func.generate_series(1, func.length(q)).table_valued("i").render_derived("starts")
+    # (OFFSET 0 keeps the planner from folding the heads back into the parts)
+    heads = select(func.substr(q, at.c.i, MAX_NAME).label("head")).offset(0).subquery("heads")
+    lengths = (
+        func.generate_series(2, func.length(heads.c.head))
+        .table_valued("n")
+        .render_derived("lengths")
+        .lateral()
+    )
+    part = func.substr(heads.c.head, 1, lengths.c.n)
+    parts = (
+        select(part)
+        .select_from(heads)
+        .join(lengths, true())
+        .where(or_(lengths.c.n >= 4, func.octet_length(part) > lengths.c.n))
+    )
+    # ARRAY(subquery) is an init plan: the planner does not see the parts (estimating each
+    # against the key's statistics took 3-5 ms), the index scan still takes them sorted.
+    return func.array(parts.scalar_subquery())
+
+
+def seeds_cte(dim: int | None = None) -> CTE:
+    """The walk's seeds with a strength: a concept (or alias) whose spelling key occurs in the
+    question's counts 1.0; with a query vector, the concepts whose gloss (name plus heaviest
+    facts) is nearest the question — resolve's semantic tier — join at their cosine, the best
+    `gloss_seeds` per context above the context's floor. At most `walk_seeds` per context."""
+    key = VocabEntry.key
+    # Latin keys shorter than 4 ("arm", "gps") sit inside too many unrelated words; a key with
+    # a character outside ASCII (CJK names) carries a word in two characters.
+    long_enough = or_(
+        func.length(key) >= 4,
+        and_(func.length(key) >= 2, func.octet_length(key) > func.length(key)),
+    )
+    named = select(
+        VocabEntry.context_id,
+        func.coalesce(VocabEntry.alias_of, VocabEntry.name).label("name"),
+        literal(1.0, Float).label("strength"),
+    ).where(
+        VocabEntry.context_id == func.any(p("ctx_ids", ARRAY(Integer))),
+        VocabEntry.kind == "concept",
+        long_enough,
+        key == func.any(question_parts()),
+    )
+    found: Any = named
+    if dim is not None:
+        c = contexts_table()
+        # the HNSW index's order (migration 0014)
+        near = nearest(
+            c, VocabVector, VocabVector.entry_id, dim, p("gloss_seeds", Integer), "gloss"
+        )
+        glossed = (
+            select(VocabEntry.context_id, VocabEntry.name, cast(1.0 - near.c.d, Float))
+            .select_from(c)
+            .join(near, true())
+            .join(VocabEntry, VocabEntry.id == near.c.id)
+        )
+        found = union_all(named, glossed)
+    every = found.subquery("seed_candidates")
+    best = (
+        select(every.c.context_id, every.c.name, func.max(every.c.strength).label("strength"))
+        .group_by(every.c.context_id, every.c.name)
+        .subquery("seed_names")
+    )
+    order = (best.c.strength.desc(), func.length(best.c.name).desc(), best.c.name)
+    ranked = select(
+        best,
+        func.row_number().over(partition_by=best.c.context_id, order_by=order).label("r"),
+        func.count().over(partition_by=best.c.context_id).label("found"),
+    ).subquery("ranked_seeds")
+    return (
+        select(ranked.c.context_id, ranked.c.name, ranked.c.strength, ranked.c.found)
+        .where(ranked.c.r <= p("walk_seeds", Integer))
+        .cte("seeds")
+    )
+
+
+def bound_seeds() -> CTE:
+    """The walk's seeds as found by `seeds_cte` just before the statement (kernel.py
+    `bind_before`), bound as parallel arrays: the trace reports the same seeds without a
+    second query."""
+    rows = (
+        func.unnest(
+            p("seed_ctx", ARRAY(Integer)),
+            p("seed_names", ARRAY(Text)),
+            p("seed_strengths", ARRAY(Float)),
+        )
+        .table_valued("context_id", "name", "strength")
+        .render_derived(name="bound_seeds")
+    )
+    return select(
+        rows.c.context_id, rows.c.name, rows.c.strength, rows.c.strength.label("reach")
+    ).cte("seeds")
