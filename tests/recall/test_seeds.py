@@ -7,6 +7,7 @@ from sqlalchemy import select
 
 from tabane.graph.claim_input import ClaimInput
 from tabane.recall import seeds
+from tabane.recall.parts import LONGEST
 from tabane.recall.plan import RecallRequest, Tunables
 from tabane.service import Tabane
 from tabane.text.spelling import spelling_key
@@ -14,7 +15,7 @@ from tabane.text.spelling import spelling_key
 
 def parts(svc: Tabane, user, key: str) -> list[str]:
     with svc.store.session(user) as session:
-        made = session.scalar(select(seeds.question_parts()), {"question_spelling": key})
+        made = session.scalar(select(seeds.name_parts()), {"question_spelling": key})
     return list(made)
 
 
@@ -22,18 +23,18 @@ def test_the_server_makes_every_part_a_seed_key_may_be(svc: Tabane, user) -> Non
     key = spelling_key("東京で Kettles, tea-pots!")
     made = parts(svc, user, key)
     n = len(key)
-    # every substring of 2..MAX_NAME characters, Latin ones of 4 or more
+    # every substring of 2..LONGEST characters, Latin ones of 4 or more
     expected = {
         key[i:j]
         for i in range(n)
-        for j in range(i + 2, min(n, i + seeds.MAX_NAME) + 1)
+        for j in range(i + 2, min(n, i + LONGEST) + 1)
         if j - i >= 4 or not key[i:j].isascii()
     }
     assert set(made) == expected
     assert {"東京", "kettles", "ettl", "teapots"} <= set(made)
     assert "tea" not in made and "で" not in made  # too short to be a name
     long = parts(svc, user, "a" * 70 + "b")
-    assert max(len(x) for x in long) == seeds.MAX_NAME and "a" * 63 + "b" in long
+    assert max(len(x) for x in long) == LONGEST and "a" * 63 + "b" in long
 
 
 def test_a_question_naming_more_concepts_than_the_cut_walks_from_the_longest_names(

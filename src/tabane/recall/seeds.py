@@ -2,10 +2,9 @@
 with a query vector the concepts whose glosses are nearest it.
 
 A concept (or alias) is named when its spelling key occurs in the question's spelling key. The
-question's parts — its key's substrings of up to MAX_NAME characters — are made by the server
-from the key and looked up through the vocabulary's key index: an index probe each, however
-large the vocabulary, and nothing for Python to build or send (a 4,000-character question has
-~200,000 parts: 215 ms to build in Python and 7 MB to send, bench/recall_latency.py).
+question's parts — its key's substrings of up to 64 characters — are made by the server
+(parts.py) and looked up through the vocabulary's key index: nothing for Python to build or send
+(a 4,000-character question has ~200,000 parts: 215 ms to build in Python and 7 MB to send).
 
 A walk from every concept a long question names reads every edge of hundreds of hubs (599 seeds:
 709 ms), so at most `walk_seeds` seeds per context start it: the strongest (named before
@@ -36,11 +35,8 @@ from sqlalchemy import (
 )
 
 from tabane.recall.lanes import contexts_table, nearest, p
+from tabane.recall.parts import substrings
 from tabane.storage.schema import VocabEntry, VocabVector
-
-# A name is looked for in the question as each of the question's parts up to this long. Longer
-# keys are sentences, not names (resolve's `MAX_SUBSTRING_CUE`, the same bound).
-MAX_NAME = 64
 
 
 @cache
@@ -52,31 +48,10 @@ def seeds_statement(dim: int | None = None) -> Select[Any]:
     return select(seeds.c.context_id, seeds.c.name, seeds.c.strength, seeds.c.found)
 
 
-def question_parts() -> Any:
-    """The substrings of the bound `question_spelling` a seed's key may be, as an array the
-    server builds: 2 to MAX_NAME characters, and only those a seed may be (`long_enough`)."""
-    q = p("question_spelling", Text)
-    # Each start's head is cut once: substr() walks a UTF-8 text from its start, so cutting every
-    # part from the whole key took O(length²) per part (1.7 s for a 4,000-character question).
-    at = func.generate_series(1, func.length(q)).table_valued("i").render_derived("starts")
-    # (OFFSET 0 keeps the planner from folding the heads back into the parts)
-    heads = select(func.substr(q, at.c.i, MAX_NAME).label("head")).offset(0).subquery("heads")
-    lengths = (
-        func.generate_series(2, func.length(heads.c.head))
-        .table_valued("n")
-        .render_derived("lengths")
-        .lateral()
-    )
-    part = func.substr(heads.c.head, 1, lengths.c.n)
-    parts = (
-        select(part)
-        .select_from(heads)
-        .join(lengths, true())
-        .where(or_(lengths.c.n >= 4, func.octet_length(part) > lengths.c.n))
-    )
-    # ARRAY(subquery) is an init plan: the planner does not see the parts (estimating each
-    # against the key's statistics took 3-5 ms), the index scan still takes them sorted.
-    return func.array(parts.scalar_subquery())
+def name_parts() -> Any:
+    """The parts of the bound `question_spelling` a seed's key may be (`long_enough`): 2 to 64
+    characters, 4 or more where all of them are ASCII."""
+    return substrings(p("question_spelling", Text), 2, latin_shortest=4)
 
 
 def seeds_cte(dim: int | None = None) -> CTE:
@@ -99,7 +74,7 @@ def seeds_cte(dim: int | None = None) -> CTE:
         VocabEntry.context_id == func.any(p("ctx_ids", ARRAY(Integer))),
         VocabEntry.kind == "concept",
         long_enough,
-        key == func.any(question_parts()),
+        key == func.any(name_parts()),
     )
     found: Any = named
     if dim is not None:
