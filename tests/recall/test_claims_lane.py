@@ -236,6 +236,33 @@ def test_a_negative_triple_is_served_as_what_it_denies(
     )
     assert vsvc.wait_for_jobs(timeout=120) == 0
     served = vsvc.recall(user, RecallRequest("Is Pluto a planet?", (context,)))
-    claims = {it.text for it in served.items if it.kind == "claim"}
-    assert "NOT (Pluto is a planet)" in claims and "Ceres orbits Sun" in claims
+    # the fact once: as the claim, or as the edge netted from it, whichever ranked first
+    pluto = [it.text for it in served.items if it.fact and it.fact[2] == "Pluto"]
+    assert pluto in (["NOT (Pluto is a planet)"], ["NOT (Pluto —is a→ planet) [weight -1.00]"])
+    assert "Ceres orbits Sun" in {it.text for it in served.items if it.kind == "claim"}
     assert "Pluto is a planet" not in served.rendered.replace("NOT (Pluto is a planet)", "")
+
+
+def test_an_edge_and_the_claim_that_only_states_it_are_served_once(
+    vsvc: Tabane, user: Principal, context: str
+) -> None:
+    vsvc.add_claims(
+        user,
+        context,
+        [
+            ClaimInput("FailsafeMonitor", "watches", "BatteryMonitor", 1.0),
+            ClaimInput("BatteryMonitor", "threshold", "BATT_LOW_VOLTS", 1.0),
+        ],
+    )
+    vsvc.remember(user, context, {"text": "FailsafeMonitor watches BatteryMonitor closely."})
+    assert vsvc.wait_for_jobs(timeout=120) == 0
+    asked = "What does FailsafeMonitor watch?"
+    result = vsvc.recall(user, RecallRequest(asked, (context,)))
+    watched = [it for it in result.items if it.fact and it.fact[3] == "watches"]
+    assert len(watched) == 1 and watched[0].kind in ("claim", "association")
+    # the note says more than the triple, so it is served beside it
+    assert "FailsafeMonitor watches BatteryMonitor closely." in {it.text for it in result.items}
+    facts = [it.fact for it in result.items if it.fact]
+    assert len(facts) == len(set(facts))  # no fact twice, the threshold's neither
+    repeats = {c.kind for c in result.trace.candidates if c.outcome == "duplicate"}
+    assert repeats and repeats <= {"claim", "association"}

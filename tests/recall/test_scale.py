@@ -94,9 +94,9 @@ def test_an_edge_only_a_gloss_led_to_ranks_by_that_gloss(vsvc: Tabane, user, mak
     # nothing of Wi-Fi; their edges come after the notes that answer
     assert result.trace.seeds and "Wi-Fi" not in " ".join(result.trace.seeds)
     assert result.items[0].text == WIFI[0]
-    kinds = [it.kind for it in result.items]
-    assert "association" in kinds
-    assert kinds.index("association") > kinds.index("claim")
+    # (each fact once: the edge, or the claim that only states its triple)
+    triples = [n for n, it in enumerate(result.items) if it.fact]
+    assert triples and min(triples) > [it.text for it in result.items].index(WIFI[0])
     walked = [r.rank for c in result.trace.candidates for r in c.lanes if r.lane == "walk"]
     assert min(walked) > 1
     # A question that names a concept keeps the walk's own place for the edges it leads to.
@@ -105,5 +105,7 @@ def test_an_edge_only_a_gloss_led_to_ranks_by_that_gloss(vsvc: Tabane, user, mak
         (r.rank, c.key) for c in named.trace.candidates for r in c.lanes if r.lane == "walk"
     )
     assert walk[0][0] == 1
+    first = next(c for c in named.trace.candidates if c.key == walk[0][1])
+    assert first.outcome == "served" and first.position == 1
     edge = next(it for it in named.items if it.key == walk[0][1])
     assert edge.text.startswith("billing service —runs_on→ Postgres 16")

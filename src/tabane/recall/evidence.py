@@ -157,7 +157,23 @@ def evidence(c: Candidate, scopes: dict[str, str], session_name: str | None) -> 
         when=when,
         direct=c.direct,
         in_reply_to=asked_part(c.row.asked_text) if c.asked is not None else None,
+        fact=_fact(c),
     )
+
+
+def _fact(c: Candidate) -> tuple[str, ...] | None:
+    """What an edge, or a claim that only states its triple, asserts: an edge and the claim it
+    was netted from say one thing (a claim with a statement of its own says more)."""
+    r = c.row
+    if c.kind == "association":
+        weight = next(lr.score for lr in c.lanes if lr.lane == "walk")
+        triple = (r.edge_perspective or "", r.edge_subject, r.edge_label, r.edge_object)
+    elif c.kind == "claim" and not r.statement and r.claim_subject is not None:
+        weight = r.claim_weight if r.claim_weight is not None else 1.0
+        triple = (r.claim_perspective or "", r.claim_subject, r.claim_label, r.claim_object)
+    else:
+        return None
+    return (c.context or "", *(str(x) for x in triple), "-" if weight < 0 else "+")
 
 
 def _details(c: Candidate, session_name: str | None) -> tuple[str, Citation, str | None, Any]:

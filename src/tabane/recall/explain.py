@@ -204,7 +204,8 @@ def explain(
         details = {
             "served": "in the evidence",
             "duplicate": "its text is served as another item (a turn and its note say one thing, "
-            "or it repeats the question a served reply answers)",
+            "an edge and the claim that only states its triple, or it repeats the question a "
+            "served reply answers)",
             "cut_by_rerank": f"ordered to position {best.position}, past max_items {t.max_items}",
             "cut_by_budget": f"{best.item.tokens} tokens did not fit: {outcome.used_tokens} of "
             f"{budget} were used by the items before it",

@@ -125,6 +125,19 @@ def answers_first(ordered: Sequence[Evidence]) -> list[Evidence]:
     return out
 
 
+def edges_first(ordered: Sequence[Evidence]) -> list[Evidence]:
+    """Each edge moved up to the first item that asserts its fact (a claim that only states
+    the edge's triple): the fact is served once, where it ranked first, as the edge, which nets
+    every claim of it; the claim is a duplicate."""
+    out = list(ordered)
+    for item in [it for it in ordered if it.kind == "association" and it.fact is not None]:
+        at = out.index(item)
+        first = next((n for n, o in enumerate(out[:at]) if o.fact == item.fact), None)
+        if first is not None:
+            out.insert(first, out.pop(at))
+    return out
+
+
 def arrange(
     question: str,
     items: Sequence[Evidence],
@@ -134,9 +147,10 @@ def arrange(
     budget: int,
     chars_per_token: float,
     voices: bool = True,
+    facts_once: bool = True,
 ) -> list[Placed]:
-    """Order, drop items whose text repeats an earlier one's (outcome `duplicate`, position
-    0), cut to `max_items`, then keep the longest prefix within `budget` tokens."""
+    """Order, drop items whose text or fact repeats an earlier one's (outcome `duplicate`,
+    position 0), cut to `max_items`, then keep the longest prefix within `budget` tokens."""
     fused_at = {it.key: n for n, it in enumerate(items, start=1)}
     scores: dict[str, float] = {}
     spoken: set[str] = set()  # keys of the items the question names the speaker of
@@ -152,11 +166,13 @@ def arrange(
         named = {it.key for it in group if voices and voiced(question, it.author)}
         ordered += named_first(group, named)
         spoken |= named
-    ordered = grounded_first(answers_first(ordered), max_items)
+    ordered = answers_first(ordered)
+    ordered = grounded_first(edges_first(ordered) if facts_once else ordered, max_items)
     placed: list[Placed] = []
     used = 0
     full = False
     seen: set[str] = set()
+    facts: set[tuple[str, ...]] = set()
     position = 0
     share = max(1, budget // max(1, max_items))
     for it in ordered:
@@ -164,10 +180,14 @@ def arrange(
         sized = Evidence(**{**it.__dict__, "tokens": tokens(it, chars_per_token)})
         outcome: Outcome
         same, at = _same(it.text), fused_at[it.key]
-        if same in seen:  # a turn and the note or paragraph made from it say one thing once
+        # a turn and the note or paragraph made from it say one thing once; so do an edge and
+        # a claim that only states the edge's triple
+        if same in seen or (facts_once and it.fact is not None and it.fact in facts):
             placed.append(Placed(sized, at, 0, scores.get(it.key), "duplicate", it.key in spoken))
             continue
         seen.update([same, _same(it.in_reply_to)] if it.in_reply_to else [same])
+        if it.fact is not None:
+            facts.add(it.fact)
         position += 1
         if position > max_items:
             outcome = "cut_by_rerank"

@@ -55,6 +55,7 @@ class Tunables:
     exchange: bool = True  # a question that gives its place is scored with its reply (lanes)
     asking_notes: bool = True  # a note that asks scores half its similarity (lanes_memory)
     voices: bool = True  # items said by someone the question names first (order.py `voiced`)
+    facts_once: bool = True  # an edge and the claim that only states its triple: the edge, once
     turn_scale: bool = True  # turns ranked on the passages' scale (scale.py)
     impute: bool = True  # a paragraph one paragraph lane missed ranks just past its end there
     # A source named by the name its title opens with ("git revert" of "git-revert(1)"): named

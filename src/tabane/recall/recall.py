@@ -64,6 +64,7 @@ def run(
         budget=budget,
         chars_per_token=chars_per_token,
         voices=t.voices,
+        facts_once=t.facts_once,
     )
     order_ms = (time.perf_counter() - started) * 1000
     used = sum(p.item.tokens for p in placed if p.outcome == "served")

@@ -62,6 +62,9 @@ class Evidence:
     direct: bool = False  # its source is named by title in the question
     tokens: int = 0  # the budget's estimate for this item
     in_reply_to: str | None = None  # the question just before it, which it answers
+    # what it asserts, when that is only a triple (an edge, or a claim without a statement of
+    # its own): context, perspective, subject, label, object, sign — one fact is served once
+    fact: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
