@@ -51,3 +51,13 @@ def test_facts_once_off_serves_both() -> None:
         ("c:1", "served", 1),
         ("a:1", "served", 2),
     ]
+
+
+def test_a_repeat_of_an_item_that_was_cut_is_cut_too_not_a_duplicate() -> None:
+    filler = [_item(f"p:{n}", "paragraph", f"filler paragraph {n}", None) for n in range(2)]
+    placed = arrange("what does it watch?", [*filler, EDGE, CLAIM], None, max_items=2,
+                     budget=1000, chars_per_token=4.0)  # fmt: skip
+    assert [(p.item.key, p.outcome) for p in placed][2:] == [
+        ("a:1", "cut_by_rerank"),
+        ("c:1", "cut_by_rerank"),  # the edge was not served, so the claim is not its duplicate
+    ]

@@ -181,13 +181,11 @@ def arrange(
         outcome: Outcome
         same, at = _same(it.text), fused_at[it.key]
         # a turn and the note or paragraph made from it say one thing once; so do an edge and
-        # a claim that only states the edge's triple
+        # a claim that only states the edge's triple. Only a served item makes a repeat a
+        # duplicate: after one that was cut, every later item is cut too, and says so.
         if same in seen or (facts_once and it.fact is not None and it.fact in facts):
             placed.append(Placed(sized, at, 0, scores.get(it.key), "duplicate", it.key in spoken))
             continue
-        seen.update([same, _same(it.in_reply_to)] if it.in_reply_to else [same])
-        if it.fact is not None:
-            facts.add(it.fact)
         position += 1
         if position > max_items:
             outcome = "cut_by_rerank"
@@ -197,6 +195,9 @@ def arrange(
         else:
             used += sized.tokens
             outcome = "served"
+            seen.update([same, _same(it.in_reply_to)] if it.in_reply_to else [same])
+            if it.fact is not None:
+                facts.add(it.fact)
         placed.append(Placed(sized, at, position, scores.get(it.key), outcome, it.key in spoken))
     return placed
 
