@@ -16,6 +16,7 @@ from tabane.graph.claim_input import ClaimInput
 from tabane.jobs import queue
 from tabane.models.embedder import Embedder
 from tabane.recall import lanes_memory
+from tabane.recall.explain import Expected
 from tabane.recall.kernel import bind
 from tabane.recall.plan import RecallRequest, Tunables
 from tabane.search.search import QueryVector
@@ -260,10 +261,16 @@ def test_an_edge_and_the_claim_that_only_states_it_are_served_once(
     asked = "What does FailsafeMonitor watch?"
     result = vsvc.recall(user, RecallRequest(asked, (context,)))
     watched = [it for it in result.items if it.fact and it.fact[3] == "watches"]
-    assert len(watched) == 1 and watched[0].kind in ("claim", "association")
+    # the walk finds the edge (FailsafeMonitor is named), which takes its claim's place
+    assert len(watched) == 1 and watched[0].kind == "association"
     # the note says more than the triple, so it is served beside it
     assert "FailsafeMonitor watches BatteryMonitor closely." in {it.text for it in result.items}
     facts = [it.fact for it in result.items if it.fact]
     assert len(facts) == len(set(facts))  # no fact twice, the threshold's neither
+    # its claim is the duplicate, and explain says so
+    claim = int(next(c.key for c in result.trace.candidates
+                     if c.outcome == "duplicate" and c.kind == "claim")[2:])  # fmt: skip
+    why = vsvc.explain_recall(user, RecallRequest(asked, (context,)), Expected(claim=claim))
+    assert why.verdict == "duplicate" and "edge" in why.detail
     repeats = {c.kind for c in result.trace.candidates if c.outcome == "duplicate"}
     assert repeats and repeats <= {"claim", "association"}
