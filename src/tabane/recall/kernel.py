@@ -133,8 +133,8 @@ def bind_before(
     """What the statement reads from bound arrays, computed first: the BM25 lane's hits, the
     sources the question names (titles.py) and the walk's seeds. Adds them to `params`; returns
     the seeds' names, sorted, and a note for each context whose seeds were cut (seeds.py), for
-    the trace. With `beside`, the BM25 lane and the titles are read on a
-    second connection while this one finds the seeds."""
+    the trace. With `beside`, the BM25 lane and the titles are read on a second connection
+    while this one finds the seeds."""
     terms, question = list(params["terms"]), str(params["question"])
     work: list[Callable[[Session], dict[str, list[Any]]]] = []
     if "bm25" in shape.lanes:
