@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import func, select
 
 from tabane.ingest.documents import DocumentInput, block
 from tabane.recall.kernel import gather
@@ -66,3 +67,16 @@ def test_another_user_recalls_nothing_of_what_they_cannot_see(svc: Tabane, make_
     assert mine.items and all(
         it.citation.context == ctx for it in mine.items if it.citation.context
     )
+
+
+def test_recall_plans_for_the_values_it_binds(svc: Tabane, user, context):
+    """After a few long questions, PostgreSQL would switch the prepared statement to a generic
+    plan (LIMITs and arrays unknown: a sequential scan of every vector); recall's transaction
+    keeps custom plans."""
+    with svc.store.session(user) as session:
+        ctx = session.query(Context).filter_by(name=context).one()
+        gather(session, "kettle", [ctx], [None], QueryVector(None, None, None, "x"), None)
+        mode = session.scalar(select(func.current_setting("plan_cache_mode")))
+    assert mode == "force_custom_plan"
+    with svc.store.session(user) as session:  # for recall's transaction only
+        assert session.scalar(select(func.current_setting("plan_cache_mode"))) == "auto"

@@ -211,8 +211,14 @@ COLLAPSE_LIMIT = 4
 
 
 def _settings(session: Session) -> None:
+    """Recall's transaction settings. Plans are always made for the values bound: PostgreSQL
+    switches a prepared statement to a generic plan once that looks cheaper than the custom
+    plans' average, and a few long questions (hundreds of seeds and terms) raise that average
+    until it does — then every later recall on the connection ran its generic plan, at twice
+    the time (bench/recall_latency.py `--long`)."""
     session.execute(
         select(
+            func.set_config("plan_cache_mode", "force_custom_plan", True),
             func.set_config("work_mem", "64MB", True),
             func.set_config("hnsw.iterative_scan", "relaxed_order", True),
             func.set_config("hnsw.ef_search", str(vectors.EF_SEARCH), True),

@@ -232,9 +232,12 @@ def lane(
     eligible: Select[Any] | None = None,
 ) -> list[VectorHit]:
     """The best `pool` paragraphs by cosine (over text and question vectors), at or above
-    `floor`. Filtered scans stay complete through pgvector's iterative index scans."""
+    `floor`. Filtered scans stay complete through pgvector's iterative index scans. Plans are
+    made for the values bound (a generic plan, its LIMIT unknown, may scan every vector: see
+    recall/kernel.py `_settings`)."""
     session.execute(
         select(
+            func.set_config("plan_cache_mode", "force_custom_plan", True),
             func.set_config("hnsw.iterative_scan", "relaxed_order", True),
             func.set_config("hnsw.ef_search", str(EF_SEARCH), True),
         )
