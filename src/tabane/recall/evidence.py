@@ -161,12 +161,17 @@ def evidence(c: Candidate, scopes: dict[str, str], session_name: str | None) -> 
     )
 
 
+def _edge_weight(c: Candidate) -> float:
+    """An edge's signed net weight over the rows the caller can see (the walk lane's score)."""
+    return next(lr.score for lr in c.lanes if lr.lane == "walk")
+
+
 def _fact(c: Candidate) -> tuple[str, ...] | None:
     """What an edge, or a claim that only states its triple, asserts: an edge and the claim it
     was netted from say one thing (a claim with a statement of its own says more)."""
     r = c.row
     if c.kind == "association":
-        weight = next(lr.score for lr in c.lanes if lr.lane == "walk")
+        weight = _edge_weight(c)
         triple = (r.edge_perspective or "", r.edge_subject, r.edge_label, r.edge_object)
     elif c.kind == "claim" and not r.statement and r.claim_subject is not None:
         weight = r.claim_weight if r.claim_weight is not None else 1.0
@@ -195,7 +200,7 @@ def _details(c: Candidate, session_name: str | None) -> tuple[str, Citation, str
         )
         return _claim_text(r), cite, holder or r.author, r.valid_from or r.recorded_at
     if c.kind == "association":
-        weight = next(lr.score for lr in c.lanes if lr.lane == "walk")
+        weight = _edge_weight(c)
         text = edge_text(r.edge_subject, r.edge_label, r.edge_object, weight)
         cite = Citation(context=c.context, source=r.edge_source, paragraph=r.edge_paragraph)
         return text, cite, r.edge_perspective or None, None

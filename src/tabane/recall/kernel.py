@@ -211,17 +211,12 @@ COLLAPSE_LIMIT = 4
 
 
 def _settings(session: Session) -> None:
-    """Recall's transaction settings. Plans are always made for the values bound: PostgreSQL
-    switches a prepared statement to a generic plan once that looks cheaper than the custom
-    plans' average, and a few long questions (hundreds of seeds and terms) raise that average
-    until it does — then every later recall on the connection ran its generic plan, at twice
-    the time (bench/recall_latency.py `--long`)."""
+    """Recall's transaction settings: those of an HNSW read (custom plans, iterative scans),
+    room to sort and hash, and the joins in the order written."""
     session.execute(
         select(
-            func.set_config("plan_cache_mode", "force_custom_plan", True),
+            *vectors.nearest_settings(),
             func.set_config("work_mem", "64MB", True),
-            func.set_config("hnsw.iterative_scan", "relaxed_order", True),
-            func.set_config("hnsw.ef_search", str(vectors.EF_SEARCH), True),
             func.set_config("join_collapse_limit", str(COLLAPSE_LIMIT), True),
             func.set_config("from_collapse_limit", str(COLLAPSE_LIMIT), True),
         )

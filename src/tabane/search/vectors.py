@@ -42,6 +42,22 @@ from tabane.storage.schema import ContextModel, Paragraph, ParagraphVector
 # mid-sized context's paragraphs at 200+, recall's gloss seeds at 100-128): recall's statement
 # took 60.6 ms at 40, 118.2 ms at 400 (bench/recall_latency.py, docs/benchmarks.md).
 EF_SEARCH = 40
+
+
+def nearest_settings() -> list[Any]:
+    """The transaction settings of a read that ranks by an HNSW index (the search's vector lane,
+    recall's statement), as `set_config` calls for one SELECT. Filtered scans stay complete
+    through pgvector's iterative scans. Plans are made for the values bound: PostgreSQL moves a
+    prepared statement to a generic plan once that looks no worse than the custom plans' average
+    — a few long questions (hundreds of seeds and terms) raise that average until it does — and
+    a generic plan, its LIMIT unknown, scans every vector (bench/recall_latency.py `--long`)."""
+    return [
+        func.set_config("plan_cache_mode", "force_custom_plan", True),
+        func.set_config("hnsw.iterative_scan", "relaxed_order", True),
+        func.set_config("hnsw.ef_search", str(EF_SEARCH), True),
+    ]
+
+
 BATCH = 64  # texts per embedder call (the model streams tokens, so the size barely matters)
 # Vectors per write transaction at most: a batch of short repeated texts brings few new texts
 # but many rows; this keeps each transaction (and the progress step) bounded.
@@ -232,16 +248,8 @@ def lane(
     eligible: Select[Any] | None = None,
 ) -> list[VectorHit]:
     """The best `pool` paragraphs by cosine (over text and question vectors), at or above
-    `floor`. Filtered scans stay complete through pgvector's iterative index scans. Plans are
-    made for the values bound (a generic plan, its LIMIT unknown, may scan every vector: see
-    recall/kernel.py `_settings`)."""
-    session.execute(
-        select(
-            func.set_config("plan_cache_mode", "force_custom_plan", True),
-            func.set_config("hnsw.iterative_scan", "relaxed_order", True),
-            func.set_config("hnsw.ef_search", str(EF_SEARCH), True),
-        )
-    )
+    `floor` (`nearest_settings`)."""
+    session.execute(select(*nearest_settings()))
     distance = ParagraphVector.embedding.cast(Vector(dim)).cosine_distance(
         np.asarray(query, dtype=np.float32)
     )
