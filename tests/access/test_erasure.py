@@ -53,6 +53,9 @@ from tabane.storage.schema import (
     RaptorNode,
     Source,
     VocabEntry,
+    VocabGram,
+    VocabGramStats,
+    VocabSize,
     VocabVector,
 )
 from tabane.types import PUBLIC, Principal, personal_scope
@@ -132,6 +135,8 @@ def _leftovers(svc: Tabane, who: Principal) -> dict[str, int]:
                 checks.append(table.c.scopes == [mine])
             if "user_id" in table.c:
                 checks.append(table.c.user_id == who.user_id)
+            if "written_by" in table.c:
+                checks.append(table.c.written_by == who.user_id)
             for column in ("author", "perspective"):
                 if column in table.c:
                     checks.append(table.c[column] == who.name)
@@ -536,3 +541,83 @@ def test_a_grant_revoked_before_the_erasure_does_not_keep_the_users_claims(
             .where(Association.context_id == ctx_id, Association.object == "overrated")
         )
     assert writers == {said: None, kept: y.user_id} and edge == 0
+
+
+def _vocabulary_counts(svc: Tabane, ctx_id: int) -> list[tuple[object, ...]]:
+    """Per kind and scope set of a context: (kind, scopes, stored entries, live rows, bigrams
+    whose stored df differs from the live postings)."""
+    out: list[tuple[object, ...]] = []
+    with svc.store.admin() as session:
+        sets = session.execute(
+            select(VocabSize.kind, VocabSize.scopes, VocabSize.entries).where(
+                VocabSize.context_id == ctx_id
+            )
+        ).all()
+        for kind, scopes, entries in sorted(sets, key=lambda r: (r.kind, r.scopes)):
+            same = [
+                VocabEntry.context_id == ctx_id,
+                VocabEntry.kind == kind,
+                VocabEntry.scopes == scopes,
+            ]
+            rows = session.scalar(select(func.count()).select_from(VocabEntry).where(*same))
+            live = dict(
+                session.execute(
+                    select(VocabGram.gram, func.count())
+                    .where(
+                        VocabGram.context_id == ctx_id,
+                        VocabGram.kind == kind,
+                        VocabGram.scopes == scopes,
+                    )
+                    .group_by(VocabGram.gram)
+                ).all()
+            )
+            stored = dict(
+                session.execute(
+                    select(VocabGramStats.gram, VocabGramStats.df).where(
+                        VocabGramStats.context_id == ctx_id,
+                        VocabGramStats.kind == kind,
+                        VocabGramStats.scopes == scopes,
+                        VocabGramStats.df != 0,
+                    )
+                ).all()
+            )
+            wrong = sorted(g for g in set(live) | set(stored) if live.get(g, 0) != stored.get(g, 0))
+            out.append((kind, tuple(scopes), entries, rows, wrong))
+    return out
+
+
+def test_the_aliases_a_user_added_go_with_them(
+    svc: Tabane, make_user: Callable[..., Principal]
+) -> None:
+    """x's aliases in a context x shares with y go with x, wherever they are: resolve stops
+    finding them for y, the vocabulary's statistics are taken down with them, and a concept
+    only x's claims named, which x's alias had kept in the vocabulary, is forgotten. y's alias
+    stays."""
+    x, y = make_user("x"), make_user("y")
+    shared = unique("ctx")
+    svc.create_context(y, shared, scopes=[PUBLIC])
+    svc.add_claims(y, shared, [ClaimInput("Matcha", "is", "whisked", 1.0)])
+    svc.add_claims(x, shared, [ClaimInput("Hojicha", "is", "roasted", 1.0)])
+    svc.add_alias(x, shared, "matcha powder", "Matcha")
+    svc.add_alias(x, shared, "houjicha", "Hojicha")
+    svc.add_alias(y, shared, "usucha", "Matcha")
+    assert svc.resolve(y, shared, "matcha powder").candidates[0].kind == "alias"
+    exported = [r["row"] for r in svc.export_user(x.name) if r["table"] == "vocabulary"]
+    assert sorted(r["name"] for r in exported if r["alias_of"]) == ["houjicha", "matcha powder"]
+
+    done = svc.erase_user(x.name)
+
+    assert sorted(a.alias for a in svc.list_aliases(y, shared)) == ["usucha"]
+    after = svc.resolve(y, shared, "matcha powder", dice_floor=0.99)
+    assert [c.kind for c in after.candidates] != ["alias"]  # no longer an entry spelling
+    assert "Hojicha" not in {c.name for c in svc.resolve(y, shared, "Hojicha").candidates}
+    assert done.forgotten >= 2  # Hojicha (no alias points at it now) and roasted
+    with svc.store.admin() as session:
+        ctx_id = session.scalar(select(Context.id).where(Context.name == shared))
+        writers = set(
+            session.scalars(select(VocabEntry.written_by).where(VocabEntry.context_id == ctx_id))
+        )
+    assert writers == {None, y.user_id}
+    assert ctx_id is not None
+    counts = _vocabulary_counts(svc, ctx_id)
+    assert counts and all(entries == rows and not wrong for _, _, entries, rows, wrong in counts)

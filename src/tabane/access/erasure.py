@@ -12,6 +12,7 @@ applies to, and a test fails on it).
   the same name was granted it. (A table whose scope set is its parent's, through a foreign
   key that includes `scopes`, follows its parent; a job also goes when it runs with the user's
   read scopes.)
+- `vocabulary`: also every alias the user added (`written_by`), in any scope set.
 - `claims`: also every claim whose `author` is NAME that the user may read or wrote
   (`written_by`: a grant revoked before the erasure does not keep the user's claims in a team's
   context). Its author is the label `write_batch` fills with the acting user's name when the
@@ -32,6 +33,7 @@ applies to, and a test fails on it).
   context whose scope set lies inside the derived row's. It is a cache: the next derive job of
   the context rebuilds it from the rows left.
 
+What the erasure leaves to repair in the rows that stay is in access/erasure_repair.py.
 Erasure deletes children before parents, so the database cascades nothing behind the counts' back,
 and derived rows before the rows they were read from (the derived rule looks those up). These run
 on the owner's session: the erasure sees and deletes across every scope.
@@ -40,7 +42,6 @@ on the owner's session: the erasure sees and deletes across every scope.
 from __future__ import annotations
 
 import base64
-from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -65,7 +66,7 @@ from sqlalchemy.orm import Session
 
 from tabane.access import users
 from tabane.errors import Forbidden, Issue, NoUser
-from tabane.storage.schema import SCOPED_TABLES, Association, Base, Claim, User
+from tabane.storage.schema import SCOPED_TABLES, Base, User
 from tabane.types import Principal, personal_scope, text_problem
 
 # Columns an export leaves out: a key's hash verifies its token and is no use to its holder.
@@ -74,10 +75,6 @@ REDACTED = {"api_keys": frozenset({"hash"})}
 # Derived memory: rebuilt from a context's rows, carrying the context's scope set (the tables
 # with a scope set of their own in storage/schema_derived.py; their members follow them).
 DERIVED = frozenset({"communities", "profiles", "raptor_nodes"})
-
-# (perspective, subject, label, object), as graph.claims.EdgeKey
-EdgeKey = tuple[str, str, str, str]
-Edges = dict[tuple[int, tuple[str, ...]], set[EdgeKey]]
 
 
 @dataclass(frozen=True)
@@ -192,106 +189,6 @@ def delete_rows(session: Session, walk: Walk) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def _in_surviving_contexts(walk: Walk, context_id: Any) -> list[ColumnElement[bool]]:
-    """The condition that a row's context outlives the erasure (none when no context goes)."""
-    contexts = walk.rows.get("contexts")
-    if contexts is None:
-        return []
-    return [context_id.not_in(select(Base.metadata.tables["contexts"].c.id).where(contexts))]
-
-
-def touched_derived(session: Session, walk: Walk) -> dict[str, set[tuple[int, tuple[str, ...]]]]:
-    """Per derived table, the (context, scope set) of the rows the erasure deletes in contexts
-    that outlive it: their builds must run again over the rows left."""
-    found: dict[str, set[tuple[int, tuple[str, ...]]]] = {}
-    for name in sorted(DERIVED):
-        table = Base.metadata.tables[name]
-        stmt = (
-            select(table.c.context_id, table.c.scopes)
-            .where(
-                walk.rows[name],
-                *_in_surviving_contexts(walk, table.c.context_id),
-                ~_holds(table.c.scopes, walk.target.scope),  # nobody's after: no rebuild
-            )
-            .distinct()
-        )
-        found[name] = {(int(r.context_id), tuple(r.scopes)) for r in session.execute(stmt)}
-    return found
-
-
-def touched_edges(session: Session, walk: Walk) -> Edges:
-    """The associations that erased claims net into and that outlive the erasure (in a context
-    and scope set that stay): they must be re-netted from the claims left."""
-    stmt = select(
-        Claim.context_id, Claim.scopes, Claim.perspective, Claim.subject, Claim.label, Claim.object
-    ).where(
-        walk.rows["claims"],
-        Claim.subject.is_not(None),
-        ~_holds(Claim.scopes, walk.target.scope),
-        *_in_surviving_contexts(walk, Claim.context_id),
-    )
-    edges: Edges = defaultdict(set)
-    for row in session.execute(stmt.distinct()):
-        edges[(row.context_id, tuple(row.scopes))].add(
-            (row.perspective, str(row.subject), str(row.label), str(row.object))
-        )
-    return dict(sorted(edges.items()))
-
-
-def prune_edges(session: Session, edges: Edges) -> int:
-    """Delete the re-netted associations no claim (open or closed) names any more: an edge only
-    the erased user asserted goes with them. Returns how many were deleted."""
-    deleted = 0
-    for (ctx, scopes), keys in edges.items():
-        for p, s, la, o in sorted(keys):
-            same = [
-                Association.context_id == ctx,
-                Association.scopes == list(scopes),
-                Association.perspective == p,
-                Association.subject == s,
-                Association.label == la,
-                Association.object == o,
-            ]
-            left = exists().where(
-                Claim.context_id == ctx,
-                Claim.scopes == list(scopes),
-                Claim.perspective == p,
-                Claim.subject == s,
-                Claim.label == la,
-                Claim.object == o,
-            )
-            result = session.execute(
-                delete(Association).where(and_(*same), Association.claims == 0, ~left)
-            )
-            deleted += int(result.rowcount)  # type: ignore[attr-defined]
-    return deleted
-
-
-def clear_writer(session: Session, target: Target) -> int:
-    """Clear the erased user's id from the claims that stay (written as another speaker)."""
-    claims = Base.metadata.tables["claims"]
-    result = session.execute(
-        claims.update().where(claims.c.written_by == target.user_id).values(written_by=None)
-    )
-    return int(result.rowcount)  # type: ignore[attr-defined]
-
-
-def strip_scope(session: Session, target: Target) -> int:
-    """Take the erased personal scope out of other users' API keys that were narrowed to read
-    or write it (the key stays its holder's): a user of the same name made later must not be
-    read through them. Returns how many keys changed."""
-    keys = Base.metadata.tables["api_keys"]
-    result = session.execute(
-        keys.update()
-        .where(_holds(keys.c.read_scopes, target.scope) | _holds(keys.c.write_scopes, target.scope))
-        .values(
-            read_scopes=func.array_remove(keys.c.read_scopes, target.scope),
-            write_scopes=func.array_remove(keys.c.write_scopes, target.scope),
-        )
-    )
-    return int(result.rowcount)  # type: ignore[attr-defined]
-
-
 def _own(table: Table, target: Target) -> list[ColumnElement[bool]]:
     if table.name == "users":
         return [table.c.id == target.user_id]
@@ -299,9 +196,9 @@ def _own(table: Table, target: Target) -> list[ColumnElement[bool]]:
         return [table.c.name == target.scope]
     found: list[ColumnElement[bool]] = []
     if "scopes" in table.c and not _inherits_scopes(table):
-        found.append(_holds(table.c.scopes, target.scope))
+        found.append(holds(table.c.scopes, target.scope))
     if "read_scopes" in table.c and "user_id" not in table.c:  # a job that would run as them
-        found.append(_holds(table.c.read_scopes, target.scope))
+        found.append(holds(table.c.read_scopes, target.scope))
     if "user_id" in table.c:  # (another user's key that reads their scope loses only the scope)
         found.append(table.c.user_id == target.user_id)
     if table.name == "claims":
@@ -311,10 +208,12 @@ def _own(table: Table, target: Target) -> list[ColumnElement[bool]]:
         )
         written = table.c.written_by == target.user_id  # theirs whatever their grants are now
         found.append(and_(table.c.author == target.name, or_(readable, written)))
+    elif "written_by" in table.c:  # an alias the user added, wherever it is
+        found.append(table.c.written_by == target.user_id)
     return found
 
 
-def _holds(scopes: Any, scope: str) -> ColumnElement[bool]:
+def holds(scopes: Any, scope: str) -> ColumnElement[bool]:
     """The scope set holds `scope` (alone or with others)."""
     return scopes.op("@>", is_comparison=True)(literal([scope], ARRAY(Text)))  # type: ignore[no-any-return]
 

@@ -243,6 +243,7 @@ def add_alias(
             grams=len(char_grams(spelling_key(alias))),
             alias_of=target,
             scopes=list(scopes),
+            written_by=principal.user_id,
         )
         .on_conflict_do_nothing(index_elements=["context_id", "kind", "name", "scopes"])
         .returning(VocabEntry.id, VocabEntry.key)

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from tabane.access import erasure
+from tabane.access import erasure_repair as repair
 from tabane.graph import claims as claims_mod
-from tabane.graph import forget
+from tabane.graph import forget, vocabulary_stats
 from tabane.jobs import queue
 from tabane.service.base import ServiceBase
 from tabane.types import Principal
@@ -64,9 +65,10 @@ class UsersService(ServiceBase):
         with self.store.admin() as session:
             walk = erasure.plan(erasure.find(session, name))
             erasure.authorize(session, walk, actor)
-            edges = erasure.touched_edges(session, walk)
-            derived = erasure.touched_derived(session, walk)
+            edges = repair.touched_edges(session, walk)
+            derived = repair.touched_derived(session, walk)
             closed = forget.closed_by(session, walk.rows["claims"])
+            vocabulary_stats.unbump_entries(session, repair.shared_spellings(session, walk))
             deleted = erasure.delete_rows(session, walk)
             for where, keys in forget.reopen(session, closed).items():
                 edges.setdefault(where, set()).update(keys)
@@ -75,11 +77,11 @@ class UsersService(ServiceBase):
             # glosses quote the erased claims: gone now, written again by a worker
             for context_id, scopes in sorted(set(edges) | forget.forget_glosses(session, edges)):
                 queue.enqueue_glosses(session, context_id=context_id, scopes=scopes)
-            pruned = erasure.prune_edges(session, edges)
+            pruned = repair.prune_edges(session, edges)
             forgotten = forget.forget_spellings(session, edges)
             renetted = sum(len(keys) for keys in edges.values()) - pruned
-            narrowed = erasure.strip_scope(session, walk.target)
-            erasure.clear_writer(session, walk.target)
+            narrowed = repair.strip_scope(session, walk.target)
+            repair.clear_writer(session, walk.target)
             rebuilds = 0
             for table, enqueue in REBUILDS.items():
                 for context_id, scopes in sorted(derived.get(table, ())):

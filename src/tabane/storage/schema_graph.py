@@ -52,6 +52,9 @@ class VocabEntry(Scoped, Base):
     key: Mapped[str] = mapped_column(Text(collation="C"))
     grams: Mapped[int] = mapped_column(Integer, server_default="0")  # distinct bigrams of key
     alias_of: Mapped[str | None] = mapped_column(Text)
+    # the user who added an alias (erasure takes it with them); None for canonical spellings,
+    # which claims mint, and for aliases added before migration 0028
+    written_by: Mapped[int | None] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = _now()
 
 
