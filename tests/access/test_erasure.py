@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 import json
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,6 +24,7 @@ from sqlalchemy import (
     inspect,
     literal,
     select,
+    text,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
 from typer.testing import CliRunner
@@ -621,3 +622,55 @@ def test_the_aliases_a_user_added_go_with_them(
     assert ctx_id is not None
     counts = _vocabulary_counts(svc, ctx_id)
     assert counts and all(entries == rows and not wrong for _, _, entries, rows, wrong in counts)
+
+
+def _row_versions_holding(svc: Tabane, table: str, marker: str) -> int:
+    """Heap tuples of `table`, live or dead, whose bytes hold `marker` (pageinspect: what a
+    forensic read of the pages would find, beyond what SQL shows)."""
+    pages = text(
+        "select count(*) from generate_series(0, pg_relation_size(cast(:t as regclass)) / "
+        "current_setting('block_size')::int - 1) as b, "
+        "lateral heap_page_items(get_raw_page(cast(:t as text), b::int)) as i "
+        "where i.t_data is not null and position(convert_to(:m, 'UTF8') in i.t_data) > 0"
+    )
+    with svc.store.owner.connect() as conn:
+        return int(conn.execute(pages, {"t": table, "m": marker}).scalar_one())
+
+
+@pytest.fixture
+def pageinspect(svc: Tabane) -> Iterator[None]:
+    with svc.store.owner.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.execute(text("CREATE EXTENSION IF NOT EXISTS pageinspect"))
+    yield
+    with svc.store.owner.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.execute(text("DROP EXTENSION IF EXISTS pageinspect"))
+
+
+def test_no_row_version_of_the_erased_user_is_left_in_the_tables(
+    svc: Tabane, make_user: Callable[..., Principal], pageinspect: None
+) -> None:
+    """A deleted row stays in its page as a dead version until VACUUM removes it, and
+    autovacuum may not come for a long time to a large table with a few dead rows. Erasure
+    vacuums what it touched: no version of the user's note is left, while the same erasure
+    without the VACUUM leaves one (so the check does see dead versions)."""
+    y = make_user("y")
+    shared = unique("ctx")
+    svc.create_context(y, shared, scopes=[PUBLIC])
+    notes = {}
+    for who in (make_user("x"), make_user("z")):
+        notes[who.name] = unique("zq-secret")
+        svc.remember(who, shared, {"text": f"{notes[who.name]}: the kettle code is 4711"})
+        svc.add_claims(who, shared, [ClaimInput("kettle", "is", "mine", 1.0)])
+    kept = svc.remember(y, shared, {"text": "y's note stays"})
+    x, z = sorted(notes)
+    assert _row_versions_holding(svc, "claims", notes[x]) == 1
+
+    undone = svc.erase_user(z, vacuum=False)
+    assert undone.vacuumed == ()
+    assert _row_versions_holding(svc, "claims", notes[z]) == 1  # dead, but in the page
+
+    done = svc.erase_user(x)
+    assert {"claims", "associations", "users"} <= set(done.vacuumed)
+    assert _row_versions_holding(svc, "claims", notes[x]) == 0
+    assert _row_versions_holding(svc, "claims", notes[z]) == 0  # the same table, vacuumed now
+    assert [m.id for m in svc.memories(y, shared).memories] == [kept]

@@ -47,6 +47,7 @@ def test_export_then_erase_round_trips_the_counts(
     body = erased.json()
     assert {t: n for t, n in body["deleted"].items() if n} == dict(counts)
     assert body["total"] == len(rows) and body["user"] == x.name
+    assert {"claims", "session_turns", "users"} <= set(body["vacuumed"])
     gone = client.get(f"/users/{x.name}/export")
     assert gone.status_code == 404 and gone.json()["error"]["code"] == "no_user"
 

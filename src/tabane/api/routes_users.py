@@ -28,6 +28,10 @@ class ErasureOut(Response):
     reopened: int = Field(description="others' claims the user's erased corrections had closed")
     forgotten: int = Field(description="concepts and labels only the erased claims named")
     keys_narrowed: int = Field(description="other users' API keys that lost the personal scope")
+    vacuumed: list[str] = Field(
+        description="tables vacuumed after the erasure committed, so no dead row version keeps "
+        "the user's rows (empty: VACUUM failed; the erasure stands)"
+    )
 
 
 @router.delete("/users/{name}")
@@ -45,6 +49,7 @@ def erase_user(name: str, svc: Svc, user: User) -> ErasureOut:
         reopened=done.reopened,
         forgotten=done.forgotten,
         keys_narrowed=done.keys_narrowed,
+        vacuumed=list(done.vacuumed),
     )
 
 

@@ -44,6 +44,7 @@ class Erasure:
     reopened: int = 0  # others' claims the user's erased corrections had closed
     forgotten: int = 0  # spellings (concepts, labels) only the erased claims named
     keys_narrowed: int = 0  # other users' API keys that lost the erased personal scope
+    vacuumed: tuple[str, ...] = ()  # tables vacuumed after the commit (none: VACUUM failed)
 
 
 class UsersService(ServiceBase):
@@ -60,8 +61,12 @@ class UsersService(ServiceBase):
         with self.store.admin() as session:
             yield from erasure.export_rows(session, walk)
 
-    def erase_user(self, name: str, *, actor: Principal | None = None) -> Erasure:
-        """Delete `name` and every row of theirs in one transaction (see access/erasure.py)."""
+    def erase_user(
+        self, name: str, *, actor: Principal | None = None, vacuum: bool = True
+    ) -> Erasure:
+        """Delete `name` and every row of theirs in one transaction (see access/erasure.py),
+        then VACUUM the tables it touched (`vacuum=False` leaves that to the caller, e.g. after
+        erasing many users)."""
         with self.store.admin() as session:
             walk = erasure.plan(erasure.find(session, name))
             erasure.authorize(session, walk, actor)
@@ -88,6 +93,16 @@ class UsersService(ServiceBase):
                     enqueue(session, context_id=context_id, scopes=list(scopes))
                     rebuilds += 1
             total = sum(deleted.values())
-            return Erasure(
-                name, deleted, total, renetted, pruned, rebuilds, len(closed), forgotten, narrowed
-            )
+        vacuumed = repair.vacuum(self.store.owner, deleted) if vacuum else ()
+        return Erasure(
+            name,
+            deleted,
+            total,
+            renetted,
+            pruned,
+            rebuilds,
+            len(closed),
+            forgotten,
+            narrowed,
+            vacuumed,
+        )
