@@ -29,7 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY
 from typer.testing import CliRunner
 
-from tabane.access import erasure
+from tabane.access import erasure, erasure_repair
 from tabane.cli.main import app
 from tabane.errors import Forbidden, NoUser
 from tabane.graph import gram_merge
@@ -674,3 +674,18 @@ def test_no_row_version_of_the_erased_user_is_left_in_the_tables(
     assert _row_versions_holding(svc, "claims", notes[x]) == 0
     assert _row_versions_holding(svc, "claims", notes[z]) == 0  # the same table, vacuumed now
     assert [m.id for m in svc.memories(y, shared).memories] == [kept]
+
+
+def test_a_vacuum_that_fails_leaves_the_erasure_standing(
+    svc: Tabane, make_user: Callable[..., Principal], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    x = make_user("x")
+    ctx = unique("ctx")
+    svc.create_context(x, ctx)
+    svc.remember(x, ctx, {"text": "a note"})
+    missing = Table(unique("no_such_table"), MetaData())
+    monkeypatch.setattr(erasure_repair, "vacuumed", lambda deleted: [missing])
+    done = svc.erase_user(x.name)
+    assert done.vacuumed == () and done.deleted["claims"] == 1
+    with pytest.raises(NoUser):
+        svc.principal(x.name)

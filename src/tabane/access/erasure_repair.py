@@ -9,18 +9,16 @@ deletes the user's rows; the service calls these in the same transaction):
   taken down before their rows go.
 - `clear_writer`: the user's id leaves the claims that stay (written as another speaker).
 - `strip_scope`: other users' API keys narrowed to the erased personal scope lose that scope.
-- `vacuum`: after the commit, the tables touched are vacuumed, so no dead tuple keeps the rows.
+- `vacuumed`: the tables to VACUUM after the commit, so no dead row version keeps the rows.
 """
 
 from __future__ import annotations
 
-import logging
 from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import ColumnElement, Engine, and_, delete, exists, func, select, text
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy import ColumnElement, Table, and_, delete, exists, func, select
 from sqlalchemy.orm import Session
 
 from tabane.access.erasure import DERIVED, Target, Walk, holds
@@ -35,8 +33,6 @@ Edges = dict[tuple[int, tuple[str, ...]], set[EdgeKey]]
 REWRITTEN = frozenset(
     {"associations", "claims", "api_keys", "vocabulary_sizes", "vocabulary_gram_stats"}
 )
-
-log = logging.getLogger(__name__)
 
 
 def in_surviving_contexts(walk: Walk, context_id: Any) -> list[ColumnElement[bool]]:
@@ -151,19 +147,11 @@ def strip_scope(session: Session, target: Target) -> int:
     return int(result.rowcount)  # type: ignore[attr-defined]
 
 
-def vacuum(engine: Engine, deleted: Mapping[str, int]) -> tuple[str, ...]:
-    """VACUUM the tables the erasure deleted from or rewrote, with index cleanup, so that no
-    tuple, live or dead, and no index entry holds the user's rows any more (autovacuum would
-    leave a few dead rows in a large table for as long as it stays under its threshold). Runs
-    after the erasure committed, outside a transaction; the bytes stay in the pages' free space
-    and in the WAL until PostgreSQL writes over them. Returns the tables vacuumed: none when
-    VACUUM failed (the erasure stands; autovacuum clears the rows later)."""
-    tables = sorted({t for t, n in deleted.items() if n} | REWRITTEN)
-    names = ", ".join(engine.dialect.identifier_preparer.quote(t) for t in tables)
-    try:
-        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            conn.execute(text(f"VACUUM (INDEX_CLEANUP ON) {names}"))
-    except DBAPIError:
-        log.warning("VACUUM after an erasure failed; autovacuum will clear the rows", exc_info=True)
-        return ()
-    return tuple(tables)
+def vacuumed(deleted: Mapping[str, int]) -> list[Table]:
+    """The tables to VACUUM after an erasure committed: those it deleted from or rewrote. A
+    deleted row otherwise stays in its page as a dead version until autovacuum comes, which may
+    be never for a large table with a few dead rows; after the VACUUM (with index cleanup) no
+    row version and no index entry holds the user's rows. The bytes stay in the pages' free
+    space and in the WAL until PostgreSQL writes over them."""
+    names = {t for t, n in deleted.items() if n} | REWRITTEN
+    return [Base.metadata.tables[t] for t in sorted(names)]

@@ -93,7 +93,9 @@ class UsersService(ServiceBase):
                     enqueue(session, context_id=context_id, scopes=list(scopes))
                     rebuilds += 1
             total = sum(deleted.values())
-        vacuumed = repair.vacuum(self.store.owner, deleted) if vacuum else ()
+        tables = repair.vacuumed(deleted) if vacuum else []
+        done = bool(tables) and self.store.vacuum(tables)
+        vacuumed = tuple(t.name for t in tables) if done else ()
         return Erasure(
             name,
             deleted,

@@ -8,16 +8,17 @@ connection never carries one caller's authority into another's transaction.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import logging
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from sqlalchemy import Engine, create_engine, event, func, select, text
+from sqlalchemy import Engine, Table, create_engine, event, func, select, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DataError, OperationalError
+from sqlalchemy.exc import DataError, DBAPIError, OperationalError
 from sqlalchemy.orm import Session
 
 from tabane.config import Settings
@@ -25,6 +26,8 @@ from tabane.errors import InvalidInput, Issue, StoreBusy, StoreUnavailable
 from tabane.storage import embedded, migrate
 from tabane.storage.rls import APP_ROLE
 from tabane.types import Principal
+
+log = logging.getLogger(__name__)
 
 
 def array_literal(values: frozenset[str] | tuple[str, ...]) -> str:
@@ -116,6 +119,18 @@ class Store:
         """One owner transaction, for the reference tables (users, scopes, grants) only."""
         with Session(self.owner, expire_on_commit=False) as session, session.begin():
             yield session
+
+    def vacuum(self, tables: Sequence[Table]) -> bool:
+        """VACUUM `tables` with index cleanup as the owner, outside a transaction; False when
+        PostgreSQL refused (logged: the caller's committed work stands)."""
+        quote = self.owner.dialect.identifier_preparer.format_table
+        try:
+            with self.owner.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+                conn.execute(text(f"VACUUM (INDEX_CLEANUP ON) {', '.join(map(quote, tables))}"))
+        except DBAPIError:
+            log.warning("VACUUM of %d tables failed", len(tables), exc_info=True)
+            return False
+        return True
 
     def close(self) -> None:
         self.beside_pool.shutdown(wait=True)
