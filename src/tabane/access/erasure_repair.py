@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 from tabane.access.erasure import DERIVED, Target, Walk, holds
 from tabane.storage.schema import Association, Base, Claim
 
-# (perspective, subject, label, object), as graph.claims.EdgeKey
+# (perspective, subject, label, object), as graph.netting.EdgeKey
 EdgeKey = tuple[str, str, str, str]
 Edges = dict[tuple[int, tuple[str, ...]], set[EdgeKey]]
 

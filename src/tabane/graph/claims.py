@@ -11,20 +11,25 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import ARRAY, Text, and_, bindparam, false, func, literal, or_, select, true, update
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import (
+    and_,
+    false,
+    func,
+    literal,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from tabane.contexts.contexts import bump
 from tabane.errors import Forbidden, InvalidInput, Issue, NoClaim
 from tabane.graph import vocabulary
 from tabane.graph.claim_input import ClaimInput
+from tabane.graph.netting import EdgeKey, renet
 from tabane.storage.bulk import insert_columns
-from tabane.storage.schema import Association, Claim, Context, Source
+from tabane.storage.schema import Claim, Context, Source
 from tabane.types import Principal
-
-# (perspective, subject, label, object)
-EdgeKey = tuple[str, str, str, str]
 
 
 @dataclass(frozen=True)
@@ -208,61 +213,6 @@ def _renet_claims(session: Session, context_id: int, claims: Iterable[Claim]) ->
             by_scopes[tuple(c.scopes)].add((c.perspective, c.subject, c.label, c.object))
     for scopes, keys in by_scopes.items():
         renet(session, context_id, scopes, keys)
-
-
-def renet(
-    session: Session, context_id: int, scopes: Sequence[str], keys: Iterable[EdgeKey]
-) -> None:
-    """Set each touched association row of this scope set to the sum and count of its open
-    claims (a row whose claims all closed keeps weight 0 and count 0)."""
-    keys = sorted(set(keys))
-    if not keys:
-        return
-    cols = list(zip(*keys, strict=True))
-    arrays = [
-        bindparam(f"k_{name}", list(values), type_=ARRAY(Text))
-        for name, values in zip(("p", "s", "l", "o"), cols, strict=True)
-    ]
-    k = func.unnest(*arrays).table_valued("p", "s", "l", "o").render_derived(name="k")
-    agg = (
-        select(
-            func.coalesce(func.sum(Claim.weight), 0.0).label("w"),
-            func.count().label("n"),
-        )
-        .where(
-            Claim.context_id == context_id,
-            Claim.scopes == list(scopes),
-            Claim.closed_at.is_(None),
-            Claim.perspective == k.c.p,
-            Claim.subject == k.c.s,
-            Claim.label == k.c.l,
-            Claim.object == k.c.o,
-        )
-        .lateral("agg")
-    )
-    rows = select(
-        literal(context_id).label("context_id"),
-        k.c.p,
-        k.c.s,
-        k.c.l,
-        k.c.o,
-        literal(list(scopes), type_=ARRAY(Text)).label("scopes"),
-        agg.c.w,
-        agg.c.n,
-    ).select_from(k.join(agg, true()))
-    stmt = insert(Association).from_select(
-        ["context_id", "perspective", "subject", "label", "object", "scopes", "weight", "claims"],
-        rows,
-    )
-    stmt = stmt.on_conflict_do_update(
-        index_elements=["context_id", "perspective", "subject", "label", "object", "scopes"],
-        set_={
-            "weight": stmt.excluded.weight,
-            "claims": stmt.excluded.claims,
-            "updated_at": func.now(),
-        },
-    )
-    session.execute(stmt)
 
 
 def close_where(

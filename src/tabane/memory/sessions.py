@@ -152,7 +152,11 @@ def append(
         .values(turns=ChatSession.turns + 1, updated_at=func.now())
         .returning(ChatSession.turns)
     )
-    assert seq is not None
+    if seq is None:  # deleted by a concurrent `delete_session` after it was found
+        raise NoSession(
+            f"session {name!r} was deleted while the turn was added; nothing written",
+            issues=[Issue("session", "deleted meanwhile")],
+        )
     row = SessionTurn(
         session_pk=chat.id,
         seq=seq,

@@ -247,6 +247,11 @@ def gather(
         ran.discard("bm25")
     params["paragraph_lanes"] = float(len(ran) or 1) if t.fusion == "per_kind" else 1.0
     rows = session.execute(build_recall_statement(shape), params).all()
+    # BM25 scored on another snapshot: a paragraph a concurrent write removed since is gone
+    live = [r for r in rows if r.kind != "paragraph" or r.paragraph_text is not None]
+    if len(live) < len(rows):
+        notes = (*notes, f"{len(rows) - len(live)} paragraph(s) removed by a write meanwhile")
+    rows = live
     names = {c.id: c.name for c in contexts}
     found = _once([candidate(row, names) for row in rows])
     for lane in shape.lanes:

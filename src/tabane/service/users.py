@@ -12,10 +12,10 @@ from typing import Any
 
 from tabane.access import erasure
 from tabane.access import erasure_repair as repair
-from tabane.graph import claims as claims_mod
-from tabane.graph import forget, vocabulary_stats
+from tabane.graph import forget, netting, vocabulary_stats
 from tabane.jobs import queue
 from tabane.service.base import ServiceBase
+from tabane.storage import guard
 from tabane.types import Principal
 
 # The job that rebuilds each derived table (debounced; one queued job per context and scopes).
@@ -70,6 +70,8 @@ class UsersService(ServiceBase):
         with self.store.admin() as session:
             walk = erasure.plan(erasure.find(session, name))
             erasure.authorize(session, walk, actor)
+            # the user's transactions in flight end first; later ones are refused (guard.py)
+            guard.take(session, walk.target.user_id)
             edges = repair.touched_edges(session, walk)
             derived = repair.touched_derived(session, walk)
             closed = forget.closed_by(session, walk.rows["claims"])
@@ -78,7 +80,7 @@ class UsersService(ServiceBase):
             for where, keys in forget.reopen(session, closed).items():
                 edges.setdefault(where, set()).update(keys)
             for (context_id, scopes), keys in edges.items():
-                claims_mod.renet(session, context_id, scopes, keys)
+                netting.renet(session, context_id, scopes, keys)
             # glosses quote the erased claims: gone now, written again by a worker
             for context_id, scopes in sorted(set(edges) | forget.forget_glosses(session, edges)):
                 queue.enqueue_glosses(session, context_id=context_id, scopes=scopes)

@@ -150,14 +150,17 @@ def retract(
     dry_run: bool = False,
     reason: str = "retracted",
 ) -> RetractResult:
-    """Remove a source's paragraphs and sections and mark it retracted (a tombstone remains)."""
-    source = session.scalar(
-        select(Source).where(
-            Source.context_id == ctx.id,
-            Source.source_id == source_id,
-            Source.retracted_at.is_(None),
-        )
+    """Remove a source's paragraphs and sections and mark it retracted (a tombstone remains).
+
+    The source row is locked first, as ingest locks it before the BM25 statistics: a second
+    retract (or an ingest) of the same source waits here, then finds the source as the first
+    left it (already retracted: `no_source`) instead of subtracting its paragraphs again."""
+    live = select(Source).where(
+        Source.context_id == ctx.id,
+        Source.source_id == source_id,
+        Source.retracted_at.is_(None),
     )
+    source = session.scalar(live if dry_run else live.with_for_update())
     if source is None:
         raise NoSource(f"no source {source_id!r}", issues=[Issue("source_id", "unknown")])
     if not principal.can_write(tuple(source.scopes)):

@@ -14,20 +14,30 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from sqlalchemy import Engine, Table, create_engine, event, func, select, text
+from sqlalchemy import ColumnElement, Engine, Table, create_engine, event, func, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DataError, DBAPIError, OperationalError
 from sqlalchemy.orm import Session
 
 from tabane.config import Settings
 from tabane.errors import InvalidInput, Issue, StoreBusy, StoreUnavailable
-from tabane.storage import embedded, migrate
+from tabane.storage import embedded, guard, migrate
 from tabane.storage.rls import APP_ROLE
 from tabane.types import Principal
 
 log = logging.getLogger(__name__)
+
+
+def _conflict(exc: OperationalError) -> StoreBusy | None:
+    """A deadlock or serialization failure as `store_busy` (retry); None for anything else."""
+    if getattr(exc.orig, "sqlstate", None) not in CONFLICTS:
+        return None
+    return StoreBusy(
+        "a concurrent write conflicted with this one; nothing written, retry",
+        issues=[Issue("store", "deadlock or serialization failure")],
+    )
 
 
 def array_literal(values: frozenset[str] | tuple[str, ...]) -> str:
@@ -82,14 +92,16 @@ class Store:
         deadlock with a concurrent write rolls it back as `store_busy` (retry)."""
         try:
             with Session(self.app, expire_on_commit=False) as session, session.begin():
-                session.execute(
-                    select(
-                        func.set_config("tabane.read_scopes", array_literal(principal.read), True),
-                        func.set_config(
-                            "tabane.write_scopes", array_literal(principal.write), True
-                        ),
-                    )
-                )
+                first: list[ColumnElement[Any]] = [
+                    func.set_config("tabane.read_scopes", array_literal(principal.read), True),
+                    func.set_config("tabane.write_scopes", array_literal(principal.write), True),
+                ]
+                user = principal.user_id > 0  # a user, not a job (storage/guard.py)
+                if user:
+                    first.append(guard.hold(principal.user_id))
+                row = session.execute(select(*first)).one()
+                if user:
+                    guard.check(str(row[-1]), principal.name)
                 yield session
         except (DataError, UnicodeEncodeError) as exc:
             problem = unstorable(exc)
@@ -100,12 +112,10 @@ class Store:
                 issues=[Issue("value", problem)],
             ) from None
         except OperationalError as exc:
-            if getattr(exc.orig, "sqlstate", None) not in CONFLICTS:
+            busy = _conflict(exc)
+            if busy is None:
                 raise
-            raise StoreBusy(
-                "a concurrent write conflicted with this one; nothing written, retry",
-                issues=[Issue("store", "deadlock or serialization failure")],
-            ) from None
+            raise busy from None
 
     @contextmanager
     def unscoped(self) -> Iterator[Session]:
@@ -116,9 +126,16 @@ class Store:
 
     @contextmanager
     def admin(self) -> Iterator[Session]:
-        """One owner transaction, for the reference tables (users, scopes, grants) only."""
-        with Session(self.owner, expire_on_commit=False) as session, session.begin():
-            yield session
+        """One owner transaction, for the reference tables (users, scopes, grants) only; a
+        deadlock with a concurrent write rolls it back as `store_busy` (retry)."""
+        try:
+            with Session(self.owner, expire_on_commit=False) as session, session.begin():
+                yield session
+        except OperationalError as exc:
+            busy = _conflict(exc)
+            if busy is None:
+                raise
+            raise busy from None
 
     def vacuum(self, tables: Sequence[Table]) -> bool:
         """VACUUM `tables` with index cleanup as the owner, outside a transaction; False when
