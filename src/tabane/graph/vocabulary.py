@@ -18,7 +18,15 @@ from sqlalchemy import ARRAY, Integer, Text, bindparam, delete, func, literal, s
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
-from tabane.errors import AliasConflict, Forbidden, InvalidInput, Issue, NoConcept, NotFound
+from tabane.errors import (
+    AliasConflict,
+    Forbidden,
+    InvalidInput,
+    Issue,
+    NoConcept,
+    NotFound,
+    StoreBusy,
+)
 from tabane.graph import vocabulary_stats
 from tabane.storage.bulk import insert_columns
 from tabane.storage.schema import Context, VocabEntry, VocabGram
@@ -104,6 +112,15 @@ def ensure(
         .returning(VocabEntry.id, VocabEntry.name, VocabEntry.key)
     )
     minted = session.execute(stmt).all()
+    made = {row.name for row in minted}
+    # the batch canonicalized its spellings before: one that is an alias now was made one since
+    raced = canonical(session, context_id, kind, [name for name in wanted if name not in made])
+    if raced:
+        name = min(raced)
+        raise StoreBusy(
+            f"{kind} {name!r} became an alias of {raced[name]!r} meanwhile; nothing written, retry",
+            issues=[Issue(kind, f"{name!r} is an alias now")],
+        )
     _index_grams(session, context_id, kind, scopes, [(row.id, row.key) for row in minted])
     # A spelling minted under these scopes may already exist under others the caller can see.
     seen = set(
@@ -249,9 +266,33 @@ def add_alias(
         .returning(VocabEntry.id, VocabEntry.key)
     )
     row = session.execute(stmt).first()
-    if row is not None:
-        _index_grams(session, ctx.id, kind, scopes, [(row.id, row.key)])
-    return AliasInfo(alias, target, kind, tuple(scopes)), row is not None
+    if row is None:  # the spelling is stored under these scopes: as this alias, or made since
+        _same_alias(session, ctx, kind, alias, target, scopes)
+        return AliasInfo(alias, target, kind, tuple(scopes)), False
+    _index_grams(session, ctx.id, kind, scopes, [(row.id, row.key)])
+    return AliasInfo(alias, target, kind, tuple(scopes)), True
+
+
+def _same_alias(
+    session: Session, ctx: Context, kind: Kind, alias: str, target: str, scopes: Sequence[str]
+) -> None:
+    """AliasConflict unless the stored row of `alias` under `scopes` is this very alias (a
+    concurrent writer may have made it a concept, or an alias of another target, after the
+    checks above read)."""
+    stored = session.execute(
+        select(VocabEntry.alias_of).where(
+            VocabEntry.context_id == ctx.id,
+            VocabEntry.kind == kind,
+            VocabEntry.name == alias,
+            VocabEntry.scopes == list(scopes),
+        )
+    ).first()
+    if stored is None or stored.alias_of == target:
+        return
+    what = f"an alias of {stored.alias_of!r}" if stored.alias_of else f"a {kind}"
+    raise AliasConflict(
+        f"{alias!r} became {what} meanwhile", issues=[Issue("alias", f"now {what}")]
+    )
 
 
 def remove_alias(
