@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tabane.ingest import files
 from tabane.ingest.files import DEFAULT_BLOCKLIST
 from tabane.service import Tabane
 
@@ -16,6 +17,9 @@ def _tree(root: Path) -> None:
     (root / ".hidden.md").write_text("# secret\n\nnot synced\n")
     (root / "build").mkdir()
     (root / "build" / "out.md").write_text("# generated\n\nskip me\n")
+    for cache in (root / "__pycache__", root / "guide" / "__pycache__"):  # at the top and below
+        cache.mkdir()
+        (cache / "c.txt").write_text("compiled\n")
 
 
 def _ids(svc: Tabane, user, context: str) -> list[str]:
@@ -78,3 +82,15 @@ def test_ingest_paths_walks_folders(svc: Tabane, user, context, tmp_path) -> Non
     assert report.paragraphs == 4
     missing = svc.ingest_paths(user, context, [tmp_path / "nope.md"])
     assert missing.counts() == {"error": 1}
+
+
+def test_a_file_over_the_size_limit_is_body_too_large(svc: Tabane, user, context, tmp_path) -> None:
+    (tmp_path / "big.md").write_text("a paragraph of more than ten bytes\n")
+    (tmp_path / "ok.md").write_text("tiny\n")
+    report = files.ingest_paths(svc.store, user, context, [tmp_path], max_bytes=10)
+    assert report.counts() == {"created": 1, "error": 1}
+    (error,) = [f.error for f in report.files if f.outcome == "error"]
+    assert error is not None and error["code"] == "body_too_large"
+    assert error["issues"] == [
+        {"path": str(tmp_path / "big.md"), "problem": "35 bytes, at most 10"}
+    ]

@@ -16,7 +16,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from tabane.contexts import contexts
-from tabane.errors import Issue, NoSource, TabaneError
+from tabane.errors import BodyTooLarge, DocumentError, Issue, NoSource, TabaneError
 from tabane.ingest.documents import (
     DocumentInput,
     ingest_parsed,
@@ -28,7 +28,9 @@ from tabane.storage.schema import Source
 from tabane.storage.store import Store
 from tabane.types import Principal
 
-DEFAULT_BLOCKLIST = (".*", "*/.*", "**/__pycache__/*", "*.pyc", "*.lock", "*.swp", "*~")
+# matched against the path relative to the folder and against each of its parts (a folder named
+# `__pycache__` at any depth)
+DEFAULT_BLOCKLIST = (".*", "*/.*", "__pycache__", "*.pyc", "*.lock", "*.swp", "*~")
 
 Progress = Callable[[str], None]
 
@@ -79,9 +81,9 @@ def ingest_file(
     try:
         size = path.stat().st_size
         if size > max_bytes:
-            raise TabaneError(
-                f"{path} is larger than {max_bytes} bytes",
-                issues=[Issue(str(path), f"{size} bytes")],
+            raise BodyTooLarge(
+                f"{path} is larger than {max_bytes} bytes (TABANE_MAX_BODY_BYTES)",
+                issues=[Issue(str(path), f"{size} bytes, at most {max_bytes}")],
             )
         doc = DocumentInput(source_id=sid, data=path.read_bytes(), scopes=scopes, origin=origin)
         same = stored_unchanged(store, principal, context, doc)
@@ -95,9 +97,10 @@ def ingest_file(
     except TabaneError as exc:
         return FileReport(str(path), sid, "error", error=exc.to_body()["error"])  # type: ignore[arg-type]
     except OSError as exc:
-        return FileReport(
-            str(path), sid, "error", error={"code": "unreadable_file", "message": str(exc)}
+        unreadable = DocumentError(
+            f"{path} cannot be read", issues=[Issue(str(path), exc.strerror or str(exc))]
         )
+        return FileReport(str(path), sid, "error", error=unreadable.to_body()["error"])  # type: ignore[arg-type]
 
 
 def ingest_paths(
