@@ -70,6 +70,9 @@ def worker(
                 "job kinds %s",
                 kinds,
             )
+        caught = svc.worker.catch_up()
+        if caught:
+            logger.info("worker: queued the embedding of %d set(s) lacking vectors", caught)
         if once:
             ran = _run_due(svc, stop)
             logger.info("worker: ran %d job(s); exiting", ran)

@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 from tabane.derive import communities, community_vectors, profiles, raptor
 from tabane.errors import TabaneError
 from tabane.graph import claim_vectors, gloss, gram_merge
-from tabane.jobs import queue
+from tabane.jobs import catchup, queue
 from tabane.jobs.pipeline import pipelined
 from tabane.memory import turn_vectors
 from tabane.models.embedder import Embedder, Vectors
@@ -145,6 +145,14 @@ class Worker:
             ran += 1
         return ran
 
+    def catch_up(self) -> int:
+        """Queue the embedding of what lacks a vector of this worker's model (jobs/catchup.py);
+        0 without an embedder."""
+        if self.embedder is None:
+            return 0
+        with self.store.admin() as session:
+            return catchup.queue_missing(session, self.embedder.name)
+
     def start(self) -> None:
         if self._thread is None and self.kinds:
             self._thread = threading.Thread(target=self._loop, name="tabane-worker", daemon=True)
@@ -157,6 +165,10 @@ class Worker:
             self._thread = None
 
     def _loop(self) -> None:
+        try:
+            self.catch_up()
+        except Exception:  # the jobs it would queue wait for the next start
+            logger.exception("worker catch-up")
         while not self._stop.is_set():
             try:
                 if not self.run_once():

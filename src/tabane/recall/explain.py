@@ -33,7 +33,7 @@ from tabane.recall.plan import Tunables
 from tabane.recall.recall import Outcome, run
 from tabane.recall.result import LaneRank
 from tabane.search.search import QueryVector
-from tabane.storage.schema import Claim, Context, Paragraph, Source
+from tabane.storage.schema import Claim, ClaimVector, Context, Paragraph, Source
 from tabane.types import MAX_INT4, MAX_INT8, text_problems
 
 WIDE_POOL = 1000  # explain's pool per lane when the item was not among the candidates
@@ -250,9 +250,8 @@ def explain(
     wide = gather(session, question, contexts, floors, qv, window, plan=plan, tunables=wide_t)
     seen = [c for c in wide.candidates if c.key in keys or c.asked in keys]
     if not seen:
-        return Explanation(
-            "not_found", f"no lane ranks it within {WIDE_POOL}", key=keys[0], budget=budget
-        )
+        why = f"no lane ranks it within {WIDE_POOL}" + _unembedded(session, keys, qv)
+        return Explanation("not_found", why, key=keys[0], budget=budget)
     best_c = min(seen, key=lambda c: min(lr.rank for lr in c.lanes))
     ranks = ", ".join(f"{lr.lane} rank {lr.rank}" for lr in best_c.lanes)
     return Explanation(
@@ -261,4 +260,25 @@ def explain(
         key=best_c.key,
         lanes=best_c.lanes,
         budget=budget,
+    )
+
+
+def _unembedded(session: Session, keys: Sequence[str], qv: QueryVector) -> str:
+    """Why the claims lane, which reads claim vectors, cannot have found a claim: no embedder,
+    or no vector of the model yet (written while none was configured, or under another)."""
+    claims = [int(k[2:]) for k in keys if k.startswith("c:")]
+    if not claims:
+        return ""
+    if qv.vector is None:
+        return f"; the claims lane did not run ({qv.reason or 'no embedder'})"
+    have = session.scalar(
+        select(ClaimVector.claim_id).where(
+            ClaimVector.claim_id.in_(claims), ClaimVector.model == qv.model
+        )
+    )
+    if have is not None:
+        return ""
+    return (
+        f"; it has no vector of {qv.model} yet, and the claims lane reads vectors (a worker with "
+        "that embedder embeds it)"
     )
