@@ -72,8 +72,10 @@ def test_tabane_mcp_over_stdio(svc: Tabane, tabane_home: Path) -> None:
                 c, "retract_source", {"context": name, "source_id": "kettle.md", "dry_run": True}
             )
             assert not failed and (dry["dry_run"], dry["paragraphs"]) == (True, 2)
-            failed, body = await call(c, "get_context", {"name": "no-such-" + name})
-            assert failed and body["error"]["code"] == "no_context"
+            for tool, extra in (("get_context", {}), ("rename_context", {"new_name": "x"})):
+                failed, body = await call(c, tool, {"name": "no-such-" + name, **extra})
+                assert failed and body["error"]["code"] == "no_context"
+                assert [i["path"] for i in body["error"]["issues"]] == ["name"]  # the argument
 
     anyio.run(main)
     # The subprocess wrote as TABANE_USER, into the same store.

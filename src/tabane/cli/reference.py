@@ -27,8 +27,12 @@ def render() -> str:
         "# CLI reference",
         "",
         "Generated from the commands' help by `python -m tabane.cli.reference > docs/cli.md`;",
-        "a test fails when it is out of date. Every command prints JSON on stdout; errors go to",
-        "stderr as `error [code]: message` with one line per issue, and exit with status 2.",
+        "a test fails when it is out of date. Commands print JSON on stdout, except `demo`,",
+        "`recall` (the rendered bundle; `--json` for JSON), `eval` (tables) and",
+        "`users export` (JSON Lines). An error goes to stderr as `error [code]: message` with",
+        "one line per issue and exits with status 2. `ingest` and `sync` go on past a file that",
+        "fails: their JSON summary lists it under `errors`, and they exit with status 1; a",
+        "confirmation answered no also exits with status 1.",
         "",
     ]
     for path, cmd in walk(root, ("tabane",)):

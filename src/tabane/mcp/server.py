@@ -82,7 +82,7 @@ def build_server(svc: Tabane, principal: PrincipalFn) -> Server[Any]:
         try:
             value = await anyio.to_thread.run_sync(lambda: spec.run(svc, principal(), args))
         except TabaneError as exc:
-            return error_result(exc)
+            return error_result(named_as_argument(spec, exc))
         except Exception:
             logger.exception("MCP tool %s failed", spec.name)
             return error_result(TabaneError(f"internal error in {spec.name}; see the server log"))
@@ -123,6 +123,20 @@ def invalid_arguments(tool: str, exc: ValidationError) -> InvalidInput:
         for e in exc.errors()
     ]
     return InvalidInput(f"invalid arguments for {tool}", issues=issues)
+
+
+def named_as_argument(spec: registry.ToolSpec, exc: TabaneError) -> TabaneError:
+    """The error with its issues at the tool's own argument: the tools that take a context or a
+    group as `name` (get_context, rename_context, …) report the service's `context` or `group`
+    issue at `name`."""
+    fields = spec.args.model_fields
+    if "name" not in fields or {"contexts", "groups"} & set(fields):  # those name others too
+        return exc
+    exc.issues = tuple(
+        Issue("name", i.problem) if i.path in ("context", "group") and i.path not in fields else i
+        for i in exc.issues
+    )
+    return exc
 
 
 def ok_result(value: object) -> mt.CallToolResult:
