@@ -60,6 +60,7 @@ def _refused(response: httpx.Response) -> None:
     body = response.json()
     assert body["error"]["code"] == "unauthorized"
     assert set(body["error"]) == {"code", "message", "issues", "written"}
+    assert [i["path"] for i in body["error"]["issues"]] == ["headers.authorization"]
 
 
 def test_bad_credentials_are_401_on_rest_and_mcp(svc: Tabane, user: Principal, base: str) -> None:

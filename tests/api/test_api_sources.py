@@ -267,6 +267,11 @@ def test_ingest_input_errors_write_nothing(client, context) -> None:
         ({"source_id": "x", "text": "a", "state": "lost"}, "invalid_input", "body.state"),
         ({"source_id": "x", "text": "a", "date": "yesterday"}, "invalid_input", "body.date"),
         ({"source_id": "x", "text": "a", "format": "docx"}, "unreadable_document", "body.format"),
+        (
+            {"source_id": "x", "text": "%PDF-1.4 cut", "format": "pdf"},
+            "unreadable_document",
+            "body.text",
+        ),
         ({"source_id": "x", "text": "a", "owner": "root"}, "invalid_input", "body.owner"),
     ]
     for body, code, path in cases:

@@ -168,6 +168,7 @@ def test_the_tree_is_read_and_followed_down_over_http(vsvc: Tabane, user, corpus
             assert p["source_id"].endswith(".md") and p["text"]
         missing = client.get(f"/contexts/{corpus}/raptor/9/0", headers=headers)
         assert missing.status_code == 404 and missing.json()["error"]["code"] == "no_node"
+        assert [i["path"] for i in missing.json()["error"]["issues"]] == ["path.ordinal"]
         bad = client.get(f"/contexts/{corpus}/raptor?level=-1", headers=headers)
         assert bad.status_code == 422 and bad.json()["error"]["issues"][0]["path"] == "query.level"
 

@@ -25,7 +25,7 @@ from tabane.api import (
     routes_users,
 )
 from tabane.api.auth import BearerChallenge
-from tabane.api.deps import PrincipalResolver, Svc
+from tabane.api.deps import PrincipalResolver, Svc, at_header
 from tabane.api.errors import BodyLimit, CatchAll, PlainUrl, install_handlers
 from tabane.api.ratelimit import RateLimit, RateLimiter, RateLimits
 from tabane.api.schemas import ERROR_RESPONSES, HealthOut
@@ -68,7 +68,7 @@ def create_app(
 
     if limiter is None:
         limiter = RateLimiter(RateLimits.from_settings(svc.settings))
-    principal = limiter.guard(principal)
+    principal = limiter.guard(at_header(principal))
 
     app = FastAPI(
         title="tabane",

@@ -11,10 +11,28 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from tabane.errors import Issue, Unauthorized
 from tabane.service import Tabane
 from tabane.types import Principal
 
 PrincipalResolver = Callable[[Request], Principal]
+
+
+def at_header(resolve: PrincipalResolver) -> PrincipalResolver:
+    """`resolve`, with every refusal of the credentials named at the header they came in
+    (`headers.authorization`), whichever check refused them (the key store, the JWT verifier)."""
+
+    def resolved(request: Request) -> Principal:
+        try:
+            return resolve(request)
+        except Unauthorized as exc:
+            exc.issues = tuple(
+                i if i.path.startswith("headers.") else Issue("headers.authorization", i.problem)
+                for i in exc.issues
+            )
+            raise
+
+    return resolved
 
 
 def service(request: Request) -> Tabane:

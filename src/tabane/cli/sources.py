@@ -83,7 +83,10 @@ def ingest(
     scope: Annotated[list[str] | None, Opt("--scope", help="scope (repeat for a set)")] = None,
     wait: Wait = True,
 ) -> None:
-    """Ingest files (folders are walked).  Example: tabane ingest notes/*.md --context notes"""
+    """Ingest files (folders are walked) into an existing context (`tabane contexts create`
+    first). Each file's source id is its path as typed (`notes/a.md`, or `/home/me/notes/a.md`):
+    ingest from the same directory each time, or use `tabane sync`, whose ids are relative to the
+    folder.  Example: tabane ingest notes/*.md --context notes"""
     with service() as (svc, user):
         with _progress(len(paths)) as bar:
             task = bar.add_task("ingest", total=None, current="")

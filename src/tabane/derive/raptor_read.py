@@ -187,7 +187,7 @@ def members(
     if node is None:
         raise NoNode(
             f"no RAPTOR node {level}.{ordinal} in context {ctx.name!r}",
-            issues=[Issue("node", f"level {level} has no node {ordinal} (is the tree built?)")],
+            issues=[Issue("ordinal", f"level {level} has no node {ordinal} (is the tree built?)")],
         )
     refs = _member_refs(session, [node.id], None).get(node.id, [])
     found = _resolve(session, ctx, level, refs)

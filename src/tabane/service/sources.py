@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tabane.contexts import contexts
-from tabane.errors import BodyTooLarge, EmptyDocument, Issue, NoContext, NotFound
+from tabane.errors import BodyTooLarge, DocumentError, EmptyDocument, Issue, NoContext, NotFound
 from tabane.ingest import files
 from tabane.ingest.documents import (
     DocumentInput,
@@ -35,10 +35,16 @@ class SourcesService(ServiceBase):
         same = stored_unchanged(self.store, user, context, doc)
         if same is not None:
             return same
-        parsed = parse(doc)
+        try:
+            parsed = parse(doc)
+        except DocumentError as exc:  # the reader names the document; here it is the `text`
+            exc.issues = tuple(
+                Issue("text", i.problem) if i.path == doc.source_id else i for i in exc.issues
+            )
+            raise
         if not parsed.blocks:
             # Storing it would empty the source without saying so; a file sync that finds an
-            # emptied file retracts instead (ingest/files.py), and DELETE does that here.
+            # emptied file retracts instead (ingest/files.py), and retract does that here.
             where = "paragraphs" if doc.data is None else "text"
             raise EmptyDocument(
                 "the document has no paragraphs: nothing was stored (to remove a source, "

@@ -160,7 +160,7 @@ def retract(
         Source.source_id == source_id,
         Source.retracted_at.is_(None),
     )
-    source = session.scalar(live if dry_run else live.with_for_update())
+    source = session.scalar(live)
     if source is None:
         raise NoSource(f"no source {source_id!r}", issues=[Issue("source_id", "unknown")])
     if not principal.can_write(tuple(source.scopes)):
@@ -168,6 +168,9 @@ def retract(
             f"you may not retract source {source_id!r}",
             issues=[Issue("source_id", "its scopes are not all writable")],
         )
+    locked = live.with_for_update().execution_options(populate_existing=True)
+    if not dry_run and session.scalar(locked) is None:  # retracted while this one waited
+        raise NoSource(f"no source {source_id!r}", issues=[Issue("source_id", "unknown")])
     paragraphs = session.scalar(
         select(func.count()).select_from(Paragraph).where(Paragraph.source_pk == source.id)
     )
