@@ -277,7 +277,7 @@ def test_rows_are_scoped_and_bad_input_refused(
         )
     with pytest.raises(NotFound) as missing:
         members(vsvc, user, context, 1, 99)
-    assert missing.value.issues[0].path == "node"
+    assert missing.value.issues[0].path == "ordinal"
     with pytest.raises(InvalidInput):
         tree(vsvc, user, context, 0)
     with pytest.raises(InvalidInput):
