@@ -371,6 +371,15 @@ def test_derived_rows_that_read_the_users_rows_go_with_them(
         _derive(svc, context)
     every = dict.fromkeys(DERIVED_ROWS, 1)
     assert [_derived_in(svc, c) for c in (public, quiet, shared)] == [every] * 3
+    with svc.store.admin() as session:  # the rule written out takes the rows the rule states
+        stated = erasure.plan(erasure.find(session, x.name))
+        settled = erasure.settle(session, stated)
+        for table in stated.tables:
+            ids = [
+                set(session.execute(select(*table.primary_key.columns).where(w.rows[table.name])))
+                for w in (stated, settled)
+            ]
+            assert ids[0] == ids[1], table.name
 
     exported = Counter(r["table"] for r in svc.export_user(x.name))
     assert {t: exported[t] for t in DERIVED_ROWS} == dict.fromkeys(DERIVED_ROWS, 2)

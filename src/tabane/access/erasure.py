@@ -56,6 +56,7 @@ from sqlalchemy import (
     and_,
     delete,
     exists,
+    false,
     func,
     literal,
     or_,
@@ -75,6 +76,10 @@ REDACTED = {"api_keys": frozenset({"hash"})}
 # Derived memory: rebuilt from a context's rows, carrying the context's scope set (the tables
 # with a scope set of their own in storage/schema_derived.py; their members follow them).
 DERIVED = frozenset({"communities", "profiles", "raptor_nodes"})
+
+
+# (context id, scope set) of the content rows an erasure takes (see `settle`)
+Read = frozenset[tuple[int, tuple[str, ...]]]
 
 
 @dataclass(frozen=True)
@@ -107,8 +112,9 @@ def find(session: Session, name: str) -> Target:
     return Target(name=name, user_id=uid, scope=personal_scope(name), read=read)
 
 
-def plan(target: Target, metadata: MetaData = Base.metadata) -> Walk:
-    """The rows of `target` in every table of `metadata`."""
+def plan(target: Target, metadata: MetaData = Base.metadata, read: Read | None = None) -> Walk:
+    """The rows of `target` in every table of `metadata`; with `read` (see `settle`), the
+    derived tables' rows are those of these (context, scope set) pairs."""
     memo: dict[str, ColumnElement[bool] | None] = {}
 
     def rule(table: Table) -> ColumnElement[bool] | None:
@@ -116,7 +122,7 @@ def plan(target: Target, metadata: MetaData = Base.metadata) -> Walk:
             found = [
                 *_own(table, target),
                 *_cascaded(table, rule),
-                *_derived(table, metadata, rule),
+                *_derived(table, metadata, rule, read),
             ]
             memo[table.name] = or_(*found) if found else None
         return memo[table.name]
@@ -124,6 +130,19 @@ def plan(target: Target, metadata: MetaData = Base.metadata) -> Walk:
     tables = _derived_last(metadata)
     rows = {t.name: r for t in tables if (r := rule(t)) is not None}
     return Walk(target=target, tables=tuple(t for t in tables if t.name in rows), rows=rows)
+
+
+def settle(session: Session, walk: Walk, metadata: MetaData = Base.metadata) -> Walk:
+    """The same walk with the derived rule written out: the (context, scope set) pairs of the
+    content rows it takes, found once. As `plan` states it, a derived row's rule looks for a
+    taken content row of its context inside its scope set, once per derived row: a RAPTOR
+    tree of a large corpus has a member for every paragraph, and that took minutes."""
+    read: set[tuple[int, tuple[str, ...]]] = set()
+    for source in _content(metadata):
+        if source.name in walk.rows:
+            pairs = select(source.c.context_id, source.c.scopes).where(walk.rows[source.name])
+            read |= {(int(c), tuple(sc)) for c, sc in session.execute(pairs.distinct())}
+    return plan(walk.target, metadata, frozenset(read))
 
 
 def uncovered(metadata: MetaData = Base.metadata) -> list[str]:
@@ -215,7 +234,12 @@ def _own(table: Table, target: Target) -> list[ColumnElement[bool]]:
 
 def holds(scopes: Any, scope: str) -> ColumnElement[bool]:
     """The scope set holds `scope` (alone or with others)."""
-    return scopes.op("@>", is_comparison=True)(literal([scope], ARRAY(Text)))  # type: ignore[no-any-return]
+    return holds_all(scopes, (scope,))
+
+
+def holds_all(scopes: Any, some: tuple[str, ...]) -> ColumnElement[bool]:
+    """The scope set holds every scope of `some`."""
+    return scopes.op("@>", is_comparison=True)(literal(list(some), ARRAY(Text)))  # type: ignore[no-any-return]
 
 
 def _cascaded(table: Table, rule: Any) -> list[ColumnElement[bool]]:
@@ -234,12 +258,24 @@ def _cascaded(table: Table, rule: Any) -> list[ColumnElement[bool]]:
     return found
 
 
-def _derived(table: Table, metadata: MetaData, rule: Any) -> list[ColumnElement[bool]]:
+def _derived(
+    table: Table, metadata: MetaData, rule: Any, read: Read | None
+) -> list[ColumnElement[bool]]:
     """Rows of a derived table whose context and scope set read a row the erasure takes: a
     content row (a scoped table with a context and a scope set of its own) of the same context,
-    inside the derived row's scope set."""
+    inside the derived row's scope set (with `read`, one of those pairs)."""
     if table.name not in DERIVED:
         return []
+    if read is not None:
+        return [
+            or_(
+                false(),
+                *(
+                    and_(table.c.context_id == c, holds_all(table.c.scopes, sc))
+                    for c, sc in sorted(read)
+                ),
+            )
+        ]
     found: list[ColumnElement[bool]] = []
     for source in _content(metadata):
         taken = rule(source)

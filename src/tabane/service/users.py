@@ -53,7 +53,7 @@ class UsersService(ServiceBase):
         `actor` must be the user themself or an admin (None: the store owner, as the CLI is).
         The authority check runs now; the rows are read as the iterator is consumed."""
         with self.store.admin() as session:
-            walk = erasure.plan(erasure.find(session, name))
+            walk = erasure.settle(session, erasure.plan(erasure.find(session, name)))
             erasure.authorize(session, walk, actor)
         return self._export(walk)
 
@@ -68,10 +68,11 @@ class UsersService(ServiceBase):
         then VACUUM the tables it touched (`vacuum=False` leaves that to the caller, e.g. after
         erasing many users)."""
         with self.store.admin() as session:
-            walk = erasure.plan(erasure.find(session, name))
+            walk = erasure.settle(session, erasure.plan(erasure.find(session, name)))
             erasure.authorize(session, walk, actor)
             # the user's transactions in flight end first; later ones are refused (guard.py)
             guard.take(session, walk.target.user_id)
+            walk = erasure.settle(session, walk)  # with what those wrote
             edges = repair.touched_edges(session, walk)
             derived = repair.touched_derived(session, walk)
             closed = forget.closed_by(session, walk.rows["claims"])
