@@ -43,7 +43,8 @@ def lock_edges(
     session: Session, context_id: int, scopes: Sequence[str], keys: Sequence[EdgeKey]
 ) -> None:
     """Lock the association rows of `keys` in this scope set, creating the missing ones empty
-    (in key order, then locked in id order, so two writers cannot wait on each other)."""
+    (created in key order, locked in id order: two writers of overlapping edges queue rather
+    than deadlock, and a deadlock PostgreSQL still finds rolls back as `store_busy`)."""
     k = _keys(keys)
     empty = select(
         literal(context_id),
