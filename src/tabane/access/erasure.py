@@ -35,8 +35,10 @@ applies to, and a test fails on it).
 
 What the erasure leaves to repair in the rows that stay is in access/erasure_repair.py.
 Erasure deletes children before parents, so the database cascades nothing behind the counts' back,
-and derived rows before the rows they were read from (the derived rule looks those up). These run
-on the owner's session: the erasure sees and deletes across every scope.
+and derived rows before the rows they were read from (the derived rule as `plan` states it looks
+those up; `settle` writes it out before anything is deleted, and both the export and the erasure
+use the settled walk). These run on the owner's session: the erasure sees and deletes across
+every scope.
 """
 
 from __future__ import annotations

@@ -61,7 +61,6 @@ def lock_edges(
         .from_select([*EDGE, "weight", "claims"], empty)
         .on_conflict_do_nothing(index_elements=EDGE)
     )
-    k = _keys(keys)
     session.execute(
         select(Association.id)
         .join(
