@@ -6,7 +6,7 @@ rows into candidates, those of a directly named source marked direct.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -133,23 +133,15 @@ def bind_before(
     """What the statement reads from bound arrays, computed first: the BM25 lane's hits, the
     sources the question names (titles.py) and the walk's seeds. Adds them to `params`; returns
     the seeds' names, sorted, and a note for each context whose seeds were cut (seeds.py), for
-    the trace. With `beside`, the BM25 lane and the titles are read on a second connection
-    while this one finds the seeds."""
+    the trace. With `beside`, the BM25 lane is scored on a second connection while this one
+    finds the seeds and then the named sources (the two take about as long as the BM25 read)."""
     terms, question = list(params["terms"]), str(params["question"])
-    work: list[Callable[[Session], dict[str, list[Any]]]] = []
-    if "bm25" in shape.lanes:
-        work.append(lambda s: bind_lexical(s, contexts, terms, t.pool))
-    if "title" in shape.lanes:
-        work.append(lambda s: bind_titles(s, contexts, question, t.names))
-
-    def read_first(s: Session) -> dict[str, list[Any]]:
-        return {name: value for w in work for name, value in w(s).items()}
-
     lexical: Future[dict[str, list[Any]]] | None = None
-    if work and beside is not None:
-        lexical = beside.submit(read_first)
-    elif work:
-        params.update(read_first(session))
+    if "bm25" in shape.lanes:
+        if beside is not None:
+            lexical = beside.submit(lambda s: bind_lexical(s, contexts, terms, t.pool))
+        else:
+            params.update(bind_lexical(session, contexts, terms, t.pool))
     names: tuple[str, ...] = ()
     cut: list[str] = []
     if "walk" in shape.lanes:
@@ -169,6 +161,8 @@ def bind_before(
             seed_strengths=[s for _, _, s in seeds],
         )
         names = tuple(sorted({n for _, n, _ in seeds}))
+    if "title" in shape.lanes:
+        params.update(bind_titles(session, contexts, question, t.names))
     if lexical is not None:
         params.update(lexical.result())
     return names, tuple(cut)
