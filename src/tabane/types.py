@@ -8,8 +8,9 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import BeforeValidator
 from pydantic_core import PydanticCustomError
 
 from tabane.errors import InvalidInput, InvalidName, Issue
@@ -20,6 +21,8 @@ PUBLIC = "public"
 MAX_INT4 = 2**31 - 1
 MAX_INT8 = 2**63 - 1
 SOURCE_STATES = ("active", "waiting", "someday", "done", "archived")
+# An association edge within a context and scope set: (perspective, subject, label, object).
+EdgeKey = tuple[str, str, str, str]
 
 # Names of contexts and groups: letters (any script), digits, and . _ - ; 1..64 characters;
 # not starting with a dot or dash. Scope names also allow ':' (`user:alice`, `org:acme`).
@@ -180,6 +183,36 @@ def storable_text(value: Any) -> Any:
         where, problem = found[0]
         raise PydanticCustomError("unstorable_text", "{problem}", {"problem": problem, "at": where})
     return value
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, dict):
+        return "an object"
+    return "null" if value is None else type(value).__name__
+
+
+def _cue(value: object) -> object:
+    """Checked before the union `str | list[str]`, so a wrong value gives one issue where it
+    is wrong, not one per member of the union (`subject.str`, `subject.list[str][1]`)."""
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, list):
+        kind = _json_kind(value)
+        raise PydanticCustomError("cue", f"a spelling or a list of spellings, not {kind}")
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            raise PydanticCustomError(
+                "cue", f"a spelling must be a string, not {_json_kind(item)}", {"at": f"[{i}]"}
+            )
+    return value
+
+
+# A cue position of a graph read: one spelling or an OR-list of spellings.
+Cue = Annotated[str | list[str], BeforeValidator(_cue)]
 
 
 def parse_date(value: Any, path: str) -> datetime | None:

@@ -123,6 +123,14 @@ def test_errors_share_one_body(
     assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_input"
     r = client.post(f"{base}/query", json={"subject": [], "limit": 5})
     assert r.status_code == 422 and r.json()["error"]["issues"][0]["path"] == "body.subject"
+    # a union field (a spelling or a list) wrong in one item: one issue, at that item
+    r = client.post(f"{base}/query", json={"subject": ["brewing", 5]})
+    assert r.status_code == 422
+    assert r.json()["error"]["issues"] == [
+        {"path": "body.subject[1]", "problem": "a spelling must be a string, not a number"}
+    ]
+    r = client.post(f"{base}/activate", json={"origins": {"x": 1}})
+    assert [i["path"] for i in r.json()["error"]["issues"]] == ["body.origins"]
     r = client.post(f"{base}/query", json={"after": "garbage"})
     assert r.status_code == 422 and r.json()["error"]["issues"][0]["path"] == "body.after"
     r = client.post("/query", json={"any": "x"})

@@ -94,6 +94,10 @@ def test_every_read_tool_round_trips(svc: Tabane, user: Principal, context: str)
         assert bad["code"] == "no_concept" and bad["issues"][0]["path"] == "origins[0]"
         bad = await refused(c, "explore", {"context": context, "origins": "stress", "depth": 11})
         assert bad["code"] == "invalid_input" and bad["issues"][0]["path"] == "depth"
+        bad = await refused(c, "query_graph", {"contexts": [context], "object": ["x", True]})
+        assert [(i["path"], i["problem"]) for i in bad["issues"]] == [
+            ("object[1]", "a spelling must be a string, not a boolean")
+        ]
         bad = await refused(c, "query_graph", {"any": "stress"})
         assert bad["code"] == "invalid_input"
 

@@ -23,9 +23,8 @@ from sqlalchemy.orm import Session
 
 from tabane.access.erasure import DERIVED, Target, Walk, holds
 from tabane.storage.schema import Association, Base, Claim
+from tabane.types import EdgeKey
 
-# (perspective, subject, label, object), as graph.netting.EdgeKey
-EdgeKey = tuple[str, str, str, str]
 Edges = dict[tuple[int, tuple[str, ...]], set[EdgeKey]]
 
 # Tables the erasure updates (their old row versions hold the user's id or weight): re-netted

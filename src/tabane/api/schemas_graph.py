@@ -18,9 +18,8 @@ from tabane.graph.query import MAX_LIMIT
 from tabane.graph.query_concepts import MAX_LABEL_PAGE
 from tabane.graph.walk import MAX_ACTIVATE, MAX_DEPTH, MAX_EXPLORE
 from tabane.graph.walk_paths import MAX_BUDGET, MAX_PATHS, MAX_UNREACHABLE_PAGE
-from tabane.types import parse_date
+from tabane.types import Cue, parse_date
 
-Cue = str | list[str]
 CUE = "a spelling or an OR-list of spellings (aliases map to their concept)"
 PERSPECTIVE = "only this partition: a holder's key, or '' for the shared world partition"
 

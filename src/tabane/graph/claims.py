@@ -26,10 +26,10 @@ from tabane.contexts.contexts import bump
 from tabane.errors import Forbidden, InvalidInput, Issue, NoClaim
 from tabane.graph import vocabulary
 from tabane.graph.claim_input import ClaimInput
-from tabane.graph.netting import EdgeKey, renet
+from tabane.graph.netting import renet
 from tabane.storage.bulk import insert_columns
 from tabane.storage.schema import Claim, Context, Source
-from tabane.types import Principal
+from tabane.types import EdgeKey, Principal
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,8 @@ from sqlalchemy.orm import Session, aliased
 
 from tabane.graph import vocabulary_stats
 from tabane.storage.schema import Claim, VocabEntry, VocabVector
+from tabane.types import EdgeKey
 
-# (perspective, subject, label, object), as graph.netting.EdgeKey
-EdgeKey = tuple[str, str, str, str]
 Where = tuple[int, tuple[str, ...]]  # (context id, scope set)
 Edges = Mapping[Where, set[EdgeKey]]
 

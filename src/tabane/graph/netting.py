@@ -22,9 +22,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from tabane.storage.schema import Association, Claim
-
-# (perspective, subject, label, object)
-EdgeKey = tuple[str, str, str, str]
+from tabane.types import EdgeKey
 
 EDGE = ["context_id", "perspective", "subject", "label", "object", "scopes"]
 

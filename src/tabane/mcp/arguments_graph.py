@@ -12,8 +12,8 @@ from tabane.graph.query_concepts import MAX_LABEL_PAGE
 from tabane.graph.walk import MAX_ACTIVATE, MAX_DEPTH, MAX_EXPLORE
 from tabane.graph.walk_paths import MAX_BUDGET, MAX_PATHS, MAX_UNREACHABLE_PAGE
 from tabane.mcp.arguments import Args, ContextArg
+from tabane.types import Cue
 
-Cue = str | list[str]
 Perspective = Annotated[
     str | None,
     Field(description="Only this partition: a holder's key, or '' for shared world facts."),
