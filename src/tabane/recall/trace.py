@@ -158,8 +158,8 @@ def _candidate(data: dict[str, Any]) -> CandidateTrace:
 
 def _finite(value: Any) -> Any:
     """JSON (and PostgreSQL's jsonb) has no inf or nan: write them as float()'s own spellings."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return repr(value)  # 'inf', '-inf', 'nan'
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)  # 'inf', '-inf', 'nan'
     if isinstance(value, dict):
         return {k: _finite(v) for k, v in value.items()}
     if isinstance(value, list):
