@@ -11,6 +11,7 @@ import pytest
 from fastapi import Request
 
 from tabane.api.app import create_app
+from tabane.graph.claim_input import ClaimInput
 from tabane.ingest.documents import DocumentInput, block
 from tabane.service import Tabane
 from tabane.types import Principal
@@ -232,3 +233,34 @@ def test_a_reply_is_served_in_the_place_of_its_question_over_http(
     assert f"(in reply to: {faq[0]})" in body["rendered"]
     asked = me.post("/recall/explain", json={**ask, "expected": {"source": "faq", "paragraph": 0}})
     assert asked.json()["verdict"] == "answered", asked.text
+
+
+def test_an_item_that_asserts_a_triple_carries_its_kind_and_fact_over_http(
+    svc: Tabane, user: Principal, context: str, http: dict[str, httpx.Client]
+) -> None:
+    svc.add_claims(
+        user,
+        context,
+        [
+            ClaimInput("FailsafeMonitor", "watches", "BatteryMonitor", 1.0),
+            ClaimInput("FailsafeMonitor", "reads", "RawSensor", -1.0),
+        ],
+    )
+    body = (
+        http["me"]
+        .post(
+            "/recall", json={"question": "What does FailsafeMonitor watch?", "contexts": [context]}
+        )
+        .json()
+    )
+    edges = {i["fact"]["label"]: i for i in body["items"] if i["kind"] == "association"}
+    assert edges["watches"]["fact"] == {
+        "context": context,
+        "perspective": "",
+        "subject": "FailsafeMonitor",
+        "label": "watches",
+        "object": "BatteryMonitor",
+        "negated": False,
+    }
+    assert edges["reads"]["fact"]["negated"] is True  # a denial is its own fact
+    assert all(i["fact"] is None for i in body["items"] if i["kind"] == "paragraph")

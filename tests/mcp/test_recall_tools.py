@@ -9,6 +9,7 @@ import pytest
 from mcp import Client
 from mcp_client import connect, err, ok
 
+from tabane.graph.claim_input import ClaimInput
 from tabane.ingest.documents import DocumentInput, block
 from tabane.recall.plan import RecallRequest
 from tabane.service import Tabane
@@ -47,6 +48,7 @@ def test_recall_returns_the_rendered_bundle_and_its_id(
         assert (first["citation"]["source"], first["citation"]["paragraph"]) == ("kettle", 1)
         assert first["provenance"] == "source excerpt"
         assert [s["name"] for s in first["scopes"]] == [f"user:{user.name}"]
+        assert (first["kind"], first["fact"]) == ("paragraph", None)
 
         served = await ok(
             c,
@@ -56,6 +58,15 @@ def test_recall_returns_the_rendered_bundle_and_its_id(
         )  # fmt: skip
         assert served["verdict"] == "served" and served["key"] == first["key"]
 
+        asked = {"question": "What does FailsafeMonitor watch?", "contexts": [context]}
+        edges = [i for i in (await ok(c, "recall", {**asked, "items": True}))["items"]
+                 if i["kind"] == "association"]  # fmt: skip
+        assert [e["fact"] for e in edges] == [
+            {"context": context, "perspective": "", "subject": "FailsafeMonitor",
+             "label": "watches", "object": "BatteryMonitor", "negated": False}
+        ]  # fmt: skip
+
+    svc.add_claims(user, context, [ClaimInput("FailsafeMonitor", "watches", "BatteryMonitor", 1.0)])
     connect(svc, user, body, transport)
 
 

@@ -238,9 +238,9 @@ def test_a_negative_triple_is_served_as_what_it_denies(
     assert vsvc.wait_for_jobs(timeout=120) == 0
     served = vsvc.recall(user, RecallRequest("Is Pluto a planet?", (context,)))
     # the fact once: as the claim, or as the edge netted from it, whichever ranked first
-    pluto = [it.text for it in served.items if it.fact and it.fact[2] == "Pluto"]
+    pluto = [it.text for it in served.items if it.fact and it.fact.subject == "Pluto"]
     assert pluto in (["NOT (Pluto is a planet)"], ["NOT (Pluto —is a→ planet) [weight -1.00]"])
-    ceres = [it.text for it in served.items if it.fact and it.fact[2] == "Ceres"]
+    ceres = [it.text for it in served.items if it.fact and it.fact.subject == "Ceres"]
     assert ceres in (["Ceres orbits Sun"], ["Ceres —orbits→ Sun [weight +1.00]"])
     assert "Pluto is a planet" not in served.rendered.replace("NOT (Pluto is a planet)", "")
 
@@ -260,7 +260,7 @@ def test_an_edge_and_the_claim_that_only_states_it_are_served_once(
     assert vsvc.wait_for_jobs(timeout=120) == 0
     asked = "What does FailsafeMonitor watch?"
     result = vsvc.recall(user, RecallRequest(asked, (context,)))
-    watched = [it for it in result.items if it.fact and it.fact[3] == "watches"]
+    watched = [it for it in result.items if it.fact and it.fact.label == "watches"]
     # the walk finds the edge (FailsafeMonitor is named), which takes its claim's place
     assert len(watched) == 1 and watched[0].kind == "association"
     # the note says more than the triple, so it is served beside it

@@ -4,13 +4,15 @@ is a duplicate; a claim with a statement of its own says more and stays."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tabane.recall.order import arrange
-from tabane.recall.result import Citation, Evidence
+from tabane.recall.result import Citation, Evidence, Fact
 
-WATCHES = ("ctx", "", "FailsafeMonitor", "watches", "BatteryMonitor", "+")
+WATCHES = Fact("ctx", "", "FailsafeMonitor", "watches", "BatteryMonitor", negated=False)
 
 
-def _item(key: str, kind: str, text: str, fact: tuple[str, ...] | None) -> Evidence:
+def _item(key: str, kind: str, text: str, fact: Fact | None) -> Evidence:
     return Evidence(key, kind, text, "derived memory", Citation(), (), fact=fact)
 
 
@@ -19,7 +21,12 @@ EDGE = _item(
     "a:1", "association", "FailsafeMonitor —watches→ BatteryMonitor [weight +1.00]", WATCHES
 )
 NOTE = _item("c:2", "claim", "FailsafeMonitor watches BatteryMonitor every 100 ms.", None)
-OTHER = _item("a:2", "association", "BatteryMonitor —threshold→ BATT_LOW_VOLTS", ("ctx", "x"))
+OTHER = _item(
+    "a:2",
+    "association",
+    "BatteryMonitor —threshold→ BATT_LOW_VOLTS",
+    Fact("ctx", "", "BatteryMonitor", "threshold", "BATT_LOW_VOLTS", negated=False),
+)
 
 
 def _placed(items: list[Evidence], **kw: bool) -> list[tuple[str, str, int]]:
@@ -40,9 +47,9 @@ def test_the_edge_takes_the_place_of_the_claim_that_states_its_triple() -> None:
 
 def test_a_negated_fact_or_another_perspective_is_another_fact() -> None:
     denied = _item("c:3", "claim", "NOT (FailsafeMonitor watches BatteryMonitor)",
-                   (*WATCHES[:-1], "-"))  # fmt: skip
+                   replace(WATCHES, negated=True))  # fmt: skip
     hannahs = _item("c:4", "claim", "FailsafeMonitor watches BatteryMonitor",
-                    ("ctx", "Hannah", *WATCHES[2:]))  # fmt: skip
+                    replace(WATCHES, perspective="Hannah"))  # fmt: skip
     assert [o for _, o, _ in _placed([EDGE, denied, hannahs])] == ["served"] * 3
 
 

@@ -113,8 +113,21 @@ class CitationOut(Response):
     turn: int | None = Field(description="the turn's sequence number in its session")
 
 
+class FactOut(Response):
+    context: str
+    perspective: str = Field(description="a holder's key, or '' for the shared world partition")
+    subject: str
+    label: str
+    object: str
+    negated: bool = Field(description="a negative weight: the fact is denied")
+
+
 class EvidenceOut(Response):
     key: str = Field(description="the item's identity in this recall and its trace, e.g. `p:12`")
+    kind: str = Field(
+        description="paragraph, claim, association, turn, catalog, area, community, profile or "
+        "raptor"
+    )
     text: str
     provenance: str = Field(
         description="`source excerpt`, `derived memory` or `recent session memory`"
@@ -128,6 +141,10 @@ class EvidenceOut(Response):
     in_reply_to: str | None = Field(
         description="the question this item answers: the paragraph or turn just before it, "
         "which asks (found itself, it gave its place to this reply)"
+    )
+    fact: FactOut | None = Field(
+        description="what it asserts, when that is only a triple (an edge, or a claim with no "
+        "statement of its own); one fact is served once"
     )
 
 
@@ -149,7 +166,8 @@ class LaneReportOut(Response):
 class CandidateOut(Response):
     key: str
     kind: str = Field(
-        description="paragraph, claim, association, turn, catalog, community, profile or raptor"
+        description="paragraph, claim, association, turn, catalog, area, community, profile or "
+        "raptor"
     )
     lanes: list[LaneRankOut]
     fused: float = Field(description="reciprocal rank fusion over its lanes")

@@ -10,7 +10,7 @@ from typing import Any
 
 from tabane.models.extractive import sentences
 from tabane.models.summarizer import strip_citations
-from tabane.recall.result import Citation, Evidence, Kind, LaneRank, Provenance, ScopeRef
+from tabane.recall.result import Citation, Evidence, Fact, Kind, LaneRank, Provenance, ScopeRef
 from tabane.recall.statement import REPLY_FIELDS
 from tabane.types import SOURCE_STATES
 
@@ -166,7 +166,7 @@ def _edge_weight(c: Candidate) -> float:
     return next(lr.score for lr in c.lanes if lr.lane == "walk")
 
 
-def _fact(c: Candidate) -> tuple[str, ...] | None:
+def _fact(c: Candidate) -> Fact | None:
     """What an edge, or a claim that only states its triple, asserts: an edge and the claim it
     was netted from say one thing (a claim with a statement of its own says more)."""
     r = c.row
@@ -178,7 +178,8 @@ def _fact(c: Candidate) -> tuple[str, ...] | None:
         triple = (r.claim_perspective or "", r.claim_subject, r.claim_label, r.claim_object)
     else:
         return None
-    return (c.context or "", *(str(x) for x in triple), "-" if weight < 0 else "+")
+    perspective, subject, label, obj = (str(x) for x in triple)
+    return Fact(c.context or "", perspective, subject, label, obj, negated=weight < 0)
 
 
 def _details(c: Candidate, session_name: str | None) -> tuple[str, Citation, str | None, Any]:

@@ -19,7 +19,7 @@ from tabane.models.extractive import sentences
 from tabane.models.reranker import Reranker, checked_scores
 from tabane.recall.cite import DENSE, block, estimate
 from tabane.recall.evidence import Candidate
-from tabane.recall.result import CandidateTrace, Evidence, Outcome
+from tabane.recall.result import CandidateTrace, Evidence, Fact, Outcome
 
 
 @dataclass(frozen=True)
@@ -172,7 +172,7 @@ def arrange(
     used = 0
     full = False
     seen: set[str] = set()
-    facts: set[tuple[str, ...]] = set()
+    facts: set[Fact] = set()
     position = 0
     share = max(1, budget // max(1, max_items))
     for it in ordered:

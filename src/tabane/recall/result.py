@@ -48,6 +48,18 @@ class Citation:
 
 
 @dataclass(frozen=True)
+class Fact:
+    """What an edge, or a claim that only states its triple, asserts: one fact is served once."""
+
+    context: str
+    perspective: str  # a holder's key, or "" for the shared world partition
+    subject: str
+    label: str
+    object: str
+    negated: bool  # a negative weight: "not"
+
+
+@dataclass(frozen=True)
 class Evidence:
     # identity inside one recall: "p:<id>", "c:", "a:", "t:", "s:" (catalog), "g:" (area: its
     # smallest source id), "m:" (community), "f:" (profile), "r:" (RAPTOR overview)
@@ -63,8 +75,8 @@ class Evidence:
     tokens: int = 0  # the budget's estimate for this item
     in_reply_to: str | None = None  # the question just before it, which it answers
     # what it asserts, when that is only a triple (an edge, or a claim without a statement of
-    # its own): context, perspective, subject, label, object, sign — one fact is served once
-    fact: tuple[str, ...] | None = None
+    # its own)
+    fact: Fact | None = None
 
 
 @dataclass(frozen=True)
