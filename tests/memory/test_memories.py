@@ -5,9 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from sqlalchemy import update
 
-from tabane.errors import InvalidInput, NoContext, TabaneError
+from tabane.errors import Forbidden, InvalidInput, NoContext, TabaneError
+from tabane.recall.explain import Expected
+from tabane.recall.plan import RecallRequest
 from tabane.service import Tabane
+from tabane.storage.schema import Claim
 from tabane.types import Principal
 
 from helpers import unique
@@ -106,3 +110,49 @@ def test_bad_memories_write_nothing(
     assert [(m.id, m.source) for m in svc.memories(user, context).memories] == [(kept, label)]
     with pytest.raises(InvalidInput):
         svc.memories(user, context, limit=0)
+
+
+def test_a_correction_fewer_people_can_read_cannot_close_a_shared_note(
+    svc: Tabane, make_user: Callable[..., Principal]
+) -> None:
+    team = unique("team:notes")
+    alice = make_user(extra_write=(team,))
+    bob = make_user(extra_write=(team,))
+    context = unique("ctx")
+    svc.create_context(alice, context, scopes=[team])
+    shared = svc.remember(bob, context, {"text": "The offsite is in Lisbon."}, scopes=[team])
+    private = {"text": "It moved to Porto.", "closes": [shared]}
+    with pytest.raises(Forbidden) as err:
+        svc.remember(alice, context, private, scopes=[f"user:{alice.name}"])
+    assert [i.path for i in err.value.issues] == ["closes"]
+    assert "narrower" in err.value.issues[0].problem
+    # nothing was written: bob's note is still current, and alice wrote no note
+    assert [m.id for m in svc.memories(bob, context).memories] == [shared]
+    assert [m.id for m in svc.memories(alice, context).memories] == [shared]
+    # a correction the team can read closes it, and so does a public one
+    fixed = svc.remember(alice, context, private, scopes=[team])
+    assert [m.id for m in svc.memories(bob, context).memories] == [fixed]
+    later = {"text": "Porto, Tuesday.", "closes": [fixed]}
+    public = svc.remember(alice, context, later, scopes=["public"])
+    assert public in {m.id for m in svc.memories(bob, context).memories}
+
+
+def test_explain_names_the_closing_claim_only_to_whoever_may_read_it(
+    svc: Tabane, make_user: Callable[..., Principal]
+) -> None:
+    team = unique("team:notes")
+    alice = make_user(extra_write=(team,))
+    bob = make_user(extra_write=(team,))
+    context = unique("ctx")
+    svc.create_context(alice, context, scopes=[team])
+    shared = svc.remember(bob, context, {"text": "The offsite is in Lisbon."}, scopes=[team])
+    fixed = svc.remember(alice, context, {"text": "Porto.", "closes": [shared]}, scopes=[team])
+    ask = RecallRequest("where is the offsite?", (context,), force=True)
+    seen = svc.explain_recall(bob, ask, Expected(claim=shared))
+    assert seen.verdict == "closed" and f"by claim {fixed}" in seen.detail
+    # a closer bob cannot read (written before corrections had to be readable where they close)
+    with svc.store.admin() as s:
+        s.execute(update(Claim).where(Claim.id == fixed).values(scopes=[f"user:{alice.name}"]))
+    hidden = svc.explain_recall(bob, ask, Expected(claim=shared))
+    assert hidden.verdict == "closed" and f"claim {fixed}" not in hidden.detail
+    assert hidden.detail.startswith("superseded at ")

@@ -29,7 +29,7 @@ from tabane.graph.claim_input import ClaimInput
 from tabane.graph.netting import renet
 from tabane.storage.bulk import insert_columns
 from tabane.storage.schema import Claim, Context, Source
-from tabane.types import EdgeKey, Principal
+from tabane.types import PUBLIC, EdgeKey, Principal
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ def write_batch(
         rows,
         {"context_id": ctx.id, "scopes": list(scopes), "written_by": principal.user_id},
     )
-    closed = _supersede(session, principal, ctx, claims, ids)
+    closed = _supersede(session, principal, ctx, claims, ids, scopes)
     minted_concepts = vocabulary.ensure(
         session, ctx.id, "concept", {n for k in keys for n in (k[1], k[3])}, scopes
     )
@@ -167,9 +167,12 @@ def _supersede(
     ctx: Context,
     claims: Sequence[ClaimInput],
     ids: Sequence[int],
+    scopes: Sequence[str],
 ) -> int:
     """A claim that `closes` earlier ones ends their validity where its own begins (an earlier
-    end stays; the end they had is kept in `valid_until_before`)."""
+    end stays; the end they had is kept in `valid_until_before`). A correction must be readable
+    by whoever could read what it closes (its scopes among theirs, or `public`): else a note
+    fewer people see would silently take a shared one away from the rest."""
     closed = 0
     for i, (claim_id, claim) in enumerate(zip(ids, claims, strict=True)):
         if not claim.closes:
@@ -193,6 +196,17 @@ def _supersede(
                 raise Forbidden(
                     f"you may not close claim {old.id}",
                     issues=[Issue(f"associations[{i}].closes", "its scopes are not writable")],
+                )
+            if not set(scopes) <= {*old.scopes, PUBLIC}:
+                raise Forbidden(
+                    f"claim {old.id} is read in {sorted(old.scopes)}: its correction must be "
+                    f"readable there, not only in {sorted(scopes)}",
+                    issues=[
+                        Issue(
+                            f"associations[{i}].closes",
+                            "the correction's scopes are narrower than the closed claim's",
+                        )
+                    ],
                 )
             old.closed_at = func.now()
             old.close_reason = "superseded"

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import exists, select
+from sqlalchemy.orm import Session, aliased
 
 from tabane.errors import InvalidInput, Issue
 from tabane.models.reranker import Reranker
@@ -127,14 +127,17 @@ def _closed(session: Session, expected: Expected) -> str | None:
     """Why a claim recall can never serve was closed, or None for anything else."""
     if expected.claim is None:
         return None
+    closer = aliased(Claim, name="closer")
+    seen = exists().where(closer.id == Claim.closed_by)  # row-level security decides
     row = session.execute(
-        select(Claim.closed_at, Claim.close_reason, Claim.closed_by).where(
+        select(Claim.closed_at, Claim.close_reason, Claim.closed_by, seen.label("seen")).where(
             Claim.id == expected.claim
         )
     ).one_or_none()
     if row is None or row.closed_at is None:
         return None
-    by = f" by claim {row.closed_by}" if row.closed_by is not None else ""
+    # the claim that closed it is named only to whoever may read it
+    by = f" by claim {row.closed_by}" if row.closed_by is not None and row.seen else ""
     when = row.closed_at.strftime("%Y-%m-%dT%H:%M:%SZ")
     return f"{row.close_reason or 'closed'}{by} at {when}: recall reads current claims only"
 
