@@ -98,6 +98,8 @@ def test_recall_returns_cited_items_an_id_and_a_trace_for_its_asker_only(
     assert trace["id"] == traced.json()["recall_id"] != body["recall_id"]
     assert trace["lanes"]["bm25"]["ran"] and trace["lanes"]["vector"]["reason"] == "no_embedder"
     assert trace["candidates"][0]["outcome"] == "served"
+    assert trace["floors"] == {context: {"value": None, "source": "default"}}  # no embedder
+    assert trace["caps"]["candidates"] == 60 and trace["caps"]["max_items"] == 20
 
     stored = me.get(f"/recall/traces/{body['recall_id']}")
     assert stored.status_code == 200, stored.text

@@ -14,7 +14,9 @@ from sqlalchemy import ColumnElement, delete, func, select
 
 from tabane.access.keys import narrow
 from tabane.errors import InvalidInput, NoTrace
-from tabane.recall.result import CandidateTrace, LaneRank, LaneReport, RecallTrace
+from tabane.ingest.documents import DocumentInput, block
+from tabane.recall.plan import RecallRequest, Tunables, caps
+from tabane.recall.result import CandidateTrace, Floor, LaneRank, LaneReport, RecallTrace
 from tabane.recall.trace import (
     MAX_RECENT,
     load_trace,
@@ -69,6 +71,8 @@ def sample(plan: str = "maximal") -> RecallTrace:
             ),
         ),
         notes=("vector lane off",),
+        floors={"docs": Floor(0.25, "context"), "notes": Floor(None, "default")},
+        caps={"pool": 50, "candidates": 60},
     )
 
 
@@ -96,6 +100,12 @@ def test_trace_json_is_strict_json_and_round_trips() -> None:
     assert data["candidates"][0]["lanes"][1]["score"] == "inf"
     assert data["contexts"] == ["docs", "notes"]
     assert trace_from_json(data) == trace
+
+
+def test_a_trace_stored_before_floors_and_caps_loads_without_them() -> None:
+    data = json.loads(json.dumps(trace_json(sample()), allow_nan=False))
+    del data["floors"], data["caps"]
+    assert trace_from_json(data) == replace(sample(), floors={}, caps={})
 
 
 def test_nan_survives_as_a_string() -> None:
@@ -228,3 +238,36 @@ def test_a_non_integer_id_is_invalid_input(svc: Tabane, user: Principal, trace_i
     with svc.store.session(user) as session, pytest.raises(InvalidInput) as info:
         load_trace(session, trace_id)  # type: ignore[arg-type]
     assert [i.path for i in info.value.issues] == ["recall_id"]
+
+
+# --- what a recall reports ----------------------------------------------------------------------
+
+
+def test_the_trace_counts_each_lanes_rows_before_the_cap_and_names_floors_and_caps(
+    svc: Tabane, user: Principal, make_context: Callable[..., str]
+) -> None:
+    context = make_context(semantic_floor=0.4)
+    words = ["limescale", "kettle", "vinegar", "descale", "element", "water", "boil", "empty"]
+    texts = [
+        f"Paragraph {n} about the {words[n % 8]} and the {words[(n + 3) % 8]}." for n in range(24)
+    ]
+    svc.ingest(user, context, DocumentInput(source_id="many", paragraphs=[block(t) for t in texts]))
+    ask = RecallRequest("kettle limescale vinegar descale element water", (context,))
+    capped = Tunables(candidates=5)
+    result = svc.recall(user, ask, tunables=capped)
+    bm25 = result.trace.lanes["bm25"]
+    # every paragraph holds a word of the question: BM25 found all 24, fusion kept 5
+    assert bm25.ran and bm25.hits == 24
+    assert len(result.trace.candidates) == 5
+    assert "fusion ranked 24 items; the best 5 were kept (candidates), 19 were not ordered" in (
+        result.trace.notes
+    )
+    assert result.trace.caps == caps(capped) and result.trace.caps["candidates"] == 5
+    # no embedder here: the context's floor is reported all the same, and a request's wins
+    assert result.trace.floors == {context: Floor(0.4, "context")}
+    asked = svc.recall(user, replace(ask, semantic_floor=0.7))
+    assert asked.trace.floors == {context: Floor(0.7, "request")}
+    assert not any("fusion ranked" in n for n in asked.trace.notes)  # 24 fit in 60
+    with svc.store.session(user) as session:
+        stored = trace_from_json(load_trace(session, asked.trace.id)["trace"])
+    assert stored.floors == asked.trace.floors and stored.caps == caps(Tunables())

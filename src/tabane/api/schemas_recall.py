@@ -159,7 +159,7 @@ class LaneRankOut(Response):
 
 class LaneReportOut(Response):
     ran: bool
-    hits: int
+    hits: int = Field(description="the rows the lane found, before fusion kept `candidates`")
     reason: str | None = Field(description="why it did not run: no_embedder, no_session, …")
 
 
@@ -185,6 +185,16 @@ class CandidateOut(Response):
     )
 
 
+class FloorOut(Response):
+    value: float | None = Field(
+        description="the vector lanes' similarity floor (a hit needs cosine ≥ it); null: none"
+    )
+    source: str = Field(
+        description="request, context (its setting) or default (TABANE_SEMANTIC_FLOOR or the "
+        "model's)"
+    )
+
+
 class TraceOut(Response):
     id: int | None = Field(description="the stored trace's id (null: the caller may not write)")
     plan: str
@@ -198,7 +208,11 @@ class TraceOut(Response):
     chars_per_token: float
     timings_ms: dict[str, float]
     candidates: list[CandidateOut]
-    notes: list[str]
+    notes: list[str] = Field(description="what was cut or left out, and why (seeds, the cap…)")
+    floors: dict[str, FloorOut] = Field(description="per context read: its floor and its source")
+    caps: dict[str, int] = Field(
+        description="pools and limits: pool and candidates, max_items, walk_seeds, …"
+    )
 
 
 class RecallOut(Response):

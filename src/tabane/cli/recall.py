@@ -125,6 +125,11 @@ def trace_table(t: RecallTrace) -> list[str]:
     for name, lane in t.lanes.items():
         state = f"{lane.hits} hits" if lane.ran else f"did not run ({lane.reason})"
         lines.append(f"lane {name}: {state}")
+    for name, f in t.floors.items():
+        value = "none" if f.value is None else f"{f.value:g}"
+        lines.append(f"floor in {name}: {value} ({f.source})")
+    if t.caps:
+        lines.append("caps: " + ", ".join(f"{k} {v}" for k, v in t.caps.items()))
     lines.extend(f"note: {note}" for note in t.notes)
     if t.candidates:
         lines.append(

@@ -241,6 +241,9 @@ def gather(
         ran.discard("bm25")
     params["paragraph_lanes"] = float(len(ran) or 1) if t.fusion == "per_kind" else 1.0
     rows = session.execute(build_recall_statement(shape), params).all()
+    # the rows each lane found and the items fusion ranked, before it kept `candidates`
+    counts: dict[str, int] = dict(rows[0].lane_rows or {}) if rows else {}
+    ranked = int(rows[0].fused_total) if rows else 0
     # BM25 scored on another snapshot: a paragraph a concurrent write removed since is gone
     live = [r for r in rows if r.kind != "paragraph" or r.paragraph_text is not None]
     if len(live) < len(rows):
@@ -249,8 +252,13 @@ def gather(
     names = {c.id: c.name for c in contexts}
     found = _once([candidate(row, names) for row in rows])
     for lane in shape.lanes:
-        hits = sum(1 for c in found if lane in c.lane_names)
-        reports[lane] = LaneReport(True, hits=hits)
+        reports[lane] = LaneReport(True, hits=int(counts.get(lane, 0)))
+    if ranked > t.candidates:
+        notes = (
+            *notes,
+            f"fusion ranked {ranked} items; the best {t.candidates} were kept (candidates), "
+            f"{ranked - t.candidates} were not ordered",
+        )
     kept = apply_titles(found, params.get("title_pks", []), params.get("title_direct", []))
     scope_names = sorted({s for c in kept for s in (c.row.scopes or ())})
     scopes = {

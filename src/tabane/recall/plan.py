@@ -64,6 +64,28 @@ class Tunables:
     names: str = "marked"
 
 
+# The tunables that bound how much each step keeps, as the trace reports them.
+CAPS = (
+    "pool",
+    "candidates",
+    "max_items",
+    "title_lead",
+    "walk_seeds",
+    "gloss_seeds",
+    "walk_pool",
+    "derived_pool",
+    "catalog_limit",
+    "area_limit",
+    "recent_turns",
+    "turn_hits",
+)
+
+
+def caps(t: Tunables) -> dict[str, int]:
+    """Every pool and limit of `t`, by name: what a lane or step keeps at most."""
+    return {name: int(getattr(t, name)) for name in CAPS}
+
+
 @dataclass(frozen=True)
 class RecallRequest:
     question: str

@@ -109,6 +109,14 @@ class LaneReport:
 
 
 @dataclass(frozen=True)
+class Floor:
+    """The vector lanes' similarity floor in one context, and what set it."""
+
+    value: float | None  # a hit's cosine similarity is at least this; None: no floor
+    source: str  # request, context (its setting), or default (TABANE_SEMANTIC_FLOOR or the model's)
+
+
+@dataclass(frozen=True)
 class RecallTrace:
     plan: str
     contexts: tuple[str, ...]
@@ -122,6 +130,8 @@ class RecallTrace:
     timings_ms: dict[str, float]
     candidates: tuple[CandidateTrace, ...]
     notes: tuple[str, ...] = ()
+    floors: dict[str, Floor] = field(default_factory=dict)  # per context read
+    caps: dict[str, int] = field(default_factory=dict)  # the pools and limits (plan.py `caps`)
     id: int | None = None  # the persisted trace's id
 
 

@@ -29,7 +29,7 @@ from sqlalchemy import (
     true,
     union_all,
 )
-from sqlalchemy.dialects.postgresql import aggregate_order_by
+from sqlalchemy.dialects.postgresql import JSONB, aggregate_order_by
 from sqlalchemy.orm import aliased
 
 from tabane.recall import lanes as lane_mod
@@ -261,6 +261,12 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
     )
     area = catalog_lanes.area_detail(fused, Source)
     reply_laterals, reply_columns = _replies(fused)
+    # what each lane found and how many items fusion ranked, before the `candidates` cap (the
+    # trace's hits and its note on the cap): one value each, the same on every row
+    per_lane = select(hits.c.lane, func.count().label("n")).group_by(hits.c.lane).subquery()
+    items = select(hits.c.kind, hits.c.item_id).distinct().subquery()
+    lane_rows = select(func.jsonb_object_agg(per_lane.c.lane, per_lane.c.n, type_=JSONB))
+    fused_total = select(func.count()).select_from(items)
     stmt = (
         select(
             fused,
@@ -325,6 +331,8 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
                 Source.scopes,
             ).label("scopes"),
             *reply_columns,
+            lane_rows.scalar_subquery().label("lane_rows"),
+            fused_total.scalar_subquery().label("fused_total"),
         )
         .select_from(fused)
         .outerjoin(Paragraph, and_(fused.c.kind == "paragraph", Paragraph.id == fused.c.item_id))

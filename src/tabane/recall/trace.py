@@ -18,7 +18,7 @@ from sqlalchemy import Select, insert, select
 from sqlalchemy.orm import Session
 
 from tabane.errors import InvalidInput, Issue, NoTrace
-from tabane.recall.result import CandidateTrace, LaneRank, LaneReport, RecallTrace
+from tabane.recall.result import CandidateTrace, Floor, LaneRank, LaneReport, RecallTrace
 from tabane.storage.schema import RecallTraceRow, User
 from tabane.types import MAX_INT8, Principal, personal_scope, to_plain
 
@@ -47,6 +47,8 @@ def trace_from_json(data: dict[str, Any]) -> RecallTrace:
         timings_ms={name: float(ms) for name, ms in data["timings_ms"].items()},
         candidates=tuple(_candidate(c) for c in data["candidates"]),
         notes=tuple(data.get("notes", ())),
+        floors={name: Floor(**f) for name, f in data.get("floors", {}).items()},  # none before
+        caps={name: int(n) for name, n in data.get("caps", {}).items()},
         id=data.get("id"),
     )
 

@@ -27,10 +27,10 @@ from tabane.recall import explain as explain_mod
 from tabane.recall import order, overview, render, trace
 from tabane.recall.gate import gate
 from tabane.recall.kernel import TurnWindow
-from tabane.recall.plan import RecallRequest, Tunables
+from tabane.recall.plan import RecallRequest, Tunables, caps
 from tabane.recall.presets import DEFAULT_PRESET, Preset, load_presets, preset_named
 from tabane.recall.recall import Outcome, run
-from tabane.recall.result import Evidence, RecallResult, RecallTrace
+from tabane.recall.result import Evidence, Floor, RecallResult, RecallTrace
 from tabane.search.search import QueryVector, embed_query
 from tabane.service.base import ServiceBase
 from tabane.storage.schema import Claim, Context
@@ -149,7 +149,7 @@ class RecallService(ServiceBase):
                     session,
                     request.question,
                     reached,
-                    floors,
+                    [f.value for f in floors],
                     ready.qv,
                     window,
                     reranker=self.reranker,
@@ -181,6 +181,8 @@ class RecallService(ServiceBase):
             timings_ms=timings,
             candidates=order.traces(outcome.placed, outcome.found) if outcome else (),
             notes=(outcome.gathered.notes if outcome else ()) + _ages(items),
+            floors={c.name: f for c, f in zip(reached, floors, strict=True)},
+            caps=caps(tunables or Tunables()),
         )
         result_trace = replace(result_trace, id=self._record(user, request, result_trace, items))
         return RecallResult(request.question, tuple(items), rendered, result_trace, block)
@@ -207,12 +209,12 @@ class RecallService(ServiceBase):
             gated=ready.gated,
         )
 
-    def _floor(self, request: RecallRequest, context_floor: float | None) -> float | None:
+    def _floor(self, request: RecallRequest, context_floor: float | None) -> Floor:
         if request.semantic_floor is not None:
-            return request.semantic_floor
+            return Floor(request.semantic_floor, "request")
         if context_floor is not None:
-            return context_floor
-        return default_floor(self.settings, self.embedder)
+            return Floor(context_floor, "context")
+        return Floor(default_floor(self.settings, self.embedder), "default")
 
     def _window(
         self, session: Session, user: Principal, request: RecallRequest
@@ -264,7 +266,7 @@ class RecallService(ServiceBase):
         with self.store.session(user) as session:
             reached = ready.reach(session)
             window = self._window(session, user, request)
-            floors = [self._floor(request, ctx.semantic_floor) for ctx in reached]
+            floors = [self._floor(request, ctx.semantic_floor).value for ctx in reached]
             return explain_mod.explain(
                 session,
                 request.question,
