@@ -31,7 +31,7 @@
     ├── Forbidden                    forbidden     403  (the caller may not write these scopes)
     ├── RateLimited                  rate_limited  429  (too many requests; `Retry-After` says when)
     ├── StoreUnavailable             store_unavailable 503
-    │   └── StoreBusy                store_busy    503  (another process holds the data directory)
+    │   └── StoreBusy                store_busy    503  (a conflicting write or lock: retry)
     ├── EmbedderUnavailable          embedder_unavailable 503 (the embedding service is failing)
     ├── RerankerUnavailable          reranker_unavailable 503 (the rerank service is failing)
     └── SummarizerUnavailable        summarizer_unavailable 503 (the summary service is failing)

@@ -94,15 +94,19 @@ def test_recall_explain_and_bad_input(cli, svc: Tabane, user: Principal, stored:
 
     for args, code_, path in [
         (("recall", " ", "-c", stored), "invalid_input", "question"),
-        (("recall", QUESTION, "-c", stored, "--budget", "0"), "invalid_input", "budget"),
+        # an issue names the option typed, not the request's field
+        (("recall", QUESTION, "-c", stored, "--budget", "0"), "invalid_input", "--budget"),
+        (("recall", QUESTION, "-c", stored, "--floor", "nan"), "invalid_input", "--floor"),
+        (("recall", QUESTION, "-c", stored, "--explain", "kettle", "--paragraph", "-1"),
+         "invalid_input", "--paragraph"),
         (("recall", QUESTION, "-c", stored, "--preset", unique("p")), "no_preset", None),
-        (("recall", QUESTION, "-c", unique("c")), "no_context", None),
+        (("recall", QUESTION, "-c", unique("c")), "no_context", "--context"),
         (("recall", QUESTION, "-c", stored, "--session", unique("s")), "no_session", None),
         (("recall", QUESTION, "-c", stored, "--paragraph", "1"), "invalid_input", "--explain"),
         (("recall", "descale \udcff kettle", "-c", stored), "invalid_input", "question"),
         (("recall", QUESTION, "-c", stored, "--explain-claim", str(2**70)), "invalid_input",
-         "expected.claim"),
-        (("recall", QUESTION, "-c", stored, "--preset", ""), "invalid_input", "preset"),
+         "--explain-claim"),
+        (("recall", QUESTION, "-c", stored, "--preset", ""), "invalid_input", "--preset"),
         (("recall", QUESTION, "-c", stored, "-c", unique("c"), "--explain", "kettle"),
          "invalid_input", "--explain-context"),
     ]:  # fmt: skip

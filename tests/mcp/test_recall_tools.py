@@ -111,7 +111,9 @@ def test_recall_errors_are_tool_errors_with_stable_codes(
         await err(c, "explain_recall", {**ask, "expected": {}}, "invalid_input", "expected")
         theirs_id = svc.recall(stranger, RecallRequest(QUESTION, (theirs,))).recall_id
         await err(c, "recall_trace", {"recall_id": theirs_id}, "no_trace")  # not yours
-        await err(c, "recall_trace", {"recall_id": 0}, "invalid_input", "recall_id")
+        for unknown in (0, 2**70):  # as over HTTP: an id that cannot exist is unknown
+            await err(c, "recall_trace", {"recall_id": unknown}, "no_trace", "recall_id")
+        await err(c, "recall_trace", {"recall_id": "7"}, "invalid_input", "recall_id")
         twice = {**ask, "contexts": [context, context], "expected": {"source": "kettle"}}
         assert (await ok(c, "explain_recall", twice))["verdict"] == "not_visible"  # not stored here
 

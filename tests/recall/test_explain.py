@@ -38,9 +38,10 @@ def test_verdicts_follow_what_recall_did(svc: Tabane, user, context):
     unknown = svc.explain_recall(user, ask, Expected(context, "nope", 0))
     assert unknown.verdict == "not_visible"
     gated = svc.explain_recall(
-        user, RecallRequest("hi", (context,)), Expected(context, "kettle", 1)
+        user, RecallRequest("hi", (context,), budget=700), Expected(context, "kettle", 1)
     )
     assert gated.verdict == "gated"
+    assert (gated.key, gated.budget) == (served.key, 700)  # as every other verdict carries them
 
 
 def test_an_invisible_item_reads_exactly_like_a_missing_one(svc: Tabane, make_user, make_context):

@@ -102,6 +102,7 @@ def test_budget_keeps_the_longest_prefix_that_fits(svc: Tabane, user, context):
 def test_bad_requests_are_refused_with_their_field(svc: Tabane, user, context):
     for request, field in [
         (RecallRequest("", (context,)), "question"),
+        (RecallRequest("\u200b\u200d\ufeff \u2060", (context,), force=True), "question"),
         (RecallRequest("kettle", (context,), budget=0), "budget"),
         (RecallRequest("kettle", (context,), budget=10**9), "budget"),
         (RecallRequest("kettle", ()), "contexts"),

@@ -226,6 +226,12 @@ def test_any_runtime_failure_is_a_template_error() -> None:
     assert _fails("{% include 'other.j2' %}").code == "template_error"
     macro = _fails("{% macro m() %}\n\n{{ missing }}\n{% endmacro %}\n{{ m() }}")
     assert [i.path for i in macro.issues] == ["template:3"]
+    # a value is named as the template knows it, not by its Python class
+    typo = _fails("{% for it in items %}{{ it.txt }}{% endfor %}")
+    assert typo.issues[0].problem == "'item' has no attribute 'txt'", typo.issues
+    typo = _fails("{{ items[0].citation.page }}")
+    assert "'item.citation' has no attribute 'page'" in typo.message
+    assert "tabane" not in typo.message
 
 
 @pytest.mark.parametrize(

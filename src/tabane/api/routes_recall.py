@@ -61,6 +61,6 @@ def explain_recall(body: RecallExplainIn, svc: Svc, user: User) -> RecallExplana
 
 @router.get("/recall/traces/{recall_id}")
 def recall_trace(recall_id: int, svc: Svc, user: User) -> StoredTraceOut:
-    """A stored recall trace: who asked what, when, and what every lane did. Only its asker (and
-    whoever may read every scope) can read it; any other id answers 404 `no_trace`."""
+    """A stored recall trace: who asked what, when, and what every lane did. Only its asker can
+    read it; any other id answers 404 `no_trace`, as an unknown one does."""
     return out(StoredTraceOut, svc.recall_trace(user, recall_id))

@@ -342,12 +342,14 @@ ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
     status: {"model": ErrorBody, "description": description}
     for status, description in {
         400: "malformed JSON (`invalid_json`)",
+        401: "no valid credential, where the server asks for one (`unauthorized`)",
         403: "the caller may not write these scopes (`forbidden`)",
         404: "unknown or invisible context, group, source or paragraph",
         409: "name taken, group cycle, group too deep, alias conflict or source id taken",
         413: "request body over the limit (`body_too_large`)",
         422: "invalid input; `issues` name each field",
+        429: "too many requests from this caller (`rate_limited`; see `Retry-After`)",
         500: "unexpected error (`internal`); the server log has the details",
-        503: "the store is unavailable",
+        503: "the store is unavailable, or busy with a conflicting write (`store_busy`: retry)",
     }.items()
 }

@@ -4,12 +4,14 @@ its explain twin."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated
 
 import typer
 
 from tabane.cli.common import emit, handled, service, shown
-from tabane.errors import InvalidInput, Issue
+from tabane.errors import InvalidInput, Issue, TabaneError
 from tabane.recall.explain import Expected
 from tabane.recall.plan import RecallRequest
 from tabane.recall.result import RecallTrace
@@ -68,12 +70,13 @@ def recall(
         force=force,
         semantic_floor=floor,
     )
-    expected = _expected(contexts, group, explain, paragraph, explain_context, explain_claim)
-    with service() as (svc, user):
-        if expected is not None:
-            emit(svc.explain_recall(user, request, expected))
-            return
-        result = svc.recall(user, request)
+    with _named_as_options():
+        expected = _expected(contexts, group, explain, paragraph, explain_context, explain_claim)
+        with service() as (svc, user):
+            if expected is not None:
+                emit(svc.explain_recall(user, request, expected))
+                return
+            result = svc.recall(user, request)
     if as_json:
         emit(result)
         return
@@ -82,6 +85,40 @@ def recall(
         typer.echo("")
         for line in trace_table(result.trace):
             typer.echo(shown(line))
+
+
+# The request's fields as this command's options (an issue names what you typed).
+OPTIONS = {
+    "expected.claim": "--explain-claim",
+    "expected.paragraph": "--paragraph",
+    "expected.context": "--explain-context",
+    "expected.source": "--explain",
+    "expected": "--explain",
+    "semantic_floor": "--floor",
+    "contexts": "--context",
+    "groups": "--group",
+    "speaker": "--as",
+    "budget": "--budget",
+    "preset": "--preset",
+    "session": "--session",
+}
+
+
+def _option(path: str) -> str:
+    for field, option in OPTIONS.items():  # the longer fields first
+        if path == field or path.startswith((f"{field}[", f"{field}.")):
+            return option
+    return path
+
+
+@contextmanager
+def _named_as_options() -> Iterator[None]:
+    """The service's issues at this command's options: `--floor`, not `semantic_floor`."""
+    try:
+        yield
+    except TabaneError as exc:
+        exc.issues = tuple(Issue(_option(i.path), i.problem) for i in exc.issues)
+        raise
 
 
 def _expected(

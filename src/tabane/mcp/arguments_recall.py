@@ -16,7 +16,7 @@ from tabane.mcp.arguments import Args, ContextArg
 from tabane.recall.explain import Expected
 from tabane.recall.plan import RecallRequest
 from tabane.recall.result import Evidence
-from tabane.types import MAX_INT8, only_context
+from tabane.types import only_context
 
 
 class RecallArgs(Args):
@@ -94,9 +94,8 @@ class ExpectedItem(BaseModel):
 
 
 class TraceArgs(Args):
-    recall_id: Annotated[
-        int, Field(ge=1, le=MAX_INT8, description="The `recall_id` a `recall` returned.")
-    ]
+    # no range: an id that cannot exist is unknown (`no_trace`), as over HTTP
+    recall_id: Annotated[int, Field(description="The `recall_id` a `recall` returned.")]
 
 
 class OverviewArgs(Args):

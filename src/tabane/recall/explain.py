@@ -184,7 +184,12 @@ def explain(
     if closed is not None:
         return Explanation("closed", closed, key=keys[0], budget=budget)
     if gated is not None:
-        return Explanation("gated", f"the relevance gate answered with no evidence: {gated}")
+        return Explanation(
+            "gated",
+            f"the relevance gate answered with no evidence: {gated}",
+            key=keys[0],
+            budget=budget,
+        )
     outcome = run(
         session,
         question,

@@ -5,6 +5,7 @@ so `tabane eval` can compare them side by side, never to route a question at que
 from __future__ import annotations
 
 import math
+import unicodedata
 from dataclasses import dataclass
 
 from tabane.errors import InvalidInput, Issue
@@ -86,6 +87,12 @@ def caps(t: Tunables) -> dict[str, int]:
     return {name: int(getattr(t, name)) for name in CAPS}
 
 
+def _says_something(text: str) -> bool:
+    """A character that is neither white space nor an invisible format character (a zero-width
+    space or joiner, a byte order mark): what a question of nothing else lacks."""
+    return any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in text)
+
+
 @dataclass(frozen=True)
 class RecallRequest:
     question: str
@@ -101,7 +108,7 @@ class RecallRequest:
 
     def check(self) -> None:
         issues: list[Issue] = []
-        if not isinstance(self.question, str) or not self.question.strip():
+        if not isinstance(self.question, str) or not _says_something(self.question):
             issues.append(Issue("question", "empty"))
         elif len(self.question) > MAX_QUESTION:
             issues.append(

@@ -1,9 +1,10 @@
 """Persisted recall traces: what one recall did, kept under an id the caller can come back with.
 
 A trace (lanes, ranks, scores, timings, what rerank and budget cut) is stored once per recall as
-JSON in `recall_traces`, scoped to the asking user's personal scope: only that user (and whoever
-may read every scope) can load it, and deleting the user removes it. A trace that is missing and
-one that belongs to someone else answer alike (`no_trace`), so an id reveals nothing.
+JSON in `recall_traces`, scoped to the asking user's personal scope. Only that user can load it
+(`load_trace` checks the asker too, so a reader granted that scope cannot), and deleting the
+user removes it. A trace that is missing and one that belongs to someone else answer alike
+(`no_trace`), so an id reveals nothing.
 
 `trace_json` and `trace_from_json` convert losslessly: tuples become lists, datetimes ISO 8601
 strings, and floats JSON cannot hold (inf, nan) the strings float() reads back.

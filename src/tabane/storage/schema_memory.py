@@ -85,8 +85,8 @@ class TurnVector(Scoped, Base):
 class RecallTraceRow(Scoped, Base):
     """What one recall did (lanes, ranks, scores, timings, what rerank and budget cut), kept so
     its id can be handed back and the trace read later (recall/trace.py). Its scope set is the
-    asking user's personal scope: only that user (and whoever may read every scope) sees it, and
-    deleting the user removes it."""
+    asking user's personal scope, and only that user reads it back (recall/trace.py
+    `load_trace`, whoever else may read the scope); deleting the user removes it."""
 
     __tablename__ = "recall_traces"
     __extra_args__ = (Index("ix_recall_traces_recent", "user_id", "created_at"),)
