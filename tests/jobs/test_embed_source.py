@@ -5,10 +5,11 @@ leaves each paragraph with all of its vectors or none, for the retry to finish."
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 
 import numpy as np
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select, update
 
 from tabane.contexts import contexts
 from tabane.ingest.documents import DocumentInput, block
@@ -154,3 +155,43 @@ def test_a_failed_write_stops_the_model_and_is_raised() -> None:
     with pytest.raises(RuntimeError, match="went away"):
         pipelined(iter(range(10_000)), compute, write, lambda _: 1)
     assert len(written) == 1 and len(computed) < 10_000
+
+
+class DiesBeforeTheRebuild(Worker):
+    """A worker whose process dies right after the job's last vectors are committed, before it
+    queues the tree's rebuild: the job stays leased, as SIGKILL would leave it."""
+
+    def _leaves_changed(self, context_id: int, stored: bool, job: queue.Claimed) -> None:
+        raise SystemExit  # not an Exception: run_once neither fails nor finishes the job
+
+
+def test_a_worker_dead_after_storing_the_last_vectors_leaves_the_rebuild_to_the_retry(
+    vsvc: Tabane, user: Principal, context: str
+) -> None:
+    assert vsvc.embedder is not None
+    Worker(vsvc.store, vsvc.embedder).drain()
+    source_id = _ingest(vsvc, user, context, unique("m"), 12)
+    with vsvc.store.session(user) as session:
+        ctx_id = contexts.resolve(session, context).id
+
+    def rebuilds() -> int:
+        with vsvc.store.admin() as session:
+            return len(
+                session.scalars(
+                    select(Job.id).where(Job.kind == queue.DERIVE_RAPTOR, Job.context_id == ctx_id)
+                ).all()
+            )
+
+    dying = DiesBeforeTheRebuild(vsvc.store, vsvc.embedder, summarizer=vsvc._summarizer)
+    with pytest.raises(SystemExit):
+        dying.drain()  # the jobs before it run; the embedding job dies
+    have, job = _state(vsvc, user, source_id)
+    assert all(have.values()) and job.state == "running" and rebuilds() == 0
+    with vsvc.store.admin() as session:  # its lease runs out
+        session.execute(
+            update(Job).where(Job.id == job.id).values(run_after=func.now() - timedelta(seconds=1))
+        )
+    Worker(vsvc.store, vsvc.embedder, summarizer=vsvc._summarizer).drain()
+    _, job = _state(vsvc, user, source_id)
+    assert (job.state, job.attempts) == ("done", 2)
+    assert rebuilds() == 1  # nothing was left to embed, and the rebuild is queued all the same

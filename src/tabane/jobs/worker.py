@@ -231,13 +231,14 @@ class Worker:
         finally:  # what was written, also when the job failed part-way
             if done != noted:
                 note()
-        if todo:
-            self._leaves_changed(context_id)
+        self._leaves_changed(context_id, bool(todo), job)
 
-    def _leaves_changed(self, context_id: int) -> None:
+    def _leaves_changed(self, context_id: int, stored: bool, job: queue.Claimed) -> None:
         """Queue the debounced RAPTOR rebuild of a context whose leaves (paragraph or note
-        vectors) were just stored, when this worker can build it."""
-        if queue.DERIVE_RAPTOR not in self.kinds:
+        vectors) were just stored, when this worker can build it. A retry queues it even with
+        nothing left to store: the run before may have stored the last vectors and died (or
+        failed) before it queued the rebuild."""
+        if queue.DERIVE_RAPTOR not in self.kinds or not (stored or job.attempts > 1):
             return
         with self.store.admin() as session:
             ctx = session.get(Context, context_id)
@@ -305,8 +306,7 @@ class Worker:
                 session, embedder, context_id, job.scopes, batch, vecs
             ),
         )
-        if todo:
-            self._leaves_changed(context_id)
+        self._leaves_changed(context_id, bool(todo), job)
 
     def _run_turns(self, job: queue.Claimed) -> None:
         """Embed the turns of one session that lack a vector of the model
