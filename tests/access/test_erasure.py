@@ -25,6 +25,7 @@ from sqlalchemy import (
     literal,
     select,
     text,
+    update,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
 from typer.testing import CliRunner
@@ -35,6 +36,8 @@ from tabane.errors import Forbidden, NoUser
 from tabane.graph import gram_merge
 from tabane.graph.claim_input import ClaimInput
 from tabane.ingest.documents import DocumentInput, block
+from tabane.jobs import queue
+from tabane.jobs.worker import Worker
 from tabane.recall.plan import RecallRequest
 from tabane.search import merge
 from tabane.service import Tabane
@@ -680,9 +683,55 @@ def test_no_row_version_of_the_erased_user_is_left_in_the_tables(
 
     done = svc.erase_user(x)
     assert {"claims", "associations", "users"} <= set(done.vacuumed)
+    assert _vacuum_jobs(svc)[-1] == ("done", sorted(done.vacuumed))  # ran here: nothing left
     assert _row_versions_holding(svc, "claims", notes[x]) == 0
     assert _row_versions_holding(svc, "claims", notes[z]) == 0  # the same table, vacuumed now
     assert [m.id for m in svc.memories(y, shared).memories] == [kept]
+
+
+def _vacuum_jobs(svc: Tabane) -> list[tuple[str, list[str]]]:
+    with svc.store.admin() as session:
+        rows = session.execute(select(Job.state, Job.tables).where(Job.kind == queue.VACUUM))
+        return [(state, list(tables or ())) for state, tables in rows]
+
+
+def test_an_erasure_that_dies_before_its_vacuum_leaves_it_to_a_worker(
+    svc: Tabane,
+    make_user: Callable[..., Principal],
+    pageinspect: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The deletion commits, then the process dies before its VACUUM (SIGKILL at that point):
+    the user is gone and cannot be erased again, so the VACUUM queued with the deletion is what
+    takes the dead row versions away, once a worker runs it."""
+    x = make_user("x")
+    ctx = unique("ctx")
+    svc.create_context(x, ctx)
+    marker = unique("zq-secret")
+    svc.remember(x, ctx, {"text": f"{marker}: the safe code is 4711"})
+    before = len(_vacuum_jobs(svc))
+
+    def dies(self: object, tables: object) -> bool:
+        raise SystemExit  # the process ends here, after the commit
+
+    monkeypatch.setattr(type(svc.store), "vacuum", dies)
+    with pytest.raises(SystemExit):
+        svc.erase_user(x.name)
+    monkeypatch.undo()
+    with pytest.raises(NoUser):
+        svc.erase_user(x.name)  # no second chance through the erasure itself
+    assert _row_versions_holding(svc, "claims", marker) == 1
+    state, tables = _vacuum_jobs(svc)[before]
+    assert state == "queued" and {"claims", "users"} <= set(tables)
+    with svc.store.admin() as session:  # its lease (the erasure's own chance) runs out
+        session.execute(
+            update(Job)
+            .where(Job.kind == queue.VACUUM, Job.state == "queued")
+            .values(run_after=func.now())
+        )
+    assert Worker(svc.store, None).drain() >= 1
+    assert _vacuum_jobs(svc)[before][0] == "done"
+    assert _row_versions_holding(svc, "claims", marker) == 0
 
 
 def test_a_vacuum_that_fails_leaves_the_erasure_standing(
@@ -694,7 +743,9 @@ def test_a_vacuum_that_fails_leaves_the_erasure_standing(
     svc.remember(x, ctx, {"text": "a note"})
     missing = Table(unique("no_such_table"), MetaData())
     monkeypatch.setattr(erasure_repair, "vacuumed", lambda deleted: [missing])
+    before = len(_vacuum_jobs(svc))
     done = svc.erase_user(x.name)
     assert done.vacuumed == () and done.deleted["claims"] == 1
+    assert _vacuum_jobs(svc)[before][0] == "queued"  # a worker tries again
     with pytest.raises(NoUser):
         svc.principal(x.name)

@@ -26,6 +26,7 @@ DERIVE_RAPTOR = "derive_raptor"  # rebuild a context's RAPTOR tree (summaries em
 DERIVE_DEBOUNCE = timedelta(seconds=2)  # a derived build waits this long for more writes
 MERGE_BM25 = "merge_bm25"  # merge a context's BM25 packs of one scope set, when due
 MERGE_GRAMS = "merge_grams"  # pack a context's vocabulary bigram postings of one set, when due
+VACUUM = "vacuum"  # VACUUM the tables an erasure touched, if its own VACUUM did not happen
 LEASE = timedelta(seconds=60)
 MAX_ATTEMPTS = 5
 BACKOFF_CAP = 300.0
@@ -41,6 +42,7 @@ class Claimed:
     read_scopes: tuple[str, ...]
     attempts: int
     session_pk: int | None = None
+    tables: tuple[str, ...] = ()  # a vacuum job's
 
 
 @dataclass(frozen=True)
@@ -222,6 +224,18 @@ def _enqueue_scoped(
         session.add(job)
 
 
+def enqueue_vacuum(session: Session, tables: Sequence[str]) -> int:
+    """Queue a VACUUM of `tables` in the writer's transaction (an erasure's), due after one
+    lease: the writer runs it itself once it committed and then calls `finish`; the job is what
+    is left when the writer died first or its VACUUM failed. Returns the job's id."""
+    job = Job(
+        kind=VACUUM, scopes=[], read_scopes=[], tables=sorted(tables), run_after=func.now() + LEASE
+    )
+    session.add(job)
+    session.flush()
+    return int(job.id)
+
+
 def claim(session: Session, kinds: Sequence[str]) -> Claimed | None:
     """Take the oldest due job (or one whose worker's lease ran out) and lease it."""
     now = func.now()
@@ -252,6 +266,7 @@ def claim(session: Session, kinds: Sequence[str]) -> Claimed | None:
         tuple(job.read_scopes),
         job.attempts,
         job.session_pk,
+        tuple(job.tables or ()),
     )
 
 

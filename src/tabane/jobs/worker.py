@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 from tabane.derive import communities, community_vectors, profiles, raptor
 from tabane.errors import TabaneError
 from tabane.graph import claim_vectors, gloss, gram_merge
-from tabane.jobs import catchup, queue
+from tabane.jobs import catchup, queue, vacuum
 from tabane.jobs.pipeline import pipelined
 from tabane.memory import turn_vectors
 from tabane.models.embedder import Embedder, Vectors
@@ -35,10 +35,7 @@ from tabane.storage.store import Store
 from tabane.types import Principal
 
 T = TypeVar("T")
-
-# Seconds between progress notes of an embedding job (each also renews its lease, queue.LEASE).
-_PROGRESS_EVERY = 1.0
-
+_PROGRESS_EVERY = 1.0  # seconds between an embedding job's progress notes (each renews its lease)
 logger = logging.getLogger("tabane.worker")
 
 EMBED_SOURCE = queue.EMBED_SOURCE
@@ -94,6 +91,7 @@ class Worker:
             queue.DERIVE_RAPTOR: self._run_raptor,
             queue.MERGE_BM25: self._run_merge,
             queue.MERGE_GRAMS: self._run_gram_merge,
+            queue.VACUUM: lambda job: vacuum.run(self.store, job),
         }
 
     @property

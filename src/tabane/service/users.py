@@ -66,7 +66,9 @@ class UsersService(ServiceBase):
     ) -> Erasure:
         """Delete `name` and every row of theirs in one transaction (see access/erasure.py),
         then VACUUM the tables it touched (`vacuum=False` leaves that to the caller, e.g. after
-        erasing many users)."""
+        erasing many users). The transaction also queues that VACUUM as a job, finished here
+        once it ran: a process that dies first, or a VACUUM PostgreSQL refuses, leaves it to a
+        worker."""
         with self.store.admin() as session:
             walk = erasure.settle(session, erasure.plan(erasure.find(session, name)))
             erasure.authorize(session, walk, actor)
@@ -96,8 +98,13 @@ class UsersService(ServiceBase):
                     enqueue(session, context_id=context_id, scopes=list(scopes))
                     rebuilds += 1
             total = sum(deleted.values())
-        tables = repair.vacuumed(deleted) if vacuum else []
+            tables = repair.vacuumed(deleted) if vacuum else []
+            # committed with the deletion: a worker VACUUMs if this process cannot (jobs/vacuum.py)
+            pending = queue.enqueue_vacuum(session, [t.name for t in tables]) if tables else None
         done = bool(tables) and self.store.vacuum(tables)
+        if done and pending is not None:
+            with self.store.admin() as session:
+                queue.finish(session, pending)
         vacuumed = tuple(t.name for t in tables) if done else ()
         return Erasure(
             name,

@@ -319,6 +319,7 @@ class Job(Base):
     )
     scopes: Mapped[list[str]] = mapped_column(ARRAY(Text))  # what the work may write
     read_scopes: Mapped[list[str]] = mapped_column(ARRAY(Text))  # what it may read
+    tables: Mapped[list[str] | None] = mapped_column(ARRAY(Text))  # vacuum: what it VACUUMs
     state: Mapped[str] = mapped_column(Text, server_default="queued")
     attempts: Mapped[int] = mapped_column(Integer, server_default="0")
     done_items: Mapped[int] = mapped_column(Integer, server_default="0")
