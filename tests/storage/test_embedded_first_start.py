@@ -1,0 +1,79 @@
+"""The first start of a new store, killed part-way (SIGKILL to the process and its children, as
+a container or OOM kill does), leaves a directory that the next start discards, never a half-made
+HOME/pg that no later start can open."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tabane.config import Settings
+from tabane.errors import StoreUnavailable
+from tabane.service import Tabane
+from tabane.storage import embedded
+
+OPEN = """
+import sys
+from pathlib import Path
+from tabane.config import Settings
+from tabane.service import Tabane
+print("opening", flush=True)
+Tabane.open(Settings(home=Path(sys.argv[1]), embedder="none", worker="off"))
+print("opened", flush=True)
+"""
+
+
+def _reopens(home: Path) -> None:
+    svc = Tabane.open(Settings(home=home, embedder="none", worker="off"))
+    try:
+        assert svc.local_user().name
+    finally:
+        svc.close()
+        embedded.stop(home)
+
+
+@pytest.mark.parametrize("delay", [0.4, 1.2])
+def test_a_first_start_killed_part_way_leaves_a_home_the_next_start_opens(
+    tmp_path: Path, delay: float
+) -> None:
+    home = tmp_path / "home"
+    with subprocess.Popen(
+        [sys.executable, "-c", OPEN, str(home)],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group: initdb and the server die with it
+    ) as child:
+        assert child.stdout is not None and child.stdout.readline().strip() == "opening"
+        time.sleep(delay)
+        os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+    made = home / "pg"
+    # killed while initialising: nothing at HOME/pg yet; or after: a whole data directory
+    assert not made.exists() or (made / "PG_VERSION").exists()
+    _reopens(home)
+    assert not (home / embedded.STAGING).exists()
+
+
+def test_a_leftover_staging_directory_with_a_stale_pid_file_is_discarded(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    staging = home / embedded.STAGING
+    (staging / "base").mkdir(parents=True)
+    (staging / "PG_VERSION").write_text("18\n")
+    (staging / "postmaster.pid").write_text(f"-{2**22 + 7}\n{staging}\n")  # a dead bootstrap
+    _reopens(home)
+    assert (home / "pg" / "PG_VERSION").exists() and not staging.exists()
+
+
+def test_a_home_pg_that_is_not_a_data_directory_is_refused_untouched(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "pg").mkdir(parents=True)
+    (home / "pg" / "notes.txt").write_text("mine")
+    with pytest.raises(StoreUnavailable, match="holds no PostgreSQL data directory"):
+        Tabane.open(Settings(home=home, embedder="none", worker="off"))
+    assert (home / "pg" / "notes.txt").read_text() == "mine"
