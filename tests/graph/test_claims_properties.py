@@ -288,19 +288,23 @@ class Step:
             and (it["source"] not in m.live or it["paragraph"] >= m.live[it["source"]][1])
             for it in items
         )
-        closing: set[int] = set()
-        bad_close = False
-        for it in items:
-            for cid in it.get("closes", ()):
-                bad_close |= not m.claims[cid].open or cid in closing
-                closing.add(cid)
         chosen = scopes if scopes is not None else self.ctx_scopes
+        refused: type[Exception] | None = InvalidInput if bad_attribution else None
+        closing: set[int] = set()
+        for cid in (cid for it in items for cid in it.get("closes", ())):
+            if refused is not None:
+                break
+            if not m.claims[cid].open or cid in closing:
+                refused = NoClaim
+            elif not set(chosen) <= {*m.claims[cid].scopes, "public"}:
+                refused = Forbidden  # fewer could read the correction than the claim it closes
+            closing.add(cid)
         call = lambda: self.svc.add_claims(  # noqa: E731
             self.user, self.context, parse_claims(items), scopes=scopes
         )
-        if bad_attribution or bad_close:
-            event("write refused")
-            with pytest.raises(InvalidInput if bad_attribution else NoClaim):
+        if refused is not None:
+            event(f"write refused: {refused.__name__}")
+            with pytest.raises(refused):
                 call()
             return
         event("write with a correction" if any("closes" in it for it in items) else "write")
