@@ -112,15 +112,23 @@ def test_bad_memories_write_nothing(
         svc.memories(user, context, limit=0)
 
 
-def test_a_correction_fewer_people_can_read_cannot_close_a_shared_note(
+def _team_note(
     svc: Tabane, make_user: Callable[..., Principal]
-) -> None:
+) -> tuple[str, Principal, Principal, str, int]:
+    """Alice and Bob share a team scope and a context in it; Bob's note there is the team's."""
     team = unique("team:notes")
     alice = make_user(extra_write=(team,))
     bob = make_user(extra_write=(team,))
     context = unique("ctx")
     svc.create_context(alice, context, scopes=[team])
     shared = svc.remember(bob, context, {"text": "The offsite is in Lisbon."}, scopes=[team])
+    return team, alice, bob, context, shared
+
+
+def test_a_correction_fewer_people_can_read_cannot_close_a_shared_note(
+    svc: Tabane, make_user: Callable[..., Principal]
+) -> None:
+    team, alice, bob, context, shared = _team_note(svc, make_user)
     private = {"text": "It moved to Porto.", "closes": [shared]}
     with pytest.raises(Forbidden) as err:
         svc.remember(alice, context, private, scopes=[f"user:{alice.name}"])
@@ -140,12 +148,7 @@ def test_a_correction_fewer_people_can_read_cannot_close_a_shared_note(
 def test_explain_names_the_closing_claim_only_to_whoever_may_read_it(
     svc: Tabane, make_user: Callable[..., Principal]
 ) -> None:
-    team = unique("team:notes")
-    alice = make_user(extra_write=(team,))
-    bob = make_user(extra_write=(team,))
-    context = unique("ctx")
-    svc.create_context(alice, context, scopes=[team])
-    shared = svc.remember(bob, context, {"text": "The offsite is in Lisbon."}, scopes=[team])
+    team, alice, bob, context, shared = _team_note(svc, make_user)
     fixed = svc.remember(alice, context, {"text": "Porto.", "closes": [shared]}, scopes=[team])
     ask = RecallRequest("where is the offsite?", (context,), force=True)
     seen = svc.explain_recall(bob, ask, Expected(claim=shared))
