@@ -161,7 +161,7 @@ class DiesBeforeTheRebuild(Worker):
     """A worker whose process dies right after the job's last vectors are committed, before it
     queues the tree's rebuild: the job stays leased, as SIGKILL would leave it."""
 
-    def _leaves_changed(self, context_id: int, stored: bool, job: queue.Claimed) -> None:
+    def _leaves_changed(self, context_id: int) -> None:
         raise SystemExit  # not an Exception: run_once neither fails nor finishes the job
 
 

@@ -229,14 +229,15 @@ class Worker:
         finally:  # what was written, also when the job failed part-way
             if done != noted:
                 note()
-        self._leaves_changed(context_id, bool(todo), job)
+        if todo or job.attempts > 1:  # a retry: the run before may have died before this
+            self._leaves_changed(context_id)
 
-    def _leaves_changed(self, context_id: int, stored: bool, job: queue.Claimed) -> None:
+    def _leaves_changed(self, context_id: int) -> None:
         """Queue the debounced RAPTOR rebuild of a context whose leaves (paragraph or note
         vectors) were just stored, when this worker can build it. A retry queues it even with
         nothing left to store: the run before may have stored the last vectors and died (or
         failed) before it queued the rebuild."""
-        if queue.DERIVE_RAPTOR not in self.kinds or not (stored or job.attempts > 1):
+        if queue.DERIVE_RAPTOR not in self.kinds:
             return
         with self.store.admin() as session:
             ctx = session.get(Context, context_id)
@@ -304,7 +305,8 @@ class Worker:
                 session, embedder, context_id, job.scopes, batch, vecs
             ),
         )
-        self._leaves_changed(context_id, bool(todo), job)
+        if todo or job.attempts > 1:  # a retry: the run before may have died before this
+            self._leaves_changed(context_id)
 
     def _run_turns(self, job: queue.Claimed) -> None:
         """Embed the turns of one session that lack a vector of the model
