@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from tabane.errors import InvalidInput
 from tabane.ingest import files
 from tabane.ingest.files import DEFAULT_BLOCKLIST
 from tabane.service import Tabane
@@ -45,9 +48,14 @@ def test_sync_is_idempotent_and_tracks_the_folder(svc: Tabane, user, context, tm
     assert svc.lookup(user, context, "notes.txt")[0].paragraphs == 3
 
     (tmp_path / "new.md").write_text("   \n\n")
+    (tmp_path / "blank.txt").write_text("\n")
     fourth = svc.sync(user, context, tmp_path, blocklist=blocklist)
-    assert fourth.counts() == {"empty": 1, "unchanged": 1}
+    # a stored file that became empty is retracted; one never stored is only empty
+    assert fourth.counts() == {"retracted": 1, "empty": 1, "unchanged": 1}
     assert _ids(svc, user, context) == ["notes.txt"]
+    with pytest.raises(InvalidInput) as err:  # a stable code, not `internal`
+        svc.sync(user, context, tmp_path / "notes.txt")
+    assert [i.path for i in err.value.issues] == ["folder"]
 
 
 def test_a_bad_file_is_reported_and_the_others_go_on(svc: Tabane, user, context, tmp_path) -> None:

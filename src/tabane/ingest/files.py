@@ -16,7 +16,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from tabane.contexts import contexts
-from tabane.errors import BodyTooLarge, DocumentError, Issue, NoSource, TabaneError
+from tabane.errors import BodyTooLarge, DocumentError, InvalidInput, Issue, NoSource, TabaneError
 from tabane.ingest.documents import (
     DocumentInput,
     ingest_parsed,
@@ -143,7 +143,7 @@ def sync(
 ) -> IngestReport:
     root = folder.resolve()
     if not root.is_dir():
-        raise TabaneError(f"{folder} is not a folder", issues=[Issue("folder", "not a directory")])
+        raise InvalidInput(f"{folder} is not a folder", issues=[Issue("folder", "not a directory")])
     origin = f"sync:{root}"
     with store.session(principal) as session:
         contexts.resolve(session, context)
@@ -196,13 +196,13 @@ def blocked(rel: str, blocklist: Sequence[str]) -> bool:
 def _drop_empty(
     store: Store, principal: Principal, context: str, path: Path, sid: str
 ) -> FileReport:
-    """An empty file stores nothing; if it replaced a stored source, that source is retracted
-    (the report's `paragraphs` then counts the paragraphs removed)."""
+    """An empty file stores nothing (`empty`); if it replaced a stored source, that source is
+    `retracted` (the report's `paragraphs` then counts the paragraphs removed)."""
     with store.session(principal) as session:
         ctx = contexts.resolve(session, context)
         try:
             result = retract_source(session, principal, ctx, sid, reason="file became empty")
-            return FileReport(str(path), sid, "empty", result.paragraphs)
+            return FileReport(str(path), sid, "retracted", result.paragraphs)
         except NoSource:
             return FileReport(str(path), sid, "empty")
 
