@@ -227,6 +227,17 @@ def test_paragraph_out_of_range_and_unknown_source(client, context) -> None:
         "paragraph_out_of_range",
     )
     error(client.post(url, json={"source_id": "nope.md", "paragraph": 0}), 404, "no_source")
+    # an index no paragraph can have is bad input, at its field, on either route
+    for index in (-1, 2**70):
+        err = error(client.post(url, json={"source_id": "p.md", "paragraph": index}), 422,
+                    "invalid_input")  # fmt: skip
+        assert paths(err) == ["body.paragraph"]
+        err = error(client.get(url, params={"source_id": "p.md", "paragraph": index}), 422,
+                    "invalid_input")  # fmt: skip
+        assert paths(err) == ["query.paragraph"]
+    listing = f"/contexts/{context}/sources"
+    err = error(client.get(listing, params={"after": "a\x00b"}), 422, "invalid_input")
+    assert paths(err) == ["query.after"]
     nowhere = "/contexts/no-such-ctx/citations"
     error(client.post(nowhere, json={"source_id": "p.md", "paragraph": 0}), 404, "no_context")
     error(ingest(client, "no-such-ctx", source_id="x", text="x"), 404, "no_context")

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from tabane.errors import InvalidInput, Issue, NoParagraph, NoSource
 from tabane.storage.schema import Context, Paragraph, Source
+from tabane.types import MAX_INT4, text_problem
 
 MAX_PAGE = 500
 
@@ -93,6 +94,9 @@ def list_sources(
     if state is not None:
         stmt = stmt.where(Source.state == state)
     if after is not None:
+        problem = text_problem(after) if isinstance(after, str) else "not a text"
+        if problem:
+            raise InvalidInput(f"after: {problem}", issues=[Issue("after", problem)])
         stmt = stmt.where(Source.source_id > after)
     rows = list(session.scalars(stmt.limit(limit + 1)))
     more = len(rows) > limit
@@ -133,9 +137,14 @@ def lookup(
 
 def cite(session: Session, ctx: Context, source_id: str, paragraph: int) -> Citation:
     """The citation of one paragraph: its text, the source title, its section and locator."""
-    source = find(session, ctx, source_id)
     if isinstance(paragraph, bool) or not isinstance(paragraph, int):
         raise InvalidInput("paragraph must be an integer", issues=[Issue("paragraph", "not int")])
+    if not 0 <= paragraph <= MAX_INT4:  # no paragraph has such an index, in any source
+        raise InvalidInput(
+            f"paragraph {paragraph} is not a paragraph index",
+            issues=[Issue("paragraph", f"an index is 0..{MAX_INT4}")],
+        )
+    source = find(session, ctx, source_id)
     row = session.scalar(
         select(Paragraph).where(Paragraph.source_pk == source.id, Paragraph.idx == paragraph)
     )
