@@ -278,6 +278,15 @@ def test_bad_input(client, context) -> None:
     error(client.post(url, json={"query": 7}), 422, "invalid_input", "body.query")
     error(client.post(url, json={"query": "k", "user": "root"}), 422, "invalid_input", "body.user")
     error(client.post(url, json={"limit": 3}), 422, "invalid_input", "body.query")
+    # an empty tag, or an empty any-of set, would match nothing: refused as ingest refuses it
+    error(client.post(url, json={"query": "k", "tags": []}), 422, "invalid_input", "body.tags")
+    error(client.post(url, json={"query": "k", "tags": ["a", " "]}), 422, "invalid_input",
+          "body.tags[1]")  # fmt: skip
+    for blank in ("", "   "):
+        explained = client.post(
+            f"{url}/explain", json={"query": "kettle", "expected": {"source_id": blank}}
+        )
+        error(explained, 422, "invalid_input", "body.expected.source_id")
 
     missing = client.post(f"/contexts/nosuch{context}/sources/search", json={"query": "kettle"})
     error(missing, 404, "no_context")

@@ -54,6 +54,15 @@ class SearchRequest:
             issues.append(Issue("semantic_floor", f"{self.semantic_floor!r} not in [-1, 1]"))
         if self.since and self.until and self.since >= self.until:
             issues.append(Issue("until", "must be after since"))
+        if self.tags is not None:  # any of these: an empty set or an empty tag matches nothing
+            if isinstance(self.tags, str) or not self.tags:
+                issues.append(Issue("tags", "give at least one tag, or none at all"))
+            else:
+                issues.extend(
+                    Issue(f"tags[{i}]", "empty or not text")
+                    for i, tag in enumerate(self.tags)
+                    if not isinstance(tag, str) or not tag.strip()
+                )
         unknown = sorted(set(self.lanes) - set(LANES))
         if unknown or not self.lanes:
             issues.append(Issue("lanes", f"choose from {list(LANES)}"))

@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tabane.contexts import contexts, groups
+from tabane.errors import InvalidInput, Issue
 from tabane.jobs import queue
 from tabane.models.registry import default_floor
 from tabane.search import explain as explain_mod
@@ -65,6 +66,10 @@ class SearchService(ServiceBase):
         """Why (source, paragraph) is or is not among the hits of `request` — the first verdict
         that applies, with the evidence, from the same scoring code as the search."""
         request.check()
+        if not isinstance(source_id, str) or not source_id.strip():
+            raise InvalidInput(
+                "name the source to explain", issues=[Issue("expected.source_id", "empty")]
+            )
         qv = search_mod.embed_query(
             self.embedder if "vector" in request.lanes else None, request.query
         )
