@@ -96,6 +96,10 @@ def test_search_refuses_bad_input(cli, stored) -> None:
     assert code == 2 and "contexts" in err
     code, _, err = cli("search", "kettle", "-c", stored, "-c", stored + "x", "--explain", "kettle")
     assert code == 2 and "--explain-context" in err
+    code, _, err = cli("search", "kettle", "-c", stored, "--explain", "kettle", "--paragraph", "-1")
+    assert code == 2 and "error [invalid_input]" in err and "  --paragraph: 0 or more" in err
+    code, _, err = cli("search", "kettle", "-c", stored, "--paragraph", "1")  # ignored before
+    assert code == 2 and "  --explain: missing" in err
 
 
 def test_search_explain(cli, svc, user, stored) -> None:

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from tabane.cli.common import emit, handled, service
+from tabane.errors import InvalidInput, Issue
 from tabane.search.plan import SearchRequest
 from tabane.types import expected_context, parse_date
 
@@ -54,6 +55,15 @@ def search(
         until=parse_date(until, "--until"),
         semantic_floor=floor,
     )
+    if explain is None and (paragraph is not None or explain_context is not None):
+        raise InvalidInput(
+            "--paragraph and --explain-context go with --explain",
+            issues=[Issue("--explain", "missing")],
+        )
+    if paragraph is not None and paragraph < 0:
+        raise InvalidInput(
+            "--paragraph is a paragraph index", issues=[Issue("--paragraph", "0 or more")]
+        )
     with service() as (svc, user):
         if explain is None:
             emit(svc.search(user, request))
