@@ -53,6 +53,7 @@ def test_markdown_text_lookup_and_citation(client, context) -> None:
         "paragraphs": 3,
         "sections": 2,
         "reindexed": False,
+        "updated": [],
         "claims_closed": 0,
         "kept": 0,
     }
@@ -134,6 +135,7 @@ def test_paragraphs_with_section_locator_and_questions(client, context) -> None:
         "paragraphs": 3,
         "sections": 2,
         "reindexed": False,
+        "updated": [],
         "claims_closed": 0,
         "kept": 0,
     }

@@ -62,6 +62,19 @@ def test_a_replaced_source_says_how_many_claims_it_closed(svc: Tabane, user, con
     svc.add_claims(user, context, parse_claims(attributed))
     retitled = svc.ingest(user, context, DocumentInput(**{**first.__dict__, "title": "Temps"}))
     assert (retitled.outcome, retitled.reindexed, retitled.claims_closed) == ("unchanged", True, 0)
+    assert retitled.updated == ("title",)
+    # new tags and a date alone: stored, and said (they used to read as nothing at all)
+    tagged = DocumentInput(**{**first.__dict__, "title": "Temps", "tags": ["kitchen"]})
+    retagged = svc.ingest(user, context, DocumentInput(**{**tagged.__dict__, "date": "2024-05-01"}))
+    assert (retagged.outcome, retagged.reindexed, retagged.updated) == (
+        "unchanged", False, ("tags", "date"),
+    )  # fmt: skip
+    assert (
+        svc.ingest(
+            user, context, DocumentInput(**{**tagged.__dict__, "date": "2024-05-01"})
+        ).updated
+        == ()
+    )
     changed = DocumentInput(source_id="cl", paragraphs=[block("tea is hot"), block("ice melts")])
     replaced = svc.ingest(user, context, changed)
     assert (replaced.outcome, replaced.claims_closed) == ("replaced", 2)

@@ -151,7 +151,8 @@ def test_every_tool_end_to_end(svc: Tabane, user: Principal, transport: str, mod
         )
         assert (first["outcome"], first["paragraphs"], first["sections"]) == ("created", 2, 2)
         assert set(first) == {  # the store's internal key stays inside
-            "source_id", "outcome", "paragraphs", "sections", "reindexed", "claims_closed", "kept"
+            "source_id", "outcome", "paragraphs", "sections", "reindexed", "claims_closed", "kept",
+            "updated",
         }  # fmt: skip
         again = await ok(
             c,

@@ -252,6 +252,10 @@ class IngestOut(Response):
         description="the same text under a new title: stored, and its paragraphs' search terms "
         "rewritten (`outcome` stays `unchanged`)"
     )
+    updated: list[str] = Field(
+        description="the same text (`unchanged`) with new metadata: the fields stored (title, "
+        "tags, date, area, state)"
+    )
     claims_closed: int = Field(
         description="claims closed by the replacement (`replaced`): those citing the source as a "
         "whole or a paragraph the new version no longer has; a claim citing a paragraph it "

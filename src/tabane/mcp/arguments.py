@@ -51,6 +51,7 @@ class Ingested:
     reindexed: bool  # the same text under a new title: its search terms rewritten
     claims_closed: int  # claims whose paragraph (or whole source) the replacement changed, closed
     kept: int  # paragraphs the replacement repeated: kept with their embeddings
+    updated: tuple[str, ...] = ()  # the same text with new metadata: the fields stored
 
 
 @dataclass(frozen=True)

@@ -140,7 +140,14 @@ def ingest_source(svc: Tabane, user: Principal, a: IngestArgs) -> Ingested:
     )
     r = svc.ingest(user, a.context, doc)
     return Ingested(
-        r.source_id, r.outcome, r.paragraphs, r.sections, r.reindexed, r.claims_closed, r.kept
+        r.source_id,
+        r.outcome,
+        r.paragraphs,
+        r.sections,
+        r.reindexed,
+        r.claims_closed,
+        r.kept,
+        r.updated,
     )
 
 

@@ -51,6 +51,7 @@ class WriteResult:
     sections: int
     source_pk: int = 0
     reindexed: bool = False  # unchanged text under a new title: its BM25 postings were rewritten
+    updated: tuple[str, ...] = ()  # unchanged text: the metadata fields it took (title, tags, …)
     claims_closed: int = 0  # claims the replacement closed (ingest/documents.py)
     # (old index, new index) of each paragraph a replacement repeats word for word: kept, with
     # the claims that cite it
@@ -100,13 +101,20 @@ def store(
         )
         if same_rows and existing.retracted_at is None:
             retitled = existing.title != meta.title
-            if _metadata_differs(existing, meta) or existing.raw_hash != meta.raw_hash:
+            updated = _metadata_changed(existing, meta)
+            if updated or existing.raw_hash != meta.raw_hash:
                 _apply_meta(existing, meta)
                 session.flush()
             if retitled:  # the title is part of every paragraph's heading terms
                 rows.reindex(session, ctx.id, existing)
             return WriteResult(
-                meta.source_id, "unchanged", existing.paragraph_count, 0, existing.id, retitled
+                meta.source_id,
+                "unchanged",
+                existing.paragraph_count,
+                0,
+                existing.id,
+                retitled,
+                updated,
             )
         outcome: Outcome = "revived" if existing.retracted_at is not None else "replaced"
         if not principal.can_write(tuple(existing.scopes)):
@@ -231,14 +239,16 @@ def _apply_meta(source: Source, meta: SourceMeta) -> None:
     source.origin = meta.origin
 
 
-def _metadata_differs(source: Source, meta: SourceMeta) -> bool:
-    return (
-        source.title != meta.title
-        or list(source.tags) != list(meta.tags)
-        or source.area != meta.area
-        or source.state != meta.state
-        or source.date != meta.date
-    )
+def _metadata_changed(source: Source, meta: SourceMeta) -> tuple[str, ...]:
+    """The metadata fields in which `meta` differs from the stored source."""
+    stored_and_new = {
+        "title": (source.title, meta.title),
+        "tags": (list(source.tags), list(meta.tags)),
+        "date": (source.date, meta.date),
+        "area": (source.area, meta.area),
+        "state": (source.state, meta.state),
+    }
+    return tuple(name for name, (old, new) in stored_and_new.items() if old != new)
 
 
 def _insert_new(session: Session, ctx: Context, source_id: str) -> None:
