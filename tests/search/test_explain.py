@@ -104,3 +104,30 @@ def test_below_floor_with_vectors(vsvc, user, context):
     assert e.verdict == "below_floor"
     assert e.vector["ran"] and e.vector["floor"] == 0.95
     assert -1.0 <= e.vector["cosine"] < 0.95
+
+
+def test_a_hit_on_an_earlier_page_says_so(svc, user, stored):
+    first = svc.search(user, SearchRequest("kettle", contexts=(stored,), limit=1))
+    top = first.hits[0]
+    later = _explain(svc, user, stored, "kettle", top.paragraph, limit=1, after=first.next_after)
+    assert (later.verdict, later.rank) == ("earlier_page", 1)
+    assert "earlier page" in later.detail and "ranks 2..2" in later.detail
+    third = svc.search(user, SearchRequest("kettle", contexts=(stored,), limit=3)).hits[2]
+    past = _explain(svc, user, stored, "kettle", third.paragraph, limit=1, after=first.next_after)
+    assert (past.verdict, past.rank) == ("below_cutoff", 3)
+    assert "past this page's ranks 2..2" in past.detail  # not "past the limit of 1"
+
+
+def test_a_source_past_the_searchs_pools_gets_its_rank_and_a_limit(svc, user, context):
+    # 70 sources the query matches, each once more than the one after it: a strict BM25 order
+    for n in range(70):
+        text = " ".join(["kettle"] * (70 - n) + [f"filler{n}"] * n)
+        svc.ingest(user, context, DocumentInput(source_id=f"s{n:02d}", paragraphs=[block(text)]))
+    request = SearchRequest("kettle", contexts=(context,), limit=100)
+    ranked = [h.source_id for h in svc.search(user, request).hits]
+    deep = ranked[60]  # past a 10-hit search's pools of 50
+    e = svc.explain_search(user, SearchRequest("kettle", (context,), limit=10), context, deep)
+    assert (e.verdict, e.rank) == ("below_cutoff", 61)
+    assert e.limit_to_reach is not None
+    again = SearchRequest("kettle", (context,), limit=e.limit_to_reach)
+    assert deep in {h.source_id for h in svc.search(user, again).hits}

@@ -162,7 +162,8 @@ class TermEvidenceOut(Response):
 class ExplanationOut(Response):
     verdict: str = Field(
         description="not_stored, context_not_searched, retracted, paragraph_out_of_range, "
-        "filtered_out, no_query_terms, no_term_overlap, below_floor, below_cutoff or served"
+        "filtered_out, no_query_terms, no_term_overlap, below_floor, below_cutoff, "
+        "earlier_page (served on a page before the one `after` asks for) or served"
     )
     detail: str
     context: str

@@ -3,8 +3,10 @@
 The first verdict that applies, in this order: not_stored (also whatever the caller cannot see —
 explain never reveals that an invisible source exists), context_not_searched, retracted,
 paragraph_out_of_range, filtered_out, no_query_terms, no_term_overlap, below_floor,
-below_cutoff, served. It ranks with `search.rank_context` and scores with `bm25.scores`,
-the code the search itself runs, so its numbers are the search's numbers.
+below_cutoff, earlier_page (served on a page before the one `after` asks for), served. It ranks
+with `search.rank_context` and scores with `bm25.scores`, the code the search itself runs, so
+its numbers are the search's numbers; a target past the search's own pools is ranked again with
+the pools of the largest page a search can ask for.
 """
 
 from __future__ import annotations
@@ -95,13 +97,22 @@ def explain(
 
     offset = fuse.offset_of(request.after)
     pool = max(4 * (offset + request.limit), MIN_POOL)
-    ranked = [
-        rank_context(session, c, request, terms, qv, pool=pool, default_floor=default_floor)
-        for c in reached
-    ]
-    order = fuse.interleave([[(r.context.id, f) for f in r.fused] for r in ranked])
-    position = {(cid, f.paragraph_id): (i, f) for i, (cid, f) in enumerate(order, start=1)}
-    found = [(position[(ctx.id, pid)], pid) for pid, _ in targets if (ctx.id, pid) in position]
+    deepest = max(pool, 4 * MAX_LIMIT)  # the pool of the largest page a search can ask for
+
+    def placed(depth: int) -> tuple[list[Any], list[tuple[tuple[int, Any], int]]]:
+        """The fused order with each lane `depth` deep, and the targets' places in it."""
+        ranked = [
+            rank_context(session, c, request, terms, qv, pool=depth, default_floor=default_floor)
+            for c in reached
+        ]
+        order = fuse.interleave([[(r.context.id, f) for f in r.fused] for r in ranked])
+        position = {(cid, f.paragraph_id): (i, f) for i, (cid, f) in enumerate(order, start=1)}
+        return order, [(position[(ctx.id, p)], p) for p, _ in targets if (ctx.id, p) in position]
+
+    order, found = placed(pool)
+    deeper = not found and deepest > pool
+    if deeper:  # past this search's pools: where a larger limit would find it
+        order, found = placed(deepest)
     stats = bm25.statistics(session, ctx.id, terms)
     best_pid = min(found, key=lambda item: item[0][0])[1] if found else targets[0][0]
     evidence = _evidence(session, ctx, request, qv, terms, stats, best_pid, default_floor)
@@ -111,15 +122,28 @@ def explain(
     if found:
         (rank, fused), _ = min(found, key=lambda item: item[0][0])
         common["lanes"] = fused.lanes
-        if offset < rank <= offset + request.limit:
+        page = f"ranks {offset + 1}..{offset + request.limit}" if offset else None
+        if offset < rank <= offset + request.limit and not deeper:
             return Explanation(
                 "served", f"served at rank {rank}", context, source_id, idx, rank=rank, **common
             )
+        if rank <= offset and not deeper:
+            return Explanation(
+                "earlier_page",
+                f"served at rank {rank}, on an earlier page (this page holds {page})",
+                context,
+                source_id,
+                idx,
+                rank=rank,
+                **common,
+            )
         last = order[min(len(order), offset + request.limit) - 1][1] if order else None
         reach = _verified_limit(rerun, rank, (context, source_id, idx))
+        past = f"past this page's {page}" if page else f"past the limit of {request.limit}"
+        beyond = f" (past every lane's pool of {pool}: ranked with pools of {deepest})"
         return Explanation(
             "below_cutoff",
-            f"ranked {rank}, past the limit of {request.limit}",
+            f"ranked {rank}, {past}" + (beyond if deeper else ""),
             context,
             source_id,
             idx,
@@ -155,7 +179,7 @@ def explain(
     lane_rank = _bm25_rank(session, ctx, request, terms, stats, best_pid)
     return Explanation(
         "below_cutoff",
-        f"BM25 rank {lane_rank} is past every lane's pool of {pool}; fused rank unknown",
+        f"BM25 rank {lane_rank} is past every lane's pool of {deepest}; fused rank unknown",
         context,
         source_id,
         idx,
@@ -231,8 +255,10 @@ def _bm25_rank(
 
 
 def _verified_limit(rerun: Rerun, rank: int, target: tuple[str, str, int]) -> int | None:
-    """The smallest limit that serves the target on the first page, checked by searching again
-    with it; None when it is over the largest limit a search allows."""
-    if rank > MAX_LIMIT:
-        return None
-    return rank if target in rerun(rank) else None
+    """A limit that serves the target on the first page, checked by searching again with it:
+    its rank, or else (the lanes' pools grow with the limit, and fusion's order with them) the
+    largest limit; None when neither does."""
+    for limit in dict.fromkeys((rank, MAX_LIMIT)):
+        if limit <= MAX_LIMIT and target in rerun(limit):
+            return limit
+    return None
