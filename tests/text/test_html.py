@@ -251,7 +251,15 @@ def test_line_breaks_between_cjk_characters_vanish() -> None:
 
 @pytest.mark.parametrize(
     "data",
-    [b"", b"   \n", b"<!-- nothing -->", b"<html><body></body></html>", page("<nav>Home</nav>")],
+    [
+        b"",
+        b"   \n",
+        b"<!-- nothing -->",
+        b"<html><body></body></html>",
+        page("<nav>Home</nav>"),
+        # chrome alone: trafilatura's baseline kept "hdr n" (the header and the menu)
+        page("<header>hdr</header><nav>n</nav><footer>f</footer>"),
+    ],
 )
 def test_empty_pages_have_no_blocks(data: bytes) -> None:
     assert read(data).blocks == ()

@@ -57,7 +57,9 @@ def parse_html(data: bytes, name: str) -> ParsedDocument:
         blocks = _extract(tree)
         if len(blocks) <= 1:  # nothing, or trafilatura's baseline: the whole page as one paragraph
             body = tree.find("body")
-            blocks = Walker(keep_header=False).run(body if body is not None else tree) or blocks
+            # the body without its chrome; nothing left is a page of chrome alone (no document),
+            # not trafilatura's baseline, which keeps the header and the menu
+            blocks = Walker(keep_header=False).run(body if body is not None else tree)
         else:
             blocks = _header_summary(tree, blocks) + blocks
     return ParsedDocument(format="html", title=title, blocks=tuple(blocks), date=date)
