@@ -22,6 +22,13 @@ PUBLIC = "public"
 MAX_INT4 = 2**31 - 1
 MAX_INT8 = 2**63 - 1
 SOURCE_STATES = ("active", "waiting", "someday", "done", "archived")
+
+
+def is_paragraph_index(value: object) -> bool:
+    """An integer a paragraph index can be: 0 up to PostgreSQL's integer (a bool is not one)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_INT4
+
+
 # An association edge within a context and scope set: (perspective, subject, label, object).
 EdgeKey = tuple[str, str, str, str]
 

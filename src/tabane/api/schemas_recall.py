@@ -101,6 +101,9 @@ class ScopeOut(Response):
     description: str
 
 
+KINDS = "paragraph, claim, association, turn, catalog, area, community, profile or raptor"
+
+
 class CitationOut(Response):
     context: str | None
     source: str | None = Field(description="source_id of a paragraph (or a claim's attribution)")
@@ -124,10 +127,7 @@ class FactOut(Response):
 
 class EvidenceOut(Response):
     key: str = Field(description="the item's identity in this recall and its trace, e.g. `p:12`")
-    kind: str = Field(
-        description="paragraph, claim, association, turn, catalog, area, community, profile or "
-        "raptor"
-    )
+    kind: str = Field(description=KINDS)
     text: str
     provenance: str = Field(
         description="`source excerpt`, `derived memory` or `recent session memory`"
@@ -165,10 +165,7 @@ class LaneReportOut(Response):
 
 class CandidateOut(Response):
     key: str
-    kind: str = Field(
-        description="paragraph, claim, association, turn, catalog, area, community, profile or "
-        "raptor"
-    )
+    kind: str = Field(description=KINDS)
     lanes: list[LaneRankOut]
     fused: float = Field(description="reciprocal rank fusion over its lanes")
     direct: bool

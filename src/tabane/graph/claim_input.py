@@ -11,7 +11,7 @@ from datetime import datetime
 from tabane.errors import InvalidInput, Issue
 from tabane.graph.vocabulary import check_spelling
 from tabane.storage.schema import EPISTEMIC_KINDS
-from tabane.types import MAX_INT4, MAX_INT8, parse_date, text_problem
+from tabane.types import MAX_INT4, MAX_INT8, is_paragraph_index, parse_date, text_problem
 
 MAX_BATCH = 10_000
 MAX_WEIGHT = 1e6
@@ -113,11 +113,7 @@ def parse_claim(
     if kind not in EPISTEMIC_KINDS:
         issues.append(Issue(f"{path}.kind", f"unknown; use one of {', '.join(EPISTEMIC_KINDS)}"))
     paragraph = item.get("paragraph")
-    if paragraph is not None and (
-        isinstance(paragraph, bool)
-        or not isinstance(paragraph, int)
-        or not 0 <= paragraph <= MAX_INT4
-    ):
+    if paragraph is not None and not is_paragraph_index(paragraph):
         issues.append(Issue(f"{path}.paragraph", f"not an integer in 0..{MAX_INT4}"))
     source = _text(item.get("source"), f"{path}.source", issues, 2000)
     if paragraph is not None and source is None:

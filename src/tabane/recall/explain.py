@@ -34,7 +34,7 @@ from tabane.recall.recall import Outcome, run
 from tabane.recall.result import LaneRank
 from tabane.search.search import QueryVector
 from tabane.storage.schema import Claim, ClaimVector, Context, Paragraph, Source
-from tabane.types import MAX_INT4, MAX_INT8, text_problems
+from tabane.types import MAX_INT4, MAX_INT8, is_paragraph_index, text_problems
 
 WIDE_POOL = 1000  # explain's pool per lane when the item was not among the candidates
 
@@ -69,7 +69,7 @@ class Expected:
             raise InvalidInput(
                 "a source needs its context", issues=[Issue("expected.context", "empty")]
             )
-        if self.paragraph is not None and not _within(self.paragraph, 0, MAX_INT4):
+        if self.paragraph is not None and not is_paragraph_index(self.paragraph):
             raise InvalidInput(
                 "invalid paragraph",
                 issues=[Issue("expected.paragraph", f"not a paragraph index in 0..{MAX_INT4}")],

@@ -133,21 +133,13 @@ def _template_line(exc: BaseException) -> int | None:
 
 # Jinja names a value by its Python class ("'tabane.recall.result.Evidence object' has no
 # attribute 'x'"): the template knows it by what it is.
-_CLASSES = {
-    f"'{module}.{cls} object'": f"'{shown}'"
-    for module, cls, shown in (
-        ("tabane.recall.result", "Evidence", "item"),
-        ("tabane.recall.result", "Citation", "item.citation"),
-        ("tabane.recall.result", "ScopeRef", "scope"),
-        ("tabane.recall.result", "Fact", "item.fact"),
-    )
-}
+_SHOWN = {"Evidence": "item", "Citation": "item.citation", "ScopeRef": "scope", "Fact": "item.fact"}
 
 
 def _error(stage: str, exc: Exception, line: int | None) -> TemplateError:
     problem = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-    for internal, shown in _CLASSES.items():
-        problem = problem.replace(internal, shown)
+    for cls, shown in _SHOWN.items():
+        problem = problem.replace(f"'tabane.recall.result.{cls} object'", f"'{shown}'")
     where = f" at line {line}" if line is not None else ""
     path = f"template:{line}" if line is not None else "template"
     return TemplateError(

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from tabane.errors import InvalidInput, Issue, NoParagraph, NoSource
 from tabane.storage.schema import Context, Paragraph, Source
-from tabane.types import MAX_INT4, text_problem
+from tabane.types import MAX_INT4, is_paragraph_index, text_problem
 
 MAX_PAGE = 500
 
@@ -137,12 +137,10 @@ def lookup(
 
 def cite(session: Session, ctx: Context, source_id: str, paragraph: int) -> Citation:
     """The citation of one paragraph: its text, the source title, its section and locator."""
-    if isinstance(paragraph, bool) or not isinstance(paragraph, int):
-        raise InvalidInput("paragraph must be an integer", issues=[Issue("paragraph", "not int")])
-    if not 0 <= paragraph <= MAX_INT4:  # no paragraph has such an index, in any source
+    if not is_paragraph_index(paragraph):  # no paragraph has such an index, in any source
         raise InvalidInput(
-            f"paragraph {paragraph} is not a paragraph index",
-            issues=[Issue("paragraph", f"an index is 0..{MAX_INT4}")],
+            f"paragraph {paragraph!r} is not a paragraph index",
+            issues=[Issue("paragraph", f"not an integer in 0..{MAX_INT4}")],
         )
     source = find(session, ctx, source_id)
     row = session.scalar(

@@ -97,7 +97,7 @@ def discard(staging: Path, timeout: float = 30.0) -> None:
     initdb's bootstrap backend, whose pid file holds its pid negated) still running in it."""
     if not staging.exists():
         return
-    if not _stopped(staging / "postmaster.pid", signal.SIGQUIT, timeout):
+    if not _stopped(_pid(staging / "postmaster.pid"), signal.SIGQUIT, timeout):
         raise StoreUnavailable(f"a server left running in {staging} did not stop")
     shutil.rmtree(staging)
 
@@ -183,11 +183,10 @@ def configure(pgdata: Path, shared_buffers_mb: int = 0) -> None:
 
 def stop(home: Path, timeout: float = 30.0) -> bool:
     """Fast-shutdown the server in HOME/pg whoever started it; True when one was running."""
-    pidfile = home / "pg" / "postmaster.pid"
-    running = _pid(pidfile) is not None
-    if not _stopped(pidfile, signal.SIGINT, timeout):
+    pid = _pid(home / "pg" / "postmaster.pid")
+    if not _stopped(pid, signal.SIGINT, timeout):
         raise StoreUnavailable(f"the embedded PostgreSQL in {home} did not stop in {timeout:.0f}s")
-    return running
+    return pid is not None
 
 
 def _pid(pidfile: Path) -> int | None:
@@ -208,9 +207,8 @@ def _is_postgres(pid: int) -> bool:
         return not Path("/proc/self").exists()
 
 
-def _stopped(pidfile: Path, how: signal.Signals, timeout: float) -> bool:
-    """Signal the process `pidfile` names, if one lives, and wait for it to end."""
-    pid = _pid(pidfile)
+def _stopped(pid: int | None, how: signal.Signals, timeout: float) -> bool:
+    """Signal `pid` (None: no process), and wait for it to end."""
     if pid is None:
         return True
     try:
