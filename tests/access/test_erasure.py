@@ -691,7 +691,9 @@ def test_no_row_version_of_the_erased_user_is_left_in_the_tables(
 
 def _vacuum_jobs(svc: Tabane) -> list[tuple[str, list[str]]]:
     with svc.store.admin() as session:
-        rows = session.execute(select(Job.state, Job.tables).where(Job.kind == queue.VACUUM))
+        rows = session.execute(
+            select(Job.state, Job.tables).where(Job.kind == queue.VACUUM).order_by(Job.id)
+        )
         return [(state, list(tables or ())) for state, tables in rows]
 
 

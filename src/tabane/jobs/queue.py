@@ -1,8 +1,11 @@
 """The job table: enqueue in the writer's transaction, claim with FOR UPDATE SKIP LOCKED, retry
 with backoff, and recover work whose worker died (its lease runs out).
 
-A claimed job is `running` with `run_after` as its lease; a worker renews the lease as it makes
-progress. A claim takes queued jobs that are due and running jobs whose lease expired.
+A claimed job is `running` with `run_after` as its lease; the worker renews the lease while it
+works (jobs/lease.py). A claim takes queued jobs that are due and running jobs whose lease expired,
+and counts an attempt: the attempt is the fencing token. A worker's progress, finish or failure
+only lands while the job is still its attempt, so a worker that stalled past its lease cannot
+finish, re-queue or renew the job another worker took since.
 """
 
 from __future__ import annotations
@@ -11,10 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
+from tabane.errors import TabaneError
 from tabane.storage.schema import Job
+from tabane.types import Principal
 
 EMBED_SOURCE = "embed_source"  # embed a source's paragraphs that lack vectors of the model
 EMBED_GLOSSES = "embed_glosses"  # (re)embed a context's concept glosses of one scope set
@@ -43,6 +48,24 @@ class Claimed:
     attempts: int
     session_pk: int | None = None
     tables: tuple[str, ...] = ()  # a vacuum job's
+
+    @property
+    def principal(self) -> Principal:
+        """Who the job runs as: exactly the scope set of the rows it writes."""
+        return Principal(
+            user_id=0,
+            name=f"job:{self.id}",
+            read=frozenset(self.read_scopes),
+            write=frozenset(self.scopes),
+            default_scopes=self.scopes,
+        )
+
+
+class LeaseLost(TabaneError):
+    """Another worker took the job since this worker's lease ran out: this one stops."""
+
+    def __init__(self, job: Claimed) -> None:
+        super().__init__(f"job {job.id}: attempt {job.attempts} lost its lease to another worker")
 
 
 @dataclass(frozen=True)
@@ -270,33 +293,54 @@ def claim(session: Session, kinds: Sequence[str]) -> Claimed | None:
     )
 
 
-def progress(session: Session, job_id: int, done: int, total: int) -> None:
-    """Record progress and renew the lease."""
-    session.execute(
+def _held(job: Claimed) -> ColumnElement[bool]:
+    """The job is still this claim's attempt, running."""
+    return and_(Job.id == job.id, Job.state == "running", Job.attempts == job.attempts)
+
+
+def renew(session: Session, job: Claimed) -> bool:
+    """Extend the lease of a job this worker still holds; False when another worker took it."""
+    held = session.execute(
+        update(Job).where(_held(job)).values(run_after=func.now() + LEASE, updated_at=func.now())
+    )
+    return bool(held.rowcount)  # type: ignore[attr-defined]
+
+
+def progress(session: Session, job: Claimed, done: int, total: int) -> None:
+    """Record progress and renew the lease; LeaseLost when another worker took the job."""
+    held = session.execute(
         update(Job)
-        .where(Job.id == job_id)
+        .where(_held(job))
         .values(
             done_items=done, total_items=total, run_after=func.now() + LEASE, updated_at=func.now()
         )
     )
+    if not held.rowcount:  # type: ignore[attr-defined]
+        raise LeaseLost(job)
 
 
-def finish(session: Session, job_id: int) -> None:
-    session.execute(update(Job).where(Job.id == job_id).values(state="done", updated_at=func.now()))
+def finish(session: Session, job: Claimed | int) -> bool:
+    """Mark a job done: a claimed one only while this worker holds it (False otherwise), a job
+    by id (an erasure's vacuum, which its writer ran itself) in whatever state it is."""
+    held = _held(job) if isinstance(job, Claimed) else Job.id == job
+    done = session.execute(update(Job).where(held).values(state="done", updated_at=func.now()))
+    return bool(done.rowcount)  # type: ignore[attr-defined]
 
 
-def fail(session: Session, job_id: int, attempts: int, error: str) -> None:
-    """Retry later with exponential backoff, or give up after MAX_ATTEMPTS."""
-    if attempts >= MAX_ATTEMPTS:
+def fail(session: Session, job: Claimed, error: str) -> bool:
+    """Retry later with exponential backoff, or give up after MAX_ATTEMPTS; False (and nothing
+    changed) when another worker took the job since."""
+    if job.attempts >= MAX_ATTEMPTS:
         values: dict[str, object] = {"state": "failed"}
     else:
-        delay = min(BACKOFF_CAP, 2.0**attempts)
+        delay = min(BACKOFF_CAP, 2.0**job.attempts)
         values = {"state": "queued", "run_after": func.now() + timedelta(seconds=delay)}
-    session.execute(
+    failed = session.execute(
         update(Job)
-        .where(Job.id == job_id)
+        .where(_held(job))
         .values(last_error=error[:2000], updated_at=func.now(), **values)
     )
+    return bool(failed.rowcount)  # type: ignore[attr-defined]
 
 
 def pending(session: Session, context_id: int | None = None) -> int:

@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 from tabane.derive import communities, community_vectors, profiles, raptor
 from tabane.errors import TabaneError
 from tabane.graph import claim_vectors, gloss, gram_merge
-from tabane.jobs import catchup, queue, vacuum
+from tabane.jobs import catchup, lease, queue, vacuum
 from tabane.jobs.pipeline import pipelined
 from tabane.memory import turn_vectors
 from tabane.models.embedder import Embedder, Vectors
@@ -38,25 +38,19 @@ T = TypeVar("T")
 _PROGRESS_EVERY = 1.0  # seconds between an embedding job's progress notes (each renews its lease)
 logger = logging.getLogger("tabane.worker")
 
-EMBED_SOURCE = queue.EMBED_SOURCE
-
-
-def job_principal(job: queue.Claimed) -> Principal:
-    return Principal(
-        user_id=0,
-        name=f"job:{job.id}",
-        read=frozenset(job.read_scopes),
-        write=frozenset(job.scopes),
-        default_scopes=job.scopes,
-    )
-
 
 # Which job kinds need which model (a kind in neither set needs none): a worker runs a kind only
 # when it has what the kind needs. Derived builds run without an embedder, their embedding steps
 # skipped; the next build by a worker with one embeds what lacks a vector of its model.
 # The RAPTOR tree clusters vectors, so its build needs an embedder as well as the summarizer.
 NEEDS_EMBEDDER = frozenset(
-    {EMBED_SOURCE, queue.EMBED_GLOSSES, queue.EMBED_CLAIMS, queue.EMBED_TURNS, queue.DERIVE_RAPTOR}
+    {
+        queue.EMBED_SOURCE,
+        queue.EMBED_GLOSSES,
+        queue.EMBED_CLAIMS,
+        queue.EMBED_TURNS,
+        queue.DERIVE_RAPTOR,
+    }
 )
 NEEDS_SUMMARIZER = frozenset({queue.DERIVE_PROFILES, queue.DERIVE_RAPTOR})
 
@@ -82,7 +76,7 @@ class Worker:
         self._thread: threading.Thread | None = None
         # The one map from job kind to handler (claims take the oldest due job of any kind).
         self.handlers: dict[str, Callable[[queue.Claimed], None]] = {
-            EMBED_SOURCE: self._run_source,
+            queue.EMBED_SOURCE: self._run_source,
             queue.EMBED_GLOSSES: self._run_glosses,
             queue.EMBED_CLAIMS: self._run_claims,
             queue.EMBED_TURNS: self._run_turns,
@@ -123,17 +117,20 @@ class Worker:
         if job is None:
             return False
         try:
-            self._run(job)
+            with lease.Heartbeat(self.store, job):
+                self._run(job)
+        except queue.LeaseLost:  # another worker took the job: its run is the one that counts
+            logger.warning("job %s (%s) lost its lease and stopped", job.id, job.kind)
         except Exception as exc:  # a failed job is retried later; the worker goes on
             logger.warning("job %s (%s) failed: %s", job.id, job.kind, exc)
             message = (
                 exc.message if isinstance(exc, TabaneError) else f"{type(exc).__name__}: {exc}"
             )
             with self.store.admin() as session:
-                queue.fail(session, job.id, job.attempts, message)
+                queue.fail(session, job, message)
         else:
             with self.store.admin() as session:
-                queue.finish(session, job.id)
+                queue.finish(session, job)
         return True
 
     def drain(self, until: Callable[[], bool] | None = None) -> int:
@@ -182,7 +179,7 @@ class Worker:
         """Embed a source's paragraphs that lack a vector of the model (search/vectors.py): each
         distinct text once, the model running while earlier batches are written."""
         assert self.embedder is not None and job.source_pk is not None
-        principal = job_principal(job)
+        principal = job.principal
         with self.store.session(principal) as session:
             source = session.scalar(select(Source).where(Source.id == job.source_pk))
             if source is None or source.retracted_at is not None:
@@ -197,7 +194,7 @@ class Worker:
         def note() -> None:
             nonlocal noted, noted_at
             with self.store.admin() as session:
-                queue.progress(session, job.id, done, len(todo))
+                queue.progress(session, job, done, len(todo))
             noted, noted_at = done, time.monotonic()
 
         def write(ready: list[tuple[vectors.Batch, Vectors]]) -> None:
@@ -261,7 +258,7 @@ class Worker:
             with self.store.session(principal) as session:
                 store(session, batch, vecs)
             with self.store.admin() as session:
-                queue.progress(session, job.id, start + len(batch), len(todo))
+                queue.progress(session, job, start + len(batch), len(todo))
 
     def _job_context(self, session: Session, job: queue.Claimed) -> Context | None:
         """The job's context, or None when it is gone or was re-scoped since the job was queued
@@ -273,7 +270,7 @@ class Worker:
         """Re-embed the glosses of one context and scope set that changed (graph/gloss.py)."""
         embedder, context_id = self.embedder, job.context_id
         assert embedder is not None and context_id is not None
-        principal = job_principal(job)
+        principal = job.principal
         with self.store.session(principal) as session:
             todo = gloss.stale(session, context_id, job.scopes, embedder.name)
         self._in_batches(
@@ -292,7 +289,7 @@ class Worker:
         model (graph/claim_vectors.py); vectors are checked before anything is stored."""
         embedder, context_id = self.embedder, job.context_id
         assert embedder is not None and context_id is not None
-        principal = job_principal(job)
+        principal = job.principal
         with self.store.session(principal) as session:
             todo = claim_vectors.missing(session, context_id, job.scopes, embedder.name)
         self._in_batches(
@@ -315,7 +312,7 @@ class Worker:
         with the new set."""
         embedder, session_pk = self.embedder, job.session_pk
         assert embedder is not None and session_pk is not None
-        principal = job_principal(job)
+        principal = job.principal
         with self.store.session(principal) as session:
             todo = [
                 t
@@ -339,7 +336,7 @@ class Worker:
         before anything is stored): those of this build, and those a build without an embedder,
         or with another model, left behind."""
         assert job.context_id is not None
-        principal = job_principal(job)
+        principal = job.principal
         with self.store.session(principal) as session:
             ctx = self._job_context(session, job)
             if ctx is None:
@@ -366,7 +363,7 @@ class Worker:
         embedded (checked vectors)."""
         assert job.context_id is not None and self.summarizer is not None
         summarizer = self.summarizer()
-        with self.store.session(job_principal(job)) as session:
+        with self.store.session(job.principal) as session:
             ctx = self._job_context(session, job)
             if ctx is None:
                 return
@@ -378,7 +375,7 @@ class Worker:
         summary and vector."""
         assert job.context_id is not None and self.summarizer is not None
         summarizer = self.summarizer()
-        with self.store.session(job_principal(job)) as session:
+        with self.store.session(job.principal) as session:
             ctx = self._job_context(session, job)
             if ctx is None:
                 return
@@ -388,12 +385,12 @@ class Worker:
         """Pack one context's vocabulary bigram postings of the job's scope set when the backlog
         is due (graph/gram_merge.py): one transaction, the set's writers held off meanwhile."""
         assert job.context_id is not None
-        with self.store.session(job_principal(job)) as session:
+        with self.store.session(job.principal) as session:
             gram_merge.merge(session, job.context_id, job.scopes)
 
     def _run_merge(self, job: queue.Claimed) -> None:
         """Merge one context's BM25 packs of the job's scope set when the backlog is due
         (search/merge.py), a range of terms per transaction: the set's writers wait a step."""
         assert job.context_id is not None
-        principal = job_principal(job)
+        principal = job.principal
         merge.merge_in_steps(lambda: self.store.session(principal), job.context_id, job.scopes)
