@@ -54,6 +54,7 @@ def test_markdown_text_lookup_and_citation(client, context) -> None:
         "sections": 2,
         "reindexed": False,
         "updated": [],
+        "warnings": [],
         "claims_closed": 0,
         "kept": 0,
     }
@@ -136,6 +137,7 @@ def test_paragraphs_with_section_locator_and_questions(client, context) -> None:
         "sections": 2,
         "reindexed": False,
         "updated": [],
+        "warnings": [],
         "claims_closed": 0,
         "kept": 0,
     }
@@ -322,3 +324,15 @@ def test_reader_cannot_ingest_or_retract(svc, make_user, client_for, new_name) -
     cite = f"/contexts/{name}/citations"
     cited = as_reader.post(cite, json={"source_id": "kept.md", "paragraph": 0})
     assert cited.json()["text"] == "Intro text."
+
+
+def test_a_date_the_text_declares_but_is_no_date_comes_back_as_a_warning(client, context) -> None:
+    text = "---\ndate: someday\n---\n# Kettle\n\nDescale it monthly.\n"
+    response = ingest(client, context, source_id="k.md", text=text)
+    assert response.status_code == 201
+    [warning] = response.json()["warnings"]
+    assert warning["path"] == "front_matter.date" and warning["problem"].startswith("'someday'")
+    source = client.post(f"/contexts/{context}/sources/lookup", json={"source_id": "k.md"})
+    assert source.json()["source"]["date"] is None
+    again = ingest(client, context, source_id="k.md", text=text, date="2024-05-01")
+    assert (again.json()["warnings"], again.json()["updated"]) == ([], ["date"])

@@ -171,6 +171,18 @@ def test_ingest_waits_for_its_embeddings(cli, vsvc: Tabane, user, context, tmp_p
     assert vsvc.wait_for_jobs(timeout=120) == 0
 
 
+def test_ingest_and_sync_list_each_files_warnings(cli, context, tmp_path) -> None:
+    (tmp_path / "a.md").write_text("---\ndate: 31/12/2024\n---\n# Garden\n\nFull sun.\n")
+    (tmp_path / "b.md").write_text("---\ndate: 2024-12-31\n---\n# Desk\n\nInvoices.\n")
+    code, out, _ = cli("ingest", str(tmp_path / "a.md"), str(tmp_path / "b.md"), "-c", context)
+    assert code == 0 and out["counts"] == {"created": 2}
+    [warning] = out["warnings"]
+    assert (warning["path"], warning["field"]) == (str(tmp_path / "a.md"), "front_matter.date")
+    assert warning["problem"].startswith("'31/12/2024' is not an ISO 8601 date")
+    code, out, _ = cli("sync", str(tmp_path), "-c", context)  # other ids: read, and said again
+    assert code == 0 and [w["field"] for w in out["warnings"]] == ["front_matter.date"]
+
+
 def test_worker_runs_until_sigterm(tabane_home: Path, user: Principal) -> None:
     env = {
         **os.environ,

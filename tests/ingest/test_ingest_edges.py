@@ -134,3 +134,27 @@ def test_a_file_stored_by_older_parsers_is_parsed_again(
 
     monkeypatch.setattr(service_sources, "parse", not_parsed)
     assert svc.ingest(user, context, doc).outcome == "unchanged"
+
+
+def test_metadata_a_document_declares_but_cannot_be_read_is_a_warning(svc: Tabane, user, context):
+    """Front matter is read leniently and never fails an ingest, but a date that is not a date
+    is stored as no date: the answer says which field, what it held, and that it was dropped."""
+    text = "---\ntitle: |\n  Kettle\ndate: next tuesday\ntags: [home]\n---\n# Kettles\n\nDescale.\n"
+    doc = DocumentInput(source_id="k.md", data=text.encode())
+    got = svc.ingest(user, context, doc)
+    assert [w.path for w in got.warnings] == ["front_matter.title", "front_matter.date"]
+    assert "'next tuesday' is not an ISO 8601 date" in got.warnings[1].problem
+    stored, _ = svc.lookup(user, context, "k.md")
+    assert (stored.title, stored.date, stored.tags) == ("Kettles", None, ("home",))
+
+    # what the request says wins: the date is stored, and only the title is still a warning
+    dated = svc.ingest(user, context, DocumentInput(**{**doc.__dict__, "date": "2024-05-01"}))
+    assert (dated.outcome, dated.updated) == ("unchanged", ("date",))
+    assert [w.path for w in dated.warnings] == ["front_matter.title"]
+
+    page = b'<html><head><meta name="date" content="soon"><meta name="dc.date" content=" ">'
+    page += b"</head><body><article><p>The kettle is descaled monthly.</p></article></body></html>"
+    html = svc.ingest(user, context, DocumentInput(source_id="k.html", data=page))
+    assert [(w.path, w.problem[:6]) for w in html.warnings] == [("meta[date]", "'soon'")]
+    fine = "---\ndate: 2024-05-01\ntitle: Kettle\n---\nDescale.\n"
+    assert svc.ingest(user, context, DocumentInput("ok.md", fine.encode())).warnings == ()

@@ -152,8 +152,9 @@ def test_every_tool_end_to_end(svc: Tabane, user: Principal, transport: str, mod
         assert (first["outcome"], first["paragraphs"], first["sections"]) == ("created", 2, 2)
         assert set(first) == {  # the store's internal key stays inside
             "source_id", "outcome", "paragraphs", "sections", "reindexed", "claims_closed", "kept",
-            "updated",
+            "updated", "warnings",
         }  # fmt: skip
+        assert first["warnings"] == []
         again = await ok(
             c,
             "ingest_source",
@@ -191,6 +192,14 @@ def test_every_tool_end_to_end(svc: Tabane, user: Principal, transport: str, mod
         assert page["sources"][0]["date"].startswith("2024-05-01")
         rest = await ok(c, "list_sources", {"context": name, "after": page["next_after"]})
         assert [s["source_id"] for s in rest["sources"]] == ["manual.pdf"]
+        undated = await ok(
+            c,
+            "ingest_source",
+            {"context": name, "source_id": "zz-undated.md", "text": "---\ndate: soon\n---\n" + DOC},
+        )
+        assert [w["path"] for w in undated["warnings"]] == ["front_matter.date"]
+        assert "not an ISO 8601 date" in undated["warnings"][0]["problem"]
+        await ok(c, "retract_source", {"context": name, "source_id": "zz-undated.md"})
 
         found = await ok(c, "lookup_source", {"context": name, "source_id": "manual.pdf"})
         assert found["source"]["title"] == "Manual"

@@ -256,6 +256,12 @@ class IngestOut(Response):
         description="the same text (`unchanged`) with new metadata: the fields stored (title, "
         "tags, date, area, state)"
     )
+    warnings: list[IssueOut] = Field(
+        description="metadata the document declares that could not be read, stored without it: "
+        "a front matter `date` or an HTML date meta that is not a date (`front_matter.date`, "
+        "`meta[date]`), a front matter `title` that is not one line; a field given in the "
+        "request wins and is no warning"
+    )
     claims_closed: int = Field(
         description="claims closed by the replacement (`replaced`): those citing the source as a "
         "whole or a paragraph the new version no longer has; a claim citing a paragraph it "

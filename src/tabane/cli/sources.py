@@ -70,6 +70,11 @@ def _summary(report: IngestReport) -> None:
             "errors": [
                 {"path": f.path, "error": f.error} for f in report.files if f.outcome == "error"
             ],
+            "warnings": [
+                {"path": f.path, "field": w.path, "problem": w.problem}
+                for f in report.files
+                for w in f.warnings
+            ],
         }
     )
     if report.failed:

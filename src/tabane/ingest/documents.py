@@ -132,6 +132,9 @@ def _store_parsed(
         raw_hash=raw_hash(doc.data) if doc.data is not None else None,
     )
     result = store(session, principal, ctx, meta, parsed.blocks, doc.questions)
+    said = [f for f, value in (("title", doc.title), ("date", doc.date)) if value]
+    warnings = [w for w in parsed.warnings if not any(f in w.path for f in said)]  # theirs wins
+    result = replace(result, warnings=tuple(warnings))
     _describe(session, result.source_pk, outline(meta.title, parsed.blocks), meta.area)
     if result.outcome == "replaced":  # claims cite the old version's paragraphs
         closed = claim_sources.follow_replacement(

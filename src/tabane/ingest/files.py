@@ -42,6 +42,7 @@ class FileReport:
     outcome: str  # created | replaced | revived | unchanged | empty | retracted | blocked | error
     paragraphs: int = 0
     error: dict[str, object] | None = None
+    warnings: tuple[Issue, ...] = ()  # metadata the file declares that could not be read
 
 
 @dataclass
@@ -93,7 +94,9 @@ def ingest_file(
         if not parsed.blocks:
             return _drop_empty(store, principal, context, path, sid)
         result = ingest_parsed(store, principal, context, doc, parsed, embed=embed)
-        return FileReport(str(path), sid, result.outcome, result.paragraphs)
+        return FileReport(
+            str(path), sid, result.outcome, result.paragraphs, warnings=result.warnings
+        )
     except TabaneError as exc:
         return FileReport(str(path), sid, "error", error=exc.to_body()["error"])  # type: ignore[arg-type]
     except OSError as exc:

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from tabane.contexts.contexts import ContextInfo, ContextStats
 from tabane.contexts.groups import GroupInfo
+from tabane.errors import Issue
 from tabane.search.plan import MAX_LIMIT
 from tabane.sources.read import MAX_PAGE, ParagraphView, SourceInfo
 from tabane.types import SOURCE_STATES, storable_text
@@ -52,6 +53,8 @@ class Ingested:
     claims_closed: int  # claims whose paragraph (or whole source) the replacement changed, closed
     kept: int  # paragraphs the replacement repeated: kept with their embeddings
     updated: tuple[str, ...] = ()  # the same text with new metadata: the fields stored
+    # metadata the document declares that could not be read ({path, problem}): stored without it
+    warnings: tuple[Issue, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -148,6 +148,7 @@ def ingest_source(svc: Tabane, user: Principal, a: IngestArgs) -> Ingested:
         r.claims_closed,
         r.kept,
         r.updated,
+        r.warnings,
     )
 
 

@@ -52,6 +52,8 @@ class WriteResult:
     source_pk: int = 0
     reindexed: bool = False  # unchanged text under a new title: its BM25 postings were rewritten
     updated: tuple[str, ...] = ()  # unchanged text: the metadata fields it took (title, tags, …)
+    # metadata the document declares that could not be read: stored without it (ingest/documents)
+    warnings: tuple[Issue, ...] = ()
     claims_closed: int = 0  # claims the replacement closed (ingest/documents.py)
     # (old index, new index) of each paragraph a replacement repeats word for word: kept, with
     # the claims that cite it

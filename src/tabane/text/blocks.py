@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, cast, get_args
 
+from tabane.errors import Issue
+
 LocatorKind = Literal["page", "line_range", "slide", "sheet", "table"]
 
 
@@ -60,3 +62,6 @@ class ParsedDocument:
     blocks: tuple[Block, ...]  # may be empty => the caller treats the document as empty
     date: str | None = None  # ISO date (or date-time) from front matter or HTML meta
     tags: tuple[str, ...] = ()  # from front matter `tags:`
+    # metadata the document declares that could not be read (a `date` that is not a date): the
+    # document is stored without it, and the ingest answer says so
+    warnings: tuple[Issue, ...] = ()

@@ -20,11 +20,12 @@ import lxml.html
 import trafilatura
 from lxml import etree
 
+from tabane.errors import Issue
 from tabane.text.blocks import Block, ParsedDocument
 from tabane.text.decoding import declared_charset, decode_text
 from tabane.text.html_blocks import Walker, from_trafilatura
 from tabane.text.html_chrome import prepare
-from tabane.text.metadata import iso_date
+from tabane.text.metadata import UNREAD_DATE, iso_date
 
 # Where a page's publication date may be declared, most specific first.
 _DATE_META = (
@@ -48,7 +49,7 @@ def parse_html(data: bytes, name: str) -> ParsedDocument:
     except etree.ParserError:  # "Document is empty": nothing but comments or a bare doctype
         return ParsedDocument(format="html", title=None, blocks=())
     title = _title(tree)
-    date = _date(tree)
+    date, warnings = _date(tree)
     prepare(tree)
     landmark = _landmark(tree)
     if landmark is not None:
@@ -62,7 +63,7 @@ def parse_html(data: bytes, name: str) -> ParsedDocument:
             blocks = Walker(keep_header=False).run(body if body is not None else tree)
         else:
             blocks = _header_summary(tree, blocks) + blocks
-    return ParsedDocument(format="html", title=title, blocks=tuple(blocks), date=date)
+    return ParsedDocument("html", title, tuple(blocks), date, warnings=warnings)
 
 
 def _landmark(tree: Any) -> Any:
@@ -111,7 +112,9 @@ def _title(tree: Any) -> str | None:
     return text or None
 
 
-def _date(tree: Any) -> str | None:
+def _date(tree: Any) -> tuple[str | None, tuple[Issue, ...]]:
+    """The page's date from its most specific date meta that holds one; when some declare a date
+    and none can be read, the first of them is a warning (the page is stored without a date)."""
     found: dict[str, str] = {}
     for meta in tree.iter("meta"):
         key = (
@@ -122,5 +125,9 @@ def _date(tree: Any) -> str | None:
     for key in _DATE_META:
         value = iso_date(found.get(key, ""))
         if value:
-            return value
-    return None
+            return value, ()
+    declared = [(key, found[key]) for key in _DATE_META if found.get(key, "").strip()]
+    if not declared:
+        return None, ()
+    key, content = declared[0]
+    return None, (Issue(f"meta[{key}]", f"{content.strip()[:60]!r} {UNREAD_DATE}"),)

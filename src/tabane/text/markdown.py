@@ -40,6 +40,7 @@ def parse_markdown(text: str) -> ParsedDocument:
         blocks=tuple(splitter.blocks),
         date=front.date if front else None,
         tags=front.tags if front else (),
+        warnings=front.warnings if front else (),
     )
 
 

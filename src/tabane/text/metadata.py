@@ -2,6 +2,8 @@
 
 Front matter is read with a hand parser for the few shapes documentation uses (`key: value`, `tags:
 [a, b]`, `tags: a, b` and block lists of `- a` items); anything else is ignored, never an error.
+A `title` or `date` that is there but cannot be read is a warning: the document is stored without
+it, and the ingest answer names the field.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
+
+from tabane.errors import Issue
 
 _KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:(?:\s+(.*?))?\s*$")
 _ITEM = re.compile(r"^\s+-\s+(.*?)\s*$|^-\s+(.*?)\s*$")
@@ -21,6 +25,7 @@ class FrontMatter:
     title: str | None
     date: str | None
     tags: tuple[str, ...]
+    warnings: tuple[Issue, ...] = ()
 
 
 def read_front_matter(lines: list[str]) -> FrontMatter | None:
@@ -47,12 +52,24 @@ def read_front_matter(lines: list[str]) -> FrontMatter | None:
         key = match.group(1).lower()
         raw = match.group(2) or ""
         fields[key] = [] if raw == "" else raw
-    return FrontMatter(
-        end=end + 1,
-        title=_text(fields.get("title")),
-        date=iso_date(_text(fields.get("date")) or ""),
-        tags=_tags(fields.get("tags")),
-    )
+    title, raw_title = _text(fields.get("title")), fields.get("title", "")
+    when, raw_date = iso_date(_text(fields.get("date")) or ""), fields.get("date", "")
+    warnings = []  # a field left empty (`date:`, `title: ""`) is no warning
+    if title is None and (isinstance(raw_title, list) or raw_title[:1] in ("|", ">")) and raw_title:
+        warnings.append(Issue("front_matter.title", f"{_shown(raw_title)} {_UNREAD_TITLE}"))
+    if when is None and (isinstance(raw_date, list) or _text(raw_date)) and raw_date:
+        warnings.append(Issue("front_matter.date", f"{_shown(raw_date)} {UNREAD_DATE}"))
+    return FrontMatter(end + 1, title, when, _tags(fields.get("tags")), tuple(warnings))
+
+
+_UNREAD_TITLE = "is not a one-line title: the title is the first heading's, or the source id's"
+UNREAD_DATE = "is not an ISO 8601 date or date-time (2024-05-01): the source has no date"
+
+
+def _shown(value: str | list[str]) -> str:
+    """A field's value as a warning quotes it (a long one cut)."""
+    text = value if isinstance(value, str) else "[" + ", ".join(value) + "]"
+    return repr(text if len(text) <= 60 else text[:59] + "…")
 
 
 def iso_date(value: str) -> str | None:
