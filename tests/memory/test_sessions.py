@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
@@ -119,3 +121,33 @@ def test_deleting_a_session_removes_its_turns(svc: Tabane, user: Principal) -> N
     with pytest.raises(NoSession):
         svc.turns(user, name)
     assert svc.add_turn(user, name, "again").seq == 1
+
+
+def test_a_session_name_is_one_name_on_every_read_and_a_new_one_holds_no_slash(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    """Recall's `session` is trimmed and NFC-normalised as appending is: ` trip` and `trip`,
+    or a decomposed and a composed `café`, are one session everywhere."""
+    from tabane.recall.plan import RecallRequest
+    from tabane.storage.schema import ChatSession
+
+    name = unique("café")
+    svc.add_turn(user, f" {name} ", "we land in Oslo at nine")
+    decomposed = unicodedata.normalize("NFD", name)
+    assert decomposed != name and [t.text for t in svc.turns(user, decomposed)] == [
+        "we land in Oslo at nine"
+    ]
+    ask = RecallRequest("when do we land in Oslo?", contexts=(context,), force=True)
+    for spelled in (f" {name}", decomposed):
+        got = svc.recall(user, replace(ask, session=spelled))
+        assert [it.text for it in got.items if it.kind == "turn"] == ["we land in Oslo at nine"]
+
+    with pytest.raises(InvalidInput) as slash:  # an HTTP path could not address it
+        svc.add_turn(user, f"{name}/day1", "hello")
+    assert [i.path for i in slash.value.issues] == ["session"]
+    assert f"{name}/day1" not in {s.name for s in svc.list_sessions(user)}
+    with svc.store.session(user) as session:  # one opened before the rule is still appended to
+        session.add(
+            ChatSession(user_id=user.user_id, name=f"{name}/old", scopes=[f"user:{user.name}"])
+        )
+    assert svc.add_turn(user, f"{name}/old", "still here").seq == 1

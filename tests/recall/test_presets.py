@@ -244,6 +244,13 @@ def test_the_presets_read_at_start_serve_every_recall(tmp_path: Path) -> None:
             assert [i.path for i in broken.value.issues] == ["template:2"]
         plain = svc.explain_recall(user, replace(odd, preset="small"), Expected("desk", "lamp"))
         assert plain.verdict == "served"
+        # the source's context defaults to the one context read: the preset's, here
+        within = svc.explain_recall(user, replace(odd, preset="small"), Expected(None, "lamp"))
+        assert (within.verdict, within.key) == ("served", plain.key)
+        with pytest.raises(InvalidInput) as which:  # two contexts read: say which
+            wide = RecallRequest("what is on the desk?", contexts=("desk", "attic"))
+            svc.explain_recall(user, wide, Expected(None, "lamp"))
+        assert [i.path for i in which.value.issues] == ["expected.context"]
     finally:
         svc.close()
         embedded.stop(home)

@@ -12,6 +12,7 @@ from pydantic import Field
 
 from tabane.api.deps import Svc, User
 from tabane.api.schemas import ERROR_RESPONSES, Request, Response, out
+from tabane.memory.sessions import check_session_name
 from tabane.types import parse_date
 
 router = APIRouter(tags=["memory"], responses=ERROR_RESPONSES)
@@ -179,4 +180,5 @@ def sessions(svc: Svc, user: User) -> SessionsOut:
 @router.delete("/sessions/{session}")
 def delete_session(session: str, svc: Svc, user: User) -> SessionDeleted:
     """Delete one of your sessions with all its turns."""
-    return SessionDeleted(deleted=session, turns=svc.delete_session(user, session))
+    turns = svc.delete_session(user, session)
+    return SessionDeleted(deleted=check_session_name(session), turns=turns)

@@ -16,7 +16,6 @@ from pydantic import Field
 from tabane.api.schemas import Request, Response
 from tabane.recall.explain import Expected
 from tabane.recall.plan import RecallRequest
-from tabane.types import only_context
 
 # -- requests -----------------------------------------------------------------------------------
 
@@ -78,13 +77,10 @@ class ExpectedIn(Request):
     paragraph: int | None = Field(None, description="paragraph index; null: any of the source's")
     claim: int | None = Field(None, description="a claim id (give this or `source`)")
 
-    def to_expected(self, contexts: list[str], groups: list[str]) -> Expected:
-        context = self.context
-        if context is None and self.source is not None:
-            context = only_context(contexts, groups)
-        return Expected(
-            context=context, source=self.source, paragraph=self.paragraph, claim=self.claim
-        )
+    def to_expected(self) -> Expected:
+        """The expected item; a source's missing context is the one context the read (or its
+        preset) reads, which the service knows."""
+        return Expected(self.context, self.source, self.paragraph, self.claim)
 
 
 class RecallExplainIn(RecallIn):

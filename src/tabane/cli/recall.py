@@ -15,7 +15,6 @@ from tabane.errors import InvalidInput, Issue, TabaneError
 from tabane.recall.explain import Expected
 from tabane.recall.plan import RecallRequest
 from tabane.recall.result import RecallTrace
-from tabane.types import expected_context
 
 Opt = typer.Option
 
@@ -141,8 +140,6 @@ def _expected(
             "explain a source or a claim, not both",
             issues=[Issue("--explain-claim", "given with --explain")],
         )
-    if source is not None:
-        context = expected_context(context, contexts, groups or (), "--explain-context")
     return Expected(context=context, source=source, paragraph=paragraph, claim=claim)
 
 

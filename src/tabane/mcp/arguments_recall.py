@@ -16,7 +16,6 @@ from tabane.mcp.arguments import Args, ContextArg
 from tabane.recall.explain import Expected
 from tabane.recall.plan import RecallRequest
 from tabane.recall.result import Evidence
-from tabane.types import only_context
 
 
 class RecallArgs(Args):
@@ -119,11 +118,8 @@ class ExplainRecallArgs(RecallArgs):
     ]
 
     def expected_item(self) -> Expected:
-        e = self.expected
-        context = e.context
-        if context is None and e.source is not None:
-            context = only_context(self.contexts, self.groups)
-        return Expected(context=context, source=e.source, paragraph=e.paragraph, claim=e.claim)
+        e = self.expected  # a source's missing context: the service's default (the one read)
+        return Expected(e.context, e.source, e.paragraph, e.claim)
 
 
 @dataclass(frozen=True)

@@ -129,6 +129,11 @@ def append(
     chosen = tuple(scopes) if scopes is not None else principal.default_scopes
     if not chosen or not principal.can_write(chosen):  # an empty set: a key that writes none
         raise Forbidden("you may not write these scopes", issues=[Issue("scopes", "not writable")])
+    if "/" in name and _missing(session, principal, name):  # one opened before this rule stays
+        raise InvalidInput(
+            f"a new session's name cannot hold '/': {name!r}; nothing written",
+            issues=[Issue("session", "'/' would end the name in an HTTP path")],
+        )
     session.execute(
         insert(ChatSession)
         .values(user_id=principal.user_id, name=name, scopes=list(chosen))
@@ -170,6 +175,11 @@ def append(
     session.flush()
     session.refresh(row)
     return Turn(name, row.seq, row.speaker, row.role, row.text, row.at)
+
+
+def _missing(session: Session, principal: Principal, name: str) -> bool:
+    owned = ChatSession.user_id == principal.user_id, ChatSession.name == name
+    return session.scalar(select(ChatSession.id).where(*owned)) is None
 
 
 def _said_at(at: datetime, issues: list[Issue]) -> datetime | None:

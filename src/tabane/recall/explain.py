@@ -67,7 +67,10 @@ class Expected:
             )
         if by_source and not self.context:
             raise InvalidInput(
-                "a source needs its context", issues=[Issue("expected.context", "empty")]
+                "say which context the expected source is in",
+                issues=[
+                    Issue("expected.context", "required unless one context (and no group) is read")
+                ],
             )
         if self.paragraph is not None and not is_paragraph_index(self.paragraph):
             raise InvalidInput(

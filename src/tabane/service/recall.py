@@ -34,7 +34,7 @@ from tabane.recall.result import Evidence, Floor, RecallResult, RecallTrace
 from tabane.search.search import QueryVector, embed_query
 from tabane.service.base import ServiceBase
 from tabane.storage.schema import Claim, Context
-from tabane.types import Principal
+from tabane.types import Principal, only_context
 
 
 @dataclass(frozen=True)
@@ -221,7 +221,7 @@ class RecallService(ServiceBase):
     ) -> TurnWindow | None:
         if request.session is None:
             return None
-        chat = sessions.find(session, user, request.session)
+        chat = sessions.find(session, user, sessions.check_session_name(request.session))
         return TurnWindow(
             chat.id, chat.name, self.settings.session_turns, self.settings.session_hours
         )
@@ -259,6 +259,10 @@ class RecallService(ServiceBase):
         applies, from the same statement, ordering and budget as `recall` (with the same
         `tunables`)."""
         ready = self._prepare(request)
+        if expected.source is not None and expected.context is None:  # the one context read,
+            one = only_context(ready.contexts, ready.groups)  # a preset's included
+            expected = replace(expected, context=one)
+        expected.check()  # before the store is read: a bad item is the input's fault
 
         def rendered(outcome: Outcome) -> str:  # as recall writes it (a broken template raises)
             return self._render(request, ready, order.served(outcome.placed), outcome)
