@@ -80,6 +80,7 @@ def test_bad_memories_write_nothing(
             "subject",
         ),
         ({"text": "x", "source": "s", "paragraph": 2**40}, "paragraph"),
+        ({"text": "x", "kind": "world", "perspective": "ravi"}, "perspective"),  # everyone's
     ):
         with pytest.raises(InvalidInput) as err:
             svc.remember(user, context, fields)

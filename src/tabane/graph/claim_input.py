@@ -112,6 +112,8 @@ def parse_claim(
     kind = item.get("kind", "world")
     if kind not in EPISTEMIC_KINDS:
         issues.append(Issue(f"{path}.kind", f"unknown; use one of {', '.join(EPISTEMIC_KINDS)}"))
+    elif kind == "world" and item.get("perspective") is not None:  # it would be dropped
+        issues.append(Issue(f"{path}.perspective", "a world claim is everyone's: it has none"))
     paragraph = item.get("paragraph")
     if paragraph is not None and not is_paragraph_index(paragraph):
         issues.append(Issue(f"{path}.paragraph", f"not an integer in 0..{MAX_INT4}"))
