@@ -77,3 +77,21 @@ def test_a_home_pg_that_is_not_a_data_directory_is_refused_untouched(tmp_path: P
     with pytest.raises(StoreUnavailable, match="holds no PostgreSQL data directory"):
         Tabane.open(Settings(home=home, embedder="none", worker="off"))
     assert (home / "pg" / "notes.txt").read_text() == "mine"
+
+
+def test_a_home_that_cannot_be_a_folder_is_store_unavailable_naming_it(tmp_path: Path) -> None:
+    """TABANE_HOME at a file (or under one) is refused with the setting named, on every command
+    (the CLI prints it as one error line, exit 2), never a traceback."""
+    taken = tmp_path / "a-file"
+    taken.write_text("not a folder")
+    for home in (taken, taken / "under"):
+        with pytest.raises(StoreUnavailable) as caught:
+            Tabane.open(Settings(home=home, embedder="none", worker="off"))
+        assert [i.path for i in caught.value.issues] == ["TABANE_HOME"]
+        assert str(home) in caught.value.message
+    env = {**os.environ, "TABANE_HOME": str(taken), "TABANE_EMBEDDER": "none"}
+    demo = subprocess.run(
+        [sys.executable, "-m", "tabane.cli.main", "demo"], env=env, capture_output=True, text=True
+    )
+    assert demo.returncode == 2 and "Traceback" not in demo.stderr
+    assert demo.stderr.startswith("error [store_unavailable]") and "TABANE_HOME" in demo.stderr

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from tabane.errors import StoreBusy, StoreUnavailable
+from tabane.errors import Issue, StoreBusy, StoreUnavailable
 
 DATABASE = "tabane"
 TUNING = "tabane.conf"
@@ -41,8 +41,15 @@ MIN_BUFFERS_MB, AUTO_MAX_BUFFERS_MB = 16, 2048
 @contextmanager
 def init_lock(home: Path, timeout: float = 120.0) -> Iterator[None]:
     """Hold an exclusive lock on the data directory while it is initialised or migrated."""
-    home.mkdir(parents=True, exist_ok=True)
-    with open(home / "init.lock", "a+") as handle:
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        handle = open(home / "init.lock", "a+")  # noqa: SIM115 (closed below)
+    except OSError as exc:  # not a folder, or not one this user may write
+        raise StoreUnavailable(
+            f"tabane's data directory {home} cannot be used: {exc.strerror or exc}",
+            issues=[Issue("TABANE_HOME", f"{home}: a folder this user can write, or a new path")],
+        ) from None
+    with handle:
         deadline = time.monotonic() + timeout
         while True:
             try:
