@@ -137,6 +137,7 @@ def test_errors_share_one_body(
     assert r.status_code == 422
     r = client.post("/contexts/no-such-context/query", json={"any": "x"})
     assert r.status_code == 404 and r.json()["error"]["code"] == "no_context"
+    assert r.json()["error"]["issues"][0]["path"] == "path.context"  # as every /contexts/{c}/…
     r = client.post(
         f"{base}/associations/citations",
         json={"subject": "brewing", "label": "nope", "object": "washing"},

@@ -289,14 +289,14 @@ def test_bad_input(client, context) -> None:
         error(explained, 422, "invalid_input", "body.expected.source_id")
 
     missing = client.post(f"/contexts/nosuch{context}/sources/search", json={"query": "kettle"})
-    error(missing, 404, "no_context")
+    error(missing, 404, "no_context", "path.context")  # the path's, as every such route names it
     cross = client.post("/sources/search", json={"query": "k", "contexts": [f"nosuch{context}"]})
     error(cross, 404, "no_context", "body.contexts[0]")
     explained = client.post(
         f"/contexts/nosuch{context}/sources/search/explain",
         json={"query": "kettle", "expected": {"source_id": "kettle.md"}},
     )
-    error(explained, 404, "no_context")
+    error(explained, 404, "no_context", "path.context")
     no_expected = client.post(f"{url}/explain", json={"query": "kettle"})
     error(no_expected, 422, "invalid_input", "body.expected")
     negative = client.post(

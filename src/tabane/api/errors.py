@@ -86,7 +86,10 @@ _HEAD = re.compile(r"[^.\[]+")
 def _located(issue: Issue, where: Mapping[str, str]) -> Issue:
     """A service's issue path (`contexts[0]`, `expected.claim`) under the part of the request
     that carried the field (`body.contexts[0]`), as the schema check names it; a path that is
-    not a field of the request (`template:3`) stays as it is."""
+    not a field of the request (`template:3`) stays as it is. A route that reads one context
+    from its path passes it on as the read's only context: `contexts[0]` is `path.context`."""
+    if issue.path == "contexts[0]" and "contexts" not in where and where.get("context") == "path":
+        return Issue("path.context", issue.problem)
     head = _HEAD.match(issue.path)
     part = where.get(head.group()) if head else None
     return Issue(f"{part}.{issue.path}", issue.problem) if part else issue
