@@ -70,8 +70,12 @@ def test_add_from_json_jsonl_and_stdin(cli, svc, user, context, tmp_path: Path) 
     body = json.dumps({"associations": [CLAIM | {"subject": "caffeine"}]})
     code, out, _ = cli("associations", "add", context, "-", stdin=body)
     assert code == 0 and out["minted_concepts"] == ["caffeine"]
+    pretty = json.dumps(CLAIM | {"subject": "noise"}, indent=2)  # one claim, as an editor saves it
+    code, out, _ = cli("associations", "add", context, "-", stdin=pretty)
+    assert code == 0 and out["minted_concepts"] == ["noise"]
     assert edges(svc, user, context) == [
         ("caffeine", "insomnia", 1.0),
+        ("noise", "insomnia", 1.0),
         ("stress", "fatigue", 1.0),
         ("stress", "insomnia", 1.5),
     ]
@@ -88,6 +92,9 @@ def test_bad_files_name_the_problem_and_write_nothing(cli, svc, user, context, t
     broken.write_text(json.dumps(CLAIM) + "\n{oops\n")
     code, _, err = cli("associations", "add", context, str(broken))
     assert code == 2 and f"{broken}:2: not JSON" in err
+    torn = json.dumps([CLAIM, CLAIM], indent=2)[:-3]  # one document over lines, cut short
+    code, _, err = cli("associations", "add", context, "-", stdin=torn)
+    assert code == 2 and "stdin: not JSON: " in err and "(line 13, column 3)" in err
 
     huge = tmp_path / "huge.json"
     huge.write_text(json.dumps([CLAIM | {"weight": 1e400}]))  # Python writes Infinity

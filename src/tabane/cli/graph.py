@@ -31,15 +31,20 @@ def read_claims(text: str, where: str) -> list[object]:
     stripped = text.strip()
     if not stripped:
         raise InvalidInput(f"{where} is empty", issues=[Issue(where, "empty")])
+    broken: json.JSONDecodeError | None = None
     try:
-        whole = json.loads(stripped)
-    except ValueError:
-        whole = None
+        whole = json.loads(text)
+    except json.JSONDecodeError as exc:
+        whole, broken = None, exc
     if isinstance(whole, list):
         return whole
-    if isinstance(whole, dict) and "associations" in whole:
-        items: object = whole["associations"]
+    if isinstance(whole, dict):  # the HTTP body, or one claim (pretty-printed or not)
+        items: object = whole.get("associations", whole)
         return items if isinstance(items, list) else [items]
+    if broken is not None and not _json(stripped.splitlines()[0]):
+        # one JSON document over several lines (its first is no JSON alone): its error and place
+        problem = f"not JSON: {broken.msg} (line {broken.lineno}, column {broken.colno})"
+        raise InvalidInput(f"{where} is not valid JSON", issues=[Issue(where, problem)])
     out: list[object] = []
     issues: list[Issue] = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -52,6 +57,14 @@ def read_claims(text: str, where: str) -> list[object]:
     if issues:
         raise InvalidInput(f"{where} is neither JSON nor JSON Lines", issues=issues)
     return out
+
+
+def _json(line: str) -> bool:
+    try:
+        json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    return True
 
 
 @associations_app.command("add")
