@@ -212,7 +212,8 @@ def test_the_presets_read_at_start_serve_every_recall(tmp_path: Path) -> None:
         tmp_path,
         '[presets.small]\nbudget = 300\ncontexts = ["desk"]\ntemplate = "t.j2"\n'
         '[presets.gone]\ncontexts = ["attic"]\n'
-        '[presets.odd]\ncontexts = ["desk"]\ntemplate = "odd.j2"\n',
+        '[presets.odd]\ncontexts = ["desk"]\ntemplate = "odd.j2"\n'
+        '[presets.mapped]\ncontexts = ["desk"]\noverview = true\n',
     )
     (tmp_path / "t.j2").write_text("Q: {{ question }}", encoding="utf-8")
     (tmp_path / "odd.j2").write_text("{{ question }}\n{{ answer.text }}", encoding="utf-8")
@@ -242,6 +243,10 @@ def test_the_presets_read_at_start_serve_every_recall(tmp_path: Path) -> None:
             with pytest.raises(TemplateError) as broken:
                 call()
             assert [i.path for i in broken.value.issues] == ["template:2"]
+        mapped = svc.recall(user, RecallRequest("what is on the desk today?", preset="mapped"))
+        assert "Overview:" in mapped.rendered and "lamp" in mapped.rendered
+        hello = svc.recall(user, RecallRequest("hi there", preset="mapped"))  # a trivial turn
+        assert hello.trace.gate is not None and "Overview" not in hello.rendered
         plain = svc.explain_recall(user, replace(odd, preset="small"), Expected("desk", "lamp"))
         assert plain.verdict == "served"
         # the source's context defaults to the one context read: the preset's, here

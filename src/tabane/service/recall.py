@@ -161,7 +161,7 @@ class RecallService(ServiceBase):
                 )
             block = (
                 overview.corpus_map(session, [c.id for c in reached], ready.preset.overview_chars)
-                if ready.preset.overview
+                if ready.preset.overview and ready.gated is None  # a trivial turn: no evidence
                 else None
             )
         items = order.served(outcome.placed) if outcome else []
