@@ -5,7 +5,10 @@ Pure and deterministic. A turn is trivial when
 - it is short: under MIN_WEIGHT, counting a character of CJK, kana or Hangul as CJK_WEIGHT and
   any other character (spaces between words included) as 1: "trivial_turn: too short";
 - or it is made only of greetings, thanks and acknowledgements (with fillers such as "so much",
-  "everyone", "ございます" around at least one of them): "trivial_turn: greeting or thanks".
+  "everyone", "ございます" around at least one of them), where a greeting, thanks or farewell
+  may be followed by one other word, the person it addresses ("thanks, Hannah", "hi tom, how's it
+  going"), that is not a question word: "trivial_turn: greeting or thanks". An acknowledgement
+  opens no such slot: "yes, postgres" answers something.
 
 Both sides are compared in one form: NFKC, case folding, katakana → hiragana, apostrophes and the
 long-vowel mark dropped, other punctuation and symbols as spaces, a letter repeated three or more
@@ -54,7 +57,9 @@ ok okay okey okie k kk alright all-right sure yes yeah yea yep yup no nope nah
 got-it gotcha understood noted roger roger-that ack will-do makes-sense i-see
 cool nice great awesome perfect excellent wonderful fine good neat sweet lovely
 sounds-good looks-good lgtm np no-problem no-worries youre-welcome you-are-welcome
-bye goodbye good-bye bye-bye see-you see-ya cya later ttyl take-care
+bye goodbye good-bye bye-bye see-you see-ya cya later ttyl take-care see-you-soon
+how-are-you how-are-you-doing how-is-it-going hows-it-going how-are-things whats-up sup
+welcome-back nice-to-meet-you good-to-see-you
 lol haha hahaha hehe wow oh ah hmm sorry my-bad welcome
 こんにちは こんにちわ こんばんは こんばんわ おはよう おはようございます やあ もしもし はじめまして
 ありがとう ありがと ありがとうございます ありがとうございました どうも どうもありがとう さんきゅ
@@ -70,24 +75,40 @@ lol haha hahaha hehe wow oh ah hmm sorry my-bad welcome
 # Words that may stand beside a core phrase but do not make a turn trivial on their own.
 _FILLER = """
 there all everyone everybody folks guys team again so much very a-lot a-bunch
-really indeed then for that this the it you your help just and too as always
+really indeed then for that this the it you your help just and too as always today tomorrow
 です ます ました でした ございます ございました ね よ な さん みなさん 皆さん 皆様 本当に ほんとに
 とても どうも
 """
 
 
+# The core phrases a name may follow (greetings, thanks, farewells; not "yes" or "ok").
+_ADDRESSING = """
+hi hello hey hiya heya yo howdy greetings good-morning good-afternoon good-evening good-night
+good-day morning evening thanks thank-you thankyou thx thanx ty cheers many-thanks bye goodbye
+good-bye bye-bye see-you see-ya cya take-care see-you-soon welcome welcome-back how-are-you
+how-are-you-doing how-is-it-going hows-it-going nice-to-meet-you good-to-see-you sorry
+"""
+# Words that cannot be the person a greeting addresses: "ok, why?" asks something.
+_QUESTION_WORDS = """
+who whom whose what which when where why how whether is are was were do does did can could will
+would shall should may might must not
+"""
+_ASKING = frozenset(_QUESTION_WORDS.split())
+
+
 @cache
-def _phrases() -> dict[str, tuple[tuple[str, bool], ...]]:
-    """First character -> (normalized phrase, is core), longest first."""
-    out: dict[str, bool] = {}
-    for words, core in ((_FILLER, False), (_CORE, True)):
+def _phrases() -> dict[str, tuple[tuple[str, bool, bool], ...]]:
+    """First character -> (normalized phrase, is core, may address someone), longest first."""
+    out: dict[str, tuple[bool, bool]] = {}
+    for words, core, addressing in ((_FILLER, 0, 0), (_CORE, 1, 0), (_ADDRESSING, 1, 1)):
         for word in words.split():
             key = _form(word.replace("-", " "))
             if key:
-                out[key] = out.get(key, False) or core
-    by_first: dict[str, list[tuple[str, bool]]] = {}
-    for key, core in sorted(out.items(), key=lambda kv: (-len(kv[0]), kv[0])):
-        by_first.setdefault(key[0], []).append((key, core))
+                was = out.get(key, (False, False))
+                out[key] = (was[0] or bool(core), was[1] or bool(addressing))
+    by_first: dict[str, list[tuple[str, bool, bool]]] = {}
+    for key, (core, addressing) in sorted(out.items(), key=lambda kv: (-len(kv[0]), kv[0])):
+        by_first.setdefault(key[0], []).append((key, core, addressing))
     return {first: tuple(items) for first, items in by_first.items()}
 
 
@@ -123,11 +144,12 @@ def _wordy(ch: str) -> bool:
 
 
 def _greeting(form: str) -> bool:
-    """Whether `form` is a sequence of phrases on word boundaries with at least one core one."""
+    """Whether `form` is a sequence of phrases on word boundaries with at least one core one,
+    where a greeting (and the fillers after it) may be followed by one addressee word."""
     n = len(form)
-    # reach[i]: the set of "seen a core phrase" flags with which position i can be reached.
-    reach: list[set[bool]] = [set() for _ in range(n + 1)]
-    reach[0].add(False)
+    # reach[i]: the states (a core phrase seen, an addressee may follow) reaching position i
+    reach: list[set[tuple[bool, bool]]] = [set() for _ in range(n + 1)]
+    reach[0].add((False, False))
     for i in range(n):
         if not reach[i]:
             continue
@@ -136,11 +158,20 @@ def _greeting(form: str) -> bool:
             continue
         if i > 0 and _wordy(form[i - 1]) and _wordy(form[i]):
             continue  # inside a word: no phrase may start here
-        for phrase, core in _phrases().get(form[i], ()):
+        for phrase, core, addressing in _phrases().get(form[i], ()):
             end = i + len(phrase)
             if not form.startswith(phrase, i):
                 continue
             if end < n and _wordy(form[end - 1]) and _wordy(form[end]):
                 continue  # the phrase would end inside a word
-            reach[end] |= {flag or core for flag in reach[i]}
-    return True in reach[n]
+            # a greeting opens the addressee's slot, a filler keeps it, "ok" or "yes" shuts it
+            reach[end] |= {
+                (seen or core, addressing or (slot and not core)) for seen, slot in reach[i]
+            }
+        if any(slot for _, slot in reach[i]) and form[i].isalpha() and _wordy(form[i]):
+            end = i
+            while end < n and _wordy(form[end]):
+                end += 1
+            if form[i:end].isalpha() and form[i:end] not in _ASKING:  # the one addressed
+                reach[end].add((True, False))
+    return any(seen for seen, _ in reach[n])
