@@ -160,3 +160,30 @@ def test_explain_names_the_closing_claim_only_to_whoever_may_read_it(
     hidden = svc.explain_recall(bob, ask, Expected(claim=shared))
     assert hidden.verdict == "closed" and f"claim {fixed}" not in hidden.detail
     assert hidden.detail.startswith("superseded at ")
+
+
+def test_a_correction_from_before_a_note_began_leaves_it_valid_for_no_time(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    """The closed note ends where the correction begins, but never before its own start: an end
+    before the start is an interval no input may give, and windowed reads would misread it."""
+    old = svc.remember(user, context, {"text": "Ravi lives in Pune.", "valid_from": "2024-06-01"})
+    svc.remember(
+        user,
+        context,
+        {"text": "Ravi lives in Oslo.", "valid_from": "2024-01-01", "closes": [old]},
+    )
+    later = svc.remember(
+        user, context, {"text": "Ravi works in Bergen.", "valid_from": "2024-03-01"}
+    )
+    svc.remember(
+        user,
+        context,
+        {"text": "Ravi works in Oslo.", "valid_from": "2030-01-01", "closes": [later]},
+    )
+    everything = {m.id: m for m in svc.memories(user, context, include_closed=True).memories}
+    assert everything[old].valid_until == everything[old].valid_from  # not 2024-01-01
+    assert everything[old].valid_until.isoformat().startswith("2024-06-01")
+    # a correction from the future closes the note in the record now; it stays valid until then
+    assert everything[later].close_reason == "superseded"
+    assert everything[later].valid_until.isoformat().startswith("2030-01-01")

@@ -212,8 +212,10 @@ def _supersede(
             old.close_reason = "superseded"
             old.closed_by = claim_id
             old.valid_until_before = old.valid_until
-            # ends where the correction begins, unless it had ended before
-            old.valid_until = func.least(old.valid_until, claim.valid_from or func.now())
+            # ends where the correction begins, unless it had ended before; never before it
+            # began (a correction from before then leaves it valid for no time)
+            ends = func.least(old.valid_until, claim.valid_from or func.now())
+            old.valid_until = func.greatest(old.valid_from, ends)  # NULL: no start to keep
         session.flush()
         closed += len(earlier)
         _renet_claims(session, ctx.id, earlier)
