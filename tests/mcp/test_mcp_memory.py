@@ -33,6 +33,26 @@ def test_remember_and_working_memory(
         )  # fmt: skip
         notes = await ok(c, "list_memories", {"context": context})
         assert [m["id"] for m in notes["memories"]] == [second["id"]]
+        history = await ok(c, "list_memories", {"context": context, "include_closed": True})
+        assert [m["id"] for m in history["memories"]] == [second["id"], first["id"]]
+        assert history["memories"][1]["close_reason"] == "superseded"
+        # every field the guide names: attribution, role, perspective, valid time
+        full = await ok(
+            c,
+            "remember",
+            {"context": context, "text": "Ravi thinks Zion is too hot.", "kind": "opinion",
+             "speaker": "Hannah", "perspective": "Ravi", "role": "friend", "source": "chat:42",
+             "valid_from": "2024-05-01T00:00:00Z", "valid_until": "2024-09-01T00:00:00Z"},
+        )  # fmt: skip
+        [note] = [
+            m
+            for m in (await ok(c, "list_memories", {"context": context}))["memories"]
+            if m["id"] == full["id"]
+        ]
+        assert (note["perspective"], note["role"], note["source"]) == ("Ravi", "friend", "chat:42")
+        assert note["valid_until"].startswith("2024-09-01")
+        await err(c, "remember", {"context": context, "text": "x", "paragraph": 0}, "invalid_input",
+                  "paragraph")  # fmt: skip
         for i in range(3):
             turn = await ok(c, "add_turn", {"session": name, "text": f"t{i}", "speaker": "Ravi"})
             assert turn["seq"] == i + 1
@@ -46,6 +66,12 @@ def test_remember_and_working_memory(
         await err(c, "add_turn", {"session": name, "text": "x", "scopes": ["org:nobody"]},
                   "forbidden", "scopes")  # fmt: skip
         await err(c, "recent_turns", {"session": unique("none")}, "no_session")
+        listed = await ok(c, "list_sessions", {})
+        assert {(x["name"], x["turns"]) for x in listed["sessions"]} >= {(name, 3), (shared, 1)}
+        gone = await ok(c, "delete_session", {"session": f" {name} "})
+        assert gone == {"deleted": name, "turns": 3}
+        await err(c, "delete_session", {"session": name}, "no_session")
+        assert name not in {x["name"] for x in (await ok(c, "list_sessions", {}))["sessions"]}
         forged: Any = await c.call_tool(
             "remember", {"context": context, "text": "x", "user": "root"}
         )

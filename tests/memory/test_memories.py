@@ -101,6 +101,15 @@ def test_bad_memories_write_nothing(
         with pytest.raises(TabaneError) as found:
             svc.remember(user, context, fields)
         assert [i.path for i in found.value.issues] == [path]
+    for page, path in (
+        ({"after": "5"}, "after"),
+        ({"after": 2.5}, "after"),
+        ({"author": 5}, "author"),
+        ({"include_closed": "yes"}, "include_closed"),
+    ):
+        with pytest.raises(InvalidInput) as err:  # a Python caller's wrong type: named, not a crash
+            svc.memories(user, context, **page)
+        assert [i.path for i in err.value.issues] == [path]
     with pytest.raises(NoContext):
         svc.remember(make_user(), context, {"text": "not yours"})
     assert svc.memories(user, context).memories == []

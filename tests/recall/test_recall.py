@@ -106,6 +106,10 @@ def test_bad_requests_are_refused_with_their_field(svc: Tabane, user, context):
         (RecallRequest("kettle", (context,), budget=0), "budget"),
         (RecallRequest("kettle", (context,), budget=10**9), "budget"),
         (RecallRequest("kettle", ()), "contexts"),
+        # Python callers get the same checks as the wire's schemas: no truthy strings, and a
+        # bare name is not read letter by letter
+        (RecallRequest("kettle descaling", (context,), force="no"), "force"),  # type: ignore[arg-type]
+        (RecallRequest("kettle descaling", context), "contexts"),  # type: ignore[arg-type]
     ]:
         with pytest.raises(InvalidInput) as err:
             svc.recall(user, request)

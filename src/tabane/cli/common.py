@@ -7,7 +7,7 @@ import re
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import wraps
 from typing import Any, ParamSpec, TypeVar
@@ -15,7 +15,7 @@ from typing import Any, ParamSpec, TypeVar
 import typer
 
 from tabane.config import Settings
-from tabane.errors import TabaneError
+from tabane.errors import Issue, TabaneError
 from tabane.service import Tabane
 from tabane.types import Principal, to_plain
 
@@ -60,6 +60,25 @@ def fail(exc: TabaneError) -> None:
         typer.echo(f"  {issue.path}: {issue.problem}", err=True)
     if exc.written != "nothing":
         typer.echo(f"  written: {exc.written}", err=True)
+
+
+def as_option(path: str, options: Mapping[str, str]) -> str:
+    """A service's issue path as the command's option that carried the field (`valid_from` is
+    `--valid-from`, `expected.claim` `--explain-claim`); longer fields are listed first."""
+    for field, option in options.items():
+        if path == field or path.startswith((f"{field}[", f"{field}.")):
+            return option
+    return path
+
+
+@contextmanager
+def named_as(options: Mapping[str, str]) -> Iterator[None]:
+    """Within the block, a TabaneError's issues name this command's options, not the fields."""
+    try:
+        yield
+    except TabaneError as exc:
+        exc.issues = tuple(Issue(as_option(i.path, options), i.problem) for i in exc.issues)
+        raise
 
 
 def handled(fn: Callable[P, R]) -> Callable[P, R]:

@@ -1,4 +1,5 @@
-"""`tabane remember` and `tabane sessions …`: remembered notes and working memory."""
+"""`tabane remember`, `tabane memories` and `tabane sessions …`: remembered notes and working
+memory. An issue names the option you typed (`--valid-from`), not the request's field."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
-from tabane.cli.common import emit, handled, service
+from tabane.cli.common import emit, handled, named_as, service
+from tabane.memory.sessions import check_session_name
 from tabane.types import parse_date
 
 sessions_app = typer.Typer(
@@ -14,6 +16,36 @@ sessions_app = typer.Typer(
 )
 Opt = typer.Option
 Arg = typer.Argument
+Scope = Annotated[list[str] | None, Opt("--scope", help="scope (repeat for a set)")]
+
+# Each field a note takes, as the option that gives it (the wire's `text` is the argument).
+NOTE_OPTIONS = {
+    "valid_from": "--valid-from",
+    "valid_until": "--valid-until",
+    "perspective": "--perspective",
+    "paragraph": "--paragraph",
+    "speaker": "--speaker",
+    "subject": "--subject",
+    "closes": "--closes",
+    "object": "--object",
+    "source": "--source",
+    "weight": "--weight",
+    "scopes": "--scope",
+    "label": "--label",
+    "kind": "--kind",
+    "role": "--role",
+    "text": "TEXT",
+}
+TURN_OPTIONS = {
+    "speaker": "--speaker",
+    "session": "SESSION",
+    "scopes": "--scope",
+    "hours": "--hours",
+    "last": "--last",
+    "role": "--role",
+    "text": "TEXT",
+    "at": "--at",
+}
 
 
 @handled
@@ -28,25 +60,56 @@ def remember(
     label: Annotated[str | None, Opt(help="optional triple: label")] = None,
     obj: Annotated[str | None, Opt("--object", help="optional triple: object")] = None,
     weight: Annotated[float | None, Opt(help="the triple's weight (negative: not)")] = None,
+    role: Annotated[str | None, Opt(help="the speaker's role, as you name it")] = None,
+    perspective: Annotated[
+        str | None, Opt(help="whose view a personal note is (default: the speaker's)")
+    ] = None,
+    source: Annotated[str | None, Opt(help="where it comes from: a source_id or a label")] = None,
+    paragraph: Annotated[int | None, Opt(help="the source's paragraph it is attributed to")] = None,
     valid_from: Annotated[str | None, Opt(help="ISO 8601: when it starts to hold")] = None,
+    valid_until: Annotated[str | None, Opt(help="ISO 8601: when it stops holding")] = None,
     closes: Annotated[list[int] | None, Opt(help="id of a note this corrects (repeat)")] = None,
+    scope: Scope = None,
 ) -> None:
     """Remember a note with its speaker's perspective; prints its id.
     Example: tabane remember family "I moved to Montana." --speaker Hannah --kind experience"""
+    given = {
+        "subject": subject,
+        "label": label,
+        "object": obj,
+        "weight": weight,
+        "role": role,
+        "perspective": perspective,
+        "source": source,
+        "paragraph": paragraph,
+        "valid_from": valid_from,
+        "valid_until": valid_until,
+        "closes": closes or None,
+    }
     fields: dict[str, Any] = {"text": text, "kind": kind}
-    for key, value in (
-        ("subject", subject),
-        ("label", label),
-        ("object", obj),
-        ("weight", weight),
-        ("valid_from", valid_from),
-    ):
-        if value is not None:
-            fields[key] = value
-    if closes:
-        fields["closes"] = closes
-    with service() as (svc, user):
-        emit({"id": svc.remember(user, context, fields, speaker=speaker)})
+    fields.update({key: value for key, value in given.items() if value is not None})
+    with service() as (svc, user), named_as(NOTE_OPTIONS):
+        emit({"id": svc.remember(user, context, fields, speaker=speaker, scopes=scope)})
+
+
+@handled
+def memories(
+    context: Annotated[str, Arg(help="the context whose notes to list")],
+    author: Annotated[str | None, Opt(help="only this speaker's notes")] = None,
+    include_closed: Annotated[
+        bool, Opt("--include-closed", help="also the notes a correction closed")
+    ] = False,
+    limit: Annotated[int, Opt(help="notes per page (1..200)")] = 50,
+    after: Annotated[int | None, Opt(help="`next_after` of the previous page")] = None,
+) -> None:
+    """List a context's remembered notes you can see, newest first.
+    Example: tabane memories family --author Hannah --include-closed"""
+    options = {"author": "--author", "limit": "--limit", "after": "--after"}
+    with service() as (svc, user), named_as(options):
+        page = svc.memories(
+            user, context, author=author, include_closed=include_closed, limit=limit, after=after
+        )
+        emit(page)
 
 
 @sessions_app.command("add")
@@ -57,13 +120,13 @@ def add(
     speaker: Annotated[str | None, Opt(help="who said it (default: you)")] = None,
     role: Annotated[str, Opt(help="user, assistant, system or tool")] = "user",
     at: Annotated[str | None, Opt(help="ISO 8601: when it was said (default: now)")] = None,
+    scope: Scope = None,
 ) -> None:
-    """Append a turn to a session.
-    Example: tabane sessions add trip "Greetings from the canyon!" --speaker Hannah"""
-    with service() as (svc, user):
-        emit(
-            svc.add_turn(user, session, text, speaker=speaker, role=role, at=parse_date(at, "--at"))
-        )
+    """Append a turn to a session; `--scope` opens a new session under those scopes (default:
+    yours). Example: tabane sessions add trip "Greetings from the canyon!" --speaker Hannah"""
+    with service() as (svc, user), named_as(TURN_OPTIONS):
+        when = parse_date(at, "at")
+        emit(svc.add_turn(user, session, text, speaker=speaker, role=role, at=when, scopes=scope))
 
 
 @sessions_app.command("show")
@@ -75,7 +138,7 @@ def show(
 ) -> None:
     """Print a session's working memory, oldest turn first.
     Example: tabane sessions show trip --last 10"""
-    with service() as (svc, user):
+    with service() as (svc, user), named_as(TURN_OPTIONS):
         emit({"turns": svc.turns(user, session, last=last, hours=hours)})
 
 
@@ -93,5 +156,6 @@ def list_() -> None:
 def delete(session: Annotated[str, Arg(help="your session's name")]) -> None:
     """Delete a session with all its turns.
     Example: tabane sessions delete trip"""
-    with service() as (svc, user):
-        emit({"deleted": session, "turns": svc.delete_session(user, session)})
+    with service() as (svc, user), named_as(TURN_OPTIONS):
+        turns = svc.delete_session(user, session)
+        emit({"deleted": check_session_name(session), "turns": turns})

@@ -4,14 +4,12 @@ its explain twin."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Annotated
 
 import typer
 
-from tabane.cli.common import emit, handled, service, shown
-from tabane.errors import InvalidInput, Issue, TabaneError
+from tabane.cli.common import emit, handled, named_as, service, shown
+from tabane.errors import InvalidInput, Issue
 from tabane.recall.explain import Expected
 from tabane.recall.plan import RecallRequest
 from tabane.recall.result import RecallTrace
@@ -69,7 +67,7 @@ def recall(
         force=force,
         semantic_floor=floor,
     )
-    with _named_as_options():
+    with named_as(OPTIONS):
         expected = _expected(contexts, group, explain, paragraph, explain_context, explain_claim)
         with service() as (svc, user):
             if expected is not None:
@@ -101,23 +99,6 @@ OPTIONS = {
     "preset": "--preset",
     "session": "--session",
 }
-
-
-def _option(path: str) -> str:
-    for field, option in OPTIONS.items():  # the longer fields first
-        if path == field or path.startswith((f"{field}[", f"{field}.")):
-            return option
-    return path
-
-
-@contextmanager
-def _named_as_options() -> Iterator[None]:
-    """The service's issues at this command's options: `--floor`, not `semantic_floor`."""
-    try:
-        yield
-    except TabaneError as exc:
-        exc.issues = tuple(Issue(_option(i.path), i.problem) for i in exc.issues)
-        raise
 
 
 def _expected(

@@ -9,10 +9,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from tabane.mcp.arguments import Args, ContextArg, Scopes
+from tabane.mcp.arguments import Args, ContextArg, NoArgs, Scopes
 from tabane.mcp.registry import tool
 from tabane.memory.memories import MemoryPage
-from tabane.memory.sessions import Turn
+from tabane.memory.sessions import SessionInfo, Turn, check_session_name
 from tabane.service import Tabane
 from tabane.types import Principal, parse_date
 
@@ -34,7 +34,18 @@ class RememberArgs(Args):
     label: Annotated[str | None, Field(description="Optional triple: the label.")] = None
     object: Annotated[str | None, Field(description="Optional triple: resolve it first.")] = None
     weight: Annotated[float | None, Field(description="The triple's weight; < 0 means not.")] = None
+    role: Annotated[str | None, Field(description="The speaker's role, as you name it.")] = None
+    perspective: Annotated[
+        str | None, Field(description="Whose view a personal note is (default: the speaker's).")
+    ] = None
+    source: Annotated[
+        str | None, Field(description="Where it comes from: a source_id, or any label.")
+    ] = None
+    paragraph: Annotated[
+        int | None, Field(description="The source's paragraph it is attributed to.")
+    ] = None
     valid_from: Annotated[str | None, Field(description="ISO 8601: when it starts.")] = None
+    valid_until: Annotated[str | None, Field(description="ISO 8601: when it stops.")] = None
     closes: Annotated[
         list[int],
         Field(default_factory=list, description="Ids of earlier notes this one corrects."),
@@ -72,6 +83,24 @@ class MemoriesArgs(Args):
     author: Annotated[str | None, Field(description="Only this speaker's notes.")] = None
     limit: Annotated[int, Field(ge=1, le=200, description="Notes per page.")] = 50
     after: Annotated[int | None, Field(description="`next_after` of the previous page.")] = None
+    include_closed: Annotated[
+        bool, Field(description="Also the notes a correction closed (their history).")
+    ] = False
+
+
+class SessionArgs(Args):
+    session: Annotated[str, Field(description="Your session's name.")]
+
+
+@dataclass(frozen=True)
+class SessionList:
+    sessions: list[SessionInfo]
+
+
+@dataclass(frozen=True)
+class SessionDeleted:
+    deleted: str
+    turns: int
 
 
 @dataclass(frozen=True)
@@ -126,5 +155,19 @@ def recent_turns(svc: Tabane, user: Principal, a: TurnsArgs) -> TurnList:
 
 @tool("read")
 def list_memories(svc: Tabane, user: Principal, a: MemoriesArgs) -> MemoryPage:
-    """The remembered notes of a context you can see, newest first (current ones only)."""
-    return svc.memories(user, a.context, author=a.author, limit=a.limit, after=a.after)
+    """The remembered notes of a context you can see, newest first: the current ones, or with
+    `include_closed` also those a correction closed."""
+    return svc.memories(user, a.context, **a.model_dump(exclude={"context"}))
+
+
+@tool("read")
+def list_sessions(svc: Tabane, user: Principal, a: NoArgs) -> SessionList:
+    """Your sessions, most recently used first, with their turn counts."""
+    return SessionList(svc.list_sessions(user))
+
+
+@tool("destroy")
+def delete_session(svc: Tabane, user: Principal, a: SessionArgs) -> SessionDeleted:
+    """Delete one of your sessions with all its turns."""
+    turns = svc.delete_session(user, a.session)
+    return SessionDeleted(check_session_name(a.session), turns)

@@ -126,10 +126,16 @@ def list_memories(
     issues: list[Issue] = []
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
         issues.append(Issue("limit", f"1..{MAX_PAGE}"))
-    if after is not None and (isinstance(after, bool) or not 1 <= after <= MAX_INT8):
+    if after is not None and (
+        isinstance(after, bool) or not isinstance(after, int) or not 1 <= after <= MAX_INT8
+    ):
         issues.append(Issue("after", f"a claim id in 1..{MAX_INT8}"))
-    if author is not None and (problem := text_problem(author)):
+    if author is not None and not isinstance(author, str):
+        issues.append(Issue("author", "not text"))
+    elif author is not None and (problem := text_problem(author)):
         issues.append(Issue("author", problem))
+    if not isinstance(include_closed, bool):
+        issues.append(Issue("include_closed", "true or false"))
     if issues:
         raise InvalidInput("invalid page of memories", issues=issues)
     stmt = select(Claim).where(Claim.context_id == ctx.id, Claim.statement.is_not(None))

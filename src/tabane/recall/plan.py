@@ -129,6 +129,12 @@ class RecallRequest:
             issues.append(Issue("semantic_floor", f"{self.semantic_floor!r} not in [-1, 1]"))
         if self.plan not in PLANS:
             issues.append(Issue("plan", f"choose from {sorted(PLANS)}"))
+        if not isinstance(self.force, bool):  # "no" would read as true
+            issues.append(Issue("force", f"{self.force!r} not true or false"))
+        for field in ("contexts", "groups"):  # a bare name would be read letter by letter
+            names = getattr(self, field)
+            if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
+                issues.append(Issue(field, "a list of names"))
         for field in ("session", "speaker", "preset"):
             value = getattr(self, field)
             if value is not None and (not isinstance(value, str) or not value.strip()):
