@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tabane.errors import InvalidInput
+from tabane.errors import InvalidInput, Issue
 from tabane.evaluation.corpora import CORPORA, select_files
 from tabane.evaluation.docs_eval import run_docs_eval
 from tabane.service import Tabane
@@ -96,6 +96,14 @@ def test_a_missing_relevant_file_fails_the_run_clearly(svc: Tabane, user, tmp_pa
     assert [(i.path, i.problem) for i in err.value.issues] == [
         ("relevant", f"t-4: gone.txt does not exist under {root}")
     ]
+
+
+def test_an_unknown_plan_is_refused_by_name_before_anything_is_read(svc: Tabane, user, tmp_path):
+    with pytest.raises(InvalidInput) as err:
+        run_docs_eval(svc, user, tmp_path / "none.jsonl", tmp_path, plans=("bm25", "bogus"))
+    assert err.value.message == "unknown plan 'bogus'"
+    [issue] = err.value.issues
+    assert issue == Issue("plans", "unknown plan 'bogus'; known: fused, bm25, vector")
 
 
 def test_set_and_count_problems_are_reported(svc: Tabane, user, tmp_path):

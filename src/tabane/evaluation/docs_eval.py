@@ -15,6 +15,7 @@ from tabane.errors import EmptyDocument, InvalidInput, Issue, TabaneError
 from tabane.evaluation import questions as qs
 from tabane.evaluation.corpora import corpus, select_files
 from tabane.evaluation.metrics import Scores, documents
+from tabane.evaluation.options import choices, refuse
 from tabane.ingest.documents import DocumentInput
 from tabane.search.plan import MAX_LIMIT, SearchRequest
 from tabane.service import Tabane
@@ -81,11 +82,11 @@ def run_docs_eval(
     """Ingest the corpus (unchanged files are skipped), wait for its embeddings, check the
     harness invariants, then score every question under every plan."""
     say = progress or (lambda _msg: None)
-    unknown = [p for p in plans if p not in PLANS]
-    if unknown or not plans:
-        raise InvalidInput("unknown plan", issues=[Issue("plans", f"choose from {list(PLANS)}")])
+    refuse(choices("plans", "plan", plans, PLANS))
     if not corpus_root.is_dir():
-        raise InvalidInput(f"{corpus_root} is not a folder", issues=[Issue("corpus_root", "")])
+        raise InvalidInput(
+            f"{corpus_root} is not a folder", issues=[Issue("corpus_root", "not a folder")]
+        )
     questions, problems = qs.load(set_path)
     spec = corpus(questions[0].corpus)
     name = context or spec.name
