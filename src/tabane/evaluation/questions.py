@@ -86,11 +86,9 @@ def _grade(qid: str, doc: str, grade: Any) -> int:
     return grade
 
 
-def missing_relevant(
-    questions: list[Question], root: Path, selected: set[str], stored: set[str]
-) -> list[str]:
-    """Every relevant path must exist under the root, belong to the corpus and be stored;
-    anything else is a harness bug, not a retrieval miss."""
+def missing_relevant(questions: list[Question], root: Path, selected: set[str]) -> list[str]:
+    """Every relevant path must exist under the root and belong to the corpus; anything else is
+    a harness bug, not a retrieval miss. Checked before anything is ingested."""
     out: list[str] = []
     for q in questions:
         for doc in sorted(q.relevant):
@@ -98,6 +96,14 @@ def missing_relevant(
                 out.append(f"{q.id}: {doc} does not exist under {root}")
             elif doc not in selected:
                 out.append(f"{q.id}: {doc} is not selected by the corpus rule")
-            elif doc not in stored:
-                out.append(f"{q.id}: {doc} was not ingested")
     return out
+
+
+def not_stored(questions: list[Question], stored: set[str]) -> list[str]:
+    """The relevant paths the ingest did not store (an empty or unreadable page)."""
+    return [
+        f"{q.id}: {doc} was not ingested"
+        for q in questions
+        for doc in sorted(q.relevant)
+        if doc not in stored
+    ]
