@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tabane.errors import InvalidInput
+from tabane.errors import InvalidInput, Issue
 from tabane.evaluation.corpora import CORPORA, select_files
 from tabane.evaluation.docs_eval import run_docs_eval
 from tabane.service import Tabane
@@ -88,14 +88,45 @@ def test_a_plan_whose_lane_cannot_run_says_so(svc: Tabane, user, tmp_path):
     assert report.plans[0].scores.ndcg10 == 0.0
 
 
-def test_a_missing_relevant_file_fails_the_run_clearly(svc: Tabane, user, tmp_path):
+def test_a_missing_relevant_file_fails_the_run_clearly_before_any_ingest(
+    svc: Tabane, user, tmp_path
+):
     bad = [*QUESTIONS, {"id": "t-4", "question": "tea", "relevant": {"gone.txt": 2}}]
     set_path, root = _corpus(tmp_path, questions=bad)
+    context = unique("eval")
     with pytest.raises(InvalidInput) as err:
-        run_docs_eval(svc, user, set_path, root, context=unique("eval"), plans=("bm25",))
+        run_docs_eval(svc, user, set_path, root, context=context, plans=("bm25",))
     assert [(i.path, i.problem) for i in err.value.issues] == [
         ("relevant", f"t-4: gone.txt does not exist under {root}")
     ]
+    assert err.value.written == "nothing"
+    assert context not in {c.name for c in svc.list_contexts(user)}
+
+
+def test_a_relevant_page_the_ingest_did_not_store_says_what_was_written(
+    svc: Tabane, user, tmp_path
+):
+    bad = [*QUESTIONS, {"id": "t-4", "question": "tea", "relevant": {"blank.txt": 2}}]
+    set_path, root = _corpus(tmp_path, questions=bad)
+    (root / "blank.txt").write_text("  \n")
+    context = unique("eval")
+    with pytest.raises(InvalidInput) as err:
+        run_docs_eval(svc, user, set_path, root, context=context, plans=("bm25",))
+    assert [(i.path, i.problem) for i in err.value.issues] == [
+        ("relevant", "t-4: blank.txt was not ingested")
+    ]
+    assert err.value.written == (
+        f"context {context!r} created; the corpus ingested into context {context!r}: "
+        "6 created, 1 empty of 7 files"
+    )
+
+
+def test_an_unknown_plan_is_refused_by_name_before_anything_is_read(svc: Tabane, user, tmp_path):
+    with pytest.raises(InvalidInput) as err:
+        run_docs_eval(svc, user, tmp_path / "none.jsonl", tmp_path, plans=("bm25", "bogus"))
+    assert err.value.message == "unknown plan 'bogus'"
+    [issue] = err.value.issues
+    assert issue == Issue("plans", "unknown plan 'bogus'; known: fused, bm25, vector")
 
 
 def test_set_and_count_problems_are_reported(svc: Tabane, user, tmp_path):

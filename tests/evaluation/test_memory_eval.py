@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from tabane.errors import InvalidInput
+from tabane.evaluation.graph_eval import run_graph_eval
 from tabane.evaluation.memory_eval import lang_of, render, run_memory_eval
 from tabane.evaluation.memory_set import Conversation, MemSession, MemTurn, install
 from tabane.evaluation.recall_eval import render_graph, run_docs_recall, run_graph_recall
@@ -184,3 +188,46 @@ def test_docs_questions_through_recall_score_served_paragraphs(
     report = run_docs_recall(svc, user, path, context, plans=("maximal", "lexical_only"))
     for run in report.runs:
         assert run.scores.ndcg10 == 1.0 and run.rows[0].top10[0] == "kettle.html"
+
+
+def test_options_are_refused_by_name_before_anything_is_loaded(
+    svc: Tabane, user: Principal, tmp_path: Path
+) -> None:
+    memory = _write(tmp_path, "memory.json", MEMORY)
+    graph = _write(tmp_path, "graph.json", GRAPH_SET)
+    prefix = unique("o")
+    refused = [
+        (lambda: run_memory_eval(svc, user, memory, loadings=("bogus",), prefix=prefix),
+         "loadings", "unknown loading 'bogus'"),
+        (lambda: run_memory_eval(svc, user, memory, plans=("nope",), prefix=prefix),
+         "plans", "unknown plan 'nope'"),
+        (lambda: run_memory_eval(svc, user, memory, budget=0, prefix=prefix),
+         "budget", "budget 0 is not in 1..200000"),
+        (lambda: run_graph_eval(svc, user, graph, limit=-5, prefix=prefix),
+         "limit", "limit -5 is not in 1..1000"),
+        (lambda: run_graph_eval(svc, user, graph, limit=0, prefix=prefix),
+         "limit", "limit 0 is not in 1..1000"),
+        (lambda: run_graph_recall(svc, user, graph, plans=("maximal", "bogus"), prefix=prefix),
+         "plans", "unknown plan 'bogus'"),
+        (lambda: run_graph_recall(svc, user, graph, budget=0, prefix=prefix),
+         "budget", "budget 0 is not in 1..200000"),
+        (lambda: run_docs_recall(svc, user, tmp_path / "none.jsonl", "x", plans=("bogus",)),
+         "plans", "unknown plan 'bogus'"),
+    ]  # fmt: skip
+    for run, path, message in refused:
+        with pytest.raises(InvalidInput) as err:
+            run()
+        assert err.value.message == message
+        assert [i.path for i in err.value.issues] == [path]
+    assert not [c for c in svc.list_contexts(user) if c.name.startswith(prefix)]
+
+
+def test_a_budget_of_zero_is_not_the_default(svc: Tabane, user: Principal, tmp_path: Path) -> None:
+    context = unique("d")
+    svc.create_context(user, context)
+    path = tmp_path / "set.jsonl"
+    question = {"id": "x", "question": "kettle", "corpus": "adhoc", "relevant": {"k.html": 2}}
+    path.write_text(json.dumps(question) + "\n", encoding="utf-8")
+    assert run_docs_recall(svc, user, path, context, plans=("maximal",), budget=7).budget == 7
+    with pytest.raises(InvalidInput):
+        run_docs_recall(svc, user, path, context, plans=("maximal",), budget=0)

@@ -3,25 +3,83 @@
 from __future__ import annotations
 
 import json
+import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from tabane.cli.common import handled, service
+from tabane.errors import InvalidInput, Issue, TabaneError
 from tabane.evaluation.docs_eval import EvalReport, run_docs_eval
+from tabane.evaluation.graph_eval import check as check_graph
 from tabane.evaluation.graph_eval import render as render_graph
 from tabane.evaluation.graph_eval import run_graph_eval
+from tabane.evaluation.memory_eval import check as check_memory
 from tabane.evaluation.memory_eval import render as render_memory
 from tabane.evaluation.memory_eval import run_memory_eval
+from tabane.evaluation.recall_eval import check as check_recall
 from tabane.evaluation.recall_eval import render_docs as render_docs_recall
 from tabane.evaluation.recall_eval import render_graph as render_graph_recall
 from tabane.evaluation.recall_eval import run_docs_recall, run_graph_recall
 from tabane.types import to_plain
 
-eval_app = typer.Typer(help="Evaluate retrieval on graded question sets.", no_args_is_help=True)
+eval_app = typer.Typer(
+    help="Evaluate retrieval on graded question sets. Every command checks its options and reads "
+    "its set before it writes anything: an unknown plan or loading, a value out of range or a set "
+    "it could not score is invalid_input at that option or place in the set (docs/eval.md).",
+    short_help="Evaluate retrieval on graded question sets.",
+    no_args_is_help=True,
+)
 Opt = typer.Option
+OPTIONS = {
+    "plans": "--plan",
+    "loadings": "--loading",
+    "budget": "--budget",
+    "limit": "--limit",
+    "corpus_root": "--corpus-root",
+}
+
+
+@contextmanager
+def _named_as_options() -> Iterator[None]:
+    """The library's issues at this command's options: `--loading`, not `loadings`."""
+    try:
+        yield
+    except TabaneError as exc:
+        exc.issues = tuple(Issue(OPTIONS.get(i.path, i.path), i.problem) for i in exc.issues)
+        raise
+
+
+def _check_out(path: Path | None) -> None:
+    """Refuse a --json path the report could not be written to, before any work."""
+    if path is None:
+        return
+    folder = path.parent
+    if path.is_dir():
+        problem = "a folder"
+    elif not folder.is_dir():
+        problem = f"no folder {folder}"
+    elif not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        problem = "not writable"
+    else:
+        return
+    raise InvalidInput(f"cannot write the report to {path}", issues=[Issue("--json", problem)])
+
+
+def _write(path: Path, report: Any, written: str) -> None:
+    """Write the --json report; a failure says what the run had written (not the report)."""
+    try:
+        path.write_text(json.dumps(to_plain(report), ensure_ascii=False, indent=1) + "\n")
+    except OSError as exc:
+        raise InvalidInput(
+            f"cannot write the report to {path}: {exc.strerror}",
+            issues=[Issue("--json", str(path))],
+            written=f"{written}; not the report",
+        ) from None
 
 
 @eval_app.command("docs")
@@ -42,7 +100,10 @@ def docs(
         list[str] | None,
         Opt("--plan", help="also ask every question through recall under this plan (repeat)"),
     ] = None,
-    budget: Annotated[int | None, Opt("--budget", help="recall's token budget")] = None,
+    budget: Annotated[
+        int | None,
+        Opt("--budget", help="recall's token budget (1-200000; default TABANE_RECALL_BUDGET)"),
+    ] = None,
 ) -> None:
     """Score document-level nDCG@10, recall@5/@10 and MRR@10 of fused search beside BM25 alone
     and the dense lane alone, after ingesting the corpus (unchanged files are skipped) and
@@ -55,16 +116,19 @@ def docs(
         typer.echo(f"[{time.monotonic() - started:7.0f}s] {msg}", err=True)
 
     recalled = None
-    with service() as (svc, user):
-        report = run_docs_eval(svc, user, set_path, corpus_root, context=context, progress=say)
-        if plan:
-            recalled = run_docs_recall(
-                svc, user, set_path, report.context, plans=plan, budget=budget, progress=say
-            )
+    with _named_as_options():
+        check_recall(plan or ["maximal"], budget)
+        _check_out(json_out)
+        with service() as (svc, user):
+            report = run_docs_eval(svc, user, set_path, corpus_root, context=context, progress=say)
+            if plan:
+                recalled = run_docs_recall(
+                    svc, user, set_path, report.context, plans=plan, budget=budget, progress=say
+                )
     report.seconds["total"] = round(time.monotonic() - started, 1)
     if json_out is not None:
-        full = to_plain(report) if recalled is None else {"search": report, "recall": recalled}
-        json_out.write_text(json.dumps(to_plain(full), ensure_ascii=False, indent=1) + "\n")
+        full = report if recalled is None else {"search": report, "recall": recalled}
+        _write(json_out, full, f"the corpus in context {report.context!r}")
     typer.echo(render(report, per_question=per_question))
     if recalled is not None:
         typer.echo("\n" + render_docs_recall(recalled))
@@ -116,13 +180,18 @@ def graph(
     prefix: Annotated[
         str, Opt("--prefix", help="contexts are named PREFIX + the set's context name")
     ] = "eval-",
-    limit: Annotated[int, Opt("--limit", help="associations of evidence per question")] = 20,
+    limit: Annotated[
+        int, Opt("--limit", help="associations of evidence per question (1-1000)")
+    ] = 20,
     json_out: Annotated[Path | None, Opt("--json", help="also write the full report here")] = None,
     plan: Annotated[
         list[str] | None,
         Opt("--plan", help="also ask every question through recall under this plan (repeat)"),
     ] = None,
-    budget: Annotated[int | None, Opt("--budget", help="recall's token budget")] = None,
+    budget: Annotated[
+        int | None,
+        Opt("--budget", help="recall's token budget (1-200000; default TABANE_RECALL_BUDGET)"),
+    ] = None,
 ) -> None:
     """Load the graph set (passages as sources, associations attributed to their paragraphs,
     aliases) into fresh contexts — an existing PREFIX+name context is replaced — then score the
@@ -137,16 +206,20 @@ def graph(
         typer.echo(f"[{time.monotonic() - started:7.0f}s] {msg}", err=True)
 
     recalled = None
-    with service() as (svc, user):
-        report = run_graph_eval(svc, user, set_path, prefix=prefix, limit=limit, progress=say)
-        if plan:
-            recalled = run_graph_recall(
-                svc, user, set_path, plans=plan, prefix=prefix, budget=budget, load=False,
-                progress=say,
-            )  # fmt: skip
+    with _named_as_options():
+        check_graph(limit)
+        check_recall(plan or ["maximal"], budget)
+        _check_out(json_out)
+        with service() as (svc, user):
+            report = run_graph_eval(svc, user, set_path, prefix=prefix, limit=limit, progress=say)
+            if plan:
+                recalled = run_graph_recall(
+                    svc, user, set_path, plans=plan, prefix=prefix, budget=budget, load=False,
+                    progress=say,
+                )  # fmt: skip
     if json_out is not None:
-        full = to_plain(report) if recalled is None else {"pipeline": report, "recall": recalled}
-        json_out.write_text(json.dumps(to_plain(full), ensure_ascii=False, indent=1) + "\n")
+        full = report if recalled is None else {"pipeline": report, "recall": recalled}
+        _write(json_out, full, f"contexts {', '.join(prefix + n for n in report.loaded)}")
     typer.echo(render_graph(report))
     if recalled is not None:
         typer.echo("\n" + render_graph_recall(recalled))
@@ -164,7 +237,8 @@ def memory(
         Opt("--loading", help="turns | notes | documents | both (repeat; default notes)"),
     ] = None,
     budget: Annotated[
-        int | None, Opt("--budget", help="tokens per bundle (default TABANE_RECALL_BUDGET)")
+        int | None,
+        Opt("--budget", help="tokens per bundle (1-200000; default TABANE_RECALL_BUDGET)"),
     ] = None,
     prefix: Annotated[
         str, Opt("--prefix", help="contexts and sessions are PREFIX+loading-conversation")
@@ -177,19 +251,24 @@ def memory(
     perspective attributed hit, adversarial abstention and traps, latency and bundle size.
     Example: tabane eval memory shared/eval/dev/memory.json --plan maximal --plan no_session"""
     started = time.monotonic()
-    with service() as (svc, user):
-        report = run_memory_eval(
-            svc,
-            user,
-            set_path,
-            loadings=loading or ["notes"],
-            plans=plan or ["maximal"],
-            budget=budget,
-            prefix=prefix,
-            progress=lambda msg: typer.echo(
-                f"[{time.monotonic() - started:7.0f}s] {msg}", err=True
-            ),
-        )
+    loadings, plans = loading or ["notes"], plan or ["maximal"]
+    with _named_as_options():
+        check_memory(loadings, plans, budget)
+        _check_out(json_out)
+        with service() as (svc, user):
+            report = run_memory_eval(
+                svc,
+                user,
+                set_path,
+                loadings=loadings,
+                plans=plans,
+                budget=budget,
+                prefix=prefix,
+                progress=lambda msg: typer.echo(
+                    f"[{time.monotonic() - started:7.0f}s] {msg}", err=True
+                ),
+            )
     if json_out is not None:
-        json_out.write_text(json.dumps(to_plain(report), ensure_ascii=False, indent=1) + "\n")
+        made = f"a context and a session {prefix}LOADING-CONVERSATION per conversation"
+        _write(json_out, report, f"{made} and loading ({', '.join(loadings)})")
     typer.echo(render_memory(report))

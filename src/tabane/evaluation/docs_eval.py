@@ -15,6 +15,7 @@ from tabane.errors import EmptyDocument, InvalidInput, Issue, TabaneError
 from tabane.evaluation import questions as qs
 from tabane.evaluation.corpora import corpus, select_files
 from tabane.evaluation.metrics import Scores, documents
+from tabane.evaluation.options import choices, refuse
 from tabane.ingest.documents import DocumentInput
 from tabane.search.plan import MAX_LIMIT, SearchRequest
 from tabane.service import Tabane
@@ -81,29 +82,35 @@ def run_docs_eval(
     """Ingest the corpus (unchanged files are skipped), wait for its embeddings, check the
     harness invariants, then score every question under every plan."""
     say = progress or (lambda _msg: None)
-    unknown = [p for p in plans if p not in PLANS]
-    if unknown or not plans:
-        raise InvalidInput("unknown plan", issues=[Issue("plans", f"choose from {list(PLANS)}")])
+    refuse(choices("plans", "plan", plans, PLANS))
     if not corpus_root.is_dir():
-        raise InvalidInput(f"{corpus_root} is not a folder", issues=[Issue("corpus_root", "")])
+        raise InvalidInput(
+            f"{corpus_root} is not a folder", issues=[Issue("corpus_root", "not a folder")]
+        )
     questions, problems = qs.load(set_path)
     spec = corpus(questions[0].corpus)
     name = context or spec.name
+    files = select_files(corpus_root, spec)
+    missing = qs.missing_relevant(questions, corpus_root, set(files))
+    if missing:
+        raise InvalidInput(
+            f"{len(missing)} relevant pages are not in the corpus (a harness bug, not a "
+            "retrieval miss)",
+            issues=[Issue("relevant", m) for m in missing],
+        )
     report = EvalReport(
         set=set_path.name,
         corpus=spec.name,
         context=name,
         questions=len(questions),
-        files_selected=0,
+        files_selected=len(files),
         files_expected=spec.expected_files,
         files_ingested=0,
         ingest={},
         problems=problems,
     )
     started = time.monotonic()
-    files = select_files(corpus_root, spec)
-    report.files_selected = len(files)
-    _ensure_context(svc, user, name)
+    created = _ensure_context(svc, user, name)
     _ingest(svc, user, name, corpus_root, files, report, say)
     report.seconds["ingest"] = round(time.monotonic() - started, 1)
 
@@ -121,12 +128,13 @@ def run_docs_eval(
         problems.append(
             f"{report.files_ingested} files ingested; corpora.md expects {spec.expected_files}"
         )
-    missing = qs.missing_relevant(questions, corpus_root, set(files), stored)
-    if missing:
+    lost = qs.not_stored(questions, stored)
+    if lost:
         raise InvalidInput(
-            f"{len(missing)} relevant pages are not in the corpus as ingested (a harness bug, "
-            "not a retrieval miss)",
-            issues=[Issue("relevant", m) for m in missing],
+            f"{len(lost)} relevant pages were not stored by the ingest (a harness bug, not a "
+            "retrieval miss)",
+            issues=[Issue("relevant", m) for m in lost],
+            written=_written(svc, name, created, report),
         )
     for plan in plans:
         summary, rows = _run_plan(svc, user, name, plan, questions, depth, say)
@@ -135,10 +143,23 @@ def run_docs_eval(
     return report
 
 
-def _ensure_context(svc: Tabane, user: Principal, name: str) -> None:
-    names = {c.name for c in svc.list_contexts(user)}
-    if name not in names:
-        svc.create_context(user, name)
+def _ensure_context(svc: Tabane, user: Principal, name: str) -> bool:
+    """Create the context unless it exists; whether it was created."""
+    if name in {c.name for c in svc.list_contexts(user)}:
+        return False
+    svc.create_context(user, name)
+    return True
+
+
+def _written(svc: Tabane, name: str, created: bool, report: EvalReport) -> str:
+    """What a run refused after its ingest left in the store."""
+    made = f"context {name!r} created; " if created else ""
+    outcomes = ", ".join(f"{n} {outcome}" for outcome, n in sorted(report.ingest.items()))
+    vectors = " (with their embedding jobs)" if svc.embedder is not None else ""
+    return (
+        f"{made}the corpus ingested into context {name!r}{vectors}: {outcomes} "
+        f"of {report.files_selected} files"
+    )
 
 
 def _ingest(

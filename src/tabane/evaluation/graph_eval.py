@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tabane.evaluation.graph_set import GraphContext, GraphQuestion, Triple, install, load
+from tabane.evaluation.options import MAX_LIMIT, count, refuse
 from tabane.graph.resolve import Resolution
 from tabane.search.plan import SearchRequest
 from tabane.service import Tabane
@@ -110,6 +111,11 @@ def cue_class(cue: str, target: str, aliases: dict[str, str]) -> str:
     return "descriptive"
 
 
+def check(limit: int) -> None:
+    """Refuse an evidence limit out of range by name, before any work."""
+    refuse(count("limit", "limit", limit, 1, MAX_LIMIT))
+
+
 def run_graph_eval(
     svc: Tabane,
     user: Principal,
@@ -120,6 +126,7 @@ def run_graph_eval(
     progress: Progress | None = None,
 ) -> GraphEvalReport:
     say = progress or (lambda _msg: None)
+    check(limit)
     data = load(set_path)
     report = GraphEvalReport(set=set_path.name, limit=limit)
     for gc in data.contexts:

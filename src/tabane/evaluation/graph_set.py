@@ -8,6 +8,7 @@ ends (or one of their aliases), each alias an entry-only alias.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,7 +92,68 @@ def load(path: Path) -> GraphSet:
         raise InvalidInput(
             f"{path} is not a graph evaluation set", issues=[Issue("set", str(exc))]
         ) from None
+    if not questions:
+        raise InvalidInput(f"{path} holds no questions", issues=[Issue("questions", "empty")])
+    issues = [*_bad_associations(contexts), *_bad_questions(contexts, questions)]
+    if issues:
+        raise InvalidInput(f"{path} is not a consistent graph evaluation set", issues=issues)
     return GraphSet(contexts, questions)
+
+
+def _bad_associations(contexts: Sequence[GraphContext]) -> list[Issue]:
+    """Each association needs its three names and source as text and a finite weight."""
+    issues: list[Issue] = []
+    for k, gc in enumerate(contexts):
+        for m, a in enumerate(gc.associations):
+            where = f"contexts[{k}].associations[{m}]"
+            if not isinstance(a, Mapping):
+                issues.append(Issue(where, "not an object"))
+                continue
+            for key in ("subject", "label", "object", "source"):
+                if not isinstance(a.get(key), str):
+                    issues.append(Issue(f"{where}.{key}", "missing or not a string"))
+            weight = a.get("weight")
+            if isinstance(weight, bool) or not isinstance(weight, int | float):
+                issues.append(Issue(f"{where}.weight", f"{weight!r} is not a number"))
+            elif not math.isfinite(weight):
+                issues.append(Issue(f"{where}.weight", f"{weight!r} is not finite"))
+    return issues
+
+
+def _bad_questions(
+    contexts: Sequence[GraphContext], questions: Sequence[GraphQuestion]
+) -> list[Issue]:
+    """A question must name a context of the set, a target for each cue, and needed triples
+    that its context asserts: else it could only be scored as a miss, or not at all."""
+    asserted = {
+        gc.name: {
+            (a.get("subject"), a.get("label"), a.get("object"))
+            for a in gc.associations
+            if isinstance(a, Mapping)
+        }
+        for gc in contexts
+    }
+    issues: list[Issue] = []
+    for i, q in enumerate(questions):
+        where = f"questions[{i}]"
+        for cue in q.cues:
+            if cue not in q.resolves_to:
+                issues.append(Issue(f"{where}.resolves_to", f"{q.id}: no target for cue {cue!r}"))
+        if q.context not in asserted:
+            known = ", ".join(sorted(asserted))
+            issues.append(
+                Issue(f"{where}.context", f"{q.id}: no context {q.context!r}; known: {known}")
+            )
+            continue
+        for j, t in enumerate(q.needed):
+            if t not in asserted[q.context]:
+                issues.append(
+                    Issue(
+                        f"{where}.needed[{j}]",
+                        f"{q.id}: {list(t)} is not an association of {q.context!r}",
+                    )
+                )
+    return issues
 
 
 def install(svc: Tabane, user: Principal, gc: GraphContext, name: str) -> dict[str, int]:

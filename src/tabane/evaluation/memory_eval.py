@@ -18,9 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tabane.errors import InvalidInput, Issue
 from tabane.evaluation.memory_set import LOADINGS, Loaded, MemQuestion, install, load
-from tabane.recall.plan import PLANS, RecallRequest, Tunables
+from tabane.evaluation.options import choices, count, refuse
+from tabane.recall.plan import MAX_BUDGET, PLANS, RecallRequest, Tunables
 from tabane.recall.result import Evidence
 from tabane.service import Tabane
 from tabane.types import Principal
@@ -128,6 +128,17 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+def check(loadings: Sequence[str], plans: Sequence[str], budget: int | None) -> None:
+    """Refuse unknown loadings and plans and a budget out of range by name, before any work."""
+    refuse(
+        [
+            *choices("loadings", "loading", loadings, LOADINGS),
+            *choices("plans", "plan", plans, sorted(PLANS)),
+            *count("budget", "budget", budget, 1, MAX_BUDGET),
+        ]
+    )
+
+
 def run_memory_eval(
     svc: Tabane,
     user: Principal,
@@ -141,14 +152,9 @@ def run_memory_eval(
     tunables: Tunables | None = None,
 ) -> MemoryEvalReport:
     say = progress or (lambda _msg: None)
-    bad = [p for p in plans if p not in PLANS] + [m for m in loadings if m not in LOADINGS]
-    if bad or not plans or not loadings:
-        raise InvalidInput(
-            "unknown plan or loading",
-            issues=[Issue("plans", f"plans {sorted(PLANS)}; loadings {list(LOADINGS)}")],
-        )
+    check(loadings, plans, budget)
     data = load(set_path)
-    chosen = budget or svc.settings.recall_budget
+    chosen = svc.settings.recall_budget if budget is None else budget
     report = MemoryEvalReport(set=set_path.name, budget=chosen, questions=len(data.questions))
     started = time.monotonic()
     loaded: dict[tuple[str, str], Loaded] = {}

@@ -95,6 +95,8 @@ def load(path: Path) -> MemorySet:
         raise InvalidInput(
             f"{path} is not a memory evaluation set", issues=[Issue("set", str(exc))]
         ) from None
+    if not questions:
+        raise InvalidInput(f"{path} holds no questions", issues=[Issue("questions", "empty")])
     known = {c.id for c in conversations}
     stray = sorted({q.id for q in questions if q.conversation not in known})
     if stray:
@@ -102,7 +104,27 @@ def load(path: Path) -> MemorySet:
             f"{path}: questions name unknown conversations",
             issues=[Issue("questions", ", ".join(stray))],
         )
+    issues = _unknown_turns(conversations, questions)
+    if issues:
+        raise InvalidInput(f"{path}: questions name turns their conversation lacks", issues=issues)
     return MemorySet(conversations, questions)
+
+
+def _unknown_turns(
+    conversations: tuple[Conversation, ...], questions: tuple[MemQuestion, ...]
+) -> list[Issue]:
+    """Evidence and distractors are turn ids of the question's own conversation; any other id
+    could never be covered, and the question would score as a miss whatever recall served."""
+    turns = {c.id: {t.id for s in c.sessions for t in s.turns} for c in conversations}
+    issues: list[Issue] = []
+    for i, q in enumerate(questions):
+        for key, ids in (("evidence", q.evidence), ("distractors", q.distractors)):
+            issues += [
+                Issue(f"questions[{i}].{key}[{j}]", f"{q.id}: no turn {tid!r} in {q.conversation}")
+                for j, tid in enumerate(ids)
+                if tid not in turns[q.conversation]
+            ]
+    return issues
 
 
 def _conversation(c: Mapping[str, Any]) -> Conversation:

@@ -35,7 +35,7 @@ def dcg(grades: Sequence[int], k: int = 10) -> float:
 def ndcg(ranking: Sequence[str], relevant: Grades, k: int = 10) -> float:
     """DCG@k of the ranking over the DCG@k of the question's grades sorted decreasing."""
     ideal = dcg(sorted(relevant.values(), reverse=True), k)
-    if ideal == 0:
+    if ideal <= 0:  # no graded page (a set's loader refuses negative grades)
         return 0.0
     return dcg([relevant.get(d, 0) for d in ranking], k) / ideal
 

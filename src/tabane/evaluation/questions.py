@@ -21,11 +21,18 @@ class Question:
 
 def load(path: Path) -> tuple[list[Question], list[str]]:
     """The questions of a set, and what is wrong with them (duplicate ids, grades other than 1
-    or 2, no grade-2 page, mixed corpora). Unreadable lines raise InvalidInput."""
+    or 2, no grade-2 page, mixed corpora). A file that cannot be read as UTF-8 text, an
+    unreadable line or a grade that is not a non-negative integer raise InvalidInput."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(
+            f"{path} cannot be read as a question set", issues=[Issue("set", str(exc))]
+        ) from None
     questions: list[Question] = []
     problems: list[str] = []
     seen: set[str] = set()
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -65,15 +72,23 @@ def _question(raw: Any) -> Question:
         question=raw["question"],
         lang=str(raw.get("lang", "")),
         corpus=raw["corpus"],
-        relevant={str(d): g if isinstance(g, int) else -1 for d, g in relevant.items()},
+        relevant={str(d): _grade(raw["id"], str(d), g) for d, g in relevant.items()},
     )
 
 
-def missing_relevant(
-    questions: list[Question], root: Path, selected: set[str], stored: set[str]
-) -> list[str]:
-    """Every relevant path must exist under the root, belong to the corpus and be stored;
-    anything else is a harness bug, not a retrieval miss."""
+def _grade(qid: str, doc: str, grade: Any) -> int:
+    """A grade is a non-negative integer (`2.0` reads as 2); one outside 1..2 is a problem of
+    the set, reported beside the scores, but anything else cannot be scored at all."""
+    if isinstance(grade, float) and grade.is_integer():
+        grade = int(grade)
+    if isinstance(grade, bool) or not isinstance(grade, int) or grade < 0:
+        raise ValueError(f"{qid}: the grade of {doc} is {grade!r}, not a non-negative integer")
+    return grade
+
+
+def missing_relevant(questions: list[Question], root: Path, selected: set[str]) -> list[str]:
+    """Every relevant path must exist under the root and belong to the corpus; anything else is
+    a harness bug, not a retrieval miss. Checked before anything is ingested."""
     out: list[str] = []
     for q in questions:
         for doc in sorted(q.relevant):
@@ -81,6 +96,14 @@ def missing_relevant(
                 out.append(f"{q.id}: {doc} does not exist under {root}")
             elif doc not in selected:
                 out.append(f"{q.id}: {doc} is not selected by the corpus rule")
-            elif doc not in stored:
-                out.append(f"{q.id}: {doc} was not ingested")
     return out
+
+
+def not_stored(questions: list[Question], stored: set[str]) -> list[str]:
+    """The relevant paths the ingest did not store (an empty or unreadable page)."""
+    return [
+        f"{q.id}: {doc} was not ingested"
+        for q in questions
+        for doc in sorted(q.relevant)
+        if doc not in stored
+    ]

@@ -26,7 +26,8 @@ from tabane.evaluation.graph_eval import Coverage
 from tabane.evaluation.graph_set import Triple, install
 from tabane.evaluation.graph_set import load as load_graph
 from tabane.evaluation.metrics import Scores, documents
-from tabane.recall.plan import RecallRequest, Tunables
+from tabane.evaluation.options import choices, count, refuse
+from tabane.recall.plan import MAX_BUDGET, PLANS, RecallRequest, Tunables
 from tabane.recall.result import RecallResult
 from tabane.service import Tabane
 from tabane.storage.schema import Association
@@ -63,6 +64,17 @@ class DocsRecallReport:
     runs: list[DocsRun] = field(default_factory=list)
 
 
+def check(plans: Sequence[str], budget: int | None) -> None:
+    """Refuse unknown recall plans and a budget out of range by name, before any work (the CLI
+    calls it before the search evaluation that precedes recall's)."""
+    refuse(
+        [
+            *choices("plans", "plan", plans, sorted(PLANS)),
+            *count("budget", "budget", budget, 1, MAX_BUDGET),
+        ]
+    )
+
+
 def run_docs_recall(
     svc: Tabane,
     user: Principal,
@@ -76,8 +88,9 @@ def run_docs_recall(
 ) -> DocsRecallReport:
     """Every question of a docs set through recall over an already stored corpus."""
     say = progress or (lambda _msg: None)
+    check(plans, budget)
     questions, _problems = qs.load(set_path)
-    chosen = budget or svc.settings.recall_budget
+    chosen = svc.settings.recall_budget if budget is None else budget
     report = DocsRecallReport(set_path.name, context, chosen)
     for plan in plans:
         started = time.monotonic()
@@ -174,8 +187,9 @@ def run_graph_recall(
     """Every graph question through recall under each plan (`load=False`: the contexts are
     already loaded, e.g. by `run_graph_eval` in the same run)."""
     say = progress or (lambda _msg: None)
+    check(plans, budget)
     data = load_graph(set_path)
-    chosen = budget or svc.settings.recall_budget
+    chosen = svc.settings.recall_budget if budget is None else budget
     if load:
         for gc in data.contexts:
             say(f"loading {gc.name}")
