@@ -201,3 +201,25 @@ def test_a_failing_embedder_leaves_the_job_queued_with_its_error(svc: Tabane, us
             session.execute(update(Job).where(Job.id == job.id).values(run_after=datetime.now(UTC)))
         assert svc_f.worker.run_once()
         assert _job(svc, job.id).state == "done"
+
+
+def test_a_database_failure_is_recorded_without_its_statement_or_rows(svc: Tabane, user) -> None:
+    """A job whose context vanished mid-build fails on a foreign key: what it records (and logs)
+    is the database's first line, never the statement with the rows' text as parameters."""
+    from sqlalchemy import insert
+    from sqlalchemy.exc import IntegrityError
+
+    from tabane.storage.schema import Source
+
+    secret = "the kettle code is 4711"
+    with pytest.raises(IntegrityError) as caught, svc.store.admin() as session:
+        session.execute(
+            insert(Source).values(
+                context_id=2**30, source_id="x", title=secret, format="text", content_hash="h",
+                byte_size=1, scopes=["public"],
+            )
+        )  # fmt: skip
+    recorded = queue.failure(caught.value)
+    assert recorded.startswith("ForeignKeyViolation: ") and "violates foreign key" in recorded
+    assert secret not in recorded and "INSERT" not in recorded and "\n" not in recorded
+    assert queue.failure(ValueError("odd")) == "ValueError: odd"

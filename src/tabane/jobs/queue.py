@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import ColumnElement, and_, func, or_, select, update
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from tabane.errors import TabaneError
@@ -325,6 +326,18 @@ def finish(session: Session, job: Claimed | int) -> bool:
     held = _held(job) if isinstance(job, Claimed) else Job.id == job
     done = session.execute(update(Job).where(held).values(state="done", updated_at=func.now()))
     return bool(done.rowcount)  # type: ignore[attr-defined]
+
+
+def failure(exc: BaseException) -> str:
+    """What a failed job records and logs: a tabane error's message; a database error's own
+    first line, never the statement and its parameters (rows' text would land in the log and
+    in `tabane jobs`); else the exception's type and text."""
+    if isinstance(exc, TabaneError):
+        return exc.message
+    if isinstance(exc, DBAPIError) and exc.orig is not None:
+        first = str(exc.orig).strip().splitlines()[:1]
+        return f"{type(exc.orig).__name__}: {first[0] if first else ''}".rstrip(": ")
+    return f"{type(exc).__name__}: {exc}"
 
 
 def fail(session: Session, job: Claimed, error: str) -> bool:

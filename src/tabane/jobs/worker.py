@@ -22,7 +22,6 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tabane.derive import communities, community_vectors, profiles, raptor
-from tabane.errors import TabaneError
 from tabane.graph import claim_vectors, gloss, gram_merge
 from tabane.jobs import catchup, lease, queue, vacuum
 from tabane.jobs.pipeline import pipelined
@@ -122,10 +121,8 @@ class Worker:
         except queue.LeaseLost:  # another worker took the job: its run is the one that counts
             logger.warning("job %s (%s) lost its lease and stopped", job.id, job.kind)
         except Exception as exc:  # a failed job is retried later; the worker goes on
-            logger.warning("job %s (%s) failed: %s", job.id, job.kind, exc)
-            message = (
-                exc.message if isinstance(exc, TabaneError) else f"{type(exc).__name__}: {exc}"
-            )
+            message = queue.failure(exc)
+            logger.warning("job %s (%s) failed: %s", job.id, job.kind, message)
             with self.store.admin() as session:
                 queue.fail(session, job, message)
         else:
