@@ -78,6 +78,8 @@ def test_recall_returns_cited_items_an_id_and_a_trace_for_its_asker_only(
     body = got.json()
     assert set(body) == {"question", "recall_id", "rendered", "items", "overview", "trace"}
     assert isinstance(body["recall_id"], int) and body["trace"] is None
+    [preset] = me.get("/presets").json()["presets"]  # no presets file: the default alone
+    assert (preset["name"], preset["contexts"], preset["gate"]) == ("default", [], True)
     first = body["items"][0]
     cite = first["citation"]
     assert (cite["context"], cite["source"], cite["paragraph"], cite["title"]) == (

@@ -35,6 +35,8 @@ def test_recall_returns_the_rendered_bundle_and_its_id(
     async def body(c: Client) -> None:
         got = await ok(c, "recall", {"question": QUESTION, "contexts": [context]})
         assert set(got) == {"recall_id", "rendered", "items"}
+        listed = await ok(c, "list_presets", {})
+        assert [p["name"] for p in listed["presets"]] == ["default"]
         assert isinstance(got["recall_id"], int) and got["items"] is None
         assert '"Kettle" (kettle), paragraph 1' in got["rendered"]
         assert "limescale" in got["rendered"] and "bm25" not in got["rendered"]

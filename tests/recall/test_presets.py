@@ -223,6 +223,11 @@ def test_the_presets_read_at_start_serve_every_recall(tmp_path: Path) -> None:
         svc.create_context(user, "desk")
         path.write_text("[presets.small]\nbudget = 0\n", encoding="utf-8")  # broken after start
         (tmp_path / "t.j2").write_text("{% for %}", encoding="utf-8")
+        listed = {p.name: p for p in svc.presets(user)}
+        assert sorted(listed) == ["default", "gone", "mapped", "odd", "small"]
+        assert (listed["small"].contexts, listed["small"].budget) == (("desk",), 300)
+        assert listed["small"].template == "t.j2" and listed["mapped"].overview
+        assert listed["gone"].contexts == ()  # "attic" is no context this user can see
         got = svc.recall(user, RecallRequest("what is on the desk today?", preset="small"))
         assert got.trace.budget_tokens == 300 and got.trace.contexts == ("desk",)
         assert got.rendered == "Q: what is on the desk today?"  # the template read at start

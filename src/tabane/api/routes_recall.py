@@ -9,6 +9,8 @@ from tabane.api.deps import Svc, User
 from tabane.api.schemas import ERROR_RESPONSES, ErrorBody, out
 from tabane.api.schemas_recall import (
     EvidenceOut,
+    PresetOut,
+    PresetsOut,
     RecallAsk,
     RecallExplainIn,
     RecallExplanationOut,
@@ -57,6 +59,14 @@ def explain_recall(body: RecallExplainIn, svc: Svc, user: User) -> RecallExplana
     `duplicate`, `cut_by_rerank`, `cut_by_budget` or `served`."""
     expected = body.expected.to_expected()
     return out(RecallExplanationOut, svc.explain_recall(user, body.to_request(), expected))
+
+
+@router.get("/presets")
+def presets(svc: Svc, user: User) -> PresetsOut:
+    """The recall presets this server was started with, by name (`preset` in a recall picks
+    one): each one's description, budget, template file, gate and corpus map, and the contexts
+    and groups it reads that you can see."""
+    return PresetsOut(presets=[out(PresetOut, p) for p in svc.presets(user)])
 
 
 @router.get("/recall/traces/{recall_id}")

@@ -243,3 +243,19 @@ class RecallExplanationOut(Response):
     tokens: int | None
     budget: int | None
     used_tokens: int | None
+
+
+class PresetOut(Response):
+    name: str
+    description: str
+    contexts: list[str] = Field(description="the contexts it reads that you can see")
+    groups: list[str] = Field(description="the groups it reads that you can see")
+    budget: int | None = Field(description="tokens; null: the server's TABANE_RECALL_BUDGET")
+    template: str | None = Field(description="its template's file name; null: the server's")
+    gate: bool = Field(description="trivial turns get no evidence unless `force`")
+    overview: bool = Field(description="the corpus map rides along")
+    overview_chars: int
+
+
+class PresetsOut(Response):
+    presets: list[PresetOut]

@@ -160,3 +160,11 @@ def trace_table(t: RecallTrace) -> list[str]:
             f"{rerank:>7} {c.tokens:>6}  {lanes}{direct}"
         )
     return lines
+
+
+@handled
+def presets() -> None:
+    """List the recall presets (TABANE_PRESETS) by name, each with the contexts and groups it
+    reads that you can see.  Example: tabane presets"""
+    with service() as (svc, user):
+        emit({"presets": svc.presets(user)})

@@ -5,6 +5,9 @@ the authenticated user; the speaker is a label named in the bundle, never an ide
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from tabane.mcp.arguments import NoArgs
 from tabane.mcp.arguments_recall import (
     AskArgs,
     ExplainRecallArgs,
@@ -15,8 +18,21 @@ from tabane.mcp.arguments_recall import (
 )
 from tabane.mcp.registry import tool
 from tabane.recall.explain import Explanation
+from tabane.recall.presets import PresetView
 from tabane.service import Tabane
 from tabane.types import Principal
+
+
+@dataclass(frozen=True)
+class PresetList:
+    presets: list[PresetView]
+
+
+@tool("read")
+def list_presets(svc: Tabane, user: Principal, a: NoArgs) -> PresetList:
+    """The recall presets by name (pass one as `preset`): each one's description, budget and
+    gate, and the contexts and groups it reads that you can see."""
+    return PresetList(svc.presets(user))
 
 
 @tool("read")

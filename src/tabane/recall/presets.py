@@ -52,6 +52,37 @@ class Preset:
     description: str = ""
 
 
+@dataclass(frozen=True)
+class PresetView:
+    """A preset as a caller sees it: the contexts and groups it names that they can see (a name
+    they cannot see is not shown), and its template's file name."""
+
+    name: str
+    description: str
+    contexts: tuple[str, ...]
+    groups: tuple[str, ...]
+    budget: int | None
+    template: str | None
+    gate: bool
+    overview: bool
+    overview_chars: int
+
+
+def view(preset: Preset, contexts: frozenset[str], groups: frozenset[str]) -> PresetView:
+    """`preset` for a caller who can see `contexts` and `groups`."""
+    return PresetView(
+        preset.name,
+        preset.description,
+        tuple(c for c in preset.contexts if c in contexts),
+        tuple(g for g in preset.groups if g in groups),
+        preset.budget,
+        preset.template.name if preset.template is not None else None,
+        preset.gate,
+        preset.overview,
+        preset.overview_chars,
+    )
+
+
 DEFAULT = Preset(
     name=DEFAULT_PRESET,
     description="every lane over the contexts and groups the request names",

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 
-from sqlalchemy import func, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from tabane.contexts import groups
@@ -28,12 +28,19 @@ from tabane.recall import order, overview, render, trace
 from tabane.recall.gate import gate
 from tabane.recall.kernel import TurnWindow
 from tabane.recall.plan import RecallRequest, Tunables, caps
-from tabane.recall.presets import DEFAULT_PRESET, Preset, load_presets, preset_named
+from tabane.recall.presets import (
+    DEFAULT_PRESET,
+    Preset,
+    PresetView,
+    load_presets,
+    preset_named,
+    view,
+)
 from tabane.recall.recall import Outcome, run
 from tabane.recall.result import Evidence, Floor, RecallResult, RecallTrace
 from tabane.search.search import QueryVector, embed_query
 from tabane.service.base import ServiceBase
-from tabane.storage.schema import Claim, Context
+from tabane.storage.schema import Claim, Context, Group
 from tabane.types import Principal, only_context
 
 
@@ -92,6 +99,13 @@ class RecallService(ServiceBase):
         """The template texts recall renders with, by file (None: the default), read once:
         `Tabane.open` reads them at start-up with the presets."""
         return templates(self.settings.recall_template, self.recall_presets)
+
+    def presets(self, user: Principal) -> list[PresetView]:
+        """The presets by name, each naming only the contexts and groups `user` can see."""
+        with self.store.session(user) as session:
+            seen = frozenset(session.scalars(select(Context.name)))
+            groups = frozenset(session.scalars(select(Group.name)))
+        return [view(p, seen, groups) for _, p in sorted(self.recall_presets.items())]
 
     def _preset(self, request: RecallRequest) -> Preset:
         return preset_named(self.recall_presets, request.preset or DEFAULT_PRESET)
