@@ -87,8 +87,8 @@ def test_an_integral_float_grade_is_its_integer(tmp_path: Path) -> None:
     assert Scores.of(["b.txt", "a.txt"], q.relevant).ndcg10 < 1.0
 
 
-@pytest.mark.parametrize("grade", [2.5, -1, -2.0, True, "2", None, [2]])
-def test_a_grade_that_is_not_a_non_negative_integer_is_refused(tmp_path: Path, grade: Any) -> None:
+@pytest.mark.parametrize("grade", [2.5, -1, -2.0, True, "2", None, [2], 11, 10**300, 1e300])
+def test_a_grade_that_is_not_an_integer_in_0_to_10_is_refused(tmp_path: Path, grade: Any) -> None:
     path = tmp_path / "set.jsonl"
     path.write_text(_question({"ok.txt": 2}) + "\n" + _question({"a.txt": grade}) + "\n")
     with pytest.raises(InvalidInput) as err:

@@ -22,7 +22,7 @@ class Question:
 def load(path: Path) -> tuple[list[Question], list[str]]:
     """The questions of a set, and what is wrong with them (duplicate ids, grades other than 1
     or 2, no grade-2 page, mixed corpora). A file that cannot be read as UTF-8 text, an
-    unreadable line or a grade that is not a non-negative integer raise InvalidInput."""
+    unreadable line or a grade that is not an integer in 0..MAX_GRADE raise InvalidInput."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -76,13 +76,18 @@ def _question(raw: Any) -> Question:
     )
 
 
+MAX_GRADE = 10
+
+
 def _grade(qid: str, doc: str, grade: Any) -> int:
     """A grade is a non-negative integer (`2.0` reads as 2); one outside 1..2 is a problem of
     the set, reported beside the scores, but anything else cannot be scored at all."""
     if isinstance(grade, float) and grade.is_integer():
         grade = int(grade)
-    if isinstance(grade, bool) or not isinstance(grade, int) or grade < 0:
-        raise ValueError(f"{qid}: the grade of {doc} is {grade!r}, not a non-negative integer")
+    if isinstance(grade, bool) or not isinstance(grade, int) or not 0 <= grade <= MAX_GRADE:
+        raise ValueError(
+            f"{qid}: the grade of {doc} is {grade!r}, not an integer in 0..{MAX_GRADE}"
+        )  # a huge one would make the gain 2^g - 1 a number nothing can score with
     return grade
 
 
