@@ -9,40 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from eval_fixtures import GRAPH_SET
 
 from tabane.errors import InvalidInput
 from tabane.evaluation import graph_set, memory_set, questions
 from tabane.evaluation.metrics import Scores, ndcg
 
-
-def _edge(s: str, label: str, o: str, w: Any) -> dict[str, Any]:
-    return {"subject": s, "label": label, "object": o, "weight": w, "source": "fs.md"}
-
-
-GRAPH_SET: dict[str, Any] = {
-    "contexts": [
-        {
-            "name": "fc",
-            "associations": [
-                _edge("GPS loss", "causes", "failsafe_land", 1.0),
-                _edge("GPS loss", "causes", "return_to_launch", -0.9),
-                _edge("FailsafeMode", "variant", "LAND", 1.0),
-            ],
-            "aliases": {"RTL": "return_to_launch"},
-            "passages": {"fs.md": "GPS loss causes failsafe_land, not return_to_launch."},
-        }
-    ],
-    "questions": [
-        {"id": "q1", "context": "fc", "question": "If GPS is lost, will it RTL?",
-         "cue_spellings": ["GPS loss", "RTL"],
-         "resolves_to": {"GPS loss": "GPS loss", "RTL": "return_to_launch"},
-         "needed": [["GPS loss", "causes", "return_to_launch"],
-                    ["GPS loss", "causes", "failsafe_land"]], "hops": 1, "kind": "negative"},
-        {"id": "q2", "context": "fc", "question": "What variants does FailsafeMode have?",
-         "cue_spellings": ["FailsafeMode"], "resolves_to": {"FailsafeMode": "FailsafeMode"},
-         "needed": [["FailsafeMode", "variant", "LAND"]], "hops": 1, "kind": "lookup"},
-    ],
-}  # fmt: skip
 MEMORY: dict[str, Any] = {
     "conversations": [
         {"id": "c1", "participants": ["Ana", "Ben"], "sessions": [
@@ -136,7 +108,7 @@ def test_a_cue_without_a_target_and_a_weight_that_is_not_a_number_are_refused(
     tmp_path: Path,
 ) -> None:
     data = copy.deepcopy(GRAPH_SET)
-    data["questions"][0]["resolves_to"].pop("RTL")
+    data["questions"][0]["resolves_to"].pop("GPS loss")
     data["contexts"][0]["associations"][2]["weight"] = "NaN"
     with pytest.raises(InvalidInput) as err:
         graph_set.load(_graph(tmp_path, data))
