@@ -95,3 +95,45 @@ def test_a_home_that_cannot_be_a_folder_is_store_unavailable_naming_it(tmp_path:
     )
     assert demo.returncode == 2 and "Traceback" not in demo.stderr
     assert demo.stderr.startswith("error [store_unavailable]") and "TABANE_HOME" in demo.stderr
+
+
+MIGRATE_AND_DIE = """
+import os, signal, sys
+from pathlib import Path
+import alembic.command
+from tabane.config import Settings
+from tabane.service import Tabane
+
+upgrade = alembic.command.upgrade
+
+def dying(cfg, target):  # every migration ran in the transaction; the process dies before COMMIT
+    upgrade(cfg, target)
+    print("migrated", flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+alembic.command.upgrade = dying
+Tabane.open(Settings(home=Path(sys.argv[1]), embedder="none", worker="off"))
+"""
+
+
+def test_a_process_killed_while_it_migrates_leaves_the_schema_as_it_was(tmp_path: Path) -> None:
+    """The migrations run in one transaction: a process killed after every script ran but
+    before the commit leaves no table and no version behind, and the next start migrates."""
+    from sqlalchemy import create_engine, text
+
+    home = tmp_path / "home"
+    run = subprocess.run(
+        [sys.executable, "-c", MIGRATE_AND_DIE, str(home)], capture_output=True, text=True
+    )
+    assert run.returncode == -signal.SIGKILL and "migrated" in run.stdout, run.stderr
+    with embedded.init_lock(home):
+        engine = create_engine(embedded.url(embedded.start(home), "postgres"))
+    try:
+        with engine.connect() as conn:
+            tables = conn.execute(
+                text("select count(*) from pg_tables where schemaname = 'public'")
+            ).scalar_one()
+    finally:
+        engine.dispose()
+    assert tables == 0
+    _reopens(home)
