@@ -137,3 +137,61 @@ def test_a_process_killed_while_it_migrates_leaves_the_schema_as_it_was(tmp_path
         engine.dispose()
     assert tables == 0
     _reopens(home)
+
+
+SERVER_DIES = """
+import ctypes, json, os, signal, sys, time
+from pathlib import Path
+# Adopt orphans as an init does: the postmaster pg_ctl leaves behind is then this process's
+# child, and its death is reaped here (PID 1 of some containers never reaps).
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+from tabane.config import Settings
+from tabane.errors import TabaneError
+from tabane.ingest.documents import DocumentInput, block
+from tabane.service import Tabane
+
+home = Path(sys.argv[1])
+svc = Tabane.open(Settings(home=home, embedder="none", worker="off"))
+me = svc.local_user()
+svc.create_context(me, "c")
+svc.ingest(me, "c", DocumentInput("a", paragraphs=[block("the kettle is descaled monthly")]))
+os.kill(int((home / "pg" / "postmaster.pid").read_text().split()[0]), signal.SIGKILL)
+time.sleep(0.3)
+out = {}
+try:
+    svc.list_sources(me, "c")
+except TabaneError as exc:
+    out["first"] = [exc.code, exc.status, [i.path for i in exc.issues], exc.written]
+out["after"] = [s.source_id for s in svc.list_sources(me, "c").sources]
+svc.ingest(me, "c", DocumentInput("b", paragraphs=[block("written after the restart")]))
+out["then"] = [s.source_id for s in svc.list_sources(me, "c").sources]
+print(json.dumps(out), flush=True)
+svc.close()
+"""
+
+
+def test_a_server_killed_under_a_running_process_is_started_again(tmp_path: Path) -> None:
+    """The postmaster killed (the OOM killer) under a process that holds the store: the call
+    that finds it gone is `store_unavailable` (503, nothing written) and starts it again, with
+    PostgreSQL's recovery from its WAL; the next call reads what was committed before."""
+    import json
+
+    home = tmp_path / "home"
+    try:
+        run = subprocess.run(
+            [sys.executable, "-c", SERVER_DIES, str(home)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert run.returncode == 0, run.stderr[-3000:]
+        out = json.loads(run.stdout.strip().splitlines()[-1])
+    finally:
+        embedded.stop(home)
+    assert out["first"] == [
+        "store_unavailable",
+        503,
+        ["store"],
+        "nothing, unless the server went away during the commit itself",
+    ]
+    assert out["after"] == ["a"] and out["then"] == ["a", "b"]

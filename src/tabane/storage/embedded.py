@@ -15,6 +15,7 @@ already running keeps its settings until it restarts.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -81,6 +82,17 @@ def start(home: Path, shared_buffers_mb: int = 0) -> str:
     server = _server(pgdata)
     query = parse_qs(urlsplit(str(server.get_uri())).query)
     return query["host"][0]
+
+
+def revive(home: Path, shared_buffers_mb: int = 0) -> str:
+    """Start the server in HOME/pg again after it died under this process (its postmaster
+    killed, as the OOM killer does): the dead postmaster, this process's child, is reaped first
+    (a zombie still answers signals, so it would read as running), then PostgreSQL recovers
+    from its WAL as it starts. Returns the socket directory."""
+    with contextlib.suppress(OSError, ValueError, IndexError):  # no pid file, or not our child
+        os.waitpid(abs(int((home / "pg" / "postmaster.pid").read_text().split()[0])), os.WNOHANG)
+    with init_lock(home):
+        return start(home, shared_buffers_mb)
 
 
 def _initialise(home: Path, shared_buffers_mb: int) -> None:
@@ -151,13 +163,17 @@ def forget_dead_holders(pgdata: Path) -> list[int]:
 
 
 def _alive(pid: int) -> bool:
+    """Whether `pid` runs; a zombie (dead, not yet reaped by its parent) does not."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:  # someone else's process: alive
         return True
-    return True
+    try:  # "pid (comm) state …": the state follows the last parenthesis
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
 
 
 def shared_buffers(requested_mb: int = 0) -> int:

@@ -9,6 +9,7 @@ connection never carries one caller's authority into another's transaction.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -28,6 +29,16 @@ from tabane.storage.rls import APP_ROLE
 from tabane.types import Principal
 
 log = logging.getLogger(__name__)
+
+
+# Connection exceptions (class 08) and the server shutting down or still starting: the database
+# went away, not the statement. A refused connection carries no SQLSTATE at all.
+GONE = ("57P01", "57P02", "57P03")
+
+
+def _gone(exc: OperationalError) -> bool:
+    state = getattr(exc.orig, "sqlstate", None)
+    return state is None or state.startswith("08") or state in GONE
 
 
 def _conflict(exc: OperationalError) -> StoreBusy | None:
@@ -77,9 +88,11 @@ class Store:
     owner: Engine
     app: Engine
     embedded_home: Path | None = None
+    shared_buffers_mb: int = 0  # the embedded server's tuning, for a restart
     beside_pool: ThreadPoolExecutor = field(
         default_factory=lambda: ThreadPoolExecutor(BESIDE_THREADS, "tabane-beside")
     )
+    _revive_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def beside(self, principal: Principal) -> Beside:
         """A runner of reads beside `principal`'s own transaction (see `Beside`)."""
@@ -112,10 +125,7 @@ class Store:
                 issues=[Issue("value", problem)],
             ) from None
         except OperationalError as exc:
-            busy = _conflict(exc)
-            if busy is None:
-                raise
-            raise busy from None
+            raise self._failed(exc) from None
 
     @contextmanager
     def unscoped(self) -> Iterator[Session]:
@@ -132,10 +142,31 @@ class Store:
             with Session(self.owner, expire_on_commit=False) as session, session.begin():
                 yield session
         except OperationalError as exc:
-            busy = _conflict(exc)
-            if busy is None:
-                raise
-            raise busy from None
+            raise self._failed(exc) from None
+
+    def _failed(self, exc: OperationalError) -> Exception:
+        """A failed transaction's error: `store_busy` for a conflict, `store_unavailable` when
+        the database went away (an embedded server that died is started again first, so the
+        next call finds it), else the error itself."""
+        busy = _conflict(exc)
+        if busy is not None:
+            return busy
+        if not _gone(exc):
+            return exc
+        with self._revive_lock:
+            try:
+                if self.embedded_home is not None:
+                    embedded.revive(self.embedded_home, self.shared_buffers_mb)
+                self.app.dispose()  # the pools' connections to the server that went away
+                self.owner.dispose()
+            except Exception:
+                log.exception("the database went away and could not be started again")
+        reason = (str(exc.orig).strip().splitlines() or ["no reason given"])[0]
+        return StoreUnavailable(
+            f"the database connection was lost ({reason}); retry the call",
+            issues=[Issue("store", "the database went away")],
+            written="nothing, unless the server went away during the commit itself",
+        )
 
     def vacuum(self, tables: Sequence[Table]) -> bool:
         """VACUUM `tables` with index cleanup as the owner, outside a transaction; False when
@@ -203,7 +234,7 @@ def open_store(settings: Settings, *, run_migrations: bool = True) -> Store:
         app.dispose()
         owner.dispose()
         raise
-    return Store(owner=owner, app=app, embedded_home=home)
+    return Store(owner, app, home, settings.pg_shared_buffers_mb)
 
 
 def _engine(url: str, *, set_role: str | None = None) -> Engine:
