@@ -231,6 +231,7 @@ def test_every_route_is_listed_here(client) -> None:
         ("POST", "/recall"),
         ("POST", "/recall/explain"),
         ("GET", "/recall/traces/{recall_id}"),
+        ("GET", "/presets"),
         ("DELETE", "/users/{name}"),
         ("GET", "/users/{name}/export"),
         ("DELETE", "/sessions/{session}"),
