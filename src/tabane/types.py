@@ -35,7 +35,7 @@ EdgeKey = tuple[str, str, str, str]
 # Names of contexts and groups: letters (any script), digits, and . _ - ; 1..64 characters;
 # not starting with a dot or dash. Scope names also allow ':' (`user:alice`, `org:acme`).
 _NAME = re.compile(r"^[^\W][\w.\-]{0,63}$", re.UNICODE)
-_SCOPE = re.compile(r"^[^\W][\w.\-:@]{0,127}$", re.UNICODE)
+_SCOPE = re.compile(r"^(?!.*::)(?!.*:$)[^\W][\w.\-:@]{0,127}$", re.UNICODE)  # no empty part
 
 
 def text_problem(value: str) -> str | None:

@@ -242,7 +242,15 @@ def test_only_the_user_or_an_admin_may_export_or_erase(
     stranger = make_user("y")
     # Write on x's personal scope alone is not enough: x's rows carry `team` too.
     half = make_user("h", extra_write=(personal_scope(x.name),))
-    admin = make_user("a", extra_read=(team,), extra_write=(personal_scope(x.name),))
+    admin = make_user("a", extra_write=(team, personal_scope(x.name)))
+    # reads the team's rows, may not write them: exports x, may not erase x (nor may x's own
+    # key that was narrowed so: deleting a row needs write on its scopes)
+    auditor = make_user("r", extra_read=(team,), extra_write=(personal_scope(x.name),))
+    own_reader = svc.authenticate(
+        svc.create_key(
+            x.name, read=[personal_scope(x.name), team], write=[personal_scope(x.name)]
+        ).token
+    )
     read_only = svc.authenticate(
         svc.create_key(x.name, read=[personal_scope(x.name)], write=[]).token
     )
@@ -254,6 +262,11 @@ def test_only_the_user_or_an_admin_may_export_or_erase(
             svc.export_user(x.name, actor=who)
         with pytest.raises(Forbidden):
             svc.erase_user(x.name, actor=who)
+    for who in (auditor, own_reader):
+        assert list(svc.export_user(x.name, actor=who)) == before
+        with pytest.raises(Forbidden) as unwritable:
+            svc.erase_user(x.name, actor=who)
+        assert "1 scope(s) you cannot write" in unwritable.value.issues[0].problem
     assert list(svc.export_user(x.name)) == before  # nothing changed
     assert list(svc.export_user(x.name, actor=admin)) == before
     assert list(svc.export_user(x.name, actor=x)) == before

@@ -146,3 +146,33 @@ def _expire(svc: Tabane, prefix: str) -> None:
             .where(ApiKey.prefix == prefix)
             .values(expires_at=datetime.now(UTC) - timedelta(seconds=1))
         )
+
+
+def test_a_key_that_may_not_write_its_users_scope_names_its_scopes_never_takes_another(
+    svc: Tabane, make_user: Callable[..., Principal]
+) -> None:
+    """A new context, group or session takes its user's personal scope unless told otherwise;
+    a key that may not write that scope must say which scopes, not get `public` (readable by
+    everyone) or the first team scope it can write by chance."""
+    team = unique("org:t")
+    alice = make_user(extra_write=(team,))
+    acting = svc.authenticate(svc.create_key(alice.name, write=["public", team]).token)
+    assert acting.default_scopes == ()
+    for make in (
+        lambda **kw: svc.create_context(acting, unique("ctx"), **kw),
+        lambda **kw: svc.create_group(acting, unique("grp"), **kw),
+        lambda **kw: svc.add_turn(acting, unique("chat"), "draft: my resignation", **kw),
+    ):
+        with pytest.raises(InvalidInput) as which:
+            make()
+        assert [i.path for i in which.value.issues] == ["scopes"]
+        assert team in which.value.issues[0].problem
+        make(scopes=[team])  # named: written there
+    shared = unique("chat")
+    svc.add_turn(acting, shared, "team notes", scopes=[team])
+    assert svc.add_turn(acting, shared, "more").seq == 2  # an existing session keeps its own
+    reader = svc.authenticate(svc.create_key(alice.name, write=[]).token)  # read-only
+    assert reader.write == frozenset()
+    with pytest.raises(Forbidden):
+        svc.create_context(reader, unique("ctx"))
+    assert [t.text for t in svc.turns(reader, shared)] == ["team notes", "more"]

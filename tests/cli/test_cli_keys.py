@@ -39,6 +39,16 @@ def test_bad_input_is_a_clear_error(cli: Any, make_user: Callable[..., Principal
     assert code == 2 and "[invalid_input]" in err
     code, _, err = cli("keys", "revoke", "nope")
     assert code == 2 and "[not_found]" in err
+    code, _, err = cli("keys", "create", "--user", alice.name, "--read-only", "--write", "public")
+    assert code == 2 and "[invalid_input]" in err and "  --write: " in err
+
+
+def test_a_read_only_key(cli: Any, svc: Tabane, make_user: Callable[..., Principal]) -> None:
+    alice = make_user()
+    code, made, _ = cli("keys", "create", "--user", alice.name, "--read-only")
+    assert code == 0 and made["key"]["write"] == []
+    acting = svc.authenticate(made["token"])
+    assert acting.write == frozenset() and acting.read == alice.read
 
 
 def test_serve_refuses_a_public_bind_without_authentication(cli: Any) -> None:

@@ -14,7 +14,10 @@ def test_users_and_scopes_round_trip(cli: Any, svc: Tabane) -> None:
     code, added, err = cli("users", "add", name)  # a principal: its scope sets print as lists
     assert code == 0, err
     assert added["name"] == name and added["write"] == ["public", f"user:{name}"]
-    assert cli("scopes", "add", team, "--description", "the team")[1] == {"added": team}
+    added_scope = {"scope": team, "added": True}
+    assert cli("scopes", "add", team, "--description", "first")[1] == added_scope
+    again = cli("scopes", "add", team, "--description", "the team")[1]  # described anew
+    assert again == {"scope": team, "added": False}
     code, granted, _ = cli("users", "grant", name, team, "--write")
     assert code == 0 and sorted(granted["read"]) == granted["read"] and team in granted["write"]
     listed = {u["name"]: u for u in cli("users", "list")[1]}
@@ -31,6 +34,31 @@ def test_users_and_scopes_round_trip(cli: Any, svc: Tabane) -> None:
     assert code == 0 and erased
     code, _, err = cli("users", "grant", name, "public")
     assert code == 2 and "[no_user]" in err
+
+
+def test_scopes_and_users_refuse_what_would_mislead(cli: Any, svc: Tabane) -> None:
+    """A scope name with an empty part, a revoke of a scope that does not exist, and a user
+    whose personal scope was granted to someone before they existed are refused, never a quiet
+    no-op; a user may be added who reads `public` without writing it."""
+    bob, zed = unique("bob"), unique("zed")
+    cli("users", "add", bob)
+    for bad in ("user:", "org::x"):
+        code, _, err = cli("scopes", "add", bad)
+        assert code == 2 and "[invalid_name]" in err, bad
+    code, _, err = cli("users", "revoke", bob, unique("org:typo"))
+    assert code == 2 and "[no_scope]" in err
+    code, _, err = cli("users", "revoke", bob, "not a scope")
+    assert code == 2 and "[invalid_name]" in err
+    assert cli("users", "revoke", bob, "public")[1] == {"revoked": True}
+    assert cli("users", "revoke", bob, "public")[1] == {"revoked": False}  # not held any more
+    cli("scopes", "add", f"user:{zed}")
+    cli("users", "grant", bob, f"user:{zed}", "--write")
+    code, _, err = cli("users", "add", zed)  # zed's scope would not be zed's alone
+    assert code == 2 and "[conflict]" in err and bob in err
+    assert zed not in {u["name"] for u in cli("users", "list")[1]}
+    cli("users", "revoke", bob, f"user:{zed}")
+    code, added, _ = cli("users", "add", zed, "--public-read-only")
+    assert code == 0 and "public" in added["read"] and "public" not in added["write"]
 
 
 def test_contexts_and_groups_round_trip(cli: Any) -> None:

@@ -153,12 +153,13 @@ def uncovered(metadata: MetaData = Base.metadata) -> list[str]:
     return sorted(t.name for t in metadata.sorted_tables if t.name not in walk.rows)
 
 
-def authorize(session: Session, walk: Walk, actor: Principal | None) -> None:
+def authorize(session: Session, walk: Walk, actor: Principal | None, *, erase: bool) -> None:
     """Only the user themself or an admin may export or erase; `actor` None is the store owner
     (the CLI). Either must hold write on the personal scope (a read-only key of the user may
     not); an admin is anyone else who does. Either must also read every scope the user's rows
-    carry (their claims and sessions in shared scopes): a key of the user's own may be narrower
-    than the user, and must not export or erase rows it could not read."""
+    carry (their claims and sessions in shared scopes) to export them, and write every one of
+    them to erase them, as deleting any row needs: a key of the user's own may be narrower than
+    the user, and must not take away rows it could not write."""
     if actor is None:
         return
     target = walk.target
@@ -167,7 +168,17 @@ def authorize(session: Session, walk: Walk, actor: Principal | None) -> None:
             f"only {target.name} or an admin may export or erase {target.name}",
             issues=[Issue("user", f"needs write on {target.scope}")],
         )
-    unseen = carried_scopes(session, walk) - actor.read
+    carried = carried_scopes(session, walk)
+    unwritable = carried - actor.write
+    if erase and unwritable:
+        raise Forbidden(
+            f"only {target.name} or an admin may erase {target.name}, writing every scope "
+            "their rows carry",
+            issues=[
+                Issue("user", f"their rows carry {len(unwritable)} scope(s) you cannot write")
+            ],
+        )
+    unseen = carried - actor.read
     if unseen:
         raise Forbidden(
             f"only {target.name} or an admin may export or erase {target.name}, reading every "

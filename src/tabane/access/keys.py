@@ -153,7 +153,7 @@ def narrow(owner: Principal, read: list[str] | None, write: list[str] | None) ->
     read_set = owner.read if read is None else owner.read & frozenset(read)
     write_set = (owner.write if write is None else owner.write & frozenset(write)) & read_set
     mine = personal_scope(owner.name)
-    default = (mine,) if mine in write_set else tuple(sorted(write_set))[:1]
+    default = (mine,) if mine in write_set else ()  # never another scope by chance: say which
     return Principal(
         user_id=owner.user_id, name=owner.name, read=read_set, write=write_set,
         default_scopes=default,

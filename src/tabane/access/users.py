@@ -11,7 +11,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
-from tabane.errors import InvalidInput, Issue, NameTaken, NoScope, NoUser
+from tabane.errors import Conflict, InvalidInput, Issue, NameTaken, NoScope, NoUser
 from tabane.storage.schema import Grant, Scope, User
 from tabane.types import PUBLIC, Principal, check_name, check_scope, personal_scope
 
@@ -37,22 +37,47 @@ def ensure_scope(session: Session, name: str, description: str = "") -> None:
     )
 
 
-def add_user(session: Session, name: str, *, exist_ok: bool = False) -> int:
-    """Create a user with a personal scope `user:NAME` (read and write) and read/write `public`."""
+def add_scope(session: Session, name: str, description: str | None = None) -> bool:
+    """Create a scope, or keep an existing one; either way it takes `description` when one is
+    given. True when it was new."""
+    name = check_scope(name)
+    new = session.get(Scope, name) is None
+    stmt = insert(Scope).values(name=name, description=description or "")
+    if description is None:
+        session.execute(stmt.on_conflict_do_nothing())
+    else:
+        described = {"description": description}
+        session.execute(stmt.on_conflict_do_update(index_elements=[Scope.name], set_=described))
+    return new
+
+
+def add_user(
+    session: Session, name: str, *, exist_ok: bool = False, public_write: bool = True
+) -> int:
+    """Create a user with a personal scope `user:NAME` (read and write) and `public` (read, and
+    write unless `public_write` is False). A personal scope already granted to someone else
+    (made and granted before its user) is refused: it would not be the new user's alone."""
     name = check_name(name, "name", "user name")
     existing = session.scalar(select(User.id).where(User.name == name))
     if existing is not None:
         if exist_ok:
             return existing
         raise NameTaken(f"user {name!r} exists", issues=[Issue("name", "taken")])
+    mine = personal_scope(name)
+    holders = session.scalars(select(User.name).join(Grant).where(Grant.scope == mine)).all()
+    if holders:
+        raise Conflict(
+            f"scope {mine!r} is already granted to {sorted(holders)}: a new user's personal "
+            "scope must be theirs alone; revoke those grants first",
+            issues=[Issue("name", f"{mine} is granted to {len(holders)} other user(s)")],
+        )
     user = User(name=name)
     session.add(user)
     session.flush()
-    mine = personal_scope(name)
     ensure_scope(session, mine, f"personal scope of {name}")
     ensure_scope(session, PUBLIC, "readable by everyone")
-    for scope in (mine, PUBLIC):
-        session.add(Grant(user_id=user.id, scope=scope, can_write=True))
+    session.add(Grant(user_id=user.id, scope=mine, can_write=True))
+    session.add(Grant(user_id=user.id, scope=PUBLIC, can_write=public_write))
     return user.id
 
 
@@ -71,7 +96,12 @@ def grant(session: Session, user: str, scope: str, *, write: bool) -> None:
 
 
 def revoke(session: Session, user: str, scope: str) -> bool:
+    """Take `scope` away from `user`; False when they did not hold it (an unknown scope, or a
+    name that is no scope, is refused as `grant` refuses it)."""
     uid = _user_id(session, user)
+    scope = check_scope(scope)
+    if session.get(Scope, scope) is None:
+        raise NoScope(f"no scope {scope!r}", issues=[Issue("scope", "unknown")])
     result = session.execute(delete(Grant).where(Grant.user_id == uid, Grant.scope == scope))
     return bool(result.rowcount)  # type: ignore[attr-defined]
 
@@ -117,7 +147,7 @@ def principal(session: Session, name: str) -> Principal:
     read = frozenset(s for s, _ in rows)
     write = frozenset(s for s, w in rows if w)
     mine = personal_scope(name)
-    default = (mine,) if mine in write else tuple(sorted(write))[:1]
+    default = (mine,) if mine in write else ()  # never another scope by chance: say which
     return Principal(user_id=uid, name=name, read=read, write=write, default_scopes=default)
 
 

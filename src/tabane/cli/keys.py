@@ -25,15 +25,24 @@ def keys_create(
     write: Annotated[
         list[str] | None, Opt("--write", help="a scope the key may write (repeat; default: all)")
     ] = None,
+    read_only: Annotated[
+        bool, Opt("--read-only", help="the key may write nothing (not with --write)")
+    ] = False,
     expires: Annotated[
         str | None, Opt("--expires", help="ISO 8601 expiry (UTC unless an offset is given)")
     ] = None,
 ) -> None:
     """Create an API key; the token is printed this once and only its hash is kept.
     Example: tabane keys create --user alice --read user:alice --read org:acme --write user:alice"""
+    if read_only and write:
+        raise InvalidInput(
+            "--read-only writes nothing: drop --write",
+            issues=[Issue("--write", "with --read-only")],
+        )
     when = _instant(expires) if expires else None
+    writes = [] if read_only else (write or None)
     with service() as (svc, _):
-        emit(svc.create_key(user, read=read or None, write=write or None, expires=when))
+        emit(svc.create_key(user, read=read or None, write=writes, expires=when))
 
 
 @keys_app.command("list")

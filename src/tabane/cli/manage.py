@@ -34,10 +34,16 @@ def users_list() -> None:
 
 @users_app.command("add")
 @handled
-def users_add(name: str) -> None:
-    """Add a user with a personal scope user:NAME.  Example: tabane users add alice"""
+def users_add(
+    name: str,
+    public_read_only: Annotated[
+        bool, Opt("--public-read-only", help="may read `public`, not write it (default: both)")
+    ] = False,
+) -> None:
+    """Add a user with a personal scope user:NAME, and `public`: every user may read it and, by
+    default, write it.  Example: tabane users add alice --public-read-only"""
     with service() as (svc, _):
-        emit(svc.add_user(name))
+        emit(svc.add_user(name, public_write=not public_read_only))
 
 
 @users_app.command("grant")
@@ -112,12 +118,12 @@ def scopes_list() -> None:
 @scopes_app.command("add")
 @handled
 def scopes_add(
-    name: str, description: Annotated[str, Opt(help="what the scope is for")] = ""
+    name: str, description: Annotated[str | None, Opt(help="what the scope is for")] = None
 ) -> None:
-    """Create a scope.  Example: tabane scopes add org:acme --description 'Acme staff'"""
+    """Create a scope, or describe an existing one anew (`added` says which).
+    Example: tabane scopes add org:acme --description 'Acme staff'"""
     with service() as (svc, _):
-        svc.add_scope(name, description)
-        emit({"added": name})
+        emit({"scope": name, "added": svc.add_scope(name, description)})
 
 
 @scopes_app.command("remove")

@@ -67,6 +67,11 @@ def check_floor(value: object, path: str, lo: float, hi: float) -> float:
 
 def writable_scopes(principal: Principal, scopes: object | None, path: str = "scopes") -> list[str]:
     chosen = principal.default_scopes if scopes is None else scope_set(scopes, path)
+    if not chosen and principal.write:  # a key that may not write its user's personal scope
+        raise InvalidInput(
+            "say which scopes: this key may not write your personal scope, the default",
+            issues=[Issue(path, f"required; writable: {sorted(principal.write)}")],
+        )
     if not chosen:  # a key whose write set is empty has no default to fall back on
         raise Forbidden("you may write no scope", issues=[Issue(path, "nothing writable")])
     if not principal.can_write(chosen):

@@ -126,19 +126,27 @@ def append(
         at = _said_at(at, issues)
     if issues:
         raise InvalidInput("invalid turn; nothing written", issues=issues)
+    new = _missing(session, principal, name)
     chosen = tuple(scopes) if scopes is not None else principal.default_scopes
-    if not chosen or not principal.can_write(chosen):  # an empty set: a key that writes none
+    if new and not chosen and principal.write:  # a key that may not write the personal scope
+        raise InvalidInput(
+            "say which scopes: this key may not write your personal scope, a new session's "
+            "default; nothing written",
+            issues=[Issue("scopes", f"required; writable: {sorted(principal.write)}")],
+        )
+    if (new or scopes is not None) and (not chosen or not principal.can_write(chosen)):
         raise Forbidden("you may not write these scopes", issues=[Issue("scopes", "not writable")])
-    if "/" in name and _missing(session, principal, name):  # one opened before this rule stays
+    if "/" in name and new:  # one opened before this rule stays
         raise InvalidInput(
             f"a new session's name cannot hold '/': {name!r}; nothing written",
             issues=[Issue("session", "'/' would end the name in an HTTP path")],
         )
-    session.execute(
-        insert(ChatSession)
-        .values(user_id=principal.user_id, name=name, scopes=list(chosen))
-        .on_conflict_do_nothing(index_elements=["user_id", "name"])
-    )
+    if chosen:  # an existing session keeps its own scopes (checked below)
+        session.execute(
+            insert(ChatSession)
+            .values(user_id=principal.user_id, name=name, scopes=list(chosen))
+            .on_conflict_do_nothing(index_elements=["user_id", "name"])
+        )
     chat = find(session, principal, name)
     if scopes is not None and set(scopes) != set(chat.scopes):  # scopes choose a new session's
         raise InvalidInput(

@@ -105,18 +105,21 @@ class Tabane(
         with self.store.admin() as session:
             return users.principal(session, name)
 
-    def add_user(self, name: str) -> Principal:
+    def add_user(self, name: str, *, public_write: bool = True) -> Principal:
+        """A new user with their personal scope and `public` (writable unless told not)."""
         with self.store.admin() as session:
-            users.add_user(session, name)
+            users.add_user(session, name, public_write=public_write)
             return users.principal(session, name)
 
     def list_users(self) -> list[users.UserInfo]:
         with self.store.admin() as session:
             return users.list_users(session)
 
-    def add_scope(self, name: str, description: str = "") -> None:
+    def add_scope(self, name: str, description: str | None = None) -> bool:
+        """Create a scope (True), or keep an existing one (False), giving it `description` when
+        one is given."""
         with self.store.admin() as session:
-            users.ensure_scope(session, name, description)
+            return users.add_scope(session, name, description)
 
     def list_scopes(self) -> list[users.ScopeInfo]:
         with self.store.admin() as session:

@@ -54,7 +54,7 @@ class UsersService(ServiceBase):
         The authority check runs now; the rows are read as the iterator is consumed."""
         with self.store.admin() as session:
             walk = erasure.settle(session, erasure.plan(erasure.find(session, name)))
-            erasure.authorize(session, walk, actor)
+            erasure.authorize(session, walk, actor, erase=False)
         return self._export(walk)
 
     def _export(self, walk: erasure.Walk) -> Iterator[dict[str, Any]]:
@@ -71,7 +71,7 @@ class UsersService(ServiceBase):
         worker."""
         with self.store.admin() as session:
             walk = erasure.settle(session, erasure.plan(erasure.find(session, name)))
-            erasure.authorize(session, walk, actor)
+            erasure.authorize(session, walk, actor, erase=True)
             # the user's transactions in flight end first; later ones are refused (guard.py)
             guard.take(session, walk.target.user_id)
             walk = erasure.settle(session, walk)  # with what those wrote
