@@ -97,10 +97,11 @@ def queue_rebuilds(svc: Any, user: Any, context: str) -> None:
     """Queue the derived rebuilds as a claim write or a retraction does (service/graph.py); a
     write that queued them already finds them queued and adds none."""
     from tabane.contexts import contexts
-    from tabane.service.graph import schedule_communities
+    from tabane.jobs.rebuilds import derived_changed
 
     with svc.store.session(user) as session:
-        schedule_communities(session, user, contexts.resolve(session, context))
+        ctx = contexts.resolve(session, context)
+        derived_changed(session, user, ctx, graph=True, leaves=False)
 
 
 def past_the_debounce(svc: Any, user: Any, context: str) -> None:

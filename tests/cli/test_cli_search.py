@@ -12,13 +12,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 from typer.testing import CliRunner
 
 from tabane.cli.main import app
 from tabane.ingest.documents import DocumentInput, block
 from tabane.search.plan import SearchRequest
 from tabane.service import Tabane
+from tabane.storage.schema import Job
 from tabane.types import Principal
+
+from helpers import past_the_debounce, queue_rebuilds, unique
 
 TEXTS = [
     "The kettle boils water quickly.",
@@ -159,10 +163,19 @@ def test_ingest_waits_for_its_embeddings(cli, vsvc: Tabane, user, context, tmp_p
     (tmp_path / "a.md").write_text("# Garden\n\nTomatoes need full sun.\n")
     (tmp_path / "b.md").write_text("# Desk\n\nThe invoice is due monthly.\n")
 
+    other = unique("ctx")  # a derived build due elsewhere: the ingest does not wait for it
+    vsvc.create_context(user, other)
+    queue_rebuilds(vsvc, user, other)
+    past_the_debounce(vsvc, user, other)
     code, out, _ = cli("ingest", str(tmp_path / "a.md"), "-c", context, embedder="use")
     assert code == 0 and out["counts"]["created"] == 1
     plan = vsvc.search(user, SearchRequest("sunlight", contexts=(context,))).plan.contexts[0]
     assert plan.lanes["vector"].ran and plan.pending_embeddings == 0
+    with vsvc.store.admin() as session:
+        kinds = session.scalars(
+            select(Job.kind).where(Job.state == "queued", Job.kind.like("derive_%"))
+        ).all()
+    assert "derive_communities" in kinds  # still queued, for a worker
 
     code, out, _ = cli("ingest", str(tmp_path / "b.md"), "-c", context, "--no-wait", embedder="use")
     assert code == 0
@@ -209,3 +222,16 @@ def test_worker_runs_until_sigterm(tabane_home: Path, user: Principal) -> None:
             proc.kill()
     assert proc.returncode == 0
     assert "stopping" in rest and "worker: stopped" in rest
+
+
+def test_jobs_worker_and_derive_name_their_bad_options(cli, context) -> None:
+    for args, option in [
+        (("jobs", "--limit", "-1"), "--limit"),
+        (("jobs", "--limit", "0"), "--limit"),
+        (("worker", "--poll", "0"), "--poll"),  # it would ask for work without pause
+        (("worker", "--poll", "-1"), "--poll"),
+        (("derive", "--context", context, "--what", "bogus"), "--what"),
+        (("derive", "--context", unique("nowhere")), "--context"),
+    ]:
+        code, _, err = cli(*args)
+        assert code == 2 and "Traceback" not in err and f"\n  {option}: " in err, (args, err)

@@ -160,6 +160,34 @@ def test_a_retraction_queues_a_rebuild_that_drops_the_claim(
     assert not after.stale and "green" not in after.summary and "theanine" in after.summary
 
 
+def test_retracting_or_replacing_a_source_rebuilds_the_profiles_of_its_claims(
+    vsvc: Tabane, user: Principal, context: str
+) -> None:
+    """A source's claims close with it (retracted, or replaced without the paragraph they
+    cite): the profiles that summarized them are rebuilt, never served stale for good."""
+    from tabane.ingest.documents import DocumentInput, block
+
+    concept = unique("falcon")
+    for sid, fact in (("plan", "ZEBRA-42"), ("memo", "orbit-7")):
+        doc = DocumentInput(sid, paragraphs=[block(f"{concept} has code {fact}.")])
+        vsvc.ingest(user, context, doc)
+        claim = ClaimInput(concept, "has code", fact, 1.0, source=sid, paragraph=0)
+        vsvc.add_claims(user, context, [claim, ClaimInput(concept, "is", "a project", 1.0)])
+    assert vsvc.wait_for_jobs(timeout=120) == 0
+    assert "ZEBRA-42" in vsvc.profile(user, context, concept).summary
+    vsvc.retract(user, context, "plan")
+    assert vsvc.profile(user, context, concept).stale
+    assert len(profile_jobs(vsvc, user, context)) == 1
+    assert vsvc.wait_for_jobs(timeout=120) == 0
+    after = vsvc.profile(user, context, concept)
+    assert not after.stale and "ZEBRA-42" not in after.summary and "orbit-7" in after.summary
+    edited = DocumentInput("memo", paragraphs=[block("The memo was rewritten.")])
+    assert vsvc.ingest(user, context, edited).claims_closed == 1
+    assert len(profile_jobs(vsvc, user, context)) == 1
+    assert vsvc.wait_for_jobs(timeout=120) == 0
+    assert "orbit-7" not in vsvc.profile(user, context, concept).summary
+
+
 def test_a_job_for_a_rescoped_context_builds_nothing(
     vsvc: Tabane, user: Principal, context: str
 ) -> None:

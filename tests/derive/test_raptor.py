@@ -223,6 +223,32 @@ def test_stale_after_writes_and_rebuilt(vsvc: Tabane, user: Principal, context: 
     assert not tree(vsvc, user, context).stale
 
 
+def test_a_retracted_note_leaves_the_tree_by_a_rebuild(
+    vsvc: Tabane, user: Principal, context: str
+) -> None:
+    """A note closed by `associations retract` was a leaf of the tree: the retraction queues
+    the rebuild, and the rebuilt tree no longer holds (or quotes) it."""
+    ingest(vsvc, user, context, ["coffee", "sailing"])
+    secret = "The garden shed vault code is SECRET-7781."
+    note = vsvc.remember(
+        user,
+        context,
+        {"text": secret, "subject": "shed", "label": "has code", "object": "SECRET-7781",
+         "weight": 1.0, "kind": "world"},
+    )  # fmt: skip
+    vsvc.wait_for_jobs()
+    refs = {r for refs in all_members(vsvc, user, context).values() for r in refs}
+    assert f"c:{note}" in refs and not tree(vsvc, user, context).stale
+    vsvc.retract_associations(user, context, [("shed", "has code", "SECRET-7781", None, None)])
+    assert tree(vsvc, user, context).stale
+    vsvc.wait_for_jobs()  # the retraction queued the rebuild
+    rebuilt = tree(vsvc, user, context)
+    assert not rebuilt.stale
+    refs = {r for refs in all_members(vsvc, user, context).values() for r in refs}
+    assert f"c:{note}" not in refs
+    assert all("SECRET-7781" not in (n.summary or "") for n in rebuilt.nodes)
+
+
 def test_a_replacement_that_only_removes_paragraphs_rebuilds_the_tree(
     vsvc: Tabane, user: Principal, context: str
 ) -> None:

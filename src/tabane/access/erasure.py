@@ -174,9 +174,7 @@ def authorize(session: Session, walk: Walk, actor: Principal | None, *, erase: b
         raise Forbidden(
             f"only {target.name} or an admin may erase {target.name}, writing every scope "
             "their rows carry",
-            issues=[
-                Issue("user", f"their rows carry {len(unwritable)} scope(s) you cannot write")
-            ],
+            issues=[Issue("user", f"their rows carry {len(unwritable)} scope(s) you cannot write")],
         )
     unseen = carried - actor.read
     if unseen:

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from tabane.cli.common import emit, handled, service
+from tabane.cli.common import emit, handled, named_as, service
 
 Opt = typer.Option
 
@@ -32,7 +32,7 @@ def derive(
     Example: tabane derive --context notes --what communities
     Example: tabane derive --context notes --what profiles
     Example: tabane derive --context docs --what raptor"""
-    with service() as (svc, user):
+    with service() as (svc, user), named_as({"context": "--context", "what": "--what"}):
         names = svc.derive_targets(user, context, what)
         reports = []
         bar = Progress(

@@ -14,8 +14,9 @@ from typing import Annotated, Any
 
 import typer
 
-from tabane.cli.common import emit, handled, service
+from tabane.cli.common import emit, handled, named_as, service
 from tabane.config import Settings
+from tabane.errors import InvalidInput, Issue
 from tabane.jobs.queue import JobView
 from tabane.service import Tabane
 
@@ -40,7 +41,7 @@ def _row(job: JobView) -> dict[str, Any]:
 @handled
 def jobs(limit: Annotated[int, Opt(help="how many, newest first")] = 50) -> None:
     """List background jobs (embedding) with their progress.  Example: tabane jobs --limit 20"""
-    with service() as (svc, _):
+    with service() as (svc, _), named_as({"limit": "--limit"}):
         listed = svc.jobs(limit=limit)
         emit(
             {
@@ -57,6 +58,10 @@ def worker(
 ) -> None:
     """Run background jobs in the foreground until Ctrl-C or SIGTERM (for a service: run one or
     more beside `tabane serve`, with TABANE_WORKER=off there).  Example: tabane worker"""
+    if not 0 < poll <= 3600:  # 0 would ask the database for work without pause, NaN never
+        raise InvalidInput(
+            "invalid poll interval", issues=[Issue("--poll", f"{poll} not in (0, 3600] seconds")]
+        )
     # This process is the worker: never a second one in a thread, whatever TABANE_WORKER says.
     settings = dataclasses.replace(Settings.from_env(), worker="off")
     stop = threading.Event()

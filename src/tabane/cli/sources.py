@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from tabane.cli.common import emit, handled, service
 from tabane.ingest.files import DEFAULT_BLOCKLIST, IngestReport
+from tabane.jobs.queue import EMBED_SOURCE
 from tabane.service import Tabane
 
 sources_app = typer.Typer(
@@ -57,7 +58,7 @@ def _wait_for_embeddings(svc: Tabane) -> None:
             label = f"embedding: {left} job(s) left"
             bar.update(task, total=most, completed=most - left, description=label)
 
-        left = svc.wait_for_jobs(progress=progress)
+        left = svc.wait_for_jobs(progress=progress, only=(EMBED_SOURCE,))  # not derived builds
     if left:
         typer.echo(f"{left} embedding job(s) still queued; `tabane jobs` shows them", err=True)
 

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from tabane.contexts import contexts
 from tabane.errors import InvalidInput, Issue, NoSource, SourceTaken
 from tabane.graph import claim_sources
-from tabane.jobs import queue
+from tabane.jobs import queue, rebuilds
 from tabane.sources import read
 from tabane.sources.write import (
     RetractResult,
@@ -25,7 +25,7 @@ from tabane.sources.write import (
     store,
     title_key,
 )
-from tabane.storage.schema import Context, RaptorNode, Source
+from tabane.storage.schema import Context, Source
 from tabane.storage.store import Store
 from tabane.text.documents import PARSER_VERSION, Block, Locator, ParsedDocument, read_document
 from tabane.types import SOURCE_STATES, Principal, parse_date, scope_set
@@ -141,9 +141,10 @@ def _store_parsed(
             session, principal, ctx, meta.source_id, dict(result.kept_at)
         )
         result = replace(result, claims_closed=closed.claims)
-        # Paragraphs it did not repeat are gone, and a replacement that only removes or
-        # moves paragraphs writes no vector (which would queue the rebuild itself).
-        _tree_changed(session, principal, ctx)
+        # Paragraphs it did not repeat are gone (a replacement that only removes or moves
+        # paragraphs writes no vector, which would queue the tree's rebuild itself), and the
+        # claims it closed leave the graph the communities and profiles summarize.
+        rebuilds.derived_changed(session, principal, ctx, graph=bool(closed.claims), leaves=True)
     if embed and result.outcome != "unchanged" and result.paragraphs:
         queue.enqueue_embedding(
             session,
@@ -329,16 +330,7 @@ def retract_source(
             .values(outline=[])
             .execution_options(synchronize_session=False)
         )
-        _tree_changed(session, principal, ctx)
     closed = claim_sources.close_by_source(session, principal, ctx, source_id, dry_run=dry_run)
+    if not dry_run:  # its paragraphs were leaves of the tree; its claims were in the graph
+        rebuilds.derived_changed(session, principal, ctx, graph=bool(closed.claims), leaves=True)
     return replace(result, claims=closed.claims, associations=closed.associations)
-
-
-def _tree_changed(session: Session, principal: Principal, ctx: Context) -> None:
-    """Queue the debounced rebuild of the context's RAPTOR tree, when it has one (its leaves
-    changed) and the principal may queue work with the context's scope set."""
-    if not principal.can_write(tuple(ctx.scopes)):
-        return
-    built = session.scalar(select(RaptorNode.id).where(RaptorNode.context_id == ctx.id).limit(1))
-    if built is not None:
-        queue.enqueue_raptor(session, context_id=ctx.id, scopes=list(ctx.scopes))

@@ -18,7 +18,7 @@ from sqlalchemy import ColumnElement, and_, func, or_, select, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
-from tabane.errors import TabaneError
+from tabane.errors import InvalidInput, Issue, TabaneError
 from tabane.storage.schema import Job
 from tabane.types import Principal
 
@@ -364,7 +364,15 @@ def pending(session: Session, context_id: int | None = None) -> int:
     return int(session.scalar(stmt) or 0)
 
 
+MAX_LISTING = 1000
+
+
 def listing(session: Session, *, limit: int = 50, states: Sequence[str] = ()) -> list[JobView]:
+    """The newest `limit` jobs (1..MAX_LISTING), of `states` when given."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LISTING:
+        raise InvalidInput(
+            "invalid job listing", issues=[Issue("limit", f"{limit!r} not in 1..{MAX_LISTING}")]
+        )
     stmt = select(Job).order_by(Job.id.desc()).limit(limit)
     if states:
         stmt = stmt.where(Job.state.in_(list(states)))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import TypeVar
 
 import numpy as np
@@ -97,22 +97,20 @@ class Worker:
             and (self.summarizer is not None or kind not in NEEDS_SUMMARIZER)
         ]
 
-    def pending(self, session: Session) -> int:
+    def pending(self, session: Session, only: Collection[str] = ()) -> int:
         """Queued or running jobs of the kinds this worker runs (the others wait for a worker
-        with the model they need)."""
-        stmt = (
-            select(func.count())
-            .select_from(Job)
-            .where(Job.state.in_(("queued", "running")), Job.kind.in_(self.kinds))
-        )
-        return int(session.scalar(stmt) or 0)
+        with the model they need), or of those among them `only` names."""
+        kinds = [k for k in self.kinds if not only or k in only]
+        stmt = select(func.count()).select_from(Job).where(Job.kind.in_(kinds))
+        return int(session.scalar(stmt.where(Job.state.in_(("queued", "running")))) or 0)
 
-    def run_once(self) -> bool:
-        """Claim and run one job; False when none was due."""
-        if not self.kinds:
+    def run_once(self, only: Collection[str] = ()) -> bool:
+        """Claim and run one job (of the kinds `only` names, if any); False when none was due."""
+        kinds = [k for k in self.kinds if not only or k in only]
+        if not kinds:
             return False
         with self.store.admin() as session:
-            job = queue.claim(session, self.kinds)
+            job = queue.claim(session, kinds)
         if job is None:
             return False
         try:

@@ -1,16 +1,14 @@
 """The service's graph writes: claims in batches, retraction, aliases.
 
-A write that changes a context's shared graph also queues the debounced rebuilds of its
-communities and entity profiles (`schedule_communities`), in the writer's transaction, with or
-without an embedder: a worker runs them either way (jobs/worker.py), embedding their summaries
-only where it has one.
+A write that changes a context's shared graph also queues the debounced rebuilds of the derived
+builds it made stale (jobs/rebuilds.py), in the writer's transaction, with or without an
+embedder: a worker runs them either way (jobs/worker.py), embedding their summaries only where
+it has one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from sqlalchemy.orm import Session
 
 from tabane.contexts import contexts
 from tabane.errors import InvalidInput, Issue
@@ -19,28 +17,9 @@ from tabane.graph import vocabulary
 from tabane.graph.claim_input import ClaimInput
 from tabane.graph.claims import CloseReport, WriteReport
 from tabane.graph.vocabulary import AliasInfo, Kind
-from tabane.jobs import queue
+from tabane.jobs import queue, rebuilds
 from tabane.service.base import ServiceBase
-from tabane.storage.schema import Context
 from tabane.types import Principal
-
-
-def schedule_communities(
-    session: Session, user: Principal, ctx: Context, written: Sequence[str] | None = None
-) -> None:
-    """Queue the debounced rebuilds of the context's communities and entity profiles
-    (jobs/queue.py) after a write stored under `written` (None: a retraction, whose scopes are
-    not known). Nothing is queued when the write lies outside the shared graph the builds read
-    (rows whose scope set is inside the context's), or when the writer may not queue work with
-    the context's scope set (then the derived rows read as `stale` until someone rebuilds
-    them)."""
-    shared = set(ctx.scopes)
-    if written is not None and not set(written) <= shared:
-        return
-    if not (shared <= user.read and user.can_write(tuple(ctx.scopes))):
-        return
-    queue.enqueue_communities(session, context_id=ctx.id, scopes=list(ctx.scopes))
-    queue.enqueue_profiles(session, context_id=ctx.id, scopes=list(ctx.scopes))
 
 
 class GraphWriteService(ServiceBase):
@@ -66,7 +45,9 @@ class GraphWriteService(ServiceBase):
                 queue.enqueue_glosses(session, context_id=ctx.id, scopes=chosen)
                 queue.enqueue_claims(session, context_id=ctx.id, scopes=chosen)
             if report.associations or report.closed:  # the graph changed: rebuild later
-                schedule_communities(session, user, ctx, chosen)
+                rebuilds.derived_changed(
+                    session, user, ctx, graph=True, leaves=bool(report.closed), written=chosen
+                )
             return report
 
     def retract_associations(
@@ -82,8 +63,8 @@ class GraphWriteService(ServiceBase):
         with self.store.session(user) as session:
             ctx = contexts.resolve(session, context)
             report = claims_mod.retract_edges(session, user, ctx, edges, dry_run=dry_run)
-            if report.associations and not report.dry_run:
-                schedule_communities(session, user, ctx)
+            if report.associations and not report.dry_run:  # closed notes are the tree's leaves
+                rebuilds.derived_changed(session, user, ctx, graph=True, leaves=True)
             return report
 
     def add_alias(

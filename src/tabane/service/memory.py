@@ -8,12 +8,11 @@ from typing import Any
 
 from tabane.contexts import contexts
 from tabane.errors import InvalidInput, Issue
-from tabane.jobs import queue
+from tabane.jobs import queue, rebuilds
 from tabane.memory import memories, sessions
 from tabane.memory.memories import MemoryPage
 from tabane.memory.sessions import SessionInfo, Turn, Window
 from tabane.service.base import ServiceBase
-from tabane.service.graph import schedule_communities
 from tabane.types import Principal
 
 
@@ -43,7 +42,9 @@ class MemoryService(ServiceBase):
                 if memory.subject is not None:  # a triple changes its concepts' glosses
                     queue.enqueue_glosses(session, context_id=ctx.id, scopes=chosen)
             if memory.triple is not None or memory.closes:  # the graph changed: rebuild later
-                schedule_communities(session, user, ctx, chosen)
+                rebuilds.derived_changed(
+                    session, user, ctx, graph=True, leaves=bool(memory.closes), written=chosen
+                )
             return claim_id
 
     def memories(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 
 from sqlalchemy import func, select
@@ -100,24 +100,27 @@ class SearchService(ServiceBase):
             return queue.listing(session, limit=limit)
 
     def wait_for_jobs(
-        self, timeout: float = 600.0, progress: Callable[[int], None] | None = None
+        self,
+        timeout: float = 600.0,
+        progress: Callable[[int], None] | None = None,
+        only: Collection[str] = (),
     ) -> int:
-        """Run due jobs in this thread until none of the kinds its worker runs is left (or the
-        timeout); return how many of those remain (jobs that need a model this process lacks
-        wait for a worker with one). Used by the CLI so a local `ingest` ends with its
-        embeddings stored."""
+        """Run due jobs in this thread until none of the kinds its worker runs (or of those
+        `only` names) is left, or the timeout; return how many of those remain (jobs that need a
+        model this process lacks wait for a worker with one). The CLI's `ingest` waits so for
+        its paragraphs' embeddings (`only` embed_source), not for derived builds."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self.store.admin() as session:
-                left = self.worker.pending(session)
+                left = self.worker.pending(session, only)
             if progress:
                 progress(left)
             if not left or not self.worker.kinds:  # nothing here can run them
                 return left
-            if not self.worker.run_once():
+            if not self.worker.run_once(only):
                 time.sleep(0.2)
         with self.store.admin() as session:
-            return self.worker.pending(session)
+            return self.worker.pending(session, only)
 
     def _pending(self, session: Session, reached: list[Context]) -> dict[int, int]:
         """Queued paragraph-embedding jobs per context (the plan's pending embeddings)."""

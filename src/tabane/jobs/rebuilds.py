@@ -1,0 +1,50 @@
+"""Which derived builds a write makes stale, queued (debounced) in the writer's transaction.
+
+- The graph changed (claims written, closed or retracted, a source's claims closed with it):
+  the context's communities and entity profiles.
+- Leaves went away (a note closed or retracted, a source retracted or replaced): the RAPTOR
+  tree, when the context has one. New leaves queue it themselves once their vectors are stored
+  (jobs/worker.py), since the tree clusters vectors.
+
+Nothing is queued for a write outside the shared graph the builds read (a row whose scope set is
+not inside the context's), nor by a writer who may not queue work with the context's scope set;
+the derived rows then read as `stale` (their GET routes and the recall trace say so) until
+someone who may rebuilds them (`tabane derive`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from tabane.jobs import queue
+from tabane.storage.schema import Context, RaptorNode
+from tabane.types import Principal
+
+
+def derived_changed(
+    session: Session,
+    principal: Principal,
+    ctx: Context,
+    *,
+    graph: bool,
+    leaves: bool,
+    written: Sequence[str] | None = None,
+) -> None:
+    """Queue the rebuilds a write made stale: `graph` the communities and profiles, `leaves`
+    the RAPTOR tree. `written` is the write's scope set (None: not known, as for a retraction)."""
+    shared = set(ctx.scopes)
+    if written is not None and not set(written) <= shared:
+        return
+    if not (shared <= principal.read and principal.can_write(tuple(ctx.scopes))):
+        return
+    scopes = list(ctx.scopes)
+    if graph:
+        queue.enqueue_communities(session, context_id=ctx.id, scopes=scopes)
+        queue.enqueue_profiles(session, context_id=ctx.id, scopes=scopes)
+    if leaves:
+        tree = select(RaptorNode.id).where(RaptorNode.context_id == ctx.id).limit(1)
+        if session.scalar(tree) is not None:
+            queue.enqueue_raptor(session, context_id=ctx.id, scopes=scopes)
