@@ -464,6 +464,28 @@ def test_erasure_takes_what_only_the_user_could_read_and_nothing_of_anyone_else(
     assert svc.memories(again, shared).memories == []
 
 
+def test_another_users_trace_loses_the_spellings_only_the_erased_user_gave(
+    svc: Tabane, make_user: Callable[..., Principal]
+) -> None:
+    """y's recall resolved a concept only x's claims named; after x's erasure the spelling is
+    forgotten, and y's stored trace no longer lists it among its seeds (its other seeds stay)."""
+    from tabane.recall.plan import RecallRequest
+
+    x, y = make_user("x"), make_user("y")
+    shared = unique("ctx")
+    svc.create_context(y, shared, scopes=["public"])
+    only_x = unique("qxsigma")
+    svc.add_claims(x, shared, [ClaimInput(only_x, "near", "harbour", 1.0)])
+    svc.add_claims(y, shared, [ClaimInput("harbour", "is", "busy", 1.0)])
+    ask = RecallRequest(f"what about {only_x} and the harbour?", contexts=(shared,), force=True)
+    recalled = svc.recall(y, ask)
+    assert {only_x, "harbour"} <= set(recalled.trace.seeds)
+    svc.erase_user(x.name)
+    stored = svc.recall_trace(y, recalled.recall_id)
+    assert only_x not in stored["trace"]["seeds"] and "harbour" in stored["trace"]["seeds"]
+    assert stored["question"] == ask.question  # y's own words stay
+
+
 def test_erasure_repairs_what_the_users_claims_changed_in_a_shared_context(
     vsvc: Tabane, make_user: Callable[..., Principal]
 ) -> None:

@@ -18,11 +18,23 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import ColumnElement, Table, and_, delete, exists, func, select
+from sqlalchemy import (
+    ColumnElement,
+    Table,
+    and_,
+    column,
+    delete,
+    exists,
+    func,
+    select,
+    text,
+    update,
+)
+from sqlalchemy.dialects.postgresql import array
 from sqlalchemy.orm import Session
 
 from tabane.access.erasure import DERIVED, Target, Walk, holds
-from tabane.storage.schema import Association, Base, Claim
+from tabane.storage.schema import Association, Base, Claim, RecallTraceRow
 from tabane.types import EdgeKey
 
 Edges = dict[tuple[int, tuple[str, ...]], set[EdgeKey]]
@@ -142,6 +154,27 @@ def strip_scope(session: Session, target: Target) -> int:
             read_scopes=func.array_remove(keys.c.read_scopes, target.scope),
             write_scopes=func.array_remove(keys.c.write_scopes, target.scope),
         )
+    )
+    return int(result.rowcount)  # type: ignore[attr-defined]
+
+
+def scrub_traces(session: Session, names: list[str]) -> int:
+    """Take forgotten spellings out of every stored recall trace's seeds: another user's trace
+    keeps its own question, but not the names only the erased user's claims gave it (a gloss
+    match put them there). Returns the traces changed."""
+    if not names:
+        return 0
+    kept = (
+        select(func.coalesce(func.jsonb_agg(column("seed")), text("'[]'::jsonb")))
+        .select_from(func.jsonb_array_elements_text(RecallTraceRow.trace["seeds"]).alias("seed"))
+        .where(column("seed").not_in(names))
+        .scalar_subquery()
+    )
+    result = session.execute(
+        update(RecallTraceRow)
+        .where(RecallTraceRow.trace["seeds"].has_any(array(names)))
+        .values(trace=func.jsonb_set(RecallTraceRow.trace, text("'{seeds}'"), kept))
+        .execution_options(synchronize_session=False)
     )
     return int(result.rowcount)  # type: ignore[attr-defined]
 

@@ -101,9 +101,9 @@ def forget_glosses(session: Session, edges: Edges) -> set[Where]:
     return touched
 
 
-def forget_spellings(session: Session, edges: Edges) -> int:
-    """Delete the concepts and labels the erased claims named that nothing left names: one
-    query per context, scope set and kind."""
+def forget_spellings(session: Session, edges: Edges) -> list[str]:
+    """Delete the concepts and labels the erased claims named that nothing left names (one
+    query per context, scope set and kind); returns their names."""
     doomed: list[int] = []
     alias = aliased(VocabEntry)
     for (context_id, scopes), keys in edges.items():
@@ -133,6 +133,7 @@ def forget_spellings(session: Session, edges: Edges) -> int:
                 )
             ).all()
     vocabulary_stats.unbump_entries(session, doomed)
-    if doomed:
-        session.execute(delete(VocabEntry).where(VocabEntry.id.in_(doomed)))
-    return len(doomed)
+    if not doomed:
+        return []
+    gone = delete(VocabEntry).where(VocabEntry.id.in_(doomed)).returning(VocabEntry.name)
+    return sorted(set(session.scalars(gone)))

@@ -89,6 +89,7 @@ class UsersService(ServiceBase):
                 queue.enqueue_glosses(session, context_id=context_id, scopes=scopes)
             pruned = repair.prune_edges(session, edges)
             forgotten = forget.forget_spellings(session, edges)
+            repair.scrub_traces(session, forgotten)
             renetted = sum(len(keys) for keys in edges.values()) - pruned
             narrowed = repair.strip_scope(session, walk.target)
             repair.clear_writer(session, walk.target)
@@ -114,7 +115,7 @@ class UsersService(ServiceBase):
             pruned,
             rebuilds,
             len(closed),
-            forgotten,
+            len(forgotten),
             narrowed,
             vacuumed,
         )
