@@ -200,6 +200,7 @@ def test_unknown_context_and_reader_without_write(
         ),
         403,
         "forbidden",
+        "body.associations",  # the request's own field, as every issue names one
     )
     assert counts(svc, owner, team) == (1, 2, 1.0)
 

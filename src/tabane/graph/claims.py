@@ -239,8 +239,10 @@ def close_where(
     *,
     reason: str = "retracted",
     dry_run: bool = False,
+    path: str = "scopes",
 ) -> CloseReport:
-    """Close every open claim of the context matching `condition` that the caller may write."""
+    """Close every open claim of the context matching `condition` that the caller may write;
+    `path` names the request's field a refusal is about."""
     found = session.scalars(
         select(Claim)
         .where(Claim.context_id == ctx.id, Claim.closed_at.is_(None), condition)  # type: ignore[arg-type]
@@ -250,7 +252,7 @@ def close_where(
     if len(mine) < len(found):
         raise Forbidden(
             f"{len(found) - len(mine)} of the matching claims are not writable by you",
-            issues=[Issue("scopes", "some claims' scopes are not all writable; nothing closed")],
+            issues=[Issue(path, "some claims' scopes are not all writable; nothing closed")],
         )
     edges = {
         (c.perspective, c.subject, c.label, c.object)
@@ -295,4 +297,5 @@ def retract_edges(
             parts.append(Claim.source == source)
         clauses.append(and_(*parts))
     # or_() of nothing would be no condition at all: every open claim of the context.
-    return close_where(session, principal, ctx, or_(false(), *clauses), dry_run=dry_run)
+    matching = or_(false(), *clauses)
+    return close_where(session, principal, ctx, matching, dry_run=dry_run, path="associations")
