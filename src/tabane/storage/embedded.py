@@ -240,9 +240,24 @@ def _stopped(pid: int | None, how: signal.Signals, timeout: float) -> bool:
         return True
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not _alive(pid):
+        if _gone(pid):
             return True
         time.sleep(0.05)
+    return False
+
+
+def _gone(pid: int) -> bool:
+    """Whether `pid` is gone, reaped included: a zombie still holds its pid, and PostgreSQL (as
+    the wheel) would take a server whose postmaster.pid names it for one still running. A
+    zombie that is this process's child is reaped here; another waits for its parent."""
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
     return False
 
 
