@@ -355,6 +355,61 @@ def test_an_alias_in_another_scope_set_than_its_concept(
     assert edge(svc, alice, context, "arm_motors", "calls", "pwm") == (1.0, 1)
 
 
+def test_a_default_alias_is_read_where_its_target_is_and_yours_wins_for_you(
+    svc: Tabane, make_user: Callable[..., Principal]
+) -> None:
+    """Without `scopes` an alias of a private concept stays as private as it is (a public one
+    would show the name to readers who cannot resolve it). Two aliases of one spelling under
+    different scope sets: each reader lists every one they see, and the narrowest — their own
+    word for it — decides where their writes land."""
+    alice, bob = make_user("alice"), make_user("bob")
+    context = unique("ctx")
+    svc.create_context(alice, context, scopes=["public"])
+    mine = [f"user:{alice.name}"]
+    secret = {"subject": "Project Falcon", "label": "due", "object": "March", "weight": 1}
+    svc.add_claims(alice, context, parse_claims([secret]), scopes=mine)
+    info, _ = svc.add_alias(alice, context, "PF", "Project Falcon")  # no scopes given
+    assert info.scopes == tuple(mine)
+    assert svc.list_aliases(bob, context) == []
+    assert svc.resolve(bob, context, "PF").candidates == []
+
+    city = {"label": "has", "object": "subway", "weight": 1}
+    svc.add_claims(alice, context, parse_claims([city | {"subject": "New York"}]), scopes=mine)
+    svc.add_claims(bob, context, parse_claims([city | {"subject": "Boston"}]))
+    svc.add_alias(alice, context, "NYC", "New York")  # private, as its target
+    svc.add_alias(bob, context, "NYC", "Boston")  # public: Bob cannot see Alice's
+    listed = [(a.alias, a.target) for a in svc.list_aliases(alice, context) if a.alias == "NYC"]
+    assert listed == [("NYC", "New York"), ("NYC", "Boston")]  # hers first: it wins for her
+    report = svc.add_claims(alice, context, parse_claims([city | {"subject": "NYC"}]), scopes=mine)
+    assert report.aliased == {"NYC": "New York"}
+    assert svc.add_claims(bob, context, parse_claims([city | {"subject": "NYC"}])).aliased == {
+        "NYC": "Boston"
+    }
+
+
+def test_a_claim_built_in_python_gets_the_spellings_a_parsed_one_does(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    """`Tabane.add_claims` with ClaimInput built by hand: spaces, NFD, zero-width and no-break
+    characters are stored as parse_claims stores them; control characters are refused."""
+    from tabane.errors import InvalidInput
+    from tabane.graph.claim_input import ClaimInput
+
+    report = svc.add_claims(
+        user,
+        context,
+        [
+            ClaimInput("  coffee ", "is", "hot", 1.0),
+            ClaimInput("coffee\u200b", "is", "cafe\u0301", 1.0),
+            ClaimInput("co\u00adffee\u00a0", "is", "caf\u00e9", 1.0),
+        ],
+    )
+    assert report.minted_concepts == ("café", "coffee", "hot")
+    with pytest.raises(InvalidInput) as bad:
+        svc.add_claims(user, context, [ClaimInput("tea\n\tpot", "is", "hot", 1.0)])
+    assert [i.path for i in bad.value.issues] == ["associations[0].subject"]
+
+
 def test_window_reads_count_superseded_claims_for_their_valid_time(
     svc: Tabane, user: Principal, context: str
 ) -> None:

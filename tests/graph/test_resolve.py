@@ -166,6 +166,9 @@ def test_resolve_label_and_bad_input(svc, user, context) -> None:
         ({"cue": "x", "limit": 0}, "limit"),
         ({"cue": "x", "dice_floor": 1.5}, "dice_floor"),
         ({"cue": "x", "semantic_floor": float("nan")}, "semantic_floor"),
+        ({"cue": "ab\x00c"}, "cue"),  # read as "abc" before: now refused, as on HTTP
+        ({"cue": "abc\udcff"}, "cue"),  # an undecodable command-line byte
+        ({"cue": "a\tb"}, "cue"),
     ):
         cue = kw.pop("cue")
         with pytest.raises(InvalidInput) as err:
@@ -234,6 +237,13 @@ def test_semantic_tier_over_gloss_vectors(vsvc: Tabane, make_user, make_context)
     assert toji.gloss == "杜氏 — 働く場所→酒蔵; 役割→酒造りの長"
     high = vsvc.resolve(user, context, "醸造責任者", semantic_floor=0.999)
     assert high.semantic_plan.ran and high.semantic == []
+    # a retracted fact leaves the gloss, and its vector, once a worker embeds it again
+    vsvc.retract_associations(user, context, [("杜氏", "働く場所", "酒蔵", None, None)])
+    assert vsvc.wait_for_jobs() == 0
+    again = vsvc.resolve(user, context, "醸造責任者", semantic_floor=0.0)
+    toji = again.semantic[[c.name for c in again.semantic].index("杜氏")]
+    assert toji.gloss == "杜氏 — 役割→酒造りの長"
+    assert toji.score != got.semantic[order.index("杜氏")].score  # the vector was renewed
 
 
 def test_total_is_a_lower_bound_when_only_the_top_was_ranked(

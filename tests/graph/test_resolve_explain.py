@@ -38,6 +38,16 @@ def test_served_with_rank_score_kind_and_tier(svc, user, tokyo) -> None:
     assert (alias.verdict, alias.canonical, alias.match) == ("served", "東京都", "alias")
 
 
+def test_the_expected_spelling_is_read_as_a_write_stores_it(svc, user, tokyo) -> None:
+    """NFD (as macOS types it), padded or with a zero-width space: the stored spelling."""
+    write(svc, user, tokyo, ("café", "serves", "coffee"))
+    for spelled in ("cafe\u0301", " café ", "café\u200b"):
+        got = svc.explain_resolve(user, tokyo, "cafe", spelled)
+        assert (got.verdict, got.canonical) == ("served", "café"), spelled
+    svc.add_alias(user, tokyo, "Cafe\u0301 X", "café")
+    assert svc.remove_alias(user, tokyo, "Café X") == 1  # NFC removes what NFD added
+
+
 def test_not_in_vocabulary_lists_the_nearest_spellings(svc, user, tokyo) -> None:
     got = svc.explain_resolve(user, tokyo, "都庁", "東京都庁")
     assert got.verdict == "not_in_vocabulary" and got.canonical is None

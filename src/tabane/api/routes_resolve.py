@@ -15,6 +15,8 @@ from tabane.api.schemas_resolve import (
     ResolveExplainIn,
     ResolveExplanationOut,
     ResolveIn,
+    ResolveLabelExplainIn,
+    ResolveLabelIn,
     ResolveOut,
 )
 from tabane.graph.vocabulary import check_kind
@@ -42,7 +44,7 @@ def resolve(context: str, body: ResolveIn, svc: Svc, user: User) -> ResolveOut:
 
 
 @router.post("/resolve_label")
-def resolve_label(context: str, body: ResolveIn, svc: Svc, user: User) -> ResolveOut:
+def resolve_label(context: str, body: ResolveLabelIn, svc: Svc, user: User) -> ResolveOut:
     """Stored label spellings for a cue (the lexical tiers): reuse an existing edge name
     instead of forking the label vocabulary."""
     result = svc.resolve(
@@ -64,13 +66,15 @@ def explain_resolve(
 
 @router.post("/resolve_label/explain")
 def explain_resolve_label(
-    context: str, body: ResolveExplainIn, svc: Svc, user: User
+    context: str, body: ResolveLabelExplainIn, svc: Svc, user: User
 ) -> ResolveExplanationOut:
     """The explain twin of `resolve_label`."""
     return out(ResolveExplanationOut, _explain(svc, user, context, body, "label"))
 
 
-def _explain(svc: Svc, user: User, context: str, body: ResolveExplainIn, kind: str) -> object:
+def _explain(
+    svc: Svc, user: User, context: str, body: ResolveExplainIn | ResolveLabelExplainIn, kind: str
+) -> object:
     return svc.explain_resolve(
         user,
         context,
@@ -79,7 +83,7 @@ def _explain(svc: Svc, user: User, context: str, body: ResolveExplainIn, kind: s
         kind=check_kind(kind),
         limit=body.limit,
         dice_floor=body.dice_floor,
-        semantic_floor=body.semantic_floor,
+        semantic_floor=body.semantic_floor if isinstance(body, ResolveExplainIn) else None,
     )
 
 

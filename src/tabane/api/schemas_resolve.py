@@ -12,15 +12,24 @@ from pydantic import Field
 from tabane.api.schemas import Request, Response
 
 
-class ResolveIn(Request):
+class ResolveLabelIn(Request):
+    """A label's resolve: the lexical tiers only (labels have no semantic tier)."""
+
     cue: str = Field(description="any spelling of the name you mean (a typo or variant is fine)")
     limit: int = Field(10, description="lexical candidates to return (1-100)")
     dice_floor: float | None = Field(
         None, description="Dice floor of the fuzzy tier for this call (default: the context's)"
     )
+
+
+class ResolveIn(ResolveLabelIn):
     semantic_floor: float | None = Field(
         None, description="cosine floor of the semantic tier for this call"
     )
+
+
+class ResolveLabelExplainIn(ResolveLabelIn):
+    expected: str = Field(description="the stored label spelling you expected resolve to return")
 
 
 class ResolveExplainIn(ResolveIn):

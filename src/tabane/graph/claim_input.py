@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from tabane.errors import InvalidInput, Issue
@@ -207,3 +207,24 @@ def _ids(value: object, path: str, issues: list[Issue]) -> tuple[int, ...]:
         else:
             out.append(v)
     return tuple(out)
+
+
+def spelled(claims: Sequence[ClaimInput], path: str = "associations") -> list[ClaimInput]:
+    """The claims with their spellings as a write stores them (check_spelling: NFC, spaces and
+    invisible characters), for a caller that built them without `parse_claims`; InvalidInput
+    naming each bad one."""
+    issues: list[Issue] = []
+    out = []
+    for i, claim in enumerate(claims):
+        at = f"{path}[{i}]"
+        out.append(
+            replace(
+                claim,
+                subject=_spelling(claim.subject, f"{at}.subject", issues),
+                label=_spelling(claim.label, f"{at}.label", issues),
+                object=_spelling(claim.object, f"{at}.object", issues),
+            )
+        )
+    if issues:
+        raise InvalidInput(f"{len(issues)} problem(s) in {path}; nothing written", issues=issues)
+    return out

@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 from tabane.contexts.contexts import bump
 from tabane.errors import Forbidden, InvalidInput, Issue, NoClaim
 from tabane.graph import vocabulary
-from tabane.graph.claim_input import ClaimInput
+from tabane.graph.claim_input import ClaimInput, spelled
 from tabane.graph.netting import renet
 from tabane.storage.bulk import insert_columns
 from tabane.storage.schema import Claim, Context, Source
@@ -69,6 +69,7 @@ def write_batch(
     if not principal.can_write(tuple(scopes)):
         missing = sorted(set(scopes) - principal.write)
         raise Forbidden("you may not write these scopes", issues=[Issue("scopes", f"{missing}")])
+    claims = spelled(claims)
     concepts = {n for c in claims if c.triple for n in (c.subject, c.object) if n is not None}
     labels = {c.label for c in claims if c.label is not None}
     concept_alias = vocabulary.canonical(session, ctx.id, "concept", concepts)
@@ -270,6 +271,13 @@ def close_where(
     _renet_claims(session, ctx.id, mine)
     bump(session, ctx.id, writes=1)
     return CloseReport(len(mine), len(edges), dry_run)
+
+
+def closed_now(session: Session, context_id: int) -> list[tuple[str, ...]]:
+    """The scope sets of the context's claims this transaction closed (their `closed_at` is the
+    transaction's `now()`)."""
+    stmt = select(Claim.scopes).where(Claim.context_id == context_id, Claim.closed_at == func.now())
+    return sorted({tuple(scopes) for scopes in session.scalars(stmt.distinct())})
 
 
 def retract_edges(

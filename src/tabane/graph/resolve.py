@@ -11,6 +11,7 @@ spelling of a pair recorded as distinct carries a warning. The result says what 
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +29,7 @@ from tabane.graph.vocabulary import Kind, check_kind
 from tabane.models.embedder import Embedder, Vectors
 from tabane.storage.schema import Context, Job, VocabEntry, VocabVector
 from tabane.text.spelling import char_grams
+from tabane.types import text_problem
 
 MAX_LIMIT = 100
 DEFAULT_DICE_FLOOR = 0.3
@@ -100,6 +102,10 @@ class Request:
             issues.append(Issue("cue", "empty"))
         elif len(self.cue) > MAX_CUE:
             issues.append(Issue("cue", f"{len(self.cue)} characters, at most {MAX_CUE}"))
+        elif problem := text_problem(self.cue):  # NUL, a lone surrogate (an undecodable byte)
+            issues.append(Issue("cue", problem))
+        elif any(unicodedata.category(ch) == "Cc" for ch in self.cue):
+            issues.append(Issue("cue", "contains control characters"))
         if isinstance(self.limit, bool) or not isinstance(self.limit, int):
             issues.append(Issue("limit", "not an integer"))
         elif not 1 <= self.limit <= MAX_LIMIT:

@@ -92,8 +92,10 @@ def explain(
 ) -> ResolveExplanation:
     request.check()
     issues: list[Issue] = []
-    if check_spelling(expected, "expected", issues) is None:
+    normal = check_spelling(expected, "expected", issues)  # as a write would store it
+    if normal is None:
         raise InvalidInput("invalid expected spelling", issues=issues)
+    expected = normal
     dice, sem_floor = res.floors(ctx, request, default_semantic_floor)
     assert dice.value is not None
     base = {"cue": request.cue, "expected": expected, "kind": request.kind, "dice_floor": dice}

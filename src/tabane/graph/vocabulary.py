@@ -32,7 +32,7 @@ from tabane.storage.bulk import insert_columns
 from tabane.storage.schema import Context, VocabEntry, VocabGram
 from tabane.text.spelling import char_grams, spelling_key
 from tabane.text.tokenize import normalize
-from tabane.types import Principal, text_problem
+from tabane.types import PUBLIC, Principal, text_problem
 
 Kind = Literal["concept", "label"]
 KINDS: tuple[Kind, ...] = ("concept", "label")
@@ -41,26 +41,46 @@ MAX_SPELLING = 300
 
 def check_spelling(value: object, path: str, issues: list[Issue]) -> str | None:
     """A concept or label spelling: non-empty text without control characters, NFC-normalized,
-    spaces trimmed and runs of spaces made one (`"  coffee  "` is the concept `coffee`, not a
-    twin of it). Problems are appended to `issues` (so a batch reports all of them); returns
-    None then."""
+    invisible format characters dropped (a zero-width space, a soft hyphen; a joiner stays only
+    inside a word), every kind of space trimmed and runs of them made one space (`"  coffee "`,
+    `"coffee\u00a0"` and `"co\u00adffee"` are the concept `coffee`, not look-alike twins of it).
+    Problems are appended to `issues` (so a batch reports all of them); returns None then."""
     if not isinstance(value, str):
         issues.append(Issue(path, "not a string"))
         return None
-    name = " ".join(part for part in unicodedata.normalize("NFC", value).split(" ") if part)
-    if not name.strip():
+    text = unicodedata.normalize("NFC", value)
+    if any(unicodedata.category(ch) == "Cc" for ch in text):
+        issues.append(Issue(path, "contains control characters"))
+        return None
+    name = " ".join(_visible(text).split())
+    if not name:
         issues.append(Issue(path, "empty"))
         return None
     if len(name) > MAX_SPELLING:
         issues.append(Issue(path, f"{len(name)} characters, at most {MAX_SPELLING}"))
         return None
-    if any(unicodedata.category(ch) == "Cc" for ch in name):
-        issues.append(Issue(path, "contains control characters"))
-        return None
     if problem := text_problem(name):  # a lone surrogate (an undecodable command-line byte)
         issues.append(Issue(path, problem))
         return None
     return name
+
+
+_JOINERS = frozenset("\u200c\u200d")  # they shape a word (Persian, Indic, emoji sequences)
+
+
+def _visible(text: str) -> str:
+    """`text` without its invisible format characters (category Cf), but for a joiner between
+    two characters of a word."""
+    padded = f" {text} "
+    return "".join(
+        ch
+        for before, ch, after in zip(padded, text, padded[2:], strict=False)
+        if unicodedata.category(ch) != "Cf" or (ch in _JOINERS and _inner(before) and _inner(after))
+    )
+
+
+def _inner(ch: str) -> bool:
+    return not ch.isspace() and unicodedata.category(ch) != "Cf"
 
 
 def spelling(value: object, path: str) -> str:
@@ -172,8 +192,10 @@ def canonical(
 
     A spelling that is also a canonical concept the caller can see stays itself: an alias row
     under one scope set never redirects a concept another scope set minted with that spelling
-    (an alias cannot join two concepts, whoever wrote them). Ties between aliases of the same
-    spelling under different scope sets go to the alphabetically first target."""
+    (an alias cannot join two concepts, whoever wrote them). Of aliases of one spelling under
+    different scope sets, the one read by the fewest wins — the most scopes besides `public` in
+    its set: your own word for a thing goes before a shared one you may not even know of — then
+    the alphabetically first target."""
     if not spellings:
         return {}
     rows = session.execute(
@@ -183,14 +205,24 @@ def canonical(
             VocabEntry.kind == kind,
             VocabEntry.name.in_(list(set(spellings))),
         )
-        .order_by(VocabEntry.name, VocabEntry.alias_of.desc().nulls_first())
+        .order_by(*_narrowest_first())
     ).all()
     concepts = {row.name for row in rows if row.alias_of is None}
     out: dict[str, str] = {}
     for row in rows:
         if row.alias_of is not None and row.name not in concepts:
-            out[row.name] = row.alias_of  # ordered by target desc: the first target wins last
+            out.setdefault(row.name, row.alias_of)
     return out
+
+
+def _narrowest_first() -> tuple[Any, ...]:
+    """Rows of one spelling, those read by the fewest (most scopes) first, then by target."""
+    return (
+        VocabEntry.name,
+        func.cardinality(func.array_remove(VocabEntry.scopes, PUBLIC)).desc(),
+        VocabEntry.alias_of.nulls_first(),
+        VocabEntry.id,
+    )
 
 
 def exists(session: Session, context_id: int, kind: Kind, name: str) -> bool:
@@ -225,11 +257,10 @@ def add_alias(
     kind: Kind,
     alias: str,
     target: str,
-    scopes: Sequence[str],
+    scopes: Sequence[str] | None,
 ) -> tuple[AliasInfo, bool]:
-    """Register `alias` as an entry spelling of the existing `target`; (info, created)."""
-    if not principal.can_write(tuple(scopes)):
-        raise Forbidden("you may not write these scopes", issues=[Issue("scopes", "not writable")])
+    """Register `alias` as an entry spelling of the existing `target`; (info, created). Without
+    `scopes` the alias is read where its target is (see `_alias_scopes`)."""
     if alias == target:
         raise InvalidInput("an alias must differ from its target", issues=[Issue("alias", "same")])
     target = canonical(session, ctx.id, kind, [target]).get(target, target)
@@ -238,6 +269,9 @@ def add_alias(
             f"no {kind} {target!r} in context {ctx.name!r}",
             issues=[Issue("target", f"not a {kind} of this context; write it first")],
         )
+    scopes = _alias_scopes(session, ctx, kind, target, scopes)
+    if not principal.can_write(tuple(scopes)):
+        raise Forbidden("you may not write these scopes", issues=[Issue("scopes", "not writable")])
     if exists(session, ctx.id, kind, alias):
         raise AliasConflict(
             f"{alias!r} is already a {kind}: an alias cannot join two existing {kind}s",
@@ -271,6 +305,28 @@ def add_alias(
         return AliasInfo(alias, target, kind, tuple(scopes)), False
     _index_grams(session, ctx.id, kind, scopes, [(row.id, row.key)])
     return AliasInfo(alias, target, kind, tuple(scopes)), True
+
+
+def _alias_scopes(
+    session: Session, ctx: Context, kind: Kind, target: str, scopes: Sequence[str] | None
+) -> tuple[str, ...]:
+    """The alias's scope set: the one given (an explicit wider set publishes the target's name
+    to its readers, the writer's choice), else the context's when every reader of the context
+    may read the target, else the target's own (the fewest scopes of its rows): a default
+    alias never shows a private concept's name to readers who cannot resolve it."""
+    if scopes is not None:
+        return tuple(scopes)
+    rows = session.scalars(
+        select(VocabEntry.scopes).where(
+            VocabEntry.context_id == ctx.id,
+            VocabEntry.kind == kind,
+            VocabEntry.name == target,
+            VocabEntry.alias_of.is_(None),
+        )
+    ).all()
+    if any(set(r) - {PUBLIC} <= set(ctx.scopes) for r in rows):
+        return tuple(ctx.scopes)
+    return min((tuple(sorted(r)) for r in rows), key=lambda r: (len(r), r))
 
 
 def _same_alias(
@@ -329,11 +385,7 @@ def list_aliases(
         stmt = stmt.where(VocabEntry.kind == kind)
     if target is not None:
         stmt = stmt.where(VocabEntry.alias_of == target)
-    rows = session.scalars(stmt.order_by(VocabEntry.kind, VocabEntry.name, VocabEntry.id))
-    out: dict[tuple[str, str], AliasInfo] = {}
-    for row in rows:
-        out.setdefault(
-            (row.kind, row.name),
-            AliasInfo(row.name, row.alias_of or "", row.kind, tuple(row.scopes)),
-        )
-    return list(out.values())
+    rows = session.scalars(stmt.order_by(VocabEntry.kind, *_narrowest_first()))
+    # every alias row the caller can see: one spelling may point at different targets under
+    # different scope sets, and the first listed is the one that wins (`canonical`)
+    return [AliasInfo(r.name, r.alias_of or "", r.kind, tuple(r.scopes)) for r in rows]

@@ -65,6 +65,9 @@ class GraphWriteService(ServiceBase):
             report = claims_mod.retract_edges(session, user, ctx, edges, dry_run=dry_run)
             if report.associations and not report.dry_run:  # closed notes are the tree's leaves
                 rebuilds.derived_changed(session, user, ctx, graph=True, leaves=True)
+            if self.embedder is not None and not report.dry_run:  # glosses quoted those facts
+                for scopes in claims_mod.closed_now(session, ctx.id):
+                    queue.enqueue_glosses(session, context_id=ctx.id, scopes=scopes)
             return report
 
     def add_alias(
@@ -81,16 +84,13 @@ class GraphWriteService(ServiceBase):
         kind = vocabulary.check_kind(kind)
         with self.store.session(user) as session:
             ctx = contexts.resolve(session, context)
-            chosen = (
-                tuple(ctx.scopes)
-                if scopes is None
-                else tuple(contexts.writable_scopes(user, scopes))
-            )
+            chosen = None if scopes is None else tuple(contexts.writable_scopes(user, scopes))
             return vocabulary.add_alias(session, user, ctx, kind, alias, target, chosen)
 
     def remove_alias(
         self, user: Principal, context: str, alias: str, *, kind: Kind = "concept"
     ) -> int:
+        alias = vocabulary.spelling(alias, "alias")  # as adding it stored it
         with self.store.session(user) as session:
             ctx = contexts.resolve(session, context)
             return vocabulary.remove_alias(session, user, ctx, kind, alias)
