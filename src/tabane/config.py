@@ -6,12 +6,16 @@ Every setting is documented in docs/guide.md; a test checks that the two lists a
 from __future__ import annotations
 
 import getpass
+import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from tabane.errors import InvalidInput, Issue
+
+MIN_BUFFERS_MB = 16  # the smallest shared_buffers tabane starts PostgreSQL with
 
 # Environment variable -> one-line description. docs/guide.md documents each of these.
 SETTINGS: dict[str, str] = {
@@ -163,14 +167,16 @@ class Settings:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
+        if stray := unknown(env):
+            logging.getLogger("tabane").warning("unknown settings ignored: %s", ", ".join(stray))
         home = Path(env["TABANE_HOME"]).expanduser() if env.get("TABANE_HOME") else default_home()
         return cls(
             home=home,
-            pg_shared_buffers_mb=_int(env, "TABANE_PG_SHARED_BUFFERS_MB", 0, 0, 1 << 20),
-            database_url=env.get("TABANE_DATABASE_URL") or None,
-            app_database_url=env.get("TABANE_APP_DATABASE_URL") or None,
+            pg_shared_buffers_mb=_buffers(env),
+            database_url=_database_url(env, "TABANE_DATABASE_URL"),
+            app_database_url=_database_url(env, "TABANE_APP_DATABASE_URL"),
             local_user=env.get("TABANE_USER") or _login_name(),
-            max_body_bytes=_int(env, "TABANE_MAX_BODY_BYTES", DEFAULT_MAX_BODY, 1),
+            max_body_bytes=_int(env, "TABANE_MAX_BODY_BYTES", DEFAULT_MAX_BODY, 1, 1 << 30),
             host=env.get("TABANE_HOST") or "127.0.0.1",
             port=_int(env, "TABANE_PORT", 8477, 1, 65535),
             auth=_choice(env, "TABANE_AUTH", "none", AUTH_MODES),
@@ -178,25 +184,25 @@ class Settings:
             oidc_audience=env.get("TABANE_OIDC_AUDIENCE") or None,
             oidc_jwks_url=env.get("TABANE_OIDC_JWKS_URL") or None,
             oidc_jwks_file=_path(env, "TABANE_OIDC_JWKS_FILE"),
-            oidc_algorithms=_csv(env, "TABANE_OIDC_ALGORITHMS") or DEFAULT_OIDC_ALGORITHMS,
+            oidc_algorithms=_listed(env, "TABANE_OIDC_ALGORITHMS") or DEFAULT_OIDC_ALGORITHMS,
             oidc_leeway=_int(env, "TABANE_OIDC_LEEWAY", 30, 0, 3600),
             oidc_scopes=_path(env, "TABANE_OIDC_SCOPES"),
             oidc_create_users=_bool(env, "TABANE_OIDC_CREATE_USERS", False),
-            oidc_user_claim=(env.get("TABANE_OIDC_USER_CLAIM") or "sub").strip(),
+            oidc_user_claim=_word(env, "TABANE_OIDC_USER_CLAIM", "sub"),
             embedder=_choice(env, "TABANE_EMBEDDER", "use", ("use", "openai", "none")),
-            embed_url=env.get("TABANE_EMBED_URL") or None,
+            embed_url=_http_url(env, "TABANE_EMBED_URL"),
             embed_model=env.get("TABANE_EMBED_MODEL") or None,
             embed_api_key=env.get("TABANE_EMBED_API_KEY") or None,
             embed_dim=_int(env, "TABANE_EMBED_DIM", 0, 0, 65536) or None,
             embed_max_rps=_float(env, "TABANE_EMBED_MAX_RPS", None, 0.0, 1e6),
             semantic_floor=_float(env, "TABANE_SEMANTIC_FLOOR", None, -1.0, 1.0),
             reranker=_choice(env, "TABANE_RERANKER", "none", ("none", "http")),
-            rerank_url=env.get("TABANE_RERANK_URL") or None,
+            rerank_url=_http_url(env, "TABANE_RERANK_URL"),
             rerank_format=_choice(env, "TABANE_RERANK_FORMAT", "tei", ("tei", "cohere")),
             rerank_model=env.get("TABANE_RERANK_MODEL") or None,
             rerank_api_key=env.get("TABANE_RERANK_API_KEY") or None,
             summarizer=_choice(env, "TABANE_SUMMARIZER", "extractive", ("extractive", "openai")),
-            summarize_url=env.get("TABANE_SUMMARIZE_URL") or None,
+            summarize_url=_http_url(env, "TABANE_SUMMARIZE_URL"),
             summarize_model=env.get("TABANE_SUMMARIZE_MODEL") or None,
             summarize_api_key=env.get("TABANE_SUMMARIZE_API_KEY") or None,
             summarize_max_rps=_float(env, "TABANE_SUMMARIZE_MAX_RPS", None, 0.0, 1e6),
@@ -244,6 +250,42 @@ def _float(
     return value
 
 
+def _database_url(env: Mapping[str, str], key: str) -> str | None:
+    """A PostgreSQL URL, parsed now: a malformed one stops the start naming the setting (its
+    value is not shown: it may hold a password)."""
+    raw = (env.get(key) or "").strip()
+    if not raw:
+        return None
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    shape = "postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE (the value is not shown)"
+    try:
+        url = make_url(raw)
+        _ = url.port  # a port that is not a number fails here
+    except (ArgumentError, ValueError):
+        raise InvalidInput(f"{key} is not a database URL", issues=[Issue(key, shape)]) from None
+    if url.get_backend_name() not in ("postgresql", "postgres"):
+        raise InvalidInput(
+            f"{key} is not a PostgreSQL URL",
+            issues=[Issue(key, f"scheme {url.get_backend_name()!r}; expected {shape}")],
+        )
+    return raw
+
+
+def _http_url(env: Mapping[str, str], key: str) -> str | None:
+    """An http(s) URL with a host (a service tabane calls), checked now, not at the first call."""
+    raw = (env.get(key) or "").strip()
+    if not raw:
+        return None
+    parts = urlsplit(raw)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InvalidInput(
+            f"{key} is not an http(s) URL", issues=[Issue(key, f"{raw[:200]!r}: http(s)://HOST/…")]
+        )
+    return raw
+
+
 def _path(env: Mapping[str, str], key: str) -> Path | None:
     """An optional file path; whether it exists is checked where it is loaded, with its name."""
     raw = env.get(key)
@@ -259,6 +301,47 @@ def _bool(env: Mapping[str, str], key: str, default: bool) -> bool:
     if raw in ("false", "0", "no", "off"):
         return False
     raise InvalidInput(f"{key} must be true or false", issues=[Issue(key, repr(raw))])
+
+
+def unknown(env: Mapping[str, str]) -> list[str]:
+    """The TABANE_* variables set that no setting reads (a misspelling is otherwise silent:
+    `TABANE_AUHT=keys` would serve without authentication), each with the nearest setting."""
+    import difflib
+
+    out = []
+    for key in sorted(k for k in env if k.startswith("TABANE_") and k not in SETTINGS):
+        near = difflib.get_close_matches(key, SETTINGS, n=1)
+        out.append(f"{key} (did you mean {near[0]}?)" if near else key)
+    return out
+
+
+def _buffers(env: Mapping[str, str]) -> int:
+    """0 (auto) or at least MIN_BUFFERS_MB: a smaller size is refused, not quietly raised."""
+    value = _int(env, "TABANE_PG_SHARED_BUFFERS_MB", 0, 0, 1 << 20)
+    if 0 < value < MIN_BUFFERS_MB:
+        raise InvalidInput(
+            "TABANE_PG_SHARED_BUFFERS_MB is too small",
+            issues=[Issue("TABANE_PG_SHARED_BUFFERS_MB", f"{value}: 0 (auto) or at least 16")],
+        )
+    return value
+
+
+def _word(env: Mapping[str, str], key: str, default: str) -> str:
+    """A name (default when unset); set to blanks, it is refused."""
+    raw = env.get(key)
+    if raw is None or raw == "":
+        return default
+    if not raw.strip():
+        raise InvalidInput(f"{key} is blank", issues=[Issue(key, "a name, not spaces")])
+    return raw.strip()
+
+
+def _listed(env: Mapping[str, str], key: str) -> tuple[str, ...]:
+    """`_csv`, but a value that lists nothing (`,`) is refused rather than read as unset."""
+    items = _csv(env, key)
+    if not items and (env.get(key) or "").strip():
+        raise InvalidInput(f"{key} lists nothing", issues=[Issue(key, repr(env[key]))])
+    return items
 
 
 def _csv(env: Mapping[str, str], key: str) -> tuple[str, ...]:
@@ -278,6 +361,8 @@ def _int(env: Mapping[str, str], key: str, default: int, lo: int, hi: int | None
     if not raw:
         return default
     try:
+        if not raw.strip().lstrip("+-").isdigit():  # int() would read "1_0" as 10
+            raise ValueError(raw)
         value = int(raw)
     except ValueError:
         raise InvalidInput(

@@ -63,3 +63,23 @@ def test_serve_refuses_a_public_bind_without_authentication(cli: Any) -> None:
     check_serving("0.0.0.0", "keys")
     with pytest.raises(InvalidInput):
         check_serving("example.org", "none")
+
+
+def test_serve_refuses_a_port_it_cannot_listen_on_before_opening_the_store(
+    cli: Any, tmp_path: Any
+) -> None:
+    import socket
+
+    for port in ("70000", "-1", "0"):
+        code, _, err = cli("serve", "--port", port)
+        assert code == 2 and "  --port: " in err and "Traceback" not in err, (port, err)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = str(taken.getsockname()[1])
+        home = tmp_path / "never-made"
+        code, _, err = cli("serve", "--port", busy, TABANE_HOME=str(home))
+    assert code == 2 and "cannot listen on 127.0.0.1" in err and "  --port: " in err
+    assert not home.exists()  # refused before the store was opened
+    code, _, err = cli("serve", "--host", "no-such-host.invalid", "--auth", "keys")
+    assert code == 2 and "  --host: " in err

@@ -159,7 +159,7 @@ os.kill(int((home / "pg" / "postmaster.pid").read_text().split()[0]), signal.SIG
 time.sleep(0.3)
 out = {}
 try:
-    svc.list_sources(me, "c")
+    svc.revision()  # what /health reads: it meets the dead server first
 except TabaneError as exc:
     out["first"] = [exc.code, exc.status, [i.path for i in exc.issues], exc.written]
 out["after"] = [s.source_id for s in svc.list_sources(me, "c").sources]
@@ -195,3 +195,14 @@ def test_a_server_killed_under_a_running_process_is_started_again(tmp_path: Path
         "nothing, unless the server went away during the commit itself",
     ]
     assert out["after"] == ["a"] and out["then"] == ["a", "b"]
+
+
+@pytest.mark.parametrize("name", ["pg", "pg.new"])
+def test_a_file_where_tabanes_folders_go_is_refused_untouched(tmp_path: Path, name: str) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / name).write_text("not a database")
+    with pytest.raises(StoreUnavailable) as caught:
+        Tabane.open(Settings(home=home, embedder="none", worker="off"))
+    assert [i.path for i in caught.value.issues] == ["TABANE_HOME"]
+    assert (home / name).read_text() == "not a database"

@@ -27,18 +27,20 @@ from tabane.api import (
 from tabane.api.auth import BearerChallenge
 from tabane.api.deps import PrincipalResolver, Svc, at_header
 from tabane.api.errors import BodyLimit, CatchAll, PlainUrl, install_handlers
+from tabane.api.local_only import LocalOnly
 from tabane.api.ratelimit import RateLimit, RateLimiter, RateLimits
 from tabane.api.schemas import ERROR_RESPONSES, HealthOut
 from tabane.mcp.server import current_request, mount_mcp
 from tabane.service import Tabane
 from tabane.types import Principal
 
-health_router = APIRouter(tags=["health"], responses={500: ERROR_RESPONSES[500]})
+health_router = APIRouter(tags=["health"], responses={s: ERROR_RESPONSES[s] for s in (500, 503)})
 
 
 @health_router.get("/health")
 def health(svc: Svc) -> HealthOut:
-    """Liveness and the schema revision; needs no authentication."""
+    """Liveness and the schema revision; needs no authentication. While the database is away
+    it answers 503 `store_unavailable` (and an embedded one is started again)."""
     return HealthOut(
         status="ok",
         version=tabane.__version__,
@@ -53,13 +55,16 @@ def create_app(
     *,
     mcp_security: TransportSecuritySettings | None = None,
     limiter: RateLimiter | None = None,
+    local_only: bool = False,
 ) -> FastAPI:
     """The HTTP app over `svc`, with MCP (streamable HTTP) at `/mcp`. `principal` says whom a
     request acts for (the authentication seam: an API-key or JWT resolver plugs in here); by
     default every request acts for the local user, resolved once now. No route takes a user or
     scope from the request as authority. `mcp_security` turns on the MCP SDK's Host/Origin checks
     (`tabane serve` does, for loopback). `limiter` holds the rate limits per key or user (by
-    default the settings'); each request is charged once its principal is resolved."""
+    default the settings'); each request is charged once its principal is resolved.
+    `local_only` answers only requests that name a loopback host (api/local_only.py: `tabane
+    serve` sets it on a loopback server without authentication)."""
     if principal is None:
         local = svc.local_user()
 
@@ -101,5 +106,7 @@ def create_app(
     app.add_middleware(BearerChallenge)  # every 401 (routes and /mcp) names the scheme
     app.add_middleware(BodyLimit, max_bytes=svc.settings.max_body_bytes)
     app.add_middleware(PlainUrl)  # a path or query that is not UTF-8 never reaches a route
+    if local_only:  # no DNS-rebinding page reaches the local user's memory
+        app.add_middleware(LocalOnly)
     app.add_middleware(CatchAll)  # added last = outermost
     return app

@@ -100,11 +100,13 @@ def serve(
     mode = auth or settings.auth
     loopback = is_loopback(bind)
     check_serving(bind, mode)
+    check_bind(bind, settings.port if port is None else port)  # before the store is opened
+    names = sorted({"127.0.0.1", "localhost", "[::1]", bind if ":" not in bind else f"[{bind}]"})
     security = (
         TransportSecuritySettings(
             enable_dns_rebinding_protection=True,
-            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
-            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+            allowed_hosts=[f"{n}:*" for n in names],
+            allowed_origins=[f"http://{n}:*" for n in names],
         )
         if loopback
         else None
@@ -112,8 +114,8 @@ def serve(
     exit_on_sigterm()
     with Tabane.open(settings) as svc:
         resolver = resolver_for(svc, mode, settings)
-        app_ = create_app(svc, resolver, mcp_security=security)
-        uvicorn.run(app_, host=bind, port=port or settings.port, log_level="info")
+        app_ = create_app(svc, resolver, mcp_security=security, local_only=mode == "none")
+        uvicorn.run(app_, host=bind, port=settings.port if port is None else port, log_level="info")
 
 
 def is_loopback(host: str) -> bool:
@@ -125,6 +127,31 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def check_bind(host: str, port: int) -> None:
+    """`--port` in 1..65535, and the address free to bind now: a port in use or a host name
+    that does not resolve is an error naming the option, not uvicorn's log line after the
+    store was opened."""
+    import socket
+
+    if not 1 <= port <= 65535:
+        raise InvalidInput("invalid port", issues=[Issue("--port", f"{port} not in 1..65535")])
+    try:
+        infos = socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM)
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except socket.gaierror as exc:
+        raise InvalidInput(
+            f"cannot resolve {host!r}", issues=[Issue("--host", exc.strerror or str(exc))]
+        ) from None
+    except OSError as exc:
+        raise InvalidInput(
+            f"cannot listen on {host}:{port}",
+            issues=[Issue("--port", exc.strerror or str(exc))],
+        ) from None
 
 
 def check_serving(host: str, auth: str) -> None:

@@ -56,23 +56,31 @@ def build_reranker(settings: Settings) -> Reranker | None:
     )
 
 
+def check_summarizer(settings: Settings) -> None:
+    """What `build_summarizer` would refuse, checked at start-up (it builds lazily)."""
+    if settings.summarizer == "openai" and not (
+        settings.summarize_url and settings.summarize_model
+    ):
+        raise InvalidInput(
+            "TABANE_SUMMARIZER=openai needs TABANE_SUMMARIZE_URL and TABANE_SUMMARIZE_MODEL",
+            issues=[
+                Issue(key, "unset")
+                for key, value in [
+                    ("TABANE_SUMMARIZE_URL", settings.summarize_url),
+                    ("TABANE_SUMMARIZE_MODEL", settings.summarize_model),
+                ]
+                if not value
+            ],
+        )
+
+
 def build_summarizer(settings: Settings) -> Summarizer:
     """The offline `ExtractiveSummarizer` (the default), or an `OpenAISummarizer` for `openai`."""
+    check_summarizer(settings)
     if settings.summarizer == "openai":
         from tabane.models.openai_summarizer import OpenAISummarizer
 
-        if not settings.summarize_url or not settings.summarize_model:
-            raise InvalidInput(
-                "TABANE_SUMMARIZER=openai needs TABANE_SUMMARIZE_URL and TABANE_SUMMARIZE_MODEL",
-                issues=[
-                    Issue(key, "unset")
-                    for key, value in [
-                        ("TABANE_SUMMARIZE_URL", settings.summarize_url),
-                        ("TABANE_SUMMARIZE_MODEL", settings.summarize_model),
-                    ]
-                    if not value
-                ],
-            )
+        assert settings.summarize_url is not None and settings.summarize_model is not None
         return OpenAISummarizer(
             settings.summarize_url,
             settings.summarize_model,

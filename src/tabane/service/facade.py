@@ -15,7 +15,7 @@ from tabane.contexts.contexts import ContextInfo, ContextStats
 from tabane.contexts.groups import GroupInfo
 from tabane.jobs.worker import Worker
 from tabane.models.embedder import Embedder
-from tabane.models.registry import build_embedder, build_reranker
+from tabane.models.registry import build_embedder, build_reranker, check_summarizer
 from tabane.recall.presets import load_presets
 from tabane.service.derive import DeriveService
 from tabane.service.graph import GraphWriteService
@@ -64,6 +64,7 @@ class Tabane(
         cls, settings: Settings | None = None, *, embedder: Embedder | object | None = _UNSET
     ) -> Tabane:
         settings = settings or Settings.from_env()
+        check_summarizer(settings)  # built at the first derive, checked now
         # The recall template and presets files are settings too: a broken one stops the start
         # (naming the file and each problem), not every recall after it.
         presets = load_presets(settings.presets)
@@ -81,8 +82,10 @@ class Tabane(
         self.store.close()
 
     def revision(self) -> str | None:
-        """The schema's migration revision."""
-        return migrate.current(self.store.owner)
+        """The schema's migration revision (`store_unavailable` while the database is away,
+        which starts an embedded one again, as any call does)."""
+        with self.store.admin() as session:
+            return migrate.revision(session.connection())
 
     def __enter__(self) -> Tabane:
         return self

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from tabane.config import MIN_BUFFERS_MB
 from tabane.errors import Issue, StoreBusy, StoreUnavailable
 
 DATABASE = "tabane"
@@ -36,7 +37,7 @@ TUNING = "tabane.conf"
 INCLUDE = f"include_if_exists = '{TUNING}'  # written by tabane at each start\n"
 STAGING = "pg.new"  # where a new data directory is made before it is renamed HOME/pg
 HOLDERS = ".handle_pids.json"  # the wheel's record of the processes using the server
-MIN_BUFFERS_MB, AUTO_MAX_BUFFERS_MB = 16, 2048
+AUTO_MAX_BUFFERS_MB = 2048
 
 
 @contextmanager
@@ -76,6 +77,12 @@ def start(home: Path, shared_buffers_mb: int = 0) -> str:
     half-made HOME/pg that no later start could open."""
     os.environ.setdefault("XDG_RUNTIME_DIR", str(_runtime_dir()))
     pgdata = home / "pg"
+    for path in (pgdata, home / STAGING):  # tabane's own folders: anything else is refused
+        if path.exists() and not path.is_dir():
+            raise StoreUnavailable(
+                f"{path} is not a folder: tabane keeps its database there; move it away",
+                issues=[Issue("TABANE_HOME", f"{path.name}: a file, not tabane's folder")],
+            )
     if not (pgdata / "PG_VERSION").exists():
         _initialise(home, shared_buffers_mb)
     configure(pgdata, shared_buffers_mb)

@@ -42,6 +42,11 @@ def _revision(conn: Connection) -> str | None:
     return conn.execute(select(_VERSION.c.version_num)).scalar()
 
 
+def revision(conn: Connection) -> str | None:
+    """The revision a connection's database is at (None: not migrated)."""
+    return _revision(conn)
+
+
 def current(owner: Engine) -> str | None:
     with owner.connect() as conn:
         return _revision(conn)
