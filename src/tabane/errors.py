@@ -54,6 +54,9 @@ class Issue:
     problem: str
 
 
+MAX_MESSAGE = 2000  # characters of an error's message; a longer one is cut
+
+
 class TabaneError(Exception):
     code = "internal"
     status = 500
@@ -65,6 +68,8 @@ class TabaneError(Exception):
         issues: Iterable[Issue] = (),
         written: str = "nothing",
     ) -> None:
+        if len(message) > MAX_MESSAGE:  # a huge name echoed back would amplify the request
+            message = message[: MAX_MESSAGE - 1] + "…"
         super().__init__(message)
         self.message = message
         self.issues = tuple(issues)

@@ -111,7 +111,9 @@ def test_a_line_the_sdk_cannot_parse_still_gets_its_answer(tabane_home: Path) ->
     raw = b'{"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "add_turn", '
     raw += b'"arguments": {"session": "s\xff", "text": "t\xfe"}}}\n'
     cut = b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"na\n\n'  # cut short
-    data = text.encode() + raw + cut + after.encode() + b"\n"
+    deeper = '{"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "recall", '
+    deeper += '"arguments": {"question": ' + "[" * 100_000 + "]" * 100_000 + "}}}\n"
+    data = text.encode() + raw + cut + deeper.encode() + after.encode() + b"\n"
     # stdin stays open until the last answer is read: at end of input the SDK may close the
     # session before it has written the answers still in flight
     server = subprocess.Popen(
@@ -144,6 +146,8 @@ def test_a_line_the_sdk_cannot_parse_still_gets_its_answer(tabane_home: Path) ->
     assert answers[3]["error"]["code"] == -32602  # any other request: a JSON-RPC error
     assert 4 not in answers and answers[5]["result"] == {}  # left as the SDK leaves it
     assert answers[None]["error"]["code"] == -32700  # JSON-RPC's parse error, the id unknown
+    # nested past what Python parses: a parse error, with the id the line gave (not silence)
+    assert answers[8]["error"]["code"] == -32700 and "too deep" in answers[8]["error"]["message"]
     undecodable = json.loads(answers[6]["result"]["content"][0]["text"])["error"]
     assert undecodable["code"] == "invalid_input" and undecodable["written"] == "nothing"
     assert [i["path"] for i in undecodable["issues"]] == ["session", "text"]

@@ -139,3 +139,12 @@ def test_a_key_that_writes_no_scope_is_forbidden_not_told_the_name_is_taken(
     with pytest.raises(Forbidden):
         svc.create_group(nothing, unique("grp"))
     assert name not in [c.name for c in svc.list_contexts(user)]
+
+
+def test_an_error_never_echoes_a_huge_name_back_whole(svc: Tabane, user) -> None:
+    """A million-character name answers with a message of at most MAX_MESSAGE characters."""
+    from tabane.errors import MAX_MESSAGE, TabaneError
+
+    with pytest.raises(TabaneError) as caught:
+        svc.get_context(user, "x" * 1_000_000)
+    assert len(caught.value.message) <= MAX_MESSAGE and caught.value.message.endswith("…")

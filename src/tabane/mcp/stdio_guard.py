@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -27,6 +28,9 @@ from pydantic import ValidationError
 
 from tabane.errors import InvalidInput, Issue
 from tabane.types import text_problem, text_problems
+
+# The id of a request too deeply nested to parse: the first `"id": 6` or `"id": "x"` of the line.
+_ID = re.compile(r'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')
 
 
 def unparsed_reply(item: object, tool_error: Any) -> mt.JSONRPCResponse | mt.JSONRPCError | None:
@@ -42,8 +46,14 @@ def unparsed_reply(item: object, tool_error: Any) -> mt.JSONRPCResponse | mt.JSO
         return None  # nothing to read (a blank line): nothing to answer
     try:
         data = json.loads(raw)
-    except RecursionError:  # nested past what Python parses: left as the SDK leaves it
-        return None
+    except RecursionError:  # nested past what Python parses: answered, or the client waits
+        text = raw if isinstance(raw, str) else bytes(raw).decode("utf-8", "replace")
+        found = _ID.search(text[:4096])
+        rid = json.loads(found.group(1)) if found else None
+        why = "the request is nested too deep to read"
+        return mt.JSONRPCError(
+            jsonrpc="2.0", id=rid, error=mt.ErrorData(code=mt.PARSE_ERROR, message=why)
+        )
     except ValueError as exc:  # not JSON (a truncated line): JSON-RPC's parse error, id null
         why = f"the line is not JSON: {exc}"
         return mt.JSONRPCError(
