@@ -262,3 +262,35 @@ def test_total_is_a_lower_bound_when_only_the_top_was_ranked(
     top = svc.resolve(user, context, "fetchBlokc1", limit=3)
     assert not top.total_exact and 3 <= top.total <= everything.total
     assert names(top) == names(everything)[:3]
+
+
+def test_a_retracted_source_re_embeds_the_glosses_that_quoted_its_claims(
+    vsvc: Tabane, make_user, make_context
+) -> None:
+    from sqlalchemy import select
+
+    from tabane.contexts import contexts
+    from tabane.graph.claim_input import ClaimInput
+    from tabane.ingest.documents import DocumentInput, block
+    from tabane.jobs import queue
+    from tabane.storage.schema import Job
+
+    user = make_user()
+    context = make_context(user)
+    vsvc.ingest(user, context, DocumentInput("brew", paragraphs=[block("杜氏は酒蔵で働く。")]))
+    claim = ClaimInput("杜氏", "働く場所", "酒蔵", 1.0, source="brew", paragraph=0)
+    vsvc.add_claims(user, context, [claim, ClaimInput("杜氏", "役割", "酒造りの長", 1.0)])
+    assert vsvc.wait_for_jobs() == 0
+    before = vsvc.resolve(user, context, "醸造責任者", semantic_floor=0.0).semantic
+    vsvc.retract(user, context, "brew")
+    with vsvc.store.session(user) as session:
+        ctx_id = contexts.resolve(session, context).id
+    with vsvc.store.admin() as session:
+        queued = session.scalars(
+            select(Job.kind).where(Job.context_id == ctx_id, Job.state == "queued")
+        ).all()
+    assert queue.EMBED_GLOSSES in queued
+    assert vsvc.wait_for_jobs() == 0
+    after = vsvc.resolve(user, context, "醸造責任者", semantic_floor=0.0).semantic
+    toji = {c.name: c.score for c in after}["杜氏"]
+    assert toji != {c.name: c.score for c in before}["杜氏"]  # its vector no longer has 酒蔵

@@ -145,6 +145,8 @@ def _store_parsed(
         # paragraphs writes no vector, which would queue the tree's rebuild itself), and the
         # claims it closed leave the graph the communities and profiles summarize.
         rebuilds.derived_changed(session, principal, ctx, graph=bool(closed.claims), leaves=True)
+        if embed and closed.claims:
+            rebuilds.glosses_closed(session, ctx.id)
     if embed and result.outcome != "unchanged" and result.paragraphs:
         queue.enqueue_embedding(
             session,
@@ -311,8 +313,10 @@ def retract_source(
     *,
     dry_run: bool = False,
     reason: str = "retracted",
+    embed: bool = False,
 ) -> RetractResult:
-    """Retract a source and close every claim attributed to it, in the caller's transaction."""
+    """Retract a source and close every claim attributed to it, in the caller's transaction;
+    with `embed` (there is an embedder), the glosses that quoted those claims are re-embedded."""
     scopes = session.scalar(
         select(Source.scopes).where(Source.context_id == ctx.id, Source.source_id == source_id)
     )
@@ -333,4 +337,6 @@ def retract_source(
     closed = claim_sources.close_by_source(session, principal, ctx, source_id, dry_run=dry_run)
     if not dry_run:  # its paragraphs were leaves of the tree; its claims were in the graph
         rebuilds.derived_changed(session, principal, ctx, graph=bool(closed.claims), leaves=True)
+        if embed and closed.claims:
+            rebuilds.glosses_closed(session, ctx.id)
     return replace(result, claims=closed.claims, associations=closed.associations)

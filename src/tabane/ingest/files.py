@@ -92,7 +92,7 @@ def ingest_file(
             return FileReport(str(path), sid, same.outcome, same.paragraphs)
         parsed = parse(doc)
         if not parsed.blocks:
-            return _drop_empty(store, principal, context, path, sid)
+            return _drop_empty(store, principal, context, path, sid, embed)
         result = ingest_parsed(store, principal, context, doc, parsed, embed=embed)
         return FileReport(
             str(path), sid, result.outcome, result.paragraphs, warnings=result.warnings
@@ -183,7 +183,9 @@ def sync(
             )
         ).all()
         for sid in sorted(gone):
-            result = retract_source(session, principal, ctx, sid, reason="file disappeared")
+            result = retract_source(
+                session, principal, ctx, sid, reason="file disappeared", embed=embed
+            )
             report.files.append(FileReport(str(root / sid), sid, "retracted", result.paragraphs))
     return report
 
@@ -197,14 +199,16 @@ def blocked(rel: str, blocklist: Sequence[str]) -> bool:
 
 
 def _drop_empty(
-    store: Store, principal: Principal, context: str, path: Path, sid: str
+    store: Store, principal: Principal, context: str, path: Path, sid: str, embed: bool
 ) -> FileReport:
     """An empty file stores nothing (`empty`); if it replaced a stored source, that source is
     `retracted` (the report's `paragraphs` then counts the paragraphs removed)."""
     with store.session(principal) as session:
         ctx = contexts.resolve(session, context)
         try:
-            result = retract_source(session, principal, ctx, sid, reason="file became empty")
+            result = retract_source(
+                session, principal, ctx, sid, reason="file became empty", embed=embed
+            )
             return FileReport(str(path), sid, "retracted", result.paragraphs)
         except NoSource:
             return FileReport(str(path), sid, "empty")

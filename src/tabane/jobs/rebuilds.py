@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from tabane.graph.claims import closed_now
 from tabane.jobs import queue
 from tabane.storage.schema import Context, RaptorNode
 from tabane.types import Principal
@@ -48,3 +49,11 @@ def derived_changed(
         tree = select(RaptorNode.id).where(RaptorNode.context_id == ctx.id).limit(1)
         if session.scalar(tree) is not None:
             queue.enqueue_raptor(session, context_id=ctx.id, scopes=scopes)
+
+
+def glosses_closed(session: Session, context_id: int) -> None:
+    """Queue the re-embedding of the glosses of every scope set whose claims this transaction
+    closed: a gloss quotes its concept's facts, and the semantic tier would go on matching the
+    closed ones (only with an embedder: the caller knows)."""
+    for scopes in closed_now(session, context_id):
+        queue.enqueue_glosses(session, context_id=context_id, scopes=scopes)

@@ -66,8 +66,7 @@ class GraphWriteService(ServiceBase):
             if report.associations and not report.dry_run:  # closed notes are the tree's leaves
                 rebuilds.derived_changed(session, user, ctx, graph=True, leaves=True)
             if self.embedder is not None and not report.dry_run:  # glosses quoted those facts
-                for scopes in claims_mod.closed_now(session, ctx.id):
-                    queue.enqueue_glosses(session, context_id=ctx.id, scopes=scopes)
+                rebuilds.glosses_closed(session, ctx.id)
             return report
 
     def add_alias(

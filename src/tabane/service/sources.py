@@ -120,7 +120,8 @@ class SourcesService(ServiceBase):
     ) -> RetractResult:
         with self.store.session(user) as session:
             ctx = contexts.resolve(session, context)
-            return retract_source(session, user, ctx, source_id, dry_run=dry_run)
+            embed = self.embedder is not None
+            return retract_source(session, user, ctx, source_id, dry_run=dry_run, embed=embed)
 
     def cite(self, user: Principal, context: str, source_id: str, paragraph: int) -> Citation:
         try:
