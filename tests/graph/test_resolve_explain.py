@@ -109,3 +109,14 @@ def test_semantic_verdicts(vsvc: Tabane, make_user, make_context) -> None:
     below = vsvc.explain_resolve(user, context, "醸造責任者", "新幹線", semantic_floor=0.99)
     assert below.verdict == "semantic_below_floor" and below.cosine < 0.99
     assert below.semantic_floor.value == 0.99
+
+
+def test_an_overlap_of_over_common_bigrams_alone_is_named(svc, user, context) -> None:
+    """`evict_cld` shares 6 of its 7 bigrams with `evictCold`, all over-common (101 spellings
+    start so): explain names them rather than saying there is no overlap."""
+    many = [("evictCold", "kind", "fn")] + [(f"evictCold{i}", "kind", "fn") for i in range(100)]
+    write(svc, user, context, *many)
+    got = svc.explain_resolve(user, context, "evict_cld", "evictCold")
+    assert got.verdict == "semantic_never_ran"
+    assert "no lexical overlap" not in got.detail and "over-common" in got.detail
+    assert "ev" in got.detail  # a shared bigram, by name

@@ -24,6 +24,7 @@ from tabane.graph.resolve import Floor, Request, Resolution
 from tabane.graph.vocabulary import check_spelling
 from tabane.models.embedder import Embedder
 from tabane.storage.schema import Context, VocabEntry
+from tabane.text.spelling import char_grams
 
 NEAREST = 5
 
@@ -172,9 +173,15 @@ def explain(
         )
     reason, _ = res.semantic_blocker(session, ctx, request.kind, lexed.best, embedder)
     if reason is not None:
+        shared = sorted(lexed.cue.stop & char_grams(best.key))  # all it shared: over-common
+        overlap = (
+            f"its only shared bigrams ({', '.join(shared)}) are over-common, left out of Dice"
+            if shared
+            else "no lexical overlap"
+        )
         return ResolveExplanation(
             "semantic_never_ran",
-            f"no lexical overlap, and the semantic tier did not run: {reason}",
+            f"{overlap}, and the semantic tier did not run: {reason}",
             semantic_reason=reason,
             semantic_floor=sem_floor,
             **base,  # type: ignore[arg-type]
