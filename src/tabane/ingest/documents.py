@@ -144,9 +144,7 @@ def _store_parsed(
         # Paragraphs it did not repeat are gone (a replacement that only removes or moves
         # paragraphs writes no vector, which would queue the tree's rebuild itself), and the
         # claims it closed leave the graph the communities and profiles summarize.
-        rebuilds.derived_changed(session, principal, ctx, graph=bool(closed.claims), leaves=True)
-        if embed and closed.claims:
-            rebuilds.glosses_closed(session, ctx.id)
+        rebuilds.claims_closed(session, principal, ctx, claims=closed.claims, embed=embed)
     if embed and result.outcome != "unchanged" and result.paragraphs:
         queue.enqueue_embedding(
             session,
@@ -336,7 +334,5 @@ def retract_source(
         )
     closed = claim_sources.close_by_source(session, principal, ctx, source_id, dry_run=dry_run)
     if not dry_run:  # its paragraphs were leaves of the tree; its claims were in the graph
-        rebuilds.derived_changed(session, principal, ctx, graph=bool(closed.claims), leaves=True)
-        if embed and closed.claims:
-            rebuilds.glosses_closed(session, ctx.id)
+        rebuilds.claims_closed(session, principal, ctx, claims=closed.claims, embed=embed)
     return replace(result, claims=closed.claims, associations=closed.associations)

@@ -51,6 +51,17 @@ def derived_changed(
             queue.enqueue_raptor(session, context_id=ctx.id, scopes=scopes)
 
 
+def claims_closed(
+    session: Session, principal: Principal, ctx: Context, *, claims: int, embed: bool
+) -> None:
+    """After a retraction (of edges or of a source, or a replacement) closed `claims` claims:
+    the graph's builds if any closed, the tree (its leaves may be gone), and with an embedder
+    (`embed`) the glosses that quoted the closed claims."""
+    derived_changed(session, principal, ctx, graph=bool(claims), leaves=True)
+    if embed and claims:
+        glosses_closed(session, ctx.id)
+
+
 def glosses_closed(session: Session, context_id: int) -> None:
     """Queue the re-embedding of the glosses of every scope set whose claims this transaction
     closed: a gloss quotes its concept's facts, and the semantic tier would go on matching the

@@ -64,9 +64,8 @@ class GraphWriteService(ServiceBase):
             ctx = contexts.resolve(session, context)
             report = claims_mod.retract_edges(session, user, ctx, edges, dry_run=dry_run)
             if report.associations and not report.dry_run:  # closed notes are the tree's leaves
-                rebuilds.derived_changed(session, user, ctx, graph=True, leaves=True)
-            if self.embedder is not None and not report.dry_run:  # glosses quoted those facts
-                rebuilds.glosses_closed(session, ctx.id)
+                embed = self.embedder is not None
+                rebuilds.claims_closed(session, user, ctx, claims=report.claims, embed=embed)
             return report
 
     def add_alias(

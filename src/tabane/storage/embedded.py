@@ -96,8 +96,9 @@ def revive(home: Path, shared_buffers_mb: int = 0) -> str:
     killed, as the OOM killer does): the dead postmaster, this process's child, is reaped first
     (a zombie still answers signals, so it would read as running), then PostgreSQL recovers
     from its WAL as it starts. Returns the socket directory."""
-    with contextlib.suppress(OSError, ValueError, IndexError):  # no pid file, or not our child
-        os.waitpid(abs(int((home / "pg" / "postmaster.pid").read_text().split()[0])), os.WNOHANG)
+    pid = _recorded(home / "pg" / "postmaster.pid")
+    if pid is not None:
+        _gone(pid)  # reaps it when it is this process's child
     with init_lock(home):
         return start(home, shared_buffers_mb)
 
@@ -219,13 +220,19 @@ def stop(home: Path, timeout: float = 30.0) -> bool:
     return pid is not None
 
 
-def _pid(pidfile: Path) -> int | None:
-    """The live process a postmaster.pid names (a standalone backend writes its pid negated)."""
+def _recorded(pidfile: Path) -> int | None:
+    """The pid a postmaster.pid records (a standalone backend writes its pid negated)."""
     try:
         pid = abs(int(pidfile.read_text().splitlines()[0]))
     except (OSError, ValueError, IndexError):
         return None
-    return pid if pid > 0 and _alive(pid) and _is_postgres(pid) else None
+    return pid if pid > 0 else None
+
+
+def _pid(pidfile: Path) -> int | None:
+    """The live PostgreSQL process a postmaster.pid names."""
+    pid = _recorded(pidfile)
+    return pid if pid is not None and _alive(pid) and _is_postgres(pid) else None
 
 
 def _is_postgres(pid: int) -> bool:
