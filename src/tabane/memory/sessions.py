@@ -126,29 +126,28 @@ def append(
         at = _said_at(at, issues)
     if issues:
         raise InvalidInput("invalid turn; nothing written", issues=issues)
-    owned = (ChatSession.user_id == principal.user_id, ChatSession.name == name)
-    chat = session.scalar(select(ChatSession).where(*owned))
+    new = _missing(session, principal, name)
     chosen = tuple(scopes) if scopes is not None else principal.default_scopes
-    if chat is None and not chosen and principal.write:  # a key that may not write yours
+    if new and not chosen and principal.write:  # a key that may not write the personal scope
         raise InvalidInput(
             "say which scopes: this key may not write your personal scope, a new session's "
             "default; nothing written",
             issues=[Issue("scopes", f"required; writable: {sorted(principal.write)}")],
         )
-    if (chat is None or scopes is not None) and (not chosen or not principal.can_write(chosen)):
+    if (new or scopes is not None) and (not chosen or not principal.can_write(chosen)):
         raise Forbidden("you may not write these scopes", issues=[Issue("scopes", "not writable")])
-    if chat is None:  # opened now (a concurrent first append may open it first)
-        if "/" in name:  # one opened before this rule stays
-            raise InvalidInput(
-                f"a new session's name cannot hold '/': {name!r}; nothing written",
-                issues=[Issue("session", "'/' would end the name in an HTTP path")],
-            )
+    if "/" in name and new:  # one opened before this rule stays
+        raise InvalidInput(
+            f"a new session's name cannot hold '/': {name!r}; nothing written",
+            issues=[Issue("session", "'/' would end the name in an HTTP path")],
+        )
+    if chosen:  # an existing session keeps its own scopes (checked below)
         session.execute(
             insert(ChatSession)
             .values(user_id=principal.user_id, name=name, scopes=list(chosen))
             .on_conflict_do_nothing(index_elements=["user_id", "name"])
         )
-        chat = find(session, principal, name)
+    chat = find(session, principal, name)
     if scopes is not None and set(scopes) != set(chat.scopes):  # scopes choose a new session's
         raise InvalidInput(
             f"session {name!r} keeps its scopes; nothing written",
@@ -184,6 +183,11 @@ def append(
     session.flush()
     session.refresh(row)
     return Turn(name, row.seq, row.speaker, row.role, row.text, row.at)
+
+
+def _missing(session: Session, principal: Principal, name: str) -> bool:
+    owned = ChatSession.user_id == principal.user_id, ChatSession.name == name
+    return session.scalar(select(ChatSession.id).where(*owned)) is None
 
 
 def _said_at(at: datetime, issues: list[Issue]) -> datetime | None:
