@@ -64,7 +64,9 @@ def add_user(
             return existing
         raise NameTaken(f"user {name!r} exists", issues=[Issue("name", "taken")])
     mine = personal_scope(name)
-    holders = session.scalars(select(User.name).join(Grant).where(Grant.scope == mine)).all()
+    # others only: a concurrent first sight of this very user may have committed it since
+    others = select(User.name).join(Grant).where(Grant.scope == mine, User.name != name)
+    holders = session.scalars(others).all()
     if holders:
         raise Conflict(
             f"scope {mine!r} is already granted to {sorted(holders)}: a new user's personal "
