@@ -70,6 +70,24 @@ def test_a_leftover_staging_directory_with_a_stale_pid_file_is_discarded(tmp_pat
     assert (home / "pg" / "PG_VERSION").exists() and not staging.exists()
 
 
+@pytest.mark.parametrize("lines", [0, 5])
+def test_a_pid_file_a_killed_start_left_short_does_not_stop_the_next_start(
+    tmp_path: Path, lines: int
+) -> None:
+    """A postmaster killed while it starts leaves postmaster.pid without its last lines (the
+    status comes last; the file is empty before the pid). The wheel refused to read such a file,
+    so no start could open the store again (seen once in the test above, killed at 1.2 s)."""
+    home = tmp_path / "home"
+    _reopens(home)  # a whole store, its server stopped
+    pidfile = home / "pg" / "postmaster.pid"
+    assert not pidfile.exists()
+    dead = str(2**22 + 7)  # above Linux's largest pid: no process has it
+    written = [dead, str(home / "pg"), str(int(time.time())), "5432", "/tmp"][:lines]
+    pidfile.write_text("".join(f"{line}\n" for line in written))
+    _reopens(home)
+    assert not pidfile.exists()  # the server it started wrote its own, and stopped
+
+
 def test_a_home_pg_that_is_not_a_data_directory_is_refused_untouched(tmp_path: Path) -> None:
     home = tmp_path / "home"
     (home / "pg").mkdir(parents=True)

