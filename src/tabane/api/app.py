@@ -13,6 +13,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 import tabane
 from tabane.api import (
+    routes_archive,
     routes_contexts,
     routes_derive,
     routes_graph,
@@ -86,6 +87,7 @@ def create_app(
     install_handlers(app)
     app.include_router(health_router)
     app.include_router(routes_contexts.router)
+    app.include_router(routes_archive.router)
     app.include_router(routes_sources.router)
     app.include_router(routes_search.router)
     app.include_router(routes_graph.router)

@@ -6,8 +6,9 @@ a request field.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated
+import json
+from collections.abc import Callable, Iterator
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
@@ -16,6 +17,7 @@ from tabane.service import Tabane
 from tabane.types import Principal
 
 PrincipalResolver = Callable[[Request], Principal]
+JSON_LINES = "application/jsonl"  # the media type of the routes that stream many rows
 
 
 def at_header(resolve: PrincipalResolver) -> PrincipalResolver:
@@ -47,3 +49,9 @@ def current_user(request: Request) -> Principal:
 
 Svc = Annotated[Tabane, Depends(service)]
 User = Annotated[Principal, Depends(current_user)]
+
+
+def json_lines(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
+    """Each row as one line of compact JSON (a streamed export's body)."""
+    for row in rows:
+        yield json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n"

@@ -53,6 +53,8 @@ HEAVY_ROUTES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         ("POST", rf"{_CTX}/(describe|activate|explore|paths|unreachable_from)"),  # graph walks
         ("GET|POST", rf"{_CTX}/vocabulary/audit"),  # scans a context's whole vocabulary
         ("GET", r"/users/[^/]+/export"),  # streams all of a user's rows
+        ("GET", rf"{_CTX}/export"),  # streams a whole context
+        ("POST", r"/contexts/import"),  # writes a whole context in one transaction
         ("DELETE", r"/users/[^/]+"),  # erasure: deletes all of them in one transaction
         ("POST", r"/mcp/?"),  # every MCP exchange
     )

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
-from typing import Any
-
 from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 from pydantic import Field
 
-from tabane.api.deps import Svc, User
+from tabane.api.deps import JSON_LINES, Svc, User, json_lines
 from tabane.api.schemas import ERROR_RESPONSES, Response
 
 router = APIRouter(tags=["users"], responses=ERROR_RESPONSES)
-
-JSON_LINES = "application/jsonl"
 
 
 class ErasureOut(Response):
@@ -61,9 +55,4 @@ def erase_user(name: str, svc: Svc, user: User) -> ErasureOut:
 def export_user(name: str, svc: Svc, user: User) -> StreamingResponse:
     """Every row erasing the user would delete, as JSON Lines: `{"table": …, "row": {…}}`."""
     rows = svc.export_user(name, actor=user)  # refuses before the first byte is sent
-    return StreamingResponse(_lines(rows), media_type=JSON_LINES)
-
-
-def _lines(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
-    for row in rows:
-        yield json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n"
+    return StreamingResponse(json_lines(rows), media_type=JSON_LINES)

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from tabane.cli import derive, graph, graph_reads, jobs, memory, search, sources
+from tabane.cli import archive, derive, graph, graph_reads, jobs, memory, search, sources
 from tabane.cli import recall as recall_cli
 from tabane.cli import resolve as resolve_cli
 from tabane.cli.common import emit, exit_on_sigterm, handled, service
@@ -49,6 +49,8 @@ graph_reads.register(app)
 app.command("resolve")(resolve_cli.resolve)
 app.command("audit")(resolve_cli.audit)
 app.command("derive")(derive.derive)
+app.command("export")(archive.export)
+app.command("import")(archive.import_)
 
 
 @app.command()

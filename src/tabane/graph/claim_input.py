@@ -16,7 +16,7 @@ from tabane.types import MAX_INT4, MAX_INT8, is_paragraph_index, parse_date, tex
 MAX_BATCH = 10_000
 MAX_WEIGHT = 1e6
 MAX_STATEMENT = 20_000
-FIELDS = frozenset(
+FIELDS = frozenset(  # a claim as a writer states it
     {
         "subject",
         "label",
@@ -106,7 +106,7 @@ def parse_claim(
     weight = _weight(item.get("weight"), f"{path}.weight", issues, needed=bool(present))
     if weight is not None and not present and not require_triple:
         issues.append(Issue(f"{path}.weight", "only a triple has a weight (a note has none)"))
-    statement = _text(item.get("statement"), f"{path}.statement", issues, MAX_STATEMENT)
+    statement = text_field(item.get("statement"), f"{path}.statement", issues, MAX_STATEMENT)
     if not present and statement is None and not require_triple:
         issues.append(Issue(path, "needs a triple (subject, label, object) or a statement"))
     kind = item.get("kind", "world")
@@ -117,11 +117,11 @@ def parse_claim(
     paragraph = item.get("paragraph")
     if paragraph is not None and not is_paragraph_index(paragraph):
         issues.append(Issue(f"{path}.paragraph", f"not an integer in 0..{MAX_INT4}"))
-    source = _text(item.get("source"), f"{path}.source", issues, 2000)
+    source = text_field(item.get("source"), f"{path}.source", issues, 2000)
     if paragraph is not None and source is None:
         issues.append(Issue(f"{path}.paragraph", "needs a source"))
-    valid_from = _time(item.get("valid_from"), f"{path}.valid_from", issues)
-    valid_until = _time(item.get("valid_until"), f"{path}.valid_until", issues)
+    valid_from = time_field(item.get("valid_from"), f"{path}.valid_from", issues)
+    valid_until = time_field(item.get("valid_until"), f"{path}.valid_until", issues)
     if valid_from and valid_until and valid_from >= valid_until:
         issues.append(Issue(f"{path}.valid_until", "must be after valid_from"))
     closes = _ids(item.get("closes", ()), f"{path}.closes", issues)
@@ -135,10 +135,10 @@ def parse_claim(
         statement=statement,
         source=source,
         paragraph=paragraph,
-        author=_text(item.get("author"), f"{path}.author", issues, 200),
-        role=_text(item.get("role"), f"{path}.role", issues, 100),
+        author=text_field(item.get("author"), f"{path}.author", issues, 200),
+        role=text_field(item.get("role"), f"{path}.role", issues, 100),
         kind=str(kind),
-        perspective=_text(item.get("perspective"), f"{path}.perspective", issues, 200),
+        perspective=text_field(item.get("perspective"), f"{path}.perspective", issues, 200),
         valid_from=valid_from,
         valid_until=valid_until,
         closes=closes,
@@ -170,13 +170,17 @@ def _weight(value: object, path: str, issues: list[Issue], *, needed: bool) -> f
     return weight
 
 
-def _text(value: object, path: str, issues: list[Issue], limit: int) -> str | None:
+def text_field(
+    value: object, path: str, issues: list[Issue], limit: int, *, empty: bool = False
+) -> str | None:
+    """A text field: None when absent; else the text, or None with its problem added (not a
+    string, blank unless `empty` allows it, over `limit` characters, unstorable)."""
     if value is None:
         return None
     if not isinstance(value, str):
         issues.append(Issue(path, "not a string"))
         return None
-    if not value.strip():
+    if not value.strip() and not empty:
         issues.append(Issue(path, "empty"))
         return None
     if len(value) > limit:
@@ -188,7 +192,8 @@ def _text(value: object, path: str, issues: list[Issue], limit: int) -> str | No
     return value
 
 
-def _time(value: object, path: str, issues: list[Issue]) -> datetime | None:
+def time_field(value: object, path: str, issues: list[Issue]) -> datetime | None:
+    """An ISO 8601 field: None when absent, or None with its problem added."""
     try:
         return parse_date(value, path)
     except InvalidInput as exc:

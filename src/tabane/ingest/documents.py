@@ -89,7 +89,7 @@ def ingest_parsed(
         try:
             with store_.session(principal) as session:
                 ctx = contexts.resolve(session, context)
-                return _store_parsed(session, principal, ctx, doc, parsed, embed)
+                return store_parsed(session, principal, ctx, doc, parsed, embed)
         except SourceTaken:
             if again or not _visible(store_, principal, context, doc.source_id):
                 raise
@@ -106,7 +106,7 @@ def _visible(store_: Store, principal: Principal, context: str, source_id: str) 
     return True
 
 
-def _store_parsed(
+def store_parsed(
     session: Session,
     principal: Principal,
     ctx: Context,

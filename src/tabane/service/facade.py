@@ -17,6 +17,7 @@ from tabane.jobs.worker import Worker
 from tabane.models.embedder import Embedder
 from tabane.models.registry import build_embedder, build_reranker, check_summarizer
 from tabane.recall.presets import load_presets
+from tabane.service.archive import ArchiveService
 from tabane.service.derive import DeriveService
 from tabane.service.graph import GraphWriteService
 from tabane.service.graph_read import GraphReadService
@@ -45,6 +46,7 @@ class Tabane(
     DeriveService,
     KeysService,
     UsersService,
+    ArchiveService,
 ):
     """An open store, the settings it was opened with, the embedder and the background worker."""
 

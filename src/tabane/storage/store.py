@@ -99,12 +99,17 @@ class Store:
         return Beside(self, principal)
 
     @contextmanager
-    def session(self, principal: Principal) -> Iterator[Session]:
+    def session(self, principal: Principal, *, snapshot: bool = False) -> Iterator[Session]:
         """One transaction acting for `principal`; commits on success, rolls back on error. A
         value PostgreSQL cannot take (`unstorable`) rolls it back as bad input, never a 500; a
-        deadlock with a concurrent write rolls it back as `store_busy` (retry)."""
+        deadlock with a concurrent write rolls it back as `store_busy` (retry). With `snapshot`
+        every statement of the transaction reads the same snapshot (REPEATABLE READ): a read
+        of many statements, as an export, sees no write that committed meanwhile."""
+        bind = (
+            self.app.execution_options(isolation_level="REPEATABLE READ") if snapshot else self.app
+        )
         try:
-            with Session(self.app, expire_on_commit=False) as session, session.begin():
+            with Session(bind, expire_on_commit=False) as session, session.begin():
                 first: list[ColumnElement[Any]] = [
                     func.set_config("tabane.read_scopes", array_literal(principal.read), True),
                     func.set_config("tabane.write_scopes", array_literal(principal.write), True),

@@ -1,0 +1,77 @@
+"""Moving a context between stores: export it as an archive, import one as a new context."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Query
+from fastapi.responses import StreamingResponse
+
+from tabane.api.deps import JSON_LINES, Svc, User, json_lines
+from tabane.api.schemas import ERROR_RESPONSES, Response, out
+from tabane.archive.restore import scope_pairs
+from tabane.errors import InvalidInput, Issue, TabaneError
+
+router = APIRouter(tags=["contexts"], responses=ERROR_RESPONSES)
+
+
+class ImportOut(Response):
+    context: str
+    sources: int
+    paragraphs: int
+    claims: int
+    open_claims: int
+    associations: int
+    aliases: int
+    scope_map: dict[str, str]
+
+
+@router.get(
+    "/contexts/{context}/export",
+    response_class=StreamingResponse,
+    responses={200: {"content": {JSON_LINES: {}}, "description": "the archive, one object a line"}},
+)
+def export_context(context: str, svc: Svc, user: User) -> StreamingResponse:
+    """The context as an archive in JSON Lines: a header, every source with its paragraphs,
+    every claim with its history, every alias, and an end line with the counts; what you can
+    see of it, read in one snapshot (docs/guide.md, "Moving a context")."""
+    lines = svc.export_context(user, context)  # an unknown context is refused before any byte
+    return StreamingResponse(json_lines(lines), media_type=JSON_LINES)
+
+
+@router.post("/contexts/import", status_code=201)
+def import_context(
+    svc: Svc,
+    user: User,
+    archive: Annotated[bytes, Body(media_type=JSON_LINES, description="an exported archive")],
+    context: Annotated[
+        str | None, Query(description="the new context's name (default: the archive's)")
+    ] = None,
+    scope_map: Annotated[
+        list[str],
+        Query(alias="map", description="`OLD=NEW`: rows under scope OLD are written under NEW"),
+    ] = [],  # noqa: B006 - FastAPI copies a default list per request
+) -> ImportOut:
+    """Import an archive (the body, `application/jsonl`, as the export wrote it; at most
+    `TABANE_MAX_BODY_BYTES`) as a new context, in one transaction: every line is checked first
+    (a problem names its line and field, and nothing is written). By default your personal
+    scope takes the place of the exporter's; `map` moves other scopes."""
+    try:
+        text = archive.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(
+            "the archive is not UTF-8", issues=[Issue("body", f"byte {exc.start} is not UTF-8")]
+        ) from None
+    lines = text.split("\n")  # never splitlines(): a JSON text may hold U+2028 as it is
+    chosen = scope_pairs(scope_map, "map")
+    try:
+        report = svc.import_context(user, lines, context=context, scope_map=chosen)
+    except TabaneError as exc:  # the service's `scope_map` is this route's `map`
+        exc.issues = tuple(
+            Issue("map" + i.path.removeprefix("scope_map"), i.problem)
+            if i.path.startswith("scope_map")
+            else i
+            for i in exc.issues
+        )
+        raise
+    return out(ImportOut, report)

@@ -1,0 +1,237 @@
+"""Reading one line of each record kind of an archive (sources, claims, aliases): see
+records.py for the format. Each reader returns the typed record, or None with every problem of
+the line added to `issues`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+from typing import Any
+
+from tabane.archive import fields as f
+from tabane.errors import Issue
+from tabane.graph.claim_input import FIELDS, parse_claim
+from tabane.graph.claims_restore import KeptClaim
+from tabane.ingest.documents import DocumentInput, block, check_source_id, check_tags
+from tabane.text.blocks import Block
+from tabane.types import SOURCE_STATES
+
+CLOSE_REASONS = ("retracted", "superseded")
+SOURCE_FIELDS = frozenset(
+    {
+        "source_id",
+        "title",
+        "format",
+        "date",
+        "tags",
+        "area",
+        "state",
+        "scopes",
+        "origin",
+        "stored_at",
+        "raw_hash",
+        "content_hash",
+        "paragraphs",
+    }
+)
+PARAGRAPH_FIELDS = frozenset({"text", "section", "locator", "questions"})
+# a claim as a store keeps it: as a writer states it (`closes` aside), with its record
+CLAIM_FIELDS = (FIELDS - {"closes"}) | {
+    "id",
+    "recorded_at",
+    "closed_at",
+    "close_reason",
+    "closed_by",
+    "valid_until_before",
+    "scopes",
+}
+ALIAS_FIELDS = frozenset({"kind", "name", "alias_of", "scopes"})
+
+
+@dataclass(frozen=True)
+class SourceRecord:
+    """A source as its paragraphs, with what the store said of it besides."""
+
+    line: int
+    doc: DocumentInput
+    stored_at: datetime
+    raw_hash: str | None
+    content_hash: str
+
+
+@dataclass(frozen=True)
+class AliasRecord:
+    line: int
+    kind: str
+    name: str
+    alias_of: str
+    scopes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ClaimRecord:
+    line: int
+    claim: KeptClaim
+
+
+def read_source(body: dict[str, Any], n: int, at: str, issues: list[Issue]) -> SourceRecord | None:
+    before = len(issues)
+    f.unknown(body, SOURCE_FIELDS, at, issues)
+    source_id = f.checked(check_source_id, body.get("source_id"), issues, f"{at}.source_id")
+    title = f.text(body.get("title"), f"{at}.title", issues, 2000, required=True)
+    fmt = f.text(body.get("format"), f"{at}.format", issues, 64, required=True)
+    date = body.get("date")
+    if date is not None:
+        f.time(date, f"{at}.date", issues)
+    tags = f.checked(check_tags, body.get("tags", []), issues, f"{at}.tags")
+    area = f.text(body.get("area"), f"{at}.area", issues, 200)
+    state = body.get("state", "active")
+    if state not in SOURCE_STATES:
+        issues.append(Issue(f"{at}.state", f"one of {', '.join(SOURCE_STATES)}"))
+    scopes = f.scopes(body.get("scopes"), f"{at}.scopes", issues)
+    origin = f.text(body.get("origin"), f"{at}.origin", issues, 4096)
+    stored_at = f.time(body.get("stored_at"), f"{at}.stored_at", issues, required=True)
+    raw_hash = f.digest(body.get("raw_hash"), f"{at}.raw_hash", issues, required=False)
+    digest = f.digest(body.get("content_hash"), f"{at}.content_hash", issues, required=True)
+    blocks, questions = _paragraphs(body.get("paragraphs"), f"{at}.paragraphs", issues)
+    if len(issues) > before or stored_at is None or digest is None or source_id is None:
+        return None
+    doc = DocumentInput(
+        source_id=source_id,
+        paragraphs=blocks,
+        format=fmt,
+        title=title,
+        date=date,
+        tags=tags,
+        area=area,
+        state=str(state),
+        scopes=scopes,
+        questions=questions,
+        origin=origin,
+    )
+    return SourceRecord(n, doc, stored_at, raw_hash, digest)
+
+
+def _paragraphs(
+    value: object, at: str, issues: list[Issue]
+) -> tuple[list[Block], tuple[tuple[str, ...], ...]]:
+    if not isinstance(value, list) or not value:
+        issues.append(Issue(at, "a non-empty list of paragraphs"))
+        return [], ()
+    blocks: list[Block] = []
+    questions: list[tuple[str, ...]] = []
+    for i, p in enumerate(value):
+        where = f"{at}[{i}]"
+        if not isinstance(p, dict):
+            issues.append(Issue(where, "not an object"))
+            continue
+        f.unknown(p, PARAGRAPH_FIELDS, where, issues)
+        text, section, asked = p.get("text"), p.get("section", []), p.get("questions", [])
+        if not isinstance(text, str) or not text.strip() or text != text.strip():
+            issues.append(Issue(f"{where}.text", "a non-empty text without surrounding space"))
+            continue
+        if not isinstance(section, list) or not all(isinstance(s, str) for s in section):
+            issues.append(Issue(f"{where}.section", "a list of heading texts"))
+            continue
+        if not isinstance(asked, list) or not all(isinstance(q, str) and q.strip() for q in asked):
+            issues.append(Issue(f"{where}.questions", "a list of non-empty texts"))
+            continue
+        locator = p.get("locator")
+        if locator is not None and not isinstance(locator, dict):
+            issues.append(Issue(f"{where}.locator", "not an object"))
+            continue
+        made = f.checked(
+            partial(block, section=section, locator=locator, path=where), text, issues, where
+        )
+        if made is not None:
+            blocks.append(made)
+            questions.append(tuple(asked))
+    return blocks, tuple(questions)
+
+
+def read_claim(
+    body: dict[str, Any],
+    n: int,
+    at: str,
+    issues: list[Issue],
+    paragraphs: dict[str, int],
+    ids: set[int],
+) -> ClaimRecord | None:
+    before = len(issues)
+    f.unknown(body, CLAIM_FIELDS, at, issues)
+    key = f.claim_id(body.get("id"), f"{at}.id", issues, required=True)
+    if key is not None and key in ids:
+        issues.append(Issue(f"{at}.id", "a second claim with this id"))
+    kind = body.get("kind", "world")
+    said = {k: body.get(k) for k in ("subject", "label", "object", "weight", "statement")}
+    said.update({k: body.get(k) for k in ("source", "paragraph", "author", "role", "valid_from")})
+    said["kind"] = kind
+    if kind != "world":
+        said["perspective"] = body.get("perspective")
+    parsed = parse_claim(said, at, issues, require_triple=False)
+    valid_until = f.time(body.get("valid_until"), f"{at}.valid_until", issues)
+    recorded_at = f.time(body.get("recorded_at"), f"{at}.recorded_at", issues, required=True)
+    closed_at = f.time(body.get("closed_at"), f"{at}.closed_at", issues)
+    before_end = f.time(body.get("valid_until_before"), f"{at}.valid_until_before", issues)
+    reason = body.get("close_reason")
+    if (reason is None) != (closed_at is None) or reason not in (None, *CLOSE_REASONS):
+        issues.append(Issue(f"{at}.close_reason", "retracted or superseded, with closed_at"))
+    closed_by = f.claim_id(body.get("closed_by"), f"{at}.closed_by", issues, required=False)
+    if closed_by is not None and reason != "superseded":
+        issues.append(Issue(f"{at}.closed_by", "only a superseded claim is closed by one"))
+    scopes = f.scopes(body.get("scopes"), f"{at}.scopes", issues)
+    author = body.get("author")
+    if author is None:
+        issues.append(Issue(f"{at}.author", "missing"))
+    if kind != "world" and body.get("perspective") is None:
+        issues.append(Issue(f"{at}.perspective", "missing: a personal claim is someone's"))
+    if parsed is not None and valid_until and parsed.valid_from and valid_until < parsed.valid_from:
+        issues.append(Issue(f"{at}.valid_until", "before valid_from"))
+    if parsed is not None and closed_at is None and parsed.paragraph is not None:
+        count = paragraphs.get(parsed.source or "")
+        if count is None:
+            issues.append(Issue(f"{at}.source", "an open claim cites a source the archive lacks"))
+        elif parsed.paragraph >= count:
+            issues.append(Issue(f"{at}.paragraph", f"out of range: the source has {count}"))
+    if len(issues) > before or parsed is None or key is None or scopes is None:
+        return None
+    assert recorded_at is not None and author is not None  # else an issue was added above
+    ids.add(key)
+    claim = KeptClaim(
+        key=key,
+        subject=parsed.subject,
+        label=parsed.label,
+        object=parsed.object,
+        weight=parsed.weight,
+        statement=parsed.statement,
+        source=parsed.source,
+        paragraph=parsed.paragraph,
+        author=str(author),
+        role=parsed.role,
+        kind=parsed.kind,
+        perspective=parsed.perspective or "",
+        valid_from=parsed.valid_from,
+        valid_until=valid_until,
+        recorded_at=recorded_at,
+        closed_at=closed_at,
+        close_reason=reason,
+        closed_by=closed_by,
+        valid_until_before=before_end,
+        scopes=scopes,
+    )
+    return ClaimRecord(n, claim)
+
+
+def read_alias(body: dict[str, Any], n: int, at: str, issues: list[Issue]) -> AliasRecord | None:
+    before = len(issues)
+    f.unknown(body, ALIAS_FIELDS, at, issues)
+    kind = body.get("kind")
+    if kind not in ("concept", "label"):
+        issues.append(Issue(f"{at}.kind", "concept or label"))
+    name = f.text(body.get("name"), f"{at}.name", issues, 500, required=True)
+    target = f.text(body.get("alias_of"), f"{at}.alias_of", issues, 500, required=True)
+    scopes = f.scopes(body.get("scopes"), f"{at}.scopes", issues)
+    if len(issues) > before or name is None or target is None or scopes is None:
+        return None
+    return AliasRecord(n, str(kind), name, target, scopes)
