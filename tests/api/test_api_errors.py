@@ -187,6 +187,8 @@ def test_every_route_is_listed_here(client) -> None:
         ("PATCH", "/contexts/{context}"),
         ("DELETE", "/contexts/{context}"),
         ("POST", "/contexts/{context}/rename"),
+        ("GET", "/contexts/{context}/export"),
+        ("POST", "/contexts/import"),
         ("GET", "/groups"),
         ("POST", "/groups"),
         ("GET", "/groups/{group}"),

@@ -257,6 +257,8 @@ HEAVY = {
     ("POST", "/contexts/{context}/vocabulary/audit"),
     ("GET", "/users/{name}/export"),
     ("DELETE", "/users/{name}"),
+    ("GET", "/contexts/{context}/export"),
+    ("POST", "/contexts/import"),
     ("POST", "/mcp"),
     ("POST", "/mcp/"),
 }

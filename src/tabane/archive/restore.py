@@ -129,13 +129,16 @@ def restore(
             aliases.append(row)
     with _at("claims"):
         report = restore_claims(session, principal, ctx, claims)
+    spelt = set(report.scope_sets)  # the scope sets whose vocabulary grew
     for alias in aliases:
         with _at(f"line {alias.line}.alias"):
             scopes = mapped(alias.scopes, chosen)
             kind = vocabulary.check_kind(alias.kind)
             vocabulary.add_alias(session, principal, ctx, kind, alias.name, alias.alias_of, scopes)
-    for scopes in report.scope_sets:
+        spelt.add(scopes)
+    for scopes in sorted(spelt):
         queue.enqueue_gram_merge(session, context_id=ctx.id, scopes=scopes)
+    for scopes in report.scope_sets:
         if embed:
             queue.enqueue_glosses(session, context_id=ctx.id, scopes=scopes)
             queue.enqueue_claims(session, context_id=ctx.id, scopes=scopes)
