@@ -15,7 +15,7 @@ from tabane.graph.claim_input import ClaimInput
 from tabane.ingest.documents import DocumentInput, block
 from tabane.search.plan import SearchRequest
 from tabane.service import Tabane
-from tabane.storage.schema import Claim, Context
+from tabane.storage.schema import Claim, Context, CorpusStats, TermStats
 from tabane.types import Principal
 
 from helpers import unique
@@ -123,10 +123,11 @@ def test_an_imported_archive_exports_again_as_it_was_and_answers_as_the_original
         svc.get_context(alice, copy)
     ask = SearchRequest("switches off when the water boils", lanes=("bm25",))
     hits = [
-        [(h.source_id, h.paragraph, h.text) for h in svc.search(who, ask_in(ask, c)).hits]
+        [(h.source_id, h.paragraph, h.text, h.score) for h in svc.search(who, ask_in(ask, c)).hits]
         for who, c in ((alice, original), (bob, copy))
     ]
     assert hits[0] and hits[0] == hits[1]
+    assert statistics(svc, copy) == statistics(svc, original)  # what BM25 scores with
     edges = [
         sorted(
             (e.triple, e.weight, e.claims) for e in svc.query(who, contexts=[c], any="kettle").edges
@@ -145,6 +146,24 @@ def test_an_imported_archive_exports_again_as_it_was_and_answers_as_the_original
     assert (sources["manual"].state, sources["manual"].area) == ("waiting", "kitchen")
     # the same bytes ingested again are unchanged: the hashes came along
     assert svc.ingest(bob, copy, DocumentInput("kettle.md", data=KETTLE)).outcome == "unchanged"
+
+
+def statistics(svc: Tabane, context: str) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """The context's BM25 statistics rows (its corpus rows, its terms' document frequencies)."""
+    with svc.store.admin() as session:
+        ctx = session.scalar(select(Context).where(Context.name == context))
+        assert ctx is not None
+        corpus = session.execute(
+            select(CorpusStats.paragraphs, CorpusStats.total_length).where(
+                CorpusStats.context_id == ctx.id
+            )
+        ).all()
+        terms = session.execute(
+            select(TermStats.term, TermStats.df)
+            .where(TermStats.context_id == ctx.id, TermStats.df > 0)  # a retraction leaves 0
+            .order_by(TermStats.term)
+        ).all()
+    return [tuple(r) for r in corpus], [tuple(r) for r in terms]
 
 
 def ask_in(request: SearchRequest, context: str) -> SearchRequest:

@@ -28,6 +28,7 @@ from tabane.graph import vocabulary
 from tabane.graph.claims_restore import KeptClaim, restore_claims
 from tabane.ingest.documents import content_hash, parse, store_parsed
 from tabane.jobs import queue, rebuilds
+from tabane.search import postings
 from tabane.storage.schema import Context, Source
 from tabane.text.blocks import ParsedDocument
 from tabane.types import Principal, check_scope, personal_scope
@@ -118,15 +119,16 @@ def restore(
     sources = paragraphs = 0
     claims: list[KeptClaim] = []
     aliases: list[AliasRecord] = []
-    for row in rows:
-        if isinstance(row, SourceRecord):
-            with _at(f"line {row.line}.source"):
-                paragraphs += _source(session, principal, ctx, row, chosen, embed)
-            sources += 1
-        elif isinstance(row, ClaimRecord):
-            claims.append(replace(row.claim, scopes=mapped(row.claim.scopes, chosen)))
-        elif isinstance(row, AliasRecord):
-            aliases.append(row)
+    with postings.batched(session):  # the BM25 statistics: one write for all the sources
+        for row in rows:
+            if isinstance(row, SourceRecord):
+                with _at(f"line {row.line}.source"):
+                    paragraphs += _source(session, principal, ctx, row, chosen, embed)
+                sources += 1
+            elif isinstance(row, ClaimRecord):
+                claims.append(replace(row.claim, scopes=mapped(row.claim.scopes, chosen)))
+            elif isinstance(row, AliasRecord):
+                aliases.append(row)
     with _at("claims"):
         report = restore_claims(session, principal, ctx, claims)
     spelt = set(report.scope_sets)  # the scope sets whose vocabulary grew

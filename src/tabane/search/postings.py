@@ -10,7 +10,8 @@ terms sorted) so concurrent writers into one context cannot deadlock.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -146,6 +147,32 @@ def remove(session: Session, context_id: int, source_pk: int) -> None:
     session.execute(delete(Pack).where(Pack.source_pk == source_pk))
 
 
+_BATCH = "tabane.postings.batch"  # session.info key of the statistics summed in `batched`
+
+
+@dataclass
+class _Sums:
+    paragraphs: int = 0
+    length: int = 0
+    df: Counter[str] = field(default_factory=Counter)
+
+
+@contextmanager
+def batched(session: Session) -> Iterator[None]:
+    """Within the block, the statistics of the sources written in this transaction are summed
+    in memory and written once, on the way out, a row per term and scope set. Updating a term's
+    row once per source made a transaction that writes hundreds of sources (an import) read
+    ever longer chains of its own row versions: a frequent term's row had one per source."""
+    sums: dict[tuple[int, tuple[str, ...]], _Sums] = {}
+    session.info[_BATCH] = sums
+    try:
+        yield
+    finally:
+        del session.info[_BATCH]
+    for (context_id, scopes), total in sorted(sums.items()):
+        _bump(session, context_id, list(scopes), total.paragraphs, total.length, total.df)
+
+
 def _bump(
     session: Session,
     context_id: int,
@@ -154,6 +181,13 @@ def _bump(
     length: int,
     df: Counter[str],
 ) -> None:
+    batch: dict[tuple[int, tuple[str, ...]], _Sums] | None = session.info.get(_BATCH)
+    if batch is not None:
+        total = batch.setdefault((context_id, tuple(scopes)), _Sums())
+        total.paragraphs += paragraphs
+        total.length += length
+        total.df.update(df)
+        return
     stmt = insert(CorpusStats).values(
         context_id=context_id, scopes=scopes, paragraphs=paragraphs, total_length=length
     )
