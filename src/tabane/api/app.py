@@ -34,6 +34,9 @@ from tabane.api.schemas import ERROR_RESPONSES, HealthOut
 from tabane.mcp.server import current_request, mount_mcp
 from tabane.service import Tabane
 from tabane.types import Principal
+from tabane.web import login as web_login
+from tabane.web import pages as web_pages
+from tabane.web import render as web_render
 
 health_router = APIRouter(tags=["health"], responses={s: ERROR_RESPONSES[s] for s in (500, 503)})
 
@@ -98,6 +101,9 @@ def create_app(
     app.include_router(routes_recall.router)
     app.include_router(routes_derive.router)
     app.include_router(routes_users.router)
+    app.include_router(web_pages.router)  # the inspector's HTML pages, not in the OpenAPI
+    app.include_router(web_login.router)
+    app.state.web = web_render.environment()
 
     # Sub-applications are mounted here and only here: inside BodyLimit and CatchAll below, so
     # they get the same guards.

@@ -57,6 +57,7 @@ HEAVY_ROUTES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         ("POST", r"/contexts/import"),  # writes a whole context in one transaction
         ("DELETE", r"/users/[^/]+"),  # erasure: deletes all of them in one transaction
         ("POST", r"/mcp/?"),  # every MCP exchange
+        ("GET", r"/ui/(search|recall|contexts/[^/]+/concept)"),  # the inspector's reads of them
     )
 )
 
