@@ -366,3 +366,27 @@ def test_the_importing_store_embeds_what_it_imported(
     found = vsvc.search(user, SearchRequest("Two.", contexts=(copy,), lanes=("vector",)))
     assert found.plan.contexts[0].lanes["vector"].ran
     assert [(h.source_id, h.paragraph) for h in found.hits][:1] == [("a.md", 1)]
+
+
+def test_a_shared_claim_citing_a_source_its_exporter_cannot_see_keeps_its_citation(
+    svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
+) -> None:
+    team = unique("org:team")
+    alice = make_user("alice", extra_write=(team,))
+    bob = make_user("bob", extra_write=(team,))
+    shared = make_context(alice, scopes=[team])
+    private = DocumentInput(
+        "diary.md", data=b"The launch is on Friday.", scopes=[f"user:{alice.name}"]
+    )
+    svc.ingest(alice, shared, private)
+    svc.add_claims(
+        alice,
+        shared,
+        [ClaimInput("launch", "is on", "friday", 1.0, source="diary.md", paragraph=0)],
+    )
+    lines = exported(svc, bob, shared)
+    assert [line for line in lines if "source" in line] == []  # bob cannot see the diary
+    copy = unique("copy")
+    svc.import_context(bob, [json.dumps(line) for line in lines], context=copy)
+    claims = [line["claim"] for line in exported(svc, bob, copy) if "claim" in line]
+    assert [(c["source"], c["paragraph"]) for c in claims] == [("diary.md", 0)]

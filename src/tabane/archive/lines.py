@@ -188,11 +188,12 @@ def read_claim(
         issues.append(Issue(f"{at}.perspective", "missing: a personal claim is someone's"))
     if parsed is not None and valid_until and parsed.valid_from and valid_until < parsed.valid_from:
         issues.append(Issue(f"{at}.valid_until", "before valid_from"))
-    if parsed is not None and closed_at is None and parsed.paragraph is not None:
-        count = paragraphs.get(parsed.source or "")
-        if count is None:
-            issues.append(Issue(f"{at}.source", "an open claim cites a source the archive lacks"))
-        elif parsed.paragraph >= count:
+    # An open claim citing a paragraph of a source the archive holds must point inside it. A
+    # source the archive lacks is one its exporter could not see (a shared claim citing a
+    # private source): the claim keeps the citation, as the exporter's store showed it.
+    count = paragraphs.get(parsed.source or "") if parsed is not None else None
+    if parsed is not None and closed_at is None and parsed.paragraph is not None and count:
+        if parsed.paragraph >= count:
             issues.append(Issue(f"{at}.paragraph", f"out of range: the source has {count}"))
     if len(issues) > before or parsed is None or key is None or scopes is None:
         return None

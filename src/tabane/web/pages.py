@@ -14,7 +14,6 @@ from fastapi import APIRouter, Depends, Query, Request
 from jinja2 import Environment
 from starlette.responses import HTMLResponse
 
-from tabane.api.deps import current_user
 from tabane.errors import InvalidInput, Issue, TabaneError
 from tabane.recall.plan import RecallRequest
 from tabane.recall.trace import trace_from_json
@@ -23,7 +22,7 @@ from tabane.service import Tabane
 from tabane.types import Principal
 from tabane.web import neighbourhood
 from tabane.web.login import COOKIE, with_cookie
-from tabane.web.render import error_page, page
+from tabane.web.render import error_page, page, reader
 
 router = APIRouter(prefix="/ui", include_in_schema=False)
 Many = Annotated[list[str], Query(default_factory=list)]  # a repeated query parameter
@@ -49,7 +48,7 @@ def _shown(
     signed_in = COOKIE in request.cookies
     try:
         svc: Tabane = request.app.state.tabane
-        user = current_user(with_cookie(request))
+        user = reader(with_cookie(request))
         template, values = build(svc, user)
     except TabaneError as exc:
         return error_page(env, exc, signed_in=signed_in)

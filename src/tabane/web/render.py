@@ -4,13 +4,16 @@ anyone's writing: a paragraph holding `<script>` must stay text)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote, urlencode
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
 from tabane.errors import TabaneError
+from tabane.types import Principal
 
 HEADERS = {
     # no script at all; styles only from the page itself; forms post back here only
@@ -22,6 +25,13 @@ HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",  # pages show what one user may see
 }
+
+
+def reader(request: Request) -> Principal:
+    """Whom a page reads as: the app's principal resolver (the one every route uses) applied
+    to the request."""
+    resolve: Callable[[Request], Principal] = request.app.state.principal
+    return resolve(request)
 
 
 def environment() -> Environment:
