@@ -192,9 +192,9 @@ def read_claim(
     # source the archive lacks is one its exporter could not see (a shared claim citing a
     # private source): the claim keeps the citation, as the exporter's store showed it.
     count = paragraphs.get(parsed.source or "") if parsed is not None else None
-    if parsed is not None and closed_at is None and parsed.paragraph is not None and count:
-        if parsed.paragraph >= count:
-            issues.append(Issue(f"{at}.paragraph", f"out of range: the source has {count}"))
+    cited = parsed.paragraph if parsed is not None and closed_at is None else None
+    if count and cited is not None and cited >= count:
+        issues.append(Issue(f"{at}.paragraph", f"out of range: the source has {count}"))
     if len(issues) > before or parsed is None or key is None or scopes is None:
         return None
     assert recorded_at is not None and author is not None  # else an issue was added above
