@@ -121,6 +121,11 @@ def test_the_recall_page_shows_the_bundle_and_its_trace_and_the_trace_is_the_ask
     assert client(svc, alice).get(link[0]).status_code == 200
     theirs = client(svc, bob).get(link[0])
     assert theirs.status_code == 404 and "no_trace" in html(theirs).xpath("string(//h1)")
+    listed = html(client(svc, alice).get("/ui")).xpath(
+        "//a[starts-with(@href, '/ui/traces/')]/@href"
+    )
+    assert listed[:2] == [f"/ui/traces/{again.trace.id}", link[0]]  # the newest first
+    assert html(client(svc, bob).get("/ui")).xpath("//a[starts-with(@href, '/ui/traces/')]") == []
 
 
 def test_a_concepts_neighbourhood_is_drawn_with_a_link_to_each_neighbour(

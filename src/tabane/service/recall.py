@@ -256,6 +256,11 @@ class RecallService(ServiceBase):
                 )
         return trace_id
 
+    def recall_traces(self, user: Principal, limit: int = 20) -> list[dict[str, object]]:
+        """Your newest recall traces, without their bodies (id, question, plan, when)."""
+        with self.store.session(user) as session:
+            return trace.recent_traces(session, limit, user_id=user.user_id)
+
     def recall_trace(self, user: Principal, trace_id: int) -> dict[str, object]:
         """One of your own recall traces (another user's is `no_trace`, whatever you can read)."""
         with self.store.session(user) as session:

@@ -58,7 +58,7 @@ def _shown(
 @router.get("")
 def home(request: Request, env: Env) -> HTMLResponse:
     def build(svc: Tabane, user: Principal) -> Built:
-        return "home.html", {"contexts": svc.list_contexts(user)}
+        return "home.html", {"contexts": svc.list_contexts(user), "traces": svc.recall_traces(user)}
 
     return _shown(request, env, build)
 
