@@ -228,9 +228,16 @@ def _spaced_text(lines: list[dict[str, Any]]) -> str:
     return "line 2.source.paragraphs[0].text"
 
 
+def _closes_itself(lines: list[dict[str, Any]]) -> str:
+    claim = lines[_claim_line(lines)]["claim"]
+    claim.update(closed_at=claim["recorded_at"], close_reason="superseded", closed_by=claim["id"])
+    return f"line {_claim_line(lines) + 1}.claim.closed_by"
+
+
 @pytest.mark.parametrize(
     "damage",
     [
+        _closes_itself,
         _nan_weight,
         _cut,
         _unknown,
@@ -390,3 +397,14 @@ def test_a_shared_claim_citing_a_source_its_exporter_cannot_see_keeps_its_citati
     svc.import_context(bob, [json.dumps(line) for line in lines], context=copy)
     claims = [line["claim"] for line in exported(svc, bob, copy) if "claim" in line]
     assert [(c["source"], c["paragraph"]) for c in claims] == [("diary.md", 0)]
+
+
+def test_an_alias_spelt_in_another_normal_form_is_stored_as_a_write_stores_it(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    lines = _lines(svc, user, context)
+    lines[-2]["alias"]["name"] = "cafe\u0301"  # "café" decomposed (NFD), as some editors write it
+    copy = unique("copy")
+    svc.import_context(user, [json.dumps(line) for line in lines], context=copy)
+    assert [a.alias for a in svc.list_aliases(user, copy)] == ["caf\u00e9"]
+    assert svc.resolve(user, copy, "caf\u00e9").candidates[0].name == "a"

@@ -8,6 +8,7 @@ from typing import Any
 
 from tabane.errors import InvalidInput, Issue
 from tabane.graph.claim_input import text_field, time_field
+from tabane.graph.vocabulary import check_spelling
 from tabane.types import MAX_INT8, scope_set
 
 
@@ -45,6 +46,14 @@ def text(
     if value is None and required:
         issues.append(Issue(at, "missing"))
     return text_field(value, at, issues, limit, empty=True)
+
+
+def spelling(value: object, at: str, issues: list[Issue]) -> str | None:
+    """A concept or label spelling, as a write stores it (NFC, one kind of space; required)."""
+    if value is None:
+        issues.append(Issue(at, "missing"))
+        return None
+    return check_spelling(value, at, issues)
 
 
 def number(value: object, at: str, issues: list[Issue]) -> float | None:

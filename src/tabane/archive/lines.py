@@ -180,6 +180,8 @@ def read_claim(
     closed_by = f.claim_id(body.get("closed_by"), f"{at}.closed_by", issues, required=False)
     if closed_by is not None and reason != "superseded":
         issues.append(Issue(f"{at}.closed_by", "only a superseded claim is closed by one"))
+    if closed_by is not None and closed_by == key:
+        issues.append(Issue(f"{at}.closed_by", "a claim cannot close itself"))
     scopes = f.scopes(body.get("scopes"), f"{at}.scopes", issues)
     author = body.get("author")
     if author is None:
@@ -230,8 +232,9 @@ def read_alias(body: dict[str, Any], n: int, at: str, issues: list[Issue]) -> Al
     kind = body.get("kind")
     if kind not in ("concept", "label"):
         issues.append(Issue(f"{at}.kind", "concept or label"))
-    name = f.text(body.get("name"), f"{at}.name", issues, 500, required=True)
-    target = f.text(body.get("alias_of"), f"{at}.alias_of", issues, 500, required=True)
+    name, target = (
+        f.spelling(body.get(field), f"{at}.{field}", issues) for field in ("name", "alias_of")
+    )
     scopes = f.scopes(body.get("scopes"), f"{at}.scopes", issues)
     if len(issues) > before or name is None or target is None or scopes is None:
         return None
