@@ -323,13 +323,20 @@ def test_a_taken_name_is_refused_at_the_option_that_chose_it(
     assert [i.path for i in caught.value.issues] == ["line 1.context.name"]
 
 
-def test_an_export_shows_only_what_its_reader_may_see(
-    svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
-) -> None:
+def _team(
+    make_user: Callable[..., Principal], make_context: Callable[..., str]
+) -> tuple[Principal, Principal, str]:
+    """Alice and Bob, who both write a team's scope, and a context of Alice's under it."""
     team = unique("org:team")
     alice = make_user("alice", extra_write=(team,))
     bob = make_user("bob", extra_write=(team,))
-    shared = make_context(alice, scopes=[team])
+    return alice, bob, make_context(alice, scopes=[team])
+
+
+def test_an_export_shows_only_what_its_reader_may_see(
+    svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
+) -> None:
+    alice, bob, shared = _team(make_user, make_context)
     svc.add_claims(alice, shared, [ClaimInput("tea", "is", "green", 1.0)])
     svc.remember(bob, shared, {"text": "my private note"}, scopes=[f"user:{bob.name}"])
     hidden = svc.add_claims(
@@ -378,10 +385,7 @@ def test_the_importing_store_embeds_what_it_imported(
 def test_a_shared_claim_citing_a_source_its_exporter_cannot_see_keeps_its_citation(
     svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
 ) -> None:
-    team = unique("org:team")
-    alice = make_user("alice", extra_write=(team,))
-    bob = make_user("bob", extra_write=(team,))
-    shared = make_context(alice, scopes=[team])
+    alice, bob, shared = _team(make_user, make_context)
     private = DocumentInput(
         "diary.md", data=b"The launch is on Friday.", scopes=[f"user:{alice.name}"]
     )
