@@ -12,11 +12,14 @@ import time
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine, text
 
 from tabane.config import Settings
 from tabane.errors import StoreUnavailable
 from tabane.service import Tabane
-from tabane.storage import embedded
+from tabane.storage import embedded, store
+
+from helpers import unique
 
 OPEN = """
 import sys
@@ -137,7 +140,6 @@ Tabane.open(Settings(home=Path(sys.argv[1]), embedder="none", worker="off"))
 def test_a_process_killed_while_it_migrates_leaves_the_schema_as_it_was(tmp_path: Path) -> None:
     """The migrations run in one transaction: a process killed after every script ran but
     before the commit leaves no table and no version behind, and the next start migrates."""
-    from sqlalchemy import create_engine, text
 
     home = tmp_path / "home"
     run = subprocess.run(
@@ -224,3 +226,23 @@ def test_a_file_where_tabanes_folders_go_is_refused_untouched(tmp_path: Path, na
         Tabane.open(Settings(home=home, embedder="none", worker="off"))
     assert [i.path for i in caught.value.issues] == ["TABANE_HOME"]
     assert (home / name).read_text() == "not a database"
+
+
+def test_a_database_made_meanwhile_is_the_database_wanted(svc: Tabane) -> None:
+    """A first start killed while it created the database leaves that CREATE DATABASE running
+    in the server, which commits it after the next start found no database; that start's own
+    CREATE then finds it made (the kill test above failed so once at 1.2 s, on the catalog's
+    `pg_database_datname_index`)."""
+    url = svc.store.owner.url.set(database="postgres").render_as_string(hide_password=False)
+    name = unique("made")
+    try:
+        store._ensure_database(url, name)
+        store._ensure_database(url, name)  # made by then: what it wanted, not an error
+        with svc.store.owner.connect() as conn:
+            made = text("SELECT count(*) FROM pg_database WHERE datname = :name")
+            assert conn.execute(made, {"name": name}).scalar() == 1
+    finally:
+        engine = create_engine(url, isolation_level="AUTOCOMMIT")
+        with engine.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+        engine.dispose()

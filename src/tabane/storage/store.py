@@ -262,13 +262,26 @@ def _engine(url: str, *, set_role: str | None = None) -> Engine:
     return engine
 
 
+# CREATE DATABASE of a name that exists: 42P04 once it has committed, 23505 on the catalog's
+# unique index while another session's is committing
+_DATABASE_EXISTS = ("42P04", "23505")
+
+
 def _ensure_database(maintenance_url: str, name: str) -> None:
     """Create the database on first use, with the embedded server's settings (WAL kept small:
-    the default lets the data directory grow to about 1 GiB of WAL during a large ingest)."""
+    the default lets the data directory grow to about 1 GiB of WAL during a large ingest).
+
+    One that exists by the time it is created is the goal reached: a process killed while it
+    created the database leaves that CREATE running in the server, which commits it after
+    the next start found no database (seen in the first-start kill test)."""
     engine = create_engine(maintenance_url, isolation_level="AUTOCOMMIT")
     try:
         with engine.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
+            try:
+                conn.execute(text(f'CREATE DATABASE "{name}"'))
+            except DBAPIError as exc:
+                if getattr(exc.orig, "sqlstate", None) not in _DATABASE_EXISTS:
+                    raise
             conn.execute(text("ALTER SYSTEM SET max_wal_size = '256MB'"))
             conn.execute(text("ALTER SYSTEM SET min_wal_size = '64MB'"))
             conn.execute(select(func.pg_reload_conf()))
