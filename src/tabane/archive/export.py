@@ -70,7 +70,7 @@ def _sources(session: Session, ctx: Context) -> Iterator[dict[str, Any]]:
         ):
             paragraphs[p.source_pk].append(_paragraph(p))
         for s in batch:
-            if paragraphs[s.id]:  # a live source has paragraphs; one racing a retraction not
+            if paragraphs[s.id]:  # no write leaves a live source empty; its line would be refused
                 yield _source(s, paragraphs[s.id])
 
 

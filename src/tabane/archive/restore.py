@@ -99,7 +99,8 @@ def scope_map(
     return chosen
 
 
-def mapped(scopes: tuple[str, ...] | tuple[()], chosen: Mapping[str, str]) -> tuple[str, ...]:
+def mapped(scopes: Sequence[str], chosen: Mapping[str, str]) -> tuple[str, ...]:
+    """A scope set through the map, sorted and without repeats (two scopes may map to one)."""
     return tuple(sorted({chosen.get(s, s) for s in scopes}))
 
 
@@ -200,7 +201,7 @@ def _source(
     embed: bool,
 ) -> int:
     """Store one source as the ingest does, then give it back its stored time and hashes."""
-    doc = replace(row.doc, scopes=mapped(tuple(row.doc.scopes or ()), chosen))
+    doc = replace(row.doc, scopes=mapped(row.doc.scopes or (), chosen))
     parsed = parse(doc)
     result = store_parsed(session, principal, ctx, doc, parsed, embed=embed)
     if result.outcome != "created":

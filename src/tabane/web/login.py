@@ -28,9 +28,14 @@ def with_cookie(request: Request) -> Request:
     token = request.cookies.get(COOKIE)
     if not token or "authorization" in request.headers:
         return request
-    headers = [(k, v) for k, v in request.scope["headers"] if k != b"cookie"]
-    headers.append((b"authorization", b"Bearer " + token.encode("latin-1", "replace")))
-    return Request({**request.scope, "headers": headers}, request.receive)
+    kept = [(k, v) for k, v in request.scope["headers"] if k != b"cookie"]
+    return _bearing(request, token, kept)
+
+
+def _bearing(request: Request, token: str, headers: list[tuple[bytes, bytes]]) -> Request:
+    """`request` with `headers` and `Authorization: Bearer <token>`, as a resolver reads it."""
+    bearer = (b"authorization", b"Bearer " + token.encode("latin-1", "replace"))
+    return Request({**request.scope, "headers": [*headers, bearer]}, request.receive)
 
 
 @router.get("/login")
@@ -49,8 +54,7 @@ async def login(request: Request) -> Response:
         if not isinstance(token, str) or not token.strip() or len(token) > MAX_TOKEN:
             raise Unauthorized("give an API key or token", issues=[Issue("token", "missing")])
         token = token.strip()
-        bearer = [(b"authorization", b"Bearer " + token.encode("latin-1", "replace"))]
-        signed = Request({**request.scope, "headers": bearer}, request.receive)
+        signed = _bearing(request, token, [])
         who = await run_in_threadpool(reader, signed)  # refuses a bad token, as routes do
     except TabaneError as exc:
         return error_page(env, exc, login=True)
