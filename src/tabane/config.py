@@ -24,6 +24,10 @@ SETTINGS: dict[str, str] = {
         "shared_buffers of the embedded PostgreSQL in MiB (default 0 = auto: a sixteenth of the "
         "machine's memory, 128 to 2048)"
     ),
+    "TABANE_PG_IDLE_SECONDS": (
+        "seconds the embedded PostgreSQL keeps running after the last process using it exits, "
+        "so the next command finds it up (default 300; 0 = stop with the last process)"
+    ),
     "TABANE_DATABASE_URL": "owner URL of an external PostgreSQL >= 15 with pgvector",
     "TABANE_APP_DATABASE_URL": "URL the application connects with (a role that cannot bypass RLS)",
     "TABANE_USER": "name of the implicit local user (default: the login name)",
@@ -88,6 +92,9 @@ SETTINGS: dict[str, str] = {
 }
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
+# Starting the embedded PostgreSQL costs about a second of every command that finds it stopped; five
+# idle minutes cover a person's pauses between commands at the cost of an idle server's memory.
+DEFAULT_PG_IDLE_SECONDS = 300.0
 AUTH_MODES = ("none", "keys", "oidc", "keys+oidc")
 DEFAULT_OIDC_ALGORITHMS = ("RS256", "ES256")
 DEFAULT_RECALL_BUDGET = 2000
@@ -115,6 +122,7 @@ def default_home() -> Path:
 class Settings:
     home: Path
     pg_shared_buffers_mb: int = 0
+    pg_idle_seconds: float = DEFAULT_PG_IDLE_SECONDS
     database_url: str | None = None
     app_database_url: str | None = None
     local_user: str = "local"
@@ -173,6 +181,10 @@ class Settings:
         return cls(
             home=home,
             pg_shared_buffers_mb=_buffers(env),
+            pg_idle_seconds=_float(
+                env, "TABANE_PG_IDLE_SECONDS", DEFAULT_PG_IDLE_SECONDS, 0.0, 7 * 86400.0
+            )
+            or 0.0,
             database_url=_database_url(env, "TABANE_DATABASE_URL"),
             app_database_url=_database_url(env, "TABANE_APP_DATABASE_URL"),
             local_user=env.get("TABANE_USER") or _login_name(),

@@ -246,3 +246,54 @@ def test_a_database_made_meanwhile_is_the_database_wanted(svc: Tabane) -> None:
         with engine.connect() as conn:
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
         engine.dispose()
+
+
+INGEST_WHILE_SERVER_DIES = """
+import ctypes, json, os, signal, sys
+from pathlib import Path
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER, as above
+from tabane.config import Settings
+from tabane.service import Tabane
+
+home, folder = Path(sys.argv[1]), Path(sys.argv[2])
+svc = Tabane.open(Settings(home=home, embedder="none", worker="off", pg_idle_seconds=0))
+me = svc.local_user()
+svc.create_context(me, "c")
+seen = []
+
+def killing_after_the_second(path):
+    seen.append(path)
+    if len(seen) == 2:
+        os.kill(int((home / "pg" / "postmaster.pid").read_text().split()[0]), signal.SIGKILL)
+
+report = svc.ingest_paths(me, "c", [folder], progress=killing_after_the_second)
+stored = [s.source_id for s in svc.list_sources(me, "c").sources]
+print(json.dumps({"outcomes": [f.outcome for f in report.files], "stored": len(stored)}))
+svc.close()
+"""
+
+
+def test_a_server_killed_during_an_ingest_is_started_again_and_the_file_retried(
+    tmp_path: Path,
+) -> None:
+    """The postmaster killed between two files of an ingest: the next file meets the dead
+    server, which its failed call starts again, and is tried once more: every file is stored."""
+    import json
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for n in range(4):
+        (folder / f"{n}.md").write_text(f"# Note {n}\n\nThe kettle was descaled on day {n}.\n")
+    home = tmp_path / "home"
+    try:
+        run = subprocess.run(
+            [sys.executable, "-c", INGEST_WHILE_SERVER_DIES, str(home), str(folder)],
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert run.returncode == 0, run.stderr[-3000:]
+        out = json.loads(run.stdout.strip().splitlines()[-1])
+    finally:
+        embedded.stop(home)
+    assert out == {"outcomes": ["created"] * 4, "stored": 4}

@@ -10,7 +10,6 @@ from typing import Annotated
 
 import typer
 
-from tabane.archive.restore import scope_pairs
 from tabane.cli.common import emit, handled, named_as, service
 from tabane.errors import InvalidInput, Issue
 
@@ -63,6 +62,8 @@ def import_(
     exporter's; --map moves other scopes.
     Example: tabane import notes.jsonl --context notes --map org:home=org:acme"""
     lines = _stdin() if str(file) == "-" else _reader(file)
+    from tabane.archive.restore import scope_pairs
+
     chosen = scope_pairs(scope_map or [], "--map")
     with service() as (svc, user), named_as(OPTIONS):
         emit(svc.import_context(user, lines, context=context, scope_map=chosen))

@@ -7,18 +7,23 @@ import re
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import wraps
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import typer
 
-from tabane.config import Settings
 from tabane.errors import Issue, TabaneError
-from tabane.service import Tabane
-from tabane.types import Principal, to_plain
 
+if TYPE_CHECKING:
+    from tabane.service import Tabane
+    from tabane.types import Principal
+
+JOB_WAIT = 600.0  # seconds a command waits for the jobs of what it wrote
+# What a claim or note write queues for its context (jobs/queue.py): its vectors, its concepts'
+# glosses and the packing of its vocabulary postings; derived builds are left to a worker.
+GRAPH_JOBS = ("embed_claims", "embed_glosses", "merge_grams")
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -34,9 +39,26 @@ def exit_on_sigterm() -> None:
 
 @contextmanager
 def service() -> Iterator[tuple[Tabane, Principal]]:
-    """Open the store for one command and act as the local user."""
-    with Tabane.open(Settings.from_env()) as svc:
+    """Open the store for one command and act as the local user. A one-shot command runs no
+    background worker: it never leases a job it would drop at its exit (a command waits for
+    the jobs of what it wrote itself: `finish_jobs`)."""
+    from dataclasses import replace
+
+    from tabane.config import Settings
+    from tabane.service import Tabane
+
+    with Tabane.open(replace(Settings.from_env(), worker="off")) as svc:
         yield svc, svc.local_user()
+
+
+def finish_jobs(svc: Tabane, kinds: Sequence[str], contexts: Sequence[str] = ()) -> None:
+    """Run the jobs of what this command wrote (of `kinds`, of `contexts` when named) before
+    it exits, so that the next read finds them done: the embeddings of new paragraphs, notes
+    or turns. Nothing of another context, and no derived build (`tabane worker`, `tabane serve`
+    or `tabane derive` run those). What is still queued at the deadline is said."""
+    left = svc.wait_for_jobs(timeout=JOB_WAIT, only=kinds, contexts=contexts)
+    if left and svc.worker.kinds:
+        typer.echo(f"{left} job(s) still queued; `tabane jobs` shows them", err=True)
 
 
 # Control characters other than newline and tab, C1 included: stored text printed as it is could
@@ -51,6 +73,8 @@ def shown(text: str) -> str:
 
 
 def emit(value: Any) -> None:
+    from tabane.types import to_plain
+
     typer.echo(json.dumps(to_plain(value), ensure_ascii=False, indent=2))
 
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from tabane.cli.common import emit, handled, named_as, service
 
@@ -32,6 +30,9 @@ def derive(
     Example: tabane derive --context notes --what communities
     Example: tabane derive --context notes --what profiles
     Example: tabane derive --context docs --what raptor"""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
     with service() as (svc, user), named_as({"context": "--context", "what": "--what"}):
         names = svc.derive_targets(user, context, what)
         reports = []

@@ -8,24 +8,15 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from tabane.cli.common import handled, service
 from tabane.errors import InvalidInput, Issue, TabaneError
-from tabane.evaluation.docs_eval import EvalReport, run_docs_eval
-from tabane.evaluation.graph_eval import check as check_graph
-from tabane.evaluation.graph_eval import render as render_graph
-from tabane.evaluation.graph_eval import run_graph_eval
-from tabane.evaluation.memory_eval import check as check_memory
-from tabane.evaluation.memory_eval import render as render_memory
-from tabane.evaluation.memory_eval import run_memory_eval
-from tabane.evaluation.recall_eval import check as check_recall
-from tabane.evaluation.recall_eval import render_docs as render_docs_recall
-from tabane.evaluation.recall_eval import render_graph as render_graph_recall
-from tabane.evaluation.recall_eval import run_docs_recall, run_graph_recall
-from tabane.types import to_plain
+
+if TYPE_CHECKING:
+    from tabane.evaluation.docs_eval import EvalReport
 
 eval_app = typer.Typer(
     help="Evaluate retrieval on graded question sets. Every command checks its options and reads "
@@ -73,6 +64,8 @@ def _check_out(path: Path | None) -> None:
 def _write(path: Path, report: Any, written: str) -> None:
     """Write the --json report; a failure says what the run had written (not the report)."""
     try:
+        from tabane.types import to_plain
+
         path.write_text(json.dumps(to_plain(report), ensure_ascii=False, indent=1) + "\n")
     except OSError as exc:
         raise InvalidInput(
@@ -114,6 +107,11 @@ def docs(
 
     def say(msg: str) -> None:
         typer.echo(f"[{time.monotonic() - started:7.0f}s] {msg}", err=True)
+
+    from tabane.evaluation.docs_eval import run_docs_eval
+    from tabane.evaluation.recall_eval import check as check_recall
+    from tabane.evaluation.recall_eval import render_docs as render_docs_recall
+    from tabane.evaluation.recall_eval import run_docs_recall
 
     recalled = None
     with _named_as_options():
@@ -206,6 +204,13 @@ def graph(
         typer.echo(f"[{time.monotonic() - started:7.0f}s] {msg}", err=True)
 
     recalled = None
+    from tabane.evaluation.graph_eval import check as check_graph
+    from tabane.evaluation.graph_eval import render as render_graph
+    from tabane.evaluation.graph_eval import run_graph_eval
+    from tabane.evaluation.recall_eval import check as check_recall
+    from tabane.evaluation.recall_eval import render_graph as render_graph_recall
+    from tabane.evaluation.recall_eval import run_graph_recall
+
     with _named_as_options():
         check_graph(limit)
         check_recall(plan or ["maximal"], budget)
@@ -252,6 +257,10 @@ def memory(
     Example: tabane eval memory shared/eval/dev/memory.json --plan maximal --plan no_session"""
     started = time.monotonic()
     loadings, plans = loading or ["notes"], plan or ["maximal"]
+    from tabane.evaluation.memory_eval import check as check_memory
+    from tabane.evaluation.memory_eval import render as render_memory
+    from tabane.evaluation.memory_eval import run_memory_eval
+
     with _named_as_options():
         check_memory(loadings, plans, budget)
         _check_out(json_out)

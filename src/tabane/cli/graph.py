@@ -9,9 +9,8 @@ from typing import Annotated, Literal
 
 import typer
 
-from tabane.cli.common import emit, handled, service
+from tabane.cli.common import GRAPH_JOBS, emit, finish_jobs, handled, service
 from tabane.errors import InvalidInput, Issue
-from tabane.graph.claim_input import parse_claims
 
 associations_app = typer.Typer(
     help="Claims of a context's graph: add a batch, retract edges.", no_args_is_help=True
@@ -89,9 +88,12 @@ def associations_add(
                 f"cannot read {file}",
                 issues=[Issue("file", f"not UTF-8 text: {exc.__class__.__name__}")],
             ) from None
+    from tabane.graph.claim_input import parse_claims
+
     claims = parse_claims(read_claims(text, where), "associations")
     with service() as (svc, user):
         emit(svc.add_claims(user, context, claims, scopes=scope or None))
+        finish_jobs(svc, GRAPH_JOBS, (context,))
 
 
 @associations_app.command("retract")

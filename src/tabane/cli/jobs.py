@@ -10,15 +10,16 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from tabane.cli.common import emit, handled, named_as, service
-from tabane.config import Settings
 from tabane.errors import InvalidInput, Issue
-from tabane.jobs.queue import JobView
-from tabane.service import Tabane
+
+if TYPE_CHECKING:
+    from tabane.jobs.listing import JobView
+    from tabane.service import Tabane
 
 logger = logging.getLogger("tabane.cli.worker")
 Opt = typer.Option
@@ -62,6 +63,9 @@ def worker(
         raise InvalidInput(
             "invalid poll interval", issues=[Issue("--poll", f"{poll} not in (0, 3600] seconds")]
         )
+    from tabane.config import Settings
+    from tabane.service import Tabane
+
     # This process is the worker: never a second one in a thread, whatever TABANE_WORKER says.
     settings = dataclasses.replace(Settings.from_env(), worker="off")
     stop = threading.Event()

@@ -7,8 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from tabane.cli.common import emit, handled, named_as, service
-from tabane.memory.sessions import check_session_name
+from tabane.cli.common import GRAPH_JOBS, emit, finish_jobs, handled, named_as, service
 from tabane.types import parse_date
 
 sessions_app = typer.Typer(
@@ -90,6 +89,7 @@ def remember(
     fields.update({key: value for key, value in given.items() if value is not None})
     with service() as (svc, user), named_as(NOTE_OPTIONS):
         emit({"id": svc.remember(user, context, fields, speaker=speaker, scopes=scope)})
+        finish_jobs(svc, GRAPH_JOBS, (context,))
 
 
 @handled
@@ -127,6 +127,7 @@ def add(
     with service() as (svc, user), named_as(TURN_OPTIONS):
         when = parse_date(at, "at")
         emit(svc.add_turn(user, session, text, speaker=speaker, role=role, at=when, scopes=scope))
+        finish_jobs(svc, ("embed_turns",))
 
 
 @sessions_app.command("show")
@@ -158,4 +159,6 @@ def delete(session: Annotated[str, Arg(help="your session's name")]) -> None:
     Example: tabane sessions delete trip"""
     with service() as (svc, user), named_as(TURN_OPTIONS):
         turns = svc.delete_session(user, session)
+        from tabane.memory.sessions import check_session_name
+
         emit({"deleted": check_session_name(session), "turns": turns})

@@ -4,15 +4,16 @@ its explain twin."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from tabane.cli.common import emit, handled, named_as, service, shown
 from tabane.errors import InvalidInput, Issue
-from tabane.recall.explain import Expected
-from tabane.recall.plan import RecallRequest
-from tabane.recall.result import RecallTrace
+
+if TYPE_CHECKING:
+    from tabane.recall.explain import Expected
+    from tabane.recall.result import RecallTrace
 
 Opt = typer.Option
 
@@ -55,6 +56,8 @@ def recall(
     prints the rendered bundle. --explain SOURCE_ID (or --explain-claim ID) prints why that
     item is or is not served instead, as JSON.
     Example: tabane recall "how deep can groups nest?" -c tabane-demo --trace"""
+    from tabane.recall.plan import RecallRequest
+
     contexts = tuple(context or ())
     request = RecallRequest(
         question=question,
@@ -121,6 +124,8 @@ def _expected(
             "explain a source or a claim, not both",
             issues=[Issue("--explain-claim", "given with --explain")],
         )
+    from tabane.recall.explain import Expected
+
     return Expected(context=context, source=source, paragraph=paragraph, claim=claim)
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from tabane.cli.common import emit, handled, service
-from tabane.graph.vocabulary import Kind
+
+if TYPE_CHECKING:
+    from tabane.graph.vocabulary import Kind
 
 Opt = typer.Option
 

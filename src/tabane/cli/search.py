@@ -8,8 +8,6 @@ import typer
 
 from tabane.cli.common import emit, handled, service
 from tabane.errors import InvalidInput, Issue
-from tabane.search.plan import SearchRequest
-from tabane.types import expected_context, parse_date
 
 Opt = typer.Option
 
@@ -43,6 +41,9 @@ def search(
 ) -> None:
     """Search paragraphs; prints the hits and the plan (which lanes ran, or why not).
     Example: tabane search "the kettle switches off when the water boils" -c notes"""
+    from tabane.search.plan import SearchRequest
+    from tabane.types import expected_context, parse_date
+
     contexts, groups = tuple(context or ()), tuple(group or ())
     request = SearchRequest(
         query=query,

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from tabane.cli.common import emit, handled, service
-from tabane.ingest.files import DEFAULT_BLOCKLIST, IngestReport
-from tabane.jobs.queue import EMBED_SOURCE
-from tabane.service import Tabane
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from tabane.ingest.files import IngestReport
+    from tabane.service import Tabane
 
 sources_app = typer.Typer(
     help="Stored sources: list, look up, cite, retract.", no_args_is_help=True
@@ -25,6 +26,8 @@ Wait = Annotated[
 
 
 def _progress(total: int) -> Progress:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -35,11 +38,16 @@ def _progress(total: int) -> Progress:
     )
 
 
-def _wait_for_embeddings(svc: Tabane) -> None:
-    """Run the queued embedding jobs here, with a progress line, so that the vector lane answers
-    as soon as the command ends. Nothing to wait for without an embedder."""
+def _wait_for_embeddings(svc: Tabane, context: str) -> None:
+    """Run the context's queued embedding jobs here, with a progress line, so that the vector
+    lane answers as soon as the command ends. Nothing to wait for without an embedder."""
     if svc.embedder is None:
         return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from tabane.jobs.queue import EMBED_SOURCE
+
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -58,7 +66,9 @@ def _wait_for_embeddings(svc: Tabane) -> None:
             label = f"embedding: {left} job(s) left"
             bar.update(task, total=most, completed=most - left, description=label)
 
-        left = svc.wait_for_jobs(progress=progress, only=(EMBED_SOURCE,))  # not derived builds
+        left = svc.wait_for_jobs(  # its own paragraphs', not derived builds
+            progress=progress, only=(EMBED_SOURCE,), contexts=(context,)
+        )
     if left:
         typer.echo(f"{left} embedding job(s) still queued; `tabane jobs` shows them", err=True)
 
@@ -104,7 +114,7 @@ def ingest(
                 progress=lambda p: bar.update(task, advance=1, current=p),
             )
         if wait:
-            _wait_for_embeddings(svc)
+            _wait_for_embeddings(svc, context)
         _summary(report)
 
 
@@ -117,6 +127,8 @@ def sync(
     wait: Wait = True,
 ) -> None:
     """Keep a context in step with a folder.  Example: tabane sync ~/notes --context notes"""
+    from tabane.ingest.files import DEFAULT_BLOCKLIST
+
     with service() as (svc, user):
         with _progress(0) as bar:
             task = bar.add_task("sync", total=None, current="")
@@ -129,7 +141,7 @@ def sync(
                 progress=lambda p: bar.update(task, advance=1, current=p),
             )
         if wait:
-            _wait_for_embeddings(svc)
+            _wait_for_embeddings(svc, context)
         _summary(report)
 
 

@@ -12,6 +12,7 @@ import fnmatch
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import select
 
@@ -123,7 +124,7 @@ def ingest_paths(
     report = IngestReport()
     for path in _expand(paths):
         report.files.append(
-            ingest_file(
+            _ingest_retrying(
                 store, principal, context, path, scopes=scopes, max_bytes=max_bytes, embed=embed
             )
         )
@@ -158,7 +159,7 @@ def sync(
             continue
         seen.add(rel)
         report.files.append(
-            ingest_file(
+            _ingest_retrying(
                 store,
                 principal,
                 context,
@@ -187,6 +188,16 @@ def sync(
                 session, principal, ctx, sid, reason="file disappeared", embed=embed
             )
             report.files.append(FileReport(str(root / sid), sid, "retracted", result.paragraphs))
+    return report
+
+
+def _ingest_retrying(*args: Any, **kwargs: Any) -> FileReport:
+    """`ingest_file`, once more when the database went away under it: the failed call started
+    an embedded server that died again (storage/store.py), the file is stored whole or not at
+    all, and its content hash makes the second try skip what the first committed."""
+    report = ingest_file(*args, **kwargs)
+    if report.outcome == "error" and (report.error or {}).get("code") == "store_unavailable":
+        report = ingest_file(*args, **kwargs)
     return report
 
 

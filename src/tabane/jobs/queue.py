@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from sqlalchemy import ColumnElement, and_, func, or_, select, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
-from tabane.errors import InvalidInput, Issue, TabaneError
+from tabane.errors import TabaneError
 from tabane.storage.schema import Job
 from tabane.types import Principal
 
@@ -67,19 +67,6 @@ class LeaseLost(TabaneError):
 
     def __init__(self, job: Claimed) -> None:
         super().__init__(f"job {job.id}: attempt {job.attempts} lost its lease to another worker")
-
-
-@dataclass(frozen=True)
-class JobView:
-    id: int
-    kind: str
-    state: str
-    attempts: int
-    done_items: int
-    total_items: int
-    last_error: str | None
-    created_at: datetime
-    updated_at: datetime
 
 
 def enqueue(
@@ -260,22 +247,24 @@ def enqueue_vacuum(session: Session, tables: Sequence[str]) -> int:
     return int(job.id)
 
 
-def claim(session: Session, kinds: Sequence[str]) -> Claimed | None:
-    """Take the oldest due job (or one whose worker's lease ran out) and lease it."""
+def claim(session: Session, kinds: Sequence[str], contexts: Sequence[int] = ()) -> Claimed | None:
+    """Take the oldest due job of `kinds` (of `contexts`, when given), or one whose worker's
+    lease ran out, and lease it. A job that has used its MAX_ATTEMPTS without failing — its
+    workers died or stopped with it each time — is parked as failed, with that reason, instead
+    of being run again."""
+    while True:
+        job = _due(session, kinds, contexts)
+        if job is None:
+            return None
+        if job.attempts < MAX_ATTEMPTS:
+            break
+        job.state = "failed"
+        job.last_error = (
+            f"abandoned: its worker stopped or died during each of its {job.attempts} attempts"
+        )
+        job.updated_at = func.now()
+        session.flush()
     now = func.now()
-    due = or_(
-        and_(Job.state == "queued", Job.run_after <= now),
-        and_(Job.state == "running", Job.run_after <= now),
-    )
-    job = session.scalar(
-        select(Job)
-        .where(due, Job.kind.in_(list(kinds)))
-        .order_by(Job.id)
-        .limit(1)
-        .with_for_update(skip_locked=True)
-    )
-    if job is None:
-        return None
     job.state = "running"
     job.attempts += 1
     job.run_after = now + LEASE
@@ -292,6 +281,18 @@ def claim(session: Session, kinds: Sequence[str]) -> Claimed | None:
         job.session_pk,
         tuple(job.tables or ()),
     )
+
+
+def _due(session: Session, kinds: Sequence[str], contexts: Sequence[int]) -> Job | None:
+    now = func.now()
+    due = or_(
+        and_(Job.state == "queued", Job.run_after <= now),
+        and_(Job.state == "running", Job.run_after <= now),
+    )
+    stmt = select(Job).where(due, Job.kind.in_(list(kinds)))
+    if contexts:
+        stmt = stmt.where(Job.context_id.in_(list(contexts)))
+    return session.scalar(stmt.order_by(Job.id).limit(1).with_for_update(skip_locked=True))
 
 
 def _held(job: Claimed) -> ColumnElement[bool]:
@@ -356,37 +357,17 @@ def fail(session: Session, job: Claimed, error: str) -> bool:
     return bool(failed.rowcount)  # type: ignore[attr-defined]
 
 
-def pending(session: Session, context_id: int | None = None) -> int:
-    """Queued or running jobs (for one context, or all)."""
-    stmt = select(func.count()).select_from(Job).where(Job.state.in_(("queued", "running")))
-    if context_id is not None:
-        stmt = stmt.where(Job.context_id == context_id)
-    return int(session.scalar(stmt) or 0)
-
-
-MAX_LISTING = 1000
-
-
-def listing(session: Session, *, limit: int = 50, states: Sequence[str] = ()) -> list[JobView]:
-    """The newest `limit` jobs (1..MAX_LISTING), of `states` when given."""
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LISTING:
-        raise InvalidInput(
-            "invalid job listing", issues=[Issue("limit", f"{limit!r} not in 1..{MAX_LISTING}")]
+def release(session: Session, job: Claimed) -> bool:
+    """Give a job back unfinished (its worker is stopping): due again at once for another worker,
+    its attempt counted; False when another worker took it since."""
+    released = session.execute(
+        update(Job)
+        .where(_held(job))
+        .values(
+            state="queued",
+            run_after=func.now(),
+            updated_at=func.now(),
+            last_error="released unfinished: its worker stopped",
         )
-    stmt = select(Job).order_by(Job.id.desc()).limit(limit)
-    if states:
-        stmt = stmt.where(Job.state.in_(list(states)))
-    return [
-        JobView(
-            j.id,
-            j.kind,
-            j.state,
-            j.attempts,
-            j.done_items,
-            j.total_items,
-            j.last_error,
-            j.created_at,
-            j.updated_at,
-        )
-        for j in session.scalars(stmt)
-    ]
+    )
+    return bool(released.rowcount)  # type: ignore[attr-defined]

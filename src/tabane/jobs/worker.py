@@ -13,28 +13,24 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable, Collection, Sequence
 from typing import TypeVar
 
-import numpy as np
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tabane.derive import communities, community_vectors, profiles, raptor
 from tabane.graph import claim_vectors, gloss, gram_merge
-from tabane.jobs import catchup, lease, queue, vacuum
-from tabane.jobs.pipeline import pipelined
+from tabane.jobs import catchup, embed_source, lease, queue, vacuum
 from tabane.memory import turn_vectors
 from tabane.models.embedder import Embedder, Vectors
 from tabane.models.summarizer import Summarizer
-from tabane.search import merge, vectors
-from tabane.storage.schema import Context, Job, Source
+from tabane.search import merge
+from tabane.storage.schema import Context, Job
 from tabane.storage.store import Store
 from tabane.types import Principal
 
 T = TypeVar("T")
-_PROGRESS_EVERY = 1.0  # seconds between an embedding job's progress notes (each renews its lease)
 logger = logging.getLogger("tabane.worker")
 
 
@@ -73,6 +69,7 @@ class Worker:
         self.poll = poll
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._current: queue.Claimed | None = None  # the job the thread runs now
         # The one map from job kind to handler (claims take the oldest due job of any kind).
         self.handlers: dict[str, Callable[[queue.Claimed], None]] = {
             queue.EMBED_SOURCE: self._run_source,
@@ -97,22 +94,29 @@ class Worker:
             and (self.summarizer is not None or kind not in NEEDS_SUMMARIZER)
         ]
 
-    def pending(self, session: Session, only: Collection[str] = ()) -> int:
+    def pending(
+        self, session: Session, only: Collection[str] = (), contexts: Collection[int] = ()
+    ) -> int:
         """Queued or running jobs of the kinds this worker runs (the others wait for a worker
-        with the model they need), or of those among them `only` names."""
+        with the model they need), or of those among them `only` names; of `contexts` only,
+        when given."""
         kinds = [k for k in self.kinds if not only or k in only]
         stmt = select(func.count()).select_from(Job).where(Job.kind.in_(kinds))
+        if contexts:
+            stmt = stmt.where(Job.context_id.in_(list(contexts)))
         return int(session.scalar(stmt.where(Job.state.in_(("queued", "running")))) or 0)
 
-    def run_once(self, only: Collection[str] = ()) -> bool:
-        """Claim and run one job (of the kinds `only` names, if any); False when none was due."""
+    def run_once(self, only: Collection[str] = (), contexts: Collection[int] = ()) -> bool:
+        """Claim and run one job (of the kinds `only` names, if any; of `contexts`, if any);
+        False when none was due, or the worker is stopping."""
         kinds = [k for k in self.kinds if not only or k in only]
-        if not kinds:
+        if not kinds or self._stop.is_set():
             return False
         with self.store.admin() as session:
-            job = queue.claim(session, kinds)
+            job = queue.claim(session, kinds, list(contexts))
         if job is None:
             return False
+        self._current = job
         try:
             with lease.Heartbeat(self.store, job):
                 self._run(job)
@@ -126,6 +130,8 @@ class Worker:
         else:
             with self.store.admin() as session:
                 queue.finish(session, job)
+        finally:
+            self._current = None
         return True
 
     def drain(self, until: Callable[[], bool] | None = None) -> int:
@@ -148,11 +154,25 @@ class Worker:
             self._thread = threading.Thread(target=self._loop, name="tabane-worker", daemon=True)
             self._thread.start()
 
-    def stop(self, timeout: float = 10.0) -> None:
+    def stop(self, timeout: float = 2.0) -> None:
+        """Stop claiming; wait up to `timeout` seconds for the job in hand, then give it back
+        (queue.release) so that another worker takes it at once rather than after its lease.
+        The thread is a daemon: a job that does not stop ends with the process."""
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-            self._thread = None
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        thread.join(timeout)
+        job = self._current
+        if thread.is_alive() and job is not None:
+            try:
+                with self.store.admin() as session:
+                    released = queue.release(session, job)
+            except Exception:  # the store is going away too: the lease runs out instead
+                logger.warning("job %s (%s) could not be released", job.id, job.kind)
+            else:
+                if released:
+                    logger.info("job %s (%s) released unfinished", job.id, job.kind)
 
     def _loop(self) -> None:
         try:
@@ -171,58 +191,8 @@ class Worker:
         self.handlers[job.kind](job)
 
     def _run_source(self, job: queue.Claimed) -> None:
-        """Embed a source's paragraphs that lack a vector of the model (search/vectors.py): each
-        distinct text once, the model running while earlier batches are written."""
-        assert self.embedder is not None and job.source_pk is not None
-        principal = job.principal
-        with self.store.session(principal) as session:
-            source = session.scalar(select(Source).where(Source.id == job.source_pk))
-            if source is None or source.retracted_at is not None:
-                return
-            if not set(source.scopes) <= principal.write:
-                return  # the source was re-scoped since; the job queued with it does the work
-            scopes = list(source.scopes)
-            todo = vectors.missing(session, source.id, self.embedder.name)
-        embedder, context_id, source_pk = self.embedder, source.context_id, source.id
-        done, noted, noted_at = 0, 0, time.monotonic()
-
-        def note() -> None:
-            nonlocal noted, noted_at
-            with self.store.admin() as session:
-                queue.progress(session, job, done, len(todo))
-            noted, noted_at = done, time.monotonic()
-
-        def write(ready: list[tuple[vectors.Batch, Vectors]]) -> None:
-            """One transaction for the batches the model finished while the last one ran (the
-            job's first also records the model); progress, an owner transaction of its own, is
-            noted at most every `_PROGRESS_EVERY` seconds and once at the end."""
-            nonlocal done
-            keys = [key for batch, _ in ready for key in batch.keys]
-            vecs = np.concatenate([v for _, v in ready])
-            with self.store.session(principal) as session:
-                vectors.store(
-                    session, embedder, context_id, source_pk, scopes, keys, vecs, record=not done
-                )
-            done += sum(batch.paragraphs for batch, _ in ready)
-            if time.monotonic() - noted_at >= _PROGRESS_EVERY:
-                note()
-
-        # The model runs here while a second thread writes (and PostgreSQL indexes, on the other
-        # core) what it finished before: the pipeline costs max(model, write), not their sum
-        # (bench/embed_throughput.py).
-        known: dict[int, Vectors] = {}
-        try:
-            pipelined(
-                vectors.batches(todo),
-                lambda batch: vectors.embed(embedder, batch, known),
-                write,
-                lambda batch: len(batch.keys),
-            )
-        finally:  # what was written, also when the job failed part-way
-            if done != noted:
-                note()
-        if todo or job.attempts > 1:  # a retry: the run before may have died before this
-            self._leaves_changed(context_id)
+        assert self.embedder is not None
+        embed_source.run(self.store, self.embedder, job, self._leaves_changed)
 
     def _leaves_changed(self, context_id: int) -> None:
         """Queue the debounced RAPTOR rebuild of a context whose leaves (paragraph or note

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from tabane.contexts import contexts, groups
 from tabane.errors import InvalidInput, Issue
-from tabane.jobs import queue
+from tabane.jobs import listing, queue
 from tabane.models.registry import default_floor
 from tabane.search import explain as explain_mod
 from tabane.search import search as search_mod
@@ -95,32 +95,40 @@ class SearchService(ServiceBase):
 
     # -- jobs ----------------------------------------------------------------------------------
 
-    def jobs(self, *, limit: int = 50) -> list[queue.JobView]:
+    def jobs(self, *, limit: int = 50) -> list[listing.JobView]:
         with self.store.admin() as session:
-            return queue.listing(session, limit=limit)
+            return listing.listing(session, limit=limit)
 
     def wait_for_jobs(
         self,
         timeout: float = 600.0,
         progress: Callable[[int], None] | None = None,
         only: Collection[str] = (),
+        contexts: Collection[str] = (),
     ) -> int:
         """Run due jobs in this thread until none of the kinds its worker runs (or of those
-        `only` names) is left, or the timeout; return how many of those remain (jobs that need a
-        model this process lacks wait for a worker with one). The CLI's `ingest` waits so for
-        its paragraphs' embeddings (`only` embed_source), not for derived builds."""
+        `only` names; of the `contexts` named, when given) is left, or the timeout; return how
+        many of those remain (jobs that need a model this process lacks wait for a worker with
+        one). A CLI command waits so for the jobs of what it wrote, and runs no other."""
+        ids: list[int] = []
+        if contexts:
+            with self.store.admin() as session:
+                named = select(Context.id).where(Context.name.in_(list(contexts)))
+                ids = list(session.scalars(named))
+            if not ids:
+                return 0
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self.store.admin() as session:
-                left = self.worker.pending(session, only)
+                left = self.worker.pending(session, only, ids)
             if progress:
                 progress(left)
             if not left or not self.worker.kinds:  # nothing here can run them
                 return left
-            if not self.worker.run_once(only):
+            if not self.worker.run_once(only, ids):
                 time.sleep(0.2)
         with self.store.admin() as session:
-            return self.worker.pending(session, only)
+            return self.worker.pending(session, only, ids)
 
     def _pending(self, session: Session, reached: list[Context]) -> dict[int, int]:
         """Queued paragraph-embedding jobs per context (the plan's pending embeddings)."""

