@@ -6,6 +6,7 @@ through `make_user` and `make_context`, so tests never see each other's rows.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,6 +20,11 @@ from tabane.storage import embedded
 from tabane.types import Principal
 
 from helpers import unique
+
+# Commands the tests run as processes answer on their own (no resident process left behind), and
+# a server they start stops with its last process; the tests of both set their own values.
+os.environ["TABANE_RESIDENT_SECONDS"] = "0"
+os.environ["TABANE_PG_IDLE_SECONDS"] = "0"
 
 
 @pytest.fixture(scope="session")

@@ -28,6 +28,10 @@ SETTINGS: dict[str, str] = {
         "seconds the embedded PostgreSQL keeps running after the last process using it exits, "
         "so the next command finds it up (default 300; 0 = stop with the last process)"
     ),
+    "TABANE_RESIDENT_SECONDS": (
+        "seconds the CLI's resident process (the store open, the model loaded) waits for the next "
+        "search or recall before it exits (default 300; 0 = no resident: each runs on its own)"
+    ),
     "TABANE_DATABASE_URL": "owner URL of an external PostgreSQL >= 15 with pgvector",
     "TABANE_APP_DATABASE_URL": "URL the application connects with (a role that cannot bypass RLS)",
     "TABANE_USER": "name of the implicit local user (default: the login name)",
@@ -95,6 +99,9 @@ DEFAULT_MAX_BODY = 8 * 1024 * 1024
 # Starting the embedded PostgreSQL costs about a second of every command that finds it stopped; five
 # idle minutes cover a person's pauses between commands at the cost of an idle server's memory.
 DEFAULT_PG_IDLE_SECONDS = 300.0
+# The CLI's resident (cli/resident.py) keeps the model loaded (about 200 MB) that long after the
+# last search or recall; a fresh process spends about two seconds importing and loading it.
+DEFAULT_RESIDENT_SECONDS = 300.0
 AUTH_MODES = ("none", "keys", "oidc", "keys+oidc")
 DEFAULT_OIDC_ALGORITHMS = ("RS256", "ES256")
 DEFAULT_RECALL_BUDGET = 2000
@@ -123,6 +130,7 @@ class Settings:
     home: Path
     pg_shared_buffers_mb: int = 0
     pg_idle_seconds: float = DEFAULT_PG_IDLE_SECONDS
+    resident_seconds: float = DEFAULT_RESIDENT_SECONDS
     database_url: str | None = None
     app_database_url: str | None = None
     local_user: str = "local"
@@ -183,6 +191,10 @@ class Settings:
             pg_shared_buffers_mb=_buffers(env),
             pg_idle_seconds=_float(
                 env, "TABANE_PG_IDLE_SECONDS", DEFAULT_PG_IDLE_SECONDS, 0.0, 7 * 86400.0
+            )
+            or 0.0,
+            resident_seconds=_float(
+                env, "TABANE_RESIDENT_SECONDS", DEFAULT_RESIDENT_SECONDS, 0.0, 7 * 86400.0
             )
             or 0.0,
             database_url=_database_url(env, "TABANE_DATABASE_URL"),

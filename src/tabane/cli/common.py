@@ -9,6 +9,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import wraps
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     from tabane.service import Tabane
     from tabane.types import Principal
 
+# The store a resident process (cli/resident.py) keeps open; commands it runs use it.
+RESIDENT: ContextVar[tuple[Tabane, Principal] | None] = ContextVar("resident", default=None)
 JOB_WAIT = 600.0  # seconds a command waits for the jobs of what it wrote
 # What a claim or note write queues for its context (jobs/queue.py): its vectors, its concepts'
 # glosses and the packing of its vocabulary postings; derived builds are left to a worker.
@@ -42,6 +45,10 @@ def service() -> Iterator[tuple[Tabane, Principal]]:
     """Open the store for one command and act as the local user. A one-shot command runs no
     background worker: it never leases a job it would drop at its exit (a command waits for
     the jobs of what it wrote itself: `finish_jobs`)."""
+    held = RESIDENT.get()
+    if held is not None:  # run by the resident process: its store, open for every command
+        yield held
+        return
     from dataclasses import replace
 
     from tabane.config import Settings

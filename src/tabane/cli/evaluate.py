@@ -24,6 +24,7 @@ eval_app = typer.Typer(
     "it could not score is invalid_input at that option or place in the set (docs/eval.md).",
     short_help="Evaluate retrieval on graded question sets.",
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
 Opt = typer.Option
 OPTIONS = {

@@ -13,10 +13,14 @@ from tabane.cli.common import GRAPH_JOBS, emit, finish_jobs, handled, service
 from tabane.errors import InvalidInput, Issue
 
 associations_app = typer.Typer(
-    help="Claims of a context's graph: add a batch, retract edges.", no_args_is_help=True
+    help="Claims of a context's graph: add a batch, retract edges.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 aliases_app = typer.Typer(
-    help="Aliases: entry-only spellings of a concept or label.", no_args_is_help=True
+    help="Aliases: entry-only spellings of a concept or label.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 Opt = typer.Option
 KindOpt = Annotated[

@@ -10,7 +10,9 @@ import typer
 from tabane.cli.common import emit, handled, service
 from tabane.errors import InvalidInput, Issue
 
-keys_app = typer.Typer(help="API keys: bearer tokens acting for a user.", no_args_is_help=True)
+keys_app = typer.Typer(
+    help="API keys: bearer tokens acting for a user.", no_args_is_help=True, rich_markup_mode=None
+)
 
 Opt = typer.Option
 

@@ -25,6 +25,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: rich's formatter alone cost 60 ms of every `--help`
 )
 app.add_typer(users_app, name="users")
 app.add_typer(scopes_app, name="scopes")
@@ -203,12 +204,27 @@ def mcp() -> None:
 
 
 def main() -> None:
-    """The `tabane` command (the console script): Typer's app, with the option and argument
+    """The `tabane` command (the console script). A search or recall is answered by the home's
+    resident process when one runs (cli/resident.py: the store open, the model loaded), else
+    here, and then a resident is started for the next one."""
+    from tabane.cli import resident
+
+    argv = sys.argv[1:]
+    answered = resident.forward(argv)
+    if answered is not None:
+        sys.exit(answered)
+    code = run(argv)
+    resident.start_for(argv)
+    sys.exit(code)
+
+
+def run(argv: list[str]) -> int:
+    """Run one command in this process; its exit code. Typer's app, with the option and argument
     errors its parser finds (`--budget abc`, an unknown option) in the one error format of every
     other CLI error — `error [invalid_input]: …`, exit 2 — not a boxed usage message."""
     command = typer.main.get_command(app)
     try:
-        code = command.main(prog_name="tabane", standalone_mode=False)
+        code = command.main(args=argv, prog_name="tabane", standalone_mode=False)
     except _PARSER_ERROR as caught:
         exc: Any = caught  # click's ClickException: message, exit code (a usage error: context)
         if type(exc).__name__ == "NoArgsIsHelpError":  # `tabane` alone: its help
@@ -217,11 +233,13 @@ def main() -> None:
             typer.echo(f"error [invalid_input]: {exc.format_message()}", err=True)
             if getattr(exc, "ctx", None) is not None:
                 typer.echo(f"  see: {exc.ctx.command_path} --help", err=True)
-        sys.exit(exc.exit_code)
+        return int(exc.exit_code)
     except typer.Abort:
         typer.echo("aborted", err=True)
-        sys.exit(1)
-    sys.exit(code if isinstance(code, int) else 0)
+        return 1
+    except SystemExit as stop:  # a command's own exit (`handled`: 2 on a tabane error)
+        return stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    return code if isinstance(code, int) else 0
 
 
 # The parser's errors (a usage error, an unreadable file argument): Typer ships its own click

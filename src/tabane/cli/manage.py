@@ -12,14 +12,24 @@ import typer
 from tabane.cli.common import emit, handled, service
 from tabane.errors import InvalidInput, Issue
 
-users_app = typer.Typer(help="Users and their scope grants.", no_args_is_help=True)
+users_app = typer.Typer(
+    help="Users and their scope grants.", no_args_is_help=True, rich_markup_mode=None
+)
 scopes_app = typer.Typer(
-    help="Scopes: visibility labels on every stored row.", no_args_is_help=True
+    help="Scopes: visibility labels on every stored row.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 contexts_app = typer.Typer(
-    help="Contexts: frames of meaning that hold sources.", no_args_is_help=True
+    help="Contexts: frames of meaning that hold sources.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
-groups_app = typer.Typer(help="Groups: bundles of contexts and child groups.", no_args_is_help=True)
+groups_app = typer.Typer(
+    help="Groups: bundles of contexts and child groups.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
 
 Opt = typer.Option
 

@@ -11,7 +11,9 @@ from tabane.cli.common import GRAPH_JOBS, emit, finish_jobs, handled, named_as, 
 from tabane.types import parse_date
 
 sessions_app = typer.Typer(
-    help="Your conversation sessions: append turns, read working memory.", no_args_is_help=True
+    help="Your conversation sessions: append turns, read working memory.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 Opt = typer.Option
 Arg = typer.Argument

@@ -17,7 +17,9 @@ if TYPE_CHECKING:
     from tabane.service import Tabane
 
 sources_app = typer.Typer(
-    help="Stored sources: list, look up, cite, retract.", no_args_is_help=True
+    help="Stored sources: list, look up, cite, retract.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 Opt = typer.Option
 Wait = Annotated[
