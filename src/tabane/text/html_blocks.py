@@ -55,8 +55,8 @@ def from_trafilatura(xml: str) -> list[Block]:
             continue
         else:
             text = _inline(element)
-        if text:
-            blocks.append(Block(text, outline.path))
+        if text.strip():
+            blocks.append(Block(text.strip(), outline.path))
     return blocks
 
 
@@ -132,7 +132,7 @@ def _table_lines(element: Any) -> list[str]:
     for row in element.iter("row"):
         cells = [_inline(cell).replace("\n", " ") for cell in row.findall("cell")]
         if any(cells):
-            rows.append(" | ".join(cells))
+            rows.append(" | ".join(cells).strip(" |"))
     return rows
 
 
