@@ -175,8 +175,9 @@ class LocatorModel(Request):
 
 class LocatorOut(Response):
     kind: str
-    start: int
+    start: int | None = Field(None, description="page or first line; null for an anchor")
     end: int | None = None
+    value: str | None = Field(None, description="an anchor's fragment id (`sect.apt-update`)")
 
 
 class ParagraphIn(Request):

@@ -3,7 +3,10 @@
 A page whose author marked its main content (`<main>`, `role="main"`, a single `<article>`: Sphinx,
 rustdoc, mdBook and most current generators do) is read by a plain walk over that element: the
 author's own structure beats a heuristic, and the walk keeps every heading, list, table and code
-block. Any other page goes through trafilatura, which finds the main text among navigation, headers,
+block. A page made by a documentation generator (html_generators: DocBook, Publican, Texinfo,
+AsciiDoc, gtk-doc, javadoc, …) is walked over its whole body once its known chrome is gone: such a
+page is all document, and trafilatura drops its headings and whole sections of it (issue 28). Any
+other page goes through trafilatura, which finds the main text among navigation, headers,
 footers and sidebars; where it finds nothing, or falls back to its one-paragraph baseline (tiny
 pages), the walk over the body without its chrome elements is used instead. A summary that lives
 in the page's header (AsciiDoc's NAME line) is kept ahead of what trafilatura finds. Both paths
@@ -25,6 +28,7 @@ from tabane.text.blocks import Block, ParsedDocument
 from tabane.text.decoding import declared_charset, decode_text
 from tabane.text.html_blocks import Walker, from_trafilatura
 from tabane.text.html_chrome import prepare
+from tabane.text.html_generators import generated
 from tabane.text.metadata import UNREAD_DATE, iso_date
 
 # Where a page's publication date may be declared, most specific first.
@@ -54,6 +58,9 @@ def parse_html(data: bytes, name: str) -> ParsedDocument:
     landmark = _landmark(tree)
     if landmark is not None:
         blocks = Walker(keep_header=True).run(landmark)
+    elif generated(tree):
+        body = tree.find("body")
+        blocks = Walker(keep_header=False).run(body if body is not None else tree)
     else:
         blocks = _extract(tree)
         if len(blocks) <= 1:  # nothing, or trafilatura's baseline: the whole page as one paragraph
