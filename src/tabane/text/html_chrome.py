@@ -3,9 +3,9 @@ survives extraction.
 
 Known chrome of documentation generators goes (Sphinx sidebars and "¶" permalinks, DocBook,
 Publican, gtk-doc and Texinfo navigation bars, AsciiDoc footers, rustdoc anchors), every `<pre>`
-becomes one `<pre><code>` (else highlighted code loses its line breaks in trafilatura), a definition term joins the first
-paragraph of its definition (a signature and what it does; an option and its meaning), and an
-admonition title joins its first paragraph ("Note: …").
+becomes one `<pre><code>` (else highlighted code loses its line breaks in trafilatura), a
+definition term joins the first paragraph of its definition (a signature and what it does; an
+option and its meaning), and an admonition title joins its first paragraph ("Note: …").
 """
 
 from __future__ import annotations
