@@ -41,6 +41,11 @@ _DATE_META = (
     "date",
 )
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+# The tables of contents of generated pages (outermost only: a toc nests per level).
+_TOC = (
+    "//*[contains(concat(' ', normalize-space(@class), ' '), ' toc ')]"
+    "[not(ancestor::*[contains(concat(' ', normalize-space(@class), ' '), ' toc ')])]"
+)
 
 
 def parse_html(data: bytes, name: str) -> ParsedDocument:
@@ -54,13 +59,14 @@ def parse_html(data: bytes, name: str) -> ParsedDocument:
         return ParsedDocument(format="html", title=None, blocks=())
     title = _title(tree)
     date, warnings = _date(tree)
+    documentation = generated(tree)  # before prepare, which removes some of the marks it reads
+    tocs = [copy.deepcopy(toc) for toc in tree.xpath(_TOC)] if documentation else []
     prepare(tree)
     landmark = _landmark(tree)
     if landmark is not None:
         blocks = Walker(keep_header=True).run(landmark)
-    elif generated(tree):
-        body = tree.find("body")
-        blocks = Walker(keep_header=False).run(body if body is not None else tree)
+    elif documentation:
+        blocks = _walk_generated(tree, tocs)
     else:
         blocks = _extract(tree)
         if len(blocks) <= 1:  # nothing, or trafilatura's baseline: the whole page as one paragraph
@@ -71,6 +77,18 @@ def parse_html(data: bytes, name: str) -> ParsedDocument:
         else:
             blocks = _header_summary(tree, blocks) + blocks
     return ParsedDocument("html", title, tuple(blocks), date, warnings=warnings)
+
+
+def _walk_generated(tree: Any, tocs: list[Any]) -> list[Block]:
+    """A generated page's body; a page that is only a table of contents (a DocBook part or
+    chapter page, once its toc is removed as chrome, holds nothing but its title) is stored as
+    that table of contents, under the page's headings, never as an empty document."""
+    body = tree.find("body")
+    walker = Walker(keep_header=False)
+    blocks = walker.run(body if body is not None else tree)
+    for toc in tocs if not blocks else []:
+        blocks = walker.run(toc)
+    return blocks
 
 
 def _landmark(tree: Any) -> Any:

@@ -2,7 +2,8 @@
 survives extraction.
 
 Known chrome of documentation generators goes (Sphinx sidebars and "¶" permalinks, DocBook,
-Publican, gtk-doc and Texinfo navigation bars, AsciiDoc footers, rustdoc anchors), every `<pre>`
+Publican, gtk-doc and Texinfo navigation bars, AsciiDoc footers, rustdoc anchors, SQLite's menus
+marked `nosearch`), every `<pre>`
 becomes one `<pre><code>` (else highlighted code loses its line breaks in trafilatura), a
 definition term joins the first paragraph of its definition (a signature and what it does; an
 option and its meaning), and an admonition title joins its first paragraph ("Note: …").
@@ -21,7 +22,7 @@ CHROME_CLASSES = (
     "related", "sphinxsidebar", "sphinxsidebarwrapper", "footer", "mobile-nav", "menu-wrapper",
     "inline-search", "language_switcher_placeholder", "version_switcher_placeholder", "clearer",
     "headerlink", "navheader", "navfooter", "toc", "nav-panel", "doc-anchor",
-    "docnav", "navigation", "header",
+    "docnav", "navigation", "header", "nosearch", "menu", "searchmenu",
 )  # fmt: skip
 # AsciiDoc's "Last updated" footer; Publican's "Download the ebook" banner.
 CHROME_IDS = frozenset(("footer", "footer-text", "banner"))
