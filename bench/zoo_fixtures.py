@@ -17,9 +17,10 @@ from typing import Any
 import lxml.html
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "text" / "zoo"
+HANDBOOK = "/usr/share/doc/debian-handbook/html/en-US"
 PAGES = {
-    "publican-handbook-apt-get.html": "/usr/share/doc/debian-handbook/html/en-US/sect.apt-get.html",
-    "publican-handbook-apparmor.html": "/usr/share/doc/debian-handbook/html/en-US/sect.apparmor.html",
+    "publican-handbook-apt-get.html": f"{HANDBOOK}/sect.apt-get.html",
+    "publican-handbook-apparmor.html": f"{HANDBOOK}/sect.apparmor.html",
     "docbook-maint-guide-dreq.html": "/usr/share/doc/maint-guide/html/dreq.en.html",
     "docbook-maint-guide-ja-dreq.html": "/usr/share/doc/maint-guide-ja/html/dreq.ja.html",
     "gtkdoc-gtkbutton.html": "/usr/share/gtk-doc/html/gtk3/GtkButton.html",

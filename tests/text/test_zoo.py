@@ -64,4 +64,4 @@ def test_japanese_docbook_keeps_sections() -> None:
 
 def test_code_keeps_its_line_breaks() -> None:
     blocks = read("publican-handbook-apt-get.html").blocks
-    assert any("\n" in b.text and b.text.startswith("$ ") or "# apt" in b.text for b in blocks)
+    assert any(("\n" in b.text and b.text.startswith("$ ")) or "# apt" in b.text for b in blocks)
