@@ -21,7 +21,8 @@ FORMATS = ("text", "markdown", "html", "pdf", "man")
 # source's raw hash includes it, so the next ingest or sync parses each file again (and rewrites
 # only the sources whose paragraphs came out different) instead of skipping it as unchanged.
 # 2: AsciiDoc pages keep the NAME line of their header (html.py `_header_summary`).
-PARSER_VERSION = 2
+# 3: pages of documentation generators are walked whole, with headings and anchor locators.
+PARSER_VERSION = 3
 
 _EXTENSIONS = {
     ".md": "markdown",
