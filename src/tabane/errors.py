@@ -9,6 +9,7 @@
     │   ├── InvalidName              invalid_name  422
     │   ├── BodyTooLarge             body_too_large 413
     │   ├── DocumentError            unreadable_document 422 (undecodable, binary or empty file)
+    │   │   └── ReaderFailed         reader_failed 422 (a reader broke on the file: a tabane bug)
     │   └── TemplateError            template_error 422 (a recall template fails to compile/render)
     ├── NotFound                     not_found     404
     │   ├── NoContext                no_context    404
@@ -121,6 +122,13 @@ class BodyTooLarge(InvalidInput):
 
 class DocumentError(InvalidInput):
     code = "unreadable_document"
+
+
+class ReaderFailed(DocumentError):
+    """A reader broke on a file it should have read (or refused with `unreadable_document`): a
+    bug in tabane, reported per file with the format and the failure, never a traceback."""
+
+    code = "reader_failed"
 
 
 class EmptyDocument(InvalidInput):

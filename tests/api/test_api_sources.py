@@ -82,7 +82,7 @@ def test_markdown_text_lookup_and_citation(client, context) -> None:
         "index": 1,
         "text": "Run the installer.",
         "section": ["Guide", "Install"],
-        "locator": {"kind": "line_range", "start": 7, "end": 7},
+        "locator": {"kind": "line_range", "start": 7, "end": 7, "value": None},
         "questions": [],
     }
     window = client.post(
@@ -100,7 +100,7 @@ def test_markdown_text_lookup_and_citation(client, context) -> None:
         "text": "Then restart.",
         "title": "Guide",
         "section": ["Guide", "Install"],
-        "locator": {"kind": "line_range", "start": 9, "end": 9},
+        "locator": {"kind": "line_range", "start": 9, "end": 9, "value": None},
     }
     by_query = client.get(
         f"/contexts/{context}/citations", params={"source_id": "docs/guide.md", "paragraph": 2}
@@ -146,7 +146,7 @@ def test_paragraphs_with_section_locator_and_questions(client, context) -> None:
     assert body["source"]["format"] == "paragraphs"
     first, second, third = body["paragraphs"]
     assert first["questions"] == ["How did revenue change?"]
-    assert first["locator"] == {"kind": "page", "start": 3, "end": None}
+    assert first["locator"] == {"kind": "page", "start": 3, "end": None, "value": None}
     assert (second["text"], second["section"]) == ("Costs fell.", ["Results", "Costs"])
     assert (third["section"], third["locator"], third["questions"]) == ([], None, [])
 
@@ -156,7 +156,7 @@ def test_paragraphs_with_section_locator_and_questions(client, context) -> None:
     assert (cited["title"], cited["section"], cited["locator"]) == (
         "Quarterly review",
         ["Results", "Costs"],
-        {"kind": "line_range", "start": 10, "end": 12},
+        {"kind": "line_range", "start": 10, "end": 12, "value": None},
     )
 
 
@@ -288,10 +288,23 @@ def test_ingest_input_errors_write_nothing(client, context) -> None:
             "body.text",
         ),
         ({"source_id": "x", "text": "a", "owner": "root"}, "invalid_input", "body.owner"),
+        # the bytes rule of a file ingest (text/decoding.py), not a field check of its own
+        ({"source_id": "x", "text": "words\x00more"}, "unreadable_document", "body.text"),
     ]
     for body, code, path in cases:
         err = error(client.post(f"/contexts/{context}/sources", json=body), 422, code)
         assert paths(err) == [path], body
+    lone_surrogate = '{"source_id": "x", "text": "words\\ud800more"}'  # JSON allows the escape
+    err = error(
+        client.post(
+            f"/contexts/{context}/sources",
+            content=lone_surrogate,
+            headers={"content-type": "application/json"},
+        ),
+        422,
+        "unreadable_document",
+    )
+    assert paths(err) == ["body.text"]
     assert stats(client, context) == {"sources": 0, "paragraphs": 0, "sections": 0}
 
 

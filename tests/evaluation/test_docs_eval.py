@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tabane.errors import InvalidInput, Issue
-from tabane.evaluation.corpora import CORPORA, select_files
+from tabane.evaluation.corpora import CORPORA, corpus, select_files
 from tabane.evaluation.docs_eval import run_docs_eval
 from tabane.service import Tabane
 
@@ -35,6 +35,7 @@ QUESTIONS = [
     # only d matches: [d]; f is never found
     {"id": "t-3", "question": "volcano", "relevant": {"d.txt": 2, "sub/f.txt": 1}},
 ]
+SELECT = ("*.txt",)  # the synthetic corpus is not one tabane knows: its files are named
 L2_3 = math.log2(3)
 IDEAL_2_1 = 3 + 1 / L2_3  # IDCG of grades (2, 1)
 NDCG = [(1 + 3 / L2_3) / IDEAL_2_1, (3 / L2_3) / 3, 3 / IDEAL_2_1]
@@ -57,7 +58,9 @@ def _corpus(tmp_path: Path, corpus: str = "synthetic", questions=QUESTIONS) -> t
 def test_bm25_plan_scores_exactly_what_was_worked_out_by_hand(svc: Tabane, user, tmp_path):
     set_path, root = _corpus(tmp_path)
     context = unique("eval")
-    report = run_docs_eval(svc, user, set_path, root, context=context, plans=("bm25",))
+    report = run_docs_eval(
+        svc, user, set_path, root, context=context, plans=("bm25",), select=SELECT
+    )
     assert report.files_selected == report.files_ingested == 6
     assert report.ingest == {"created": 6}
     assert report.problems == []
@@ -76,14 +79,18 @@ def test_bm25_plan_scores_exactly_what_was_worked_out_by_hand(svc: Tabane, user,
     assert summary.scores.recall10 == pytest.approx(2.5 / 3)
     assert summary.scores.mrr10 == pytest.approx(2.5 / 3)
 
-    again = run_docs_eval(svc, user, set_path, root, context=context, plans=("bm25",))
+    again = run_docs_eval(
+        svc, user, set_path, root, context=context, plans=("bm25",), select=SELECT
+    )
     assert again.ingest == {"unchanged": 6}  # stored files are skipped, not re-ingested
     assert again.plans[0].scores == summary.scores
 
 
 def test_a_plan_whose_lane_cannot_run_says_so(svc: Tabane, user, tmp_path):
     set_path, root = _corpus(tmp_path)
-    report = run_docs_eval(svc, user, set_path, root, context=unique("eval"), plans=("vector",))
+    report = run_docs_eval(
+        svc, user, set_path, root, context=unique("eval"), plans=("vector",), select=SELECT
+    )
     assert report.plans[0].lanes_not_run == {"vector: no_embedder": 3}
     assert report.plans[0].scores.ndcg10 == 0.0
 
@@ -95,7 +102,7 @@ def test_a_missing_relevant_file_fails_the_run_clearly_before_any_ingest(
     set_path, root = _corpus(tmp_path, questions=bad)
     context = unique("eval")
     with pytest.raises(InvalidInput) as err:
-        run_docs_eval(svc, user, set_path, root, context=context, plans=("bm25",))
+        run_docs_eval(svc, user, set_path, root, context=context, plans=("bm25",), select=SELECT)
     assert [(i.path, i.problem) for i in err.value.issues] == [
         ("relevant", f"t-4: gone.txt does not exist under {root}")
     ]
@@ -111,7 +118,7 @@ def test_a_relevant_page_the_ingest_did_not_store_says_what_was_written(
     (root / "blank.txt").write_text("  \n")
     context = unique("eval")
     with pytest.raises(InvalidInput) as err:
-        run_docs_eval(svc, user, set_path, root, context=context, plans=("bm25",))
+        run_docs_eval(svc, user, set_path, root, context=context, plans=("bm25",), select=SELECT)
     assert [(i.path, i.problem) for i in err.value.issues] == [
         ("relevant", "t-4: blank.txt was not ingested")
     ]
@@ -151,6 +158,32 @@ def test_set_and_count_problems_are_reported(svc: Tabane, user, tmp_path):
         "2 files ingested; corpora.md expects 241",
     ]
     assert [r.first_relevant for r in report.rows] == [1, 1]
+
+
+def test_an_unknown_corpus_without_a_selection_is_refused(svc: Tabane, user, tmp_path):
+    set_path, root = _corpus(tmp_path)
+    (root / "style.css").write_text("body { color: red }")
+    with pytest.raises(InvalidInput) as caught:
+        run_docs_eval(svc, user, set_path, root, context=unique("eval"), plans=("bm25",))
+    assert caught.value.issues[0].path == "corpus"
+    assert "--select" in caught.value.issues[0].problem
+
+
+def test_a_selection_takes_only_the_files_it_matches(tmp_path):
+    root = tmp_path / "docs"
+    for rel in ("a.html", "sub/b.html", "style.css", "img/x.svg"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x")
+    assert select_files(root, corpus("mine", ["*.html"])) == ["a.html", "sub/b.html"]
+
+
+def test_the_confirmation_corpora_take_their_root_pages_only(tmp_path):
+    root = tmp_path / "hb"
+    for rel in ("index.html", "sect.apt-get.html", "Common_Content/x.html", "a.css"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x")
+    assert select_files(root, corpus("debian-handbook")) == ["index.html", "sect.apt-get.html"]
+    assert select_files(root, corpus("maint-guide-ja")) == []
 
 
 def test_corpus_rules_select_what_corpora_md_says(tmp_path):

@@ -102,3 +102,24 @@ def test_a_file_over_the_size_limit_is_body_too_large(svc: Tabane, user, context
     assert error["issues"] == [
         {"path": str(tmp_path / "big.md"), "problem": "35 bytes, at most 10"}
     ]
+
+
+def test_a_reader_failure_costs_its_file_only(
+    svc: Tabane, user, context, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(data: bytes, name: str) -> None:
+        raise IndexError("a reader bug")
+
+    monkeypatch.setattr("tabane.text.html.parse_html", broken)
+    (tmp_path / "a.md").write_text("good\n")
+    (tmp_path / "b.html").write_text("<html><body><p>read by the broken reader</p></body></html>")
+    (tmp_path / "late.txt").write_bytes(b"words " * 2000 + b"\x00")
+    report = svc.sync(user, context, tmp_path)
+    assert report.counts() == {"created": 1, "error": 2} and report.failed
+    errors = {f.source_id: f.error for f in report.files if f.outcome == "error"}
+    assert errors["b.html"] and errors["b.html"]["code"] == "reader_failed"
+    assert errors["b.html"]["issues"] == [
+        {"path": "b.html", "problem": "the html reader failed: IndexError: a reader bug"}
+    ]
+    assert errors["late.txt"] and errors["late.txt"]["code"] == "unreadable_document"
+    assert _ids(svc, user, context) == ["a.md"]

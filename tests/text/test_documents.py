@@ -191,3 +191,20 @@ def test_public_api() -> None:
         "detect_format",
         "read_document",
     }
+
+
+@pytest.mark.parametrize("name", ["late.txt", "late.md", "late.html", "late.1"])
+def test_a_nul_byte_anywhere_is_refused_with_its_offset(name: str) -> None:
+    data = b"<p>" + b"plain words " * 1000 + b"\x00 and more</p>"  # past the 8 KiB sniffed
+    with pytest.raises(DocumentError) as caught:
+        read_document(data, name=name)
+    assert caught.value.code == "unreadable_document"
+    assert caught.value.issues[0].path == name
+    assert f"NUL byte at offset {data.index(0)}" in caught.value.issues[0].problem
+
+
+def test_an_undecodable_byte_is_named_with_its_offset() -> None:
+    data = "caf\xe9 au lait".encode("latin-1")
+    with pytest.raises(DocumentError) as caught:
+        read_document(data, name="menu.txt")
+    assert "offset 3" in caught.value.issues[0].problem

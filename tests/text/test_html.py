@@ -220,14 +220,21 @@ stash list, inspected with git stash show, and restored with git stash apply.</p
 """
     doc = read(page(body, head="<title>git-stash(1)</title>"))
     assert doc.title == "git-stash(1)"
+    page_heading = "git-stash(1) Manual Page"  # the chain of headings starts at the page's h1
     assert (doc.blocks[0].text, doc.blocks[0].section) == (
         "git-stash - Stash the changes in a dirty working directory away",
-        ("NAME",),
-    )  # the header's summary, dropped by the extraction of the content, comes first
+        (page_heading, "NAME"),
+    )  # the header's summary comes first
     assert [b.section for b in doc.blocks[1:]] == [
-        ("SYNOPSIS",),
-        ("DESCRIPTION",),
-        ("DESCRIPTION",),
+        (page_heading, "SYNOPSIS"),
+        (page_heading, "DESCRIPTION"),
+        (page_heading, "DESCRIPTION"),
+    ]
+    assert [b.locator.value if b.locator else None for b in doc.blocks] == [
+        "header",  # the h1 opens div#header
+        "_synopsis",
+        "_description",
+        "_description",
     ]
     assert not any("Last updated" in b.text or "Manual Page" in b.text for b in doc.blocks)
 

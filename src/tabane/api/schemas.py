@@ -9,9 +9,9 @@ surface reports them with the same codes.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from tabane.errors import InvalidInput, Issue
 from tabane.ingest.documents import DocumentInput, block
@@ -21,11 +21,17 @@ from tabane.types import storable_text
 class Request(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
+    # fields holding a document's own text: the readers' one decoding rule judges them, as it
+    # judges a file's bytes (`unreadable_document`), instead of the field check
+    document_fields: ClassVar[frozenset[str]] = frozenset()
+
     @field_validator("*", mode="before")
     @classmethod
-    def _storable_text(cls, value: Any) -> Any:
+    def _storable_text(cls, value: Any, info: ValidationInfo) -> Any:
         """No NUL and no lone surrogate in any text of any field (nested ones included):
         PostgreSQL could not store or compare it, so it never reaches the service."""
+        if info.field_name in cls.document_fields:
+            return value
         return storable_text(value)
 
 
@@ -175,8 +181,9 @@ class LocatorModel(Request):
 
 class LocatorOut(Response):
     kind: str
-    start: int
+    start: int | None = Field(None, description="page or first line; null for an anchor")
     end: int | None = None
+    value: str | None = Field(None, description="an anchor's fragment id (`sect.apt-update`)")
 
 
 class ParagraphIn(Request):
@@ -187,6 +194,8 @@ class ParagraphIn(Request):
 
 
 class IngestIn(Request):
+    document_fields: ClassVar[frozenset[str]] = frozenset({"text"})
+
     source_id: str
     text: str | None = Field(None, description="the document itself (UTF-8), parsed by format")
     paragraphs: list[ParagraphIn] | None = None
@@ -230,7 +239,8 @@ class IngestIn(Request):
             ]
         return DocumentInput(
             source_id=self.source_id,
-            data=None if self.text is None else self.text.encode("utf-8"),
+            # a lone surrogate stays an undecodable byte sequence, refused as a file's would be
+            data=None if self.text is None else self.text.encode("utf-8", "surrogatepass"),
             paragraphs=blocks,
             format=self.format,
             title=self.title,

@@ -98,6 +98,13 @@ def docs(
         int | None,
         Opt("--budget", help="recall's token budget (1-200000; default TABANE_RECALL_BUDGET)"),
     ] = None,
+    select: Annotated[
+        list[str] | None,
+        Opt(
+            "--select",
+            help="files of a corpus tabane does not know: a glob relative to the root (repeat)",
+        ),
+    ] = None,
 ) -> None:
     """Score document-level nDCG@10, recall@5/@10 and MRR@10 of fused search beside BM25 alone
     and the dense lane alone, after ingesting the corpus (unchanged files are skipped) and
@@ -119,7 +126,9 @@ def docs(
         check_recall(plan or ["maximal"], budget)
         _check_out(json_out)
         with service() as (svc, user):
-            report = run_docs_eval(svc, user, set_path, corpus_root, context=context, progress=say)
+            report = run_docs_eval(
+                svc, user, set_path, corpus_root, context=context, progress=say, select=select or ()
+            )
             if plan:
                 recalled = run_docs_recall(
                     svc, user, set_path, report.context, plans=plan, budget=budget, progress=say

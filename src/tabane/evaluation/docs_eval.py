@@ -78,9 +78,12 @@ def run_docs_eval(
     plans: Sequence[str] = ("fused", "bm25", "vector"),
     progress: Progress | None = None,
     depth: int = DEPTH,
+    select: Sequence[str] = (),
 ) -> EvalReport:
     """Ingest the corpus (unchanged files are skipped), wait for its embeddings, check the
-    harness invariants, then score every question under every plan."""
+    harness invariants, then score every question under every plan. The corpus's files are those
+    its rules select (corpora.py), or those the `select` globs match; an unknown corpus without
+    `select` is refused."""
     say = progress or (lambda _msg: None)
     refuse(choices("plans", "plan", plans, PLANS))
     if not corpus_root.is_dir():
@@ -88,7 +91,7 @@ def run_docs_eval(
             f"{corpus_root} is not a folder", issues=[Issue("corpus_root", "not a folder")]
         )
     questions, problems = qs.load(set_path)
-    spec = corpus(questions[0].corpus)
+    spec = corpus(questions[0].corpus, select)
     name = context or spec.name
     files = select_files(corpus_root, spec)
     missing = qs.missing_relevant(questions, corpus_root, set(files))

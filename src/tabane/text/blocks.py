@@ -9,24 +9,37 @@ from typing import Literal, cast, get_args
 
 from tabane.errors import Issue
 
-LocatorKind = Literal["page", "line_range", "slide", "sheet", "table"]
+LocatorKind = Literal["page", "line_range", "slide", "sheet", "table", "anchor"]
 
 
 @dataclass(frozen=True)
 class Locator:
-    """Where a block sits in its document: a page, or a 1-based inclusive range of lines, …"""
+    """Where a block sits in its document: a page, a 1-based inclusive range of lines, …, or the
+    anchor (an HTML fragment id) of the nearest heading above it, which a link to the document
+    can carry after `#`."""
 
     kind: LocatorKind
-    start: int  # 1-based (page number, first line)
+    start: int | None = None  # 1-based (page number, first line); None for an anchor
     end: int | None = None  # inclusive (last line); None for a single page
+    value: str | None = None  # an anchor's fragment id; None for the numbered kinds
 
     def __post_init__(self) -> None:
         if self.kind not in get_args(LocatorKind):
             raise ValueError(f"unknown locator kind {self.kind!r}")
-        if self.start < 1 or (self.end is not None and self.end < self.start):
+        if self.kind == "anchor":
+            if not self.value or self.start is not None or self.end is not None:
+                raise ValueError("an anchor locator has a non-empty value and no start or end")
+            return
+        if self.value is not None:
+            raise ValueError(f"a {self.kind} locator has no value")
+        if self.start is None or self.start < 1:
+            raise ValueError(f"invalid locator start {self.start}")
+        if self.end is not None and self.end < self.start:
             raise ValueError(f"invalid locator range {self.start}..{self.end}")
 
     def to_json(self) -> dict[str, object]:
+        if self.kind == "anchor":
+            return {"kind": self.kind, "value": self.value}
         out: dict[str, object] = {"kind": self.kind, "start": self.start}
         if self.end is not None:
             out["end"] = self.end
@@ -34,12 +47,21 @@ class Locator:
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> Locator:
-        kind, start, end = data["kind"], data["start"], data.get("end")
-        if kind not in get_args(LocatorKind) or not isinstance(start, int):
+        kind, start, end, value = (
+            data["kind"],
+            data.get("start"),
+            data.get("end"),
+            data.get("value"),
+        )
+        if kind not in get_args(LocatorKind):
             raise ValueError(f"invalid locator {data!r}")
-        if end is not None and not isinstance(end, int):
+        if any(v is not None and not isinstance(v, int) for v in (start, end)):
             raise ValueError(f"invalid locator {data!r}")
-        return cls(cast(LocatorKind, kind), start, end)
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"invalid locator {data!r}")
+        return cls(
+            cast(LocatorKind, kind), cast("int | None", start), cast("int | None", end), value
+        )
 
 
 @dataclass(frozen=True)

@@ -103,14 +103,16 @@ def normalize_charset(label: str) -> str | None:
 def decode_text(data: bytes, name: str, *, declared: str | None = None) -> str:
     """Decode document bytes strictly, or raise DocumentError naming `name`.
 
-    Order: a BOM decides; then data that looks binary is refused; then UTF-8; then the `declared`
+    One rule for every surface (CLI, sync, HTTP, MCP: they all read bytes through here). Order: a
+    BOM decides; then data that looks binary, or holds a NUL byte anywhere, is refused; then UTF-8;
+    then the `declared`
     charset (an HTML meta charset or XML declaration), tried first when it is a 7-bit stateful
     encoding (ISO-2022-*), whose escape sequences would otherwise pass as valid UTF-8.
     """
     encoding = bom_encoding(data)
     if encoding is not None:
         try:
-            return data.decode(encoding).removeprefix("\ufeff")
+            return _no_nul(data.decode(encoding).removeprefix("\ufeff"), name)
         except UnicodeDecodeError as exc:
             raise _undecodable(
                 name, f"invalid {encoding} after a byte-order mark ({exc.reason})"
@@ -120,6 +122,9 @@ def decode_text(data: bytes, name: str, *, declared: str | None = None) -> str:
             f"{name}: binary data",
             issues=[Issue(name, "binary data: not text and not a PDF")],
         )
+    if b"\x00" in data:  # past the sniffed head: text cannot hold it (PostgreSQL refuses it)
+        offset = data.index(b"\x00")
+        raise _undecodable(name, f"a NUL byte at offset {offset}: not text")
     charset = normalize_charset(declared) if declared else None
     candidates = ["utf-8"]
     if charset is not None and charset != "utf-8":
@@ -127,15 +132,26 @@ def decode_text(data: bytes, name: str, *, declared: str | None = None) -> str:
             candidates.insert(0, charset)
         else:
             candidates.append(charset)
+    first: UnicodeDecodeError | None = None
     for candidate in candidates:
         try:
-            return data.decode(candidate)
-        except UnicodeDecodeError:
+            return _no_nul(data.decode(candidate), name)
+        except UnicodeDecodeError as exc:
+            first = first or exc
             continue
     tried = " or ".join(candidates)
+    if first is not None:
+        tried += f" (byte 0x{data[first.start]:02x} at offset {first.start})"
     if declared and charset is None:
         tried += f" (the declared charset {declared!r} is unknown)"
     raise _undecodable(name, f"cannot be decoded as {tried}")
+
+
+def _no_nul(text: str, name: str) -> str:
+    """`text`, unless it holds a NUL character (UTF-16 or a declared charset can decode one)."""
+    if "\x00" in text:
+        raise _undecodable(name, f"a NUL character at offset {text.index(chr(0))}: not text")
+    return text
 
 
 def _undecodable(name: str, problem: str) -> DocumentError:

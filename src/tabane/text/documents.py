@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from tabane.errors import DocumentError, Issue
+from tabane.errors import DocumentError, Issue, ReaderFailed, TabaneError
 from tabane.text.blocks import Block as Block
 from tabane.text.blocks import Locator as Locator
 from tabane.text.blocks import ParsedDocument as ParsedDocument
@@ -21,7 +21,8 @@ FORMATS = ("text", "markdown", "html", "pdf", "man")
 # source's raw hash includes it, so the next ingest or sync parses each file again (and rewrites
 # only the sources whose paragraphs came out different) instead of skipping it as unchanged.
 # 2: AsciiDoc pages keep the NAME line of their header (html.py `_header_summary`).
-PARSER_VERSION = 2
+# 3: pages of documentation generators are walked whole, with headings and anchor locators.
+PARSER_VERSION = 3
 
 _EXTENSIONS = {
     ".md": "markdown",
@@ -67,7 +68,9 @@ def read_document(data: bytes, *, name: str, format: str | None = None) -> Parse
     """Parse one document; `name` (a path or URI) picks the format unless `format` is given.
 
     Raises DocumentError (with an issue naming `name`) for binary data that is not a PDF, text that
-    cannot be decoded, corrupt gzip data and malformed PDFs. An empty document has no blocks.
+    cannot be decoded, corrupt gzip data and malformed PDFs, and ReaderFailed when a reader breaks
+    on the file (a bug of ours): a reader never raises anything but a tabane error. An empty
+    document has no blocks.
     """
     if format is not None and format not in FORMATS:
         raise DocumentError(
@@ -83,10 +86,15 @@ def read_document(data: bytes, *, name: str, format: str | None = None) -> Parse
         return ParsedDocument(format=fmt, title=None, blocks=())  # empty is not an error
     try:
         return _parse(fmt, data, name)
+    except TabaneError:
+        raise
     except RecursionError:  # conditionals, enclosures or lists nested past what the readers walk
         raise DocumentError(
             f"{name}: nested too deeply to read", issues=[Issue(name, "nested too deeply")]
         ) from None
+    except Exception as exc:  # a reader bug must cost one file, never the run
+        problem = f"the {fmt} reader failed: {type(exc).__name__}: {exc}"
+        raise ReaderFailed(f"{name}: {problem}", issues=[Issue(name, problem)]) from exc
 
 
 def _parse(fmt: str, data: bytes, name: str) -> ParsedDocument:

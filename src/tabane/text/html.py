@@ -3,7 +3,10 @@
 A page whose author marked its main content (`<main>`, `role="main"`, a single `<article>`: Sphinx,
 rustdoc, mdBook and most current generators do) is read by a plain walk over that element: the
 author's own structure beats a heuristic, and the walk keeps every heading, list, table and code
-block. Any other page goes through trafilatura, which finds the main text among navigation, headers,
+block. A page made by a documentation generator (html_generators: DocBook, Publican, Texinfo,
+AsciiDoc, gtk-doc, javadoc, …) is walked over its whole body once its known chrome is gone: such a
+page is all document, and trafilatura drops its headings and whole sections of it (issue 28). Any
+other page goes through trafilatura, which finds the main text among navigation, headers,
 footers and sidebars; where it finds nothing, or falls back to its one-paragraph baseline (tiny
 pages), the walk over the body without its chrome elements is used instead. A summary that lives
 in the page's header (AsciiDoc's NAME line) is kept ahead of what trafilatura finds. Both paths
@@ -25,6 +28,7 @@ from tabane.text.blocks import Block, ParsedDocument
 from tabane.text.decoding import declared_charset, decode_text
 from tabane.text.html_blocks import Walker, from_trafilatura
 from tabane.text.html_chrome import prepare
+from tabane.text.html_generators import generated
 from tabane.text.metadata import UNREAD_DATE, iso_date
 
 # Where a page's publication date may be declared, most specific first.
@@ -37,6 +41,11 @@ _DATE_META = (
     "date",
 )
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+# The tables of contents of generated pages (outermost only: a toc nests per level).
+_TOC = (
+    "//*[contains(concat(' ', normalize-space(@class), ' '), ' toc ')]"
+    "[not(ancestor::*[contains(concat(' ', normalize-space(@class), ' '), ' toc ')])]"
+)
 
 
 def parse_html(data: bytes, name: str) -> ParsedDocument:
@@ -50,10 +59,14 @@ def parse_html(data: bytes, name: str) -> ParsedDocument:
         return ParsedDocument(format="html", title=None, blocks=())
     title = _title(tree)
     date, warnings = _date(tree)
+    documentation = generated(tree)  # before prepare, which removes some of the marks it reads
+    tocs = [copy.deepcopy(toc) for toc in tree.xpath(_TOC)] if documentation else []
     prepare(tree)
     landmark = _landmark(tree)
     if landmark is not None:
         blocks = Walker(keep_header=True).run(landmark)
+    elif documentation:
+        blocks = _walk_generated(tree, tocs)
     else:
         blocks = _extract(tree)
         if len(blocks) <= 1:  # nothing, or trafilatura's baseline: the whole page as one paragraph
@@ -64,6 +77,18 @@ def parse_html(data: bytes, name: str) -> ParsedDocument:
         else:
             blocks = _header_summary(tree, blocks) + blocks
     return ParsedDocument("html", title, tuple(blocks), date, warnings=warnings)
+
+
+def _walk_generated(tree: Any, tocs: list[Any]) -> list[Block]:
+    """A generated page's body; a page that is only a table of contents (a DocBook part or
+    chapter page, once its toc is removed as chrome, holds nothing but its title) is stored as
+    that table of contents, under the page's headings, never as an empty document."""
+    body = tree.find("body")
+    walker = Walker(keep_header=False)
+    blocks = walker.run(body if body is not None else tree)
+    for toc in tocs if not blocks else []:
+        blocks = walker.run(toc)
+    return blocks
 
 
 def _landmark(tree: Any) -> Any:

@@ -11,7 +11,8 @@ from typing import Any
 
 from lxml import etree
 
-from tabane.text.blocks import Block
+from tabane.text.blocks import Block, Locator
+from tabane.text.html_anchors import heading_anchor
 from tabane.text.markdown import Outline, clean_heading
 
 # Page chrome by element name, for the plain walk (a <header> in <main> holds the article's title).
@@ -30,6 +31,8 @@ _XML_BLOCKS = frozenset({"p", "list", "item", "quote", "head", "row", "table"})
 _CJK = "\u2e80-\u2fff\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CJK_BREAK = re.compile(f"(?<=[{_CJK}])[ \t\r]*\n\\s*(?=[{_CJK}])")
 _WHITESPACE = re.compile(r"\s+")
+# Permalink marks generators append to a heading (Node.js "#", Sphinx "¶" when its class is lost).
+_PERMALINK = re.compile(r"\s*[#¶§]+$")
 
 
 def from_trafilatura(xml: str) -> list[Block]:
@@ -55,8 +58,8 @@ def from_trafilatura(xml: str) -> list[Block]:
             continue
         else:
             text = _inline(element)
-        if text:
-            blocks.append(Block(text, outline.path))
+        if text.strip():
+            blocks.append(Block(text.strip(), outline.path))
     return blocks
 
 
@@ -132,7 +135,7 @@ def _table_lines(element: Any) -> list[str]:
     for row in element.iter("row"):
         cells = [_inline(cell).replace("\n", " ") for cell in row.findall("cell")]
         if any(cells):
-            rows.append(" | ".join(cells))
+            rows.append(" | ".join(cells).strip(" |"))
     return rows
 
 
@@ -161,9 +164,8 @@ class Walker:
             pass
         elif heading:
             self._flush()
-            self.outline.enter(
-                int(heading.group(1)), clean_heading(" ".join(element.text_content().split()))
-            )
+            text = _PERMALINK.sub("", clean_heading(" ".join(element.text_content().split())))
+            self.outline.enter(int(heading.group(1)), text, heading_anchor(element))
         elif tag == "pre":
             self._flush()
             self._add(_verbatim(element.text_content()))
@@ -212,4 +214,6 @@ class Walker:
 
     def _add(self, text: str) -> None:
         if text:
-            self.blocks.append(Block(text, self.outline.path))
+            anchor = self.outline.anchor
+            locator = Locator("anchor", value=anchor) if anchor else None
+            self.blocks.append(Block(text, self.outline.path, locator))

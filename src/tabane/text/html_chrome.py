@@ -1,11 +1,12 @@
 """HTML clean-up before extraction: page chrome out, code and definition lists in a shape that
 survives extraction.
 
-Known chrome of documentation generators goes (Sphinx sidebars and "¶" permalinks, DocBook and
-Texinfo navigation bars, AsciiDoc footers, rustdoc anchors), every `<pre>` becomes one `<pre><code>`
-(else highlighted code loses its line breaks in trafilatura), a definition term joins the first
-paragraph of its definition (a signature and what it does; an option and its meaning), and an
-admonition title joins its first paragraph ("Note: …").
+Known chrome of documentation generators goes (Sphinx sidebars and "¶" permalinks, DocBook,
+Publican, gtk-doc and Texinfo navigation bars, AsciiDoc footers, rustdoc anchors, SQLite's menus
+marked `nosearch`), every `<pre>`
+becomes one `<pre><code>` (else highlighted code loses its line breaks in trafilatura), a
+definition term joins the first paragraph of its definition (a signature and what it does; an
+option and its meaning), and an admonition title joins its first paragraph ("Note: …").
 """
 
 from __future__ import annotations
@@ -15,16 +16,18 @@ from typing import Any
 from lxml import etree
 
 # Whole subtrees that are never body text.
-_DROP_TAGS = ("script", "style", "noscript", "template", "button", "svg")
+DROP_TAGS = ("script", "style", "noscript", "template", "button", "svg")
 # Chrome of documentation generators, by class token and by id.
-_CHROME_CLASSES = (
+CHROME_CLASSES = (
     "related", "sphinxsidebar", "sphinxsidebarwrapper", "footer", "mobile-nav", "menu-wrapper",
     "inline-search", "language_switcher_placeholder", "version_switcher_placeholder", "clearer",
     "headerlink", "navheader", "navfooter", "toc", "nav-panel", "doc-anchor",
+    "docnav", "navigation", "header", "nosearch", "menu", "searchmenu",
 )  # fmt: skip
-_CHROME_IDS = frozenset(("footer", "footer-text"))
-_CHROME_CLASS_SET = frozenset(_CHROME_CLASSES)
-_DROP_TAG_SET = frozenset(_DROP_TAGS)
+# AsciiDoc's "Last updated" footer; Publican's "Download the ebook" banner.
+CHROME_IDS = frozenset(("footer", "footer-text", "banner"))
+_CHROME_CLASS_SET = frozenset(CHROME_CLASSES)
+_DROP_TAG_SET = frozenset(DROP_TAGS)
 _ADMONITION_TITLE = "//*[contains(concat(' ', normalize-space(@class), ' '), ' admonition-title ')]"
 
 
@@ -37,7 +40,7 @@ def prepare(tree: Any) -> None:
         if isinstance(element.tag, str)
         and (
             element.tag in _DROP_TAG_SET
-            or element.get("id") in _CHROME_IDS
+            or element.get("id") in CHROME_IDS
             or not _CHROME_CLASS_SET.isdisjoint((element.get("class") or "").split())
         )
     ]

@@ -45,19 +45,24 @@ def parse_markdown(text: str) -> ParsedDocument:
 
 
 class Outline:
-    """The heading path at the current point of a document (an H2 after an H3 pops both)."""
+    """The heading path at the current point of a document (an H2 after an H3 pops both), and the
+    anchor of the innermost heading that has one (HTML: where a link to this point goes)."""
 
     def __init__(self) -> None:
-        self._headings: list[tuple[int, str]] = []  # (level, text), outermost first
+        self._headings: list[tuple[int, str, str | None]] = []  # (level, text, anchor)
 
-    def enter(self, level: int, text: str) -> None:
+    def enter(self, level: int, text: str, anchor: str | None = None) -> None:
         while self._headings and self._headings[-1][0] >= level:
             self._headings.pop()
-        self._headings.append((level, text))
+        self._headings.append((level, text, anchor))
 
     @property
     def path(self) -> tuple[str, ...]:
-        return tuple(text for _, text in self._headings if text)
+        return tuple(text for _, text, _ in self._headings if text)
+
+    @property
+    def anchor(self) -> str | None:
+        return next((a for _, _, a in reversed(self._headings) if a), None)
 
 
 class _Splitter:
