@@ -48,7 +48,7 @@ def run(svc: Tabane, user: Principal, say: Callable[[str], None], started: float
     say(f"  ({citation.source_id}, paragraph {citation.paragraph}) {citation.title!r}")
     say(f"  section: {' > '.join(citation.section) or '-'}; locator: {citation.locator}")
     say(f"  {citation.text[:200]}")
-    left = svc.wait_for_jobs(timeout=300)
+    left = svc.wait_for_jobs(timeout=300, contexts=(DEMO_CONTEXT,))  # its own, no other's
     say(f"embeddings: {'done' if not left else f'{left} jobs still queued'}")
     query = "A context keeps one meaning for each spelling."
     found = svc.search(user, SearchRequest(query, contexts=(DEMO_CONTEXT,), limit=3))

@@ -234,7 +234,7 @@ def run(argv: list[str]) -> int:
             if getattr(exc, "ctx", None) is not None:
                 typer.echo(f"  see: {exc.ctx.command_path} --help", err=True)
         return int(exc.exit_code)
-    except typer.Abort:
+    except typer.Abort:  # a confirmation answered no (Typer returns Ctrl-C as 130 itself)
         typer.echo("aborted", err=True)
         return 1
     except SystemExit as stop:  # a command's own exit (`handled`: 2 on a tabane error)
