@@ -56,6 +56,10 @@ SETTINGS: dict[str, str] = {
         "`true` creates an unknown token user on first sight (default `false`: refused)"
     ),
     "TABANE_OIDC_USER_CLAIM": "claim naming the tabane user of a JWT (default `sub`)",
+    "TABANE_UNKNOWN_SETTINGS": (
+        "`refuse` (default): a TABANE_* variable no setting reads stops the start, naming the "
+        "setting it resembles; `warn`: it is named in a warning and ignored"
+    ),
     "TABANE_RLS_EXAMPLES": "Hypothesis examples for the RLS property test (default 300)",
     "TABANE_EMBEDDER": "`use` (default, offline, ships in a package), `openai`, or `none`",
     "TABANE_EMBED_URL": "base URL of an OpenAI-compatible embeddings API",
@@ -183,8 +187,16 @@ class Settings:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
+        policy = _choice(env, "TABANE_UNKNOWN_SETTINGS", "refuse", ("refuse", "warn"))
         if stray := unknown(env):
-            logging.getLogger("tabane").warning("unknown settings ignored: %s", ", ".join(stray))
+            if policy == "refuse":
+                raise InvalidInput(
+                    "unknown settings: a TABANE_* variable no setting reads (set "
+                    "TABANE_UNKNOWN_SETTINGS=warn to start anyway)",
+                    issues=[Issue(key, f"no such setting{near}") for key, near in stray],
+                )
+            names = ", ".join(f"{key}{near}" for key, near in stray)
+            logging.getLogger("tabane").warning("unknown settings ignored: %s", names)
         home = Path(env["TABANE_HOME"]).expanduser() if env.get("TABANE_HOME") else default_home()
         return cls(
             home=home,
@@ -327,15 +339,16 @@ def _bool(env: Mapping[str, str], key: str, default: bool) -> bool:
     raise InvalidInput(f"{key} must be true or false", issues=[Issue(key, repr(raw))])
 
 
-def unknown(env: Mapping[str, str]) -> list[str]:
-    """The TABANE_* variables set that no setting reads (a misspelling is otherwise silent:
-    `TABANE_AUHT=keys` would serve without authentication), each with the nearest setting."""
+def unknown(env: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The TABANE_* variables set that no setting reads (a misspelling would otherwise be
+    silent: `TABANE_AUHT=keys` would serve without authentication), each with the nearest
+    setting as ` (did you mean …?)`, or nothing."""
     import difflib
 
     out = []
     for key in sorted(k for k in env if k.startswith("TABANE_") and k not in SETTINGS):
         near = difflib.get_close_matches(key, SETTINGS, n=1)
-        out.append(f"{key} (did you mean {near[0]}?)" if near else key)
+        out.append((key, f" (did you mean {near[0]}?)" if near else ""))
     return out
 
 

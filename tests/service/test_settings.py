@@ -64,8 +64,21 @@ def test_values_that_would_be_read_otherwise_are_refused(key: str, value: str) -
     assert [i.path for i in caught.value.issues] == [key]
 
 
-def test_a_misspelled_setting_is_named_with_the_one_meant(caplog) -> None:
+def test_a_misspelled_setting_refuses_the_start_naming_the_one_meant() -> None:
+    """`TABANE_AUHT=keys` served without authentication while a warning scrolled by; now the
+    start is refused, as PostgreSQL refuses an unknown parameter."""
+    with pytest.raises(InvalidInput) as caught:
+        Settings.from_env({"TABANE_AUHT": "keys"})
+    assert [(i.path, i.problem) for i in caught.value.issues] == [
+        ("TABANE_AUHT", "no such setting (did you mean TABANE_AUTH?)")
+    ]
+
+
+def test_unknown_settings_may_be_allowed_on_purpose(caplog) -> None:
+    env = {"TABANE_AUHT": "keys", "TABANE_UNKNOWN_SETTINGS": "warn"}
     with caplog.at_level("WARNING", logger="tabane"):
-        settings = Settings.from_env({"TABANE_AUHT": "keys"})
+        settings = Settings.from_env(env)
     assert settings.auth == "none"  # ignored, and said so
     assert "TABANE_AUHT (did you mean TABANE_AUTH?)" in caplog.text
+    with pytest.raises(InvalidInput):
+        Settings.from_env({"TABANE_UNKNOWN_SETTINGS": "ignore"})
