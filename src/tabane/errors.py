@@ -8,6 +8,7 @@
     ├── InvalidInput                 invalid_input 422  (a field is malformed; `issues` say where)
     │   ├── InvalidName              invalid_name  422
     │   ├── BodyTooLarge             body_too_large 413
+    │   ├── LimitExceeded            limit_exceeded 422 (a count over a limit the issue names)
     │   ├── DocumentError            unreadable_document 422 (undecodable, binary or empty file)
     │   │   └── ReaderFailed         reader_failed 422 (a reader broke on the file: a tabane bug)
     │   └── TemplateError            template_error 422 (a recall template fails to compile/render)
@@ -32,7 +33,9 @@
     ├── Forbidden                    forbidden     403  (the caller may not write these scopes)
     ├── RateLimited                  rate_limited  429  (too many requests; `Retry-After` says when)
     ├── StoreUnavailable             store_unavailable 503
-    │   └── StoreBusy                store_busy    503  (a conflicting write or lock: retry)
+    │   ├── StoreBusy                store_busy    503  (a conflicting write or lock: retry)
+    │   │   └── Overloaded           overloaded    503  (at capacity now; `Retry-After` says when)
+    │   └── DiskLow                  disk_low      507  (the store's disk is nearly full: no writes)
     ├── EmbedderUnavailable          embedder_unavailable 503 (the embedding service is failing)
     ├── RerankerUnavailable          reranker_unavailable 503 (the rerank service is failing)
     └── SummarizerUnavailable        summarizer_unavailable 503 (the summary service is failing)
@@ -118,6 +121,13 @@ class InvalidName(InvalidInput):
 class BodyTooLarge(InvalidInput):
     code = "body_too_large"
     status = 413
+
+
+class LimitExceeded(InvalidInput):
+    """A count or size over one of tabane's limits (paragraphs of a document, files of a walk,
+    tags); checked before the work, the issue names the limit."""
+
+    code = "limit_exceeded"
 
 
 class DocumentError(InvalidInput):
@@ -247,6 +257,32 @@ class StoreUnavailable(TabaneError):
 
 class StoreBusy(StoreUnavailable):
     code = "store_busy"
+
+
+class Overloaded(StoreBusy):
+    """The server is at its capacity now (database connections, heavy operations at once);
+    refused at once, nothing done; `retry_after` is whole seconds to wait (at least 1)."""
+
+    code = "overloaded"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after: int = 1,
+        issues: Iterable[Issue] = (),
+        written: str = "nothing",
+    ) -> None:
+        super().__init__(message, issues=issues, written=written)
+        self.retry_after = max(1, retry_after)
+
+
+class DiskLow(StoreUnavailable):
+    """The disk of the store's data directory is below its low watermark: writes are refused
+    before PostgreSQL meets a full disk; reads go on."""
+
+    code = "disk_low"
+    status = 507
 
 
 class EmbedderUnavailable(TabaneError):

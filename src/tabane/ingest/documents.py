@@ -13,7 +13,7 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
 from tabane.contexts import contexts
-from tabane.errors import InvalidInput, Issue, NoSource, SourceTaken
+from tabane.errors import InvalidInput, Issue, LimitExceeded, NoSource, SourceTaken
 from tabane.graph import claim_sources
 from tabane.jobs import queue, rebuilds
 from tabane.sources import read
@@ -32,6 +32,10 @@ from tabane.types import SOURCE_STATES, Principal, parse_date, scope_set
 
 MAX_SOURCE_ID = 1024
 MAX_TAGS = 64
+MAX_TAGS_SENT = 4 * MAX_TAGS  # tags one request may send (repeats count once after)
+# Paragraphs one document may make (TABANE_MAX_PARAGRAPHS): twice the largest page of the corpus
+# zoo (Node.js's whole manual on one page, api/all.html: 20,608).
+MAX_PARAGRAPHS = 50_000
 _SPACES = re.compile(r"\s+")
 
 
@@ -53,7 +57,24 @@ class DocumentInput:
     origin: str | None = None
 
 
-def parse(doc: DocumentInput) -> ParsedDocument:
+def parse(doc: DocumentInput, max_paragraphs: int = MAX_PARAGRAPHS) -> ParsedDocument:
+    """The document's paragraphs (as given, or read from its bytes), at most `max_paragraphs`:
+    past that it is refused before anything is written."""
+    parsed = _parse(doc)
+    if len(parsed.blocks) > max_paragraphs:
+        raise LimitExceeded(
+            f"the document makes {len(parsed.blocks)} paragraphs, more than one document may",
+            issues=[
+                Issue(
+                    "TABANE_MAX_PARAGRAPHS",
+                    f"{len(parsed.blocks)} paragraphs, at most {max_paragraphs}",
+                )
+            ],
+        )
+    return parsed
+
+
+def _parse(doc: DocumentInput) -> ParsedDocument:
     check_source_id(doc.source_id)
     if doc.paragraphs is not None:
         if len(doc.questions) > len(doc.paragraphs):
@@ -264,14 +285,17 @@ def check_state(value: str) -> str:
 def check_tags(tags: Sequence[str]) -> tuple[str, ...]:
     if isinstance(tags, str):
         raise InvalidInput("tags must be a list", issues=[Issue("tags", "not a list")])
-    out: list[str] = []
+    if len(tags) > MAX_TAGS_SENT:  # before any tag is read: the work stays linear and small
+        raise InvalidInput(
+            "too many tags", issues=[Issue("tags", f"{len(tags)} sent, at most {MAX_TAGS_SENT}")]
+        )
+    out: dict[str, None] = {}  # distinct tags in the order given
     for i, tag in enumerate(tags):
         if not isinstance(tag, str) or not tag.strip() or len(tag) > 128:
             raise InvalidInput(
                 "invalid tag", issues=[Issue(f"tags[{i}]", "empty or over 128 chars")]
             )
-        if tag.strip() not in out:
-            out.append(tag.strip())
+        out[tag.strip()] = None
     if len(out) > MAX_TAGS:
         raise InvalidInput("too many tags", issues=[Issue("tags", f"{len(out)} > {MAX_TAGS}")])
     return tuple(out)

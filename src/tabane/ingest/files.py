@@ -18,7 +18,9 @@ from sqlalchemy import select
 
 from tabane.contexts import contexts
 from tabane.errors import BodyTooLarge, DocumentError, InvalidInput, Issue, NoSource, TabaneError
+from tabane.ingest import walk
 from tabane.ingest.documents import (
+    MAX_PARAGRAPHS,
     DocumentInput,
     ingest_parsed,
     parse,
@@ -77,6 +79,7 @@ def ingest_file(
     scopes: Sequence[str] | None = None,
     origin: str | None = None,
     max_bytes: int,
+    max_paragraphs: int = MAX_PARAGRAPHS,
     embed: bool = False,
 ) -> FileReport:
     sid = source_id or str(path)
@@ -91,7 +94,7 @@ def ingest_file(
         same = stored_unchanged(store, principal, context, doc)
         if same is not None:
             return FileReport(str(path), sid, same.outcome, same.paragraphs)
-        parsed = parse(doc)
+        parsed = parse(doc, max_paragraphs)
         if not parsed.blocks:
             return _drop_empty(store, principal, context, path, sid, embed)
         result = ingest_parsed(store, principal, context, doc, parsed, embed=embed)
@@ -115,6 +118,7 @@ def ingest_paths(
     *,
     scopes: Sequence[str] | None = None,
     max_bytes: int,
+    max_paragraphs: int = MAX_PARAGRAPHS,
     progress: Progress | None = None,
     embed: bool = False,
 ) -> IngestReport:
@@ -125,7 +129,14 @@ def ingest_paths(
     for path in _expand(paths):
         report.files.append(
             _ingest_retrying(
-                store, principal, context, path, scopes=scopes, max_bytes=max_bytes, embed=embed
+                store,
+                principal,
+                context,
+                path,
+                scopes=scopes,
+                max_bytes=max_bytes,
+                max_paragraphs=max_paragraphs,
+                embed=embed,
             )
         )
         if progress:
@@ -142,6 +153,7 @@ def sync(
     blocklist: Sequence[str] = DEFAULT_BLOCKLIST,
     scopes: Sequence[str] | None = None,
     max_bytes: int,
+    max_paragraphs: int = MAX_PARAGRAPHS,
     progress: Progress | None = None,
     embed: bool = False,
 ) -> IngestReport:
@@ -153,7 +165,7 @@ def sync(
         contexts.resolve(session, context)
     report = IngestReport()
     seen: set[str] = set()
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+    for path in walk.files(root):
         rel = path.relative_to(root).as_posix()
         if blocked(rel, blocklist):
             continue
@@ -168,6 +180,7 @@ def sync(
                 scopes=scopes,
                 origin=origin,
                 max_bytes=max_bytes,
+                max_paragraphs=max_paragraphs,
                 embed=embed,
             )
         )
@@ -230,11 +243,9 @@ def _expand(paths: Iterable[Path]) -> list[Path]:
     for p in paths:
         if p.is_dir():
             out.extend(
-                sorted(
-                    f
-                    for f in p.rglob("*")
-                    if f.is_file() and not blocked(f.relative_to(p).as_posix(), DEFAULT_BLOCKLIST)
-                )
+                f
+                for f in walk.files(p)
+                if not blocked(f.relative_to(p).as_posix(), DEFAULT_BLOCKLIST)
             )
         else:
             out.append(p)

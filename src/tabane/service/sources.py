@@ -36,7 +36,7 @@ class SourcesService(ServiceBase):
         if same is not None:
             return same
         try:
-            parsed = parse(doc)
+            parsed = parse(doc, self.settings.max_paragraphs)
         except DocumentError as exc:  # the reader names the document; here it is the `text`
             exc.issues = tuple(
                 Issue("text", i.problem) if i.path == doc.source_id else i for i in exc.issues
@@ -71,6 +71,7 @@ class SourcesService(ServiceBase):
             paths,
             scopes=scopes,
             max_bytes=self.settings.max_body_bytes,
+            max_paragraphs=self.settings.max_paragraphs,
             progress=progress,
             embed=self.embedder is not None,
         )
@@ -93,6 +94,7 @@ class SourcesService(ServiceBase):
             blocklist=blocklist,
             scopes=scopes,
             max_bytes=self.settings.max_body_bytes,
+            max_paragraphs=self.settings.max_paragraphs,
             progress=progress,
             embed=self.embedder is not None,
         )

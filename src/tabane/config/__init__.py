@@ -11,8 +11,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
 
+from tabane.config import values
 from tabane.errors import InvalidInput, Issue
 
 MIN_BUFFERS_MB = 16  # the smallest shared_buffers tabane starts PostgreSQL with
@@ -36,6 +36,10 @@ SETTINGS: dict[str, str] = {
     "TABANE_APP_DATABASE_URL": "URL the application connects with (a role that cannot bypass RLS)",
     "TABANE_USER": "name of the implicit local user (default: the login name)",
     "TABANE_MAX_BODY_BYTES": "largest HTTP body and ingested file, in bytes (default 8 MiB)",
+    "TABANE_MAX_PARAGRAPHS": (
+        "paragraphs one document may make; a larger one is refused with limit_exceeded "
+        "(default 50000)"
+    ),
     "TABANE_HOST": "address `tabane serve` binds (default 127.0.0.1)",
     "TABANE_PORT": "port `tabane serve` binds (default 8477)",
     "TABANE_AUTH": (
@@ -100,6 +104,7 @@ SETTINGS: dict[str, str] = {
 }
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
+DEFAULT_MAX_PARAGRAPHS = 50_000  # twice the largest page of the corpus zoo (ingest/documents.py)
 # Starting the embedded PostgreSQL costs about a second of every command that finds it stopped; five
 # idle minutes cover a person's pauses between commands at the cost of an idle server's memory.
 DEFAULT_PG_IDLE_SECONDS = 300.0
@@ -139,6 +144,7 @@ class Settings:
     app_database_url: str | None = None
     local_user: str = "local"
     max_body_bytes: int = DEFAULT_MAX_BODY
+    max_paragraphs: int = DEFAULT_MAX_PARAGRAPHS
     host: str = "127.0.0.1"
     port: int = 8477
     auth: str = "none"
@@ -187,7 +193,7 @@ class Settings:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
-        policy = _choice(env, "TABANE_UNKNOWN_SETTINGS", "refuse", ("refuse", "warn"))
+        policy = values.choice(env, "TABANE_UNKNOWN_SETTINGS", "refuse", ("refuse", "warn"))
         if stray := unknown(env):
             if policy == "refuse":
                 raise InvalidInput(
@@ -201,142 +207,70 @@ class Settings:
         return cls(
             home=home,
             pg_shared_buffers_mb=_buffers(env),
-            pg_idle_seconds=_float(
+            pg_idle_seconds=values.number(
                 env, "TABANE_PG_IDLE_SECONDS", DEFAULT_PG_IDLE_SECONDS, 0.0, 7 * 86400.0
             )
             or 0.0,
-            resident_seconds=_float(
+            resident_seconds=values.number(
                 env, "TABANE_RESIDENT_SECONDS", DEFAULT_RESIDENT_SECONDS, 0.0, 7 * 86400.0
             )
             or 0.0,
-            database_url=_database_url(env, "TABANE_DATABASE_URL"),
-            app_database_url=_database_url(env, "TABANE_APP_DATABASE_URL"),
+            database_url=values.database_url(env, "TABANE_DATABASE_URL"),
+            app_database_url=values.database_url(env, "TABANE_APP_DATABASE_URL"),
             local_user=env.get("TABANE_USER") or _login_name(),
-            max_body_bytes=_int(env, "TABANE_MAX_BODY_BYTES", DEFAULT_MAX_BODY, 1, 1 << 30),
+            max_body_bytes=values.integer(
+                env, "TABANE_MAX_BODY_BYTES", DEFAULT_MAX_BODY, 1, 1 << 30
+            ),
+            max_paragraphs=values.integer(
+                env, "TABANE_MAX_PARAGRAPHS", DEFAULT_MAX_PARAGRAPHS, 1, 10_000_000
+            ),
             host=env.get("TABANE_HOST") or "127.0.0.1",
-            port=_int(env, "TABANE_PORT", 8477, 1, 65535),
-            auth=_choice(env, "TABANE_AUTH", "none", AUTH_MODES),
+            port=values.integer(env, "TABANE_PORT", 8477, 1, 65535),
+            auth=values.choice(env, "TABANE_AUTH", "none", AUTH_MODES),
             oidc_issuer=env.get("TABANE_OIDC_ISSUER") or None,
             oidc_audience=env.get("TABANE_OIDC_AUDIENCE") or None,
             oidc_jwks_url=env.get("TABANE_OIDC_JWKS_URL") or None,
-            oidc_jwks_file=_path(env, "TABANE_OIDC_JWKS_FILE"),
-            oidc_algorithms=_listed(env, "TABANE_OIDC_ALGORITHMS") or DEFAULT_OIDC_ALGORITHMS,
-            oidc_leeway=_int(env, "TABANE_OIDC_LEEWAY", 30, 0, 3600),
-            oidc_scopes=_path(env, "TABANE_OIDC_SCOPES"),
-            oidc_create_users=_bool(env, "TABANE_OIDC_CREATE_USERS", False),
-            oidc_user_claim=_word(env, "TABANE_OIDC_USER_CLAIM", "sub"),
-            embedder=_choice(env, "TABANE_EMBEDDER", "use", ("use", "openai", "none")),
-            embed_url=_http_url(env, "TABANE_EMBED_URL"),
+            oidc_jwks_file=values.file_path(env, "TABANE_OIDC_JWKS_FILE"),
+            oidc_algorithms=values.listed(env, "TABANE_OIDC_ALGORITHMS") or DEFAULT_OIDC_ALGORITHMS,
+            oidc_leeway=values.integer(env, "TABANE_OIDC_LEEWAY", 30, 0, 3600),
+            oidc_scopes=values.file_path(env, "TABANE_OIDC_SCOPES"),
+            oidc_create_users=values.boolean(env, "TABANE_OIDC_CREATE_USERS", False),
+            oidc_user_claim=values.word(env, "TABANE_OIDC_USER_CLAIM", "sub"),
+            embedder=values.choice(env, "TABANE_EMBEDDER", "use", ("use", "openai", "none")),
+            embed_url=values.http_url(env, "TABANE_EMBED_URL"),
             embed_model=env.get("TABANE_EMBED_MODEL") or None,
             embed_api_key=env.get("TABANE_EMBED_API_KEY") or None,
-            embed_dim=_int(env, "TABANE_EMBED_DIM", 0, 0, 65536) or None,
-            embed_max_rps=_float(env, "TABANE_EMBED_MAX_RPS", None, 0.0, 1e6),
-            semantic_floor=_float(env, "TABANE_SEMANTIC_FLOOR", None, -1.0, 1.0),
-            reranker=_choice(env, "TABANE_RERANKER", "none", ("none", "http")),
-            rerank_url=_http_url(env, "TABANE_RERANK_URL"),
-            rerank_format=_choice(env, "TABANE_RERANK_FORMAT", "tei", ("tei", "cohere")),
+            embed_dim=values.integer(env, "TABANE_EMBED_DIM", 0, 0, 65536) or None,
+            embed_max_rps=values.number(env, "TABANE_EMBED_MAX_RPS", None, 0.0, 1e6),
+            semantic_floor=values.number(env, "TABANE_SEMANTIC_FLOOR", None, -1.0, 1.0),
+            reranker=values.choice(env, "TABANE_RERANKER", "none", ("none", "http")),
+            rerank_url=values.http_url(env, "TABANE_RERANK_URL"),
+            rerank_format=values.choice(env, "TABANE_RERANK_FORMAT", "tei", ("tei", "cohere")),
             rerank_model=env.get("TABANE_RERANK_MODEL") or None,
             rerank_api_key=env.get("TABANE_RERANK_API_KEY") or None,
-            summarizer=_choice(env, "TABANE_SUMMARIZER", "extractive", ("extractive", "openai")),
-            summarize_url=_http_url(env, "TABANE_SUMMARIZE_URL"),
+            summarizer=values.choice(
+                env, "TABANE_SUMMARIZER", "extractive", ("extractive", "openai")
+            ),
+            summarize_url=values.http_url(env, "TABANE_SUMMARIZE_URL"),
             summarize_model=env.get("TABANE_SUMMARIZE_MODEL") or None,
             summarize_api_key=env.get("TABANE_SUMMARIZE_API_KEY") or None,
-            summarize_max_rps=_float(env, "TABANE_SUMMARIZE_MAX_RPS", None, 0.0, 1e6),
-            worker=_choice(env, "TABANE_WORKER", "thread", ("thread", "off")),
-            session_turns=_int(env, "TABANE_SESSION_TURNS", 20, 1, 10_000),
-            session_hours=_float(env, "TABANE_SESSION_HOURS", None, 0.001, 24.0 * 3660),
-            recall_budget=_int(
+            summarize_max_rps=values.number(env, "TABANE_SUMMARIZE_MAX_RPS", None, 0.0, 1e6),
+            worker=values.choice(env, "TABANE_WORKER", "thread", ("thread", "off")),
+            session_turns=values.integer(env, "TABANE_SESSION_TURNS", 20, 1, 10_000),
+            session_hours=values.number(env, "TABANE_SESSION_HOURS", None, 0.001, 24.0 * 3660),
+            recall_budget=values.integer(
                 env, "TABANE_RECALL_BUDGET", DEFAULT_RECALL_BUDGET, 1, MAX_RECALL_BUDGET
             ),
-            chars_per_token=_float(env, "TABANE_CHARS_PER_TOKEN", None, 0.5, 20.0)
+            chars_per_token=values.number(env, "TABANE_CHARS_PER_TOKEN", None, 0.5, 20.0)
             or DEFAULT_CHARS_PER_TOKEN,
-            recall_template=_path(env, "TABANE_RECALL_TEMPLATE"),
-            presets=_path(env, "TABANE_PRESETS"),
-            rate_rps=_float(env, "TABANE_RATE_RPS", DEFAULT_RATE_RPS, 0.0, 1e6) or 0.0,
-            rate_burst=_int(env, "TABANE_RATE_BURST", DEFAULT_RATE_BURST, 1, 1_000_000),
-            heavy_concurrency=_int(
+            recall_template=values.file_path(env, "TABANE_RECALL_TEMPLATE"),
+            presets=values.file_path(env, "TABANE_PRESETS"),
+            rate_rps=values.number(env, "TABANE_RATE_RPS", DEFAULT_RATE_RPS, 0.0, 1e6) or 0.0,
+            rate_burst=values.integer(env, "TABANE_RATE_BURST", DEFAULT_RATE_BURST, 1, 1_000_000),
+            heavy_concurrency=values.integer(
                 env, "TABANE_HEAVY_CONCURRENCY", DEFAULT_HEAVY_CONCURRENCY, 0, 10_000
             ),
         )
-
-
-def _choice(env: Mapping[str, str], key: str, default: str, allowed: tuple[str, ...]) -> str:
-    value = env.get(key) or default
-    if value not in allowed:
-        raise InvalidInput(
-            f"{key} must be one of {', '.join(allowed)}", issues=[Issue(key, repr(value))]
-        )
-    return value
-
-
-def _float(
-    env: Mapping[str, str], key: str, default: float | None, lo: float, hi: float
-) -> float | None:
-    raw = env.get(key)
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise InvalidInput(f"{key} must be a number", issues=[Issue(key, repr(raw))]) from None
-    if not lo <= value <= hi:  # also refuses NaN
-        raise InvalidInput(
-            f"{key} is out of range", issues=[Issue(key, f"{value} not in [{lo}, {hi}]")]
-        )
-    return value
-
-
-def _database_url(env: Mapping[str, str], key: str) -> str | None:
-    """A PostgreSQL URL, parsed now: a malformed one stops the start naming the setting (its
-    value is not shown: it may hold a password)."""
-    raw = (env.get(key) or "").strip()
-    if not raw:
-        return None
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
-
-    shape = "postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE (the value is not shown)"
-    try:
-        url = make_url(raw)
-        _ = url.port  # a port that is not a number fails here
-    except (ArgumentError, ValueError):
-        raise InvalidInput(f"{key} is not a database URL", issues=[Issue(key, shape)]) from None
-    if url.get_backend_name() not in ("postgresql", "postgres"):
-        raise InvalidInput(
-            f"{key} is not a PostgreSQL URL",
-            issues=[Issue(key, f"scheme {url.get_backend_name()!r}; expected {shape}")],
-        )
-    return raw
-
-
-def _http_url(env: Mapping[str, str], key: str) -> str | None:
-    """An http(s) URL with a host (a service tabane calls), checked now, not at the first call."""
-    raw = (env.get(key) or "").strip()
-    if not raw:
-        return None
-    parts = urlsplit(raw)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InvalidInput(
-            f"{key} is not an http(s) URL", issues=[Issue(key, f"{raw[:200]!r}: http(s)://HOST/…")]
-        )
-    return raw
-
-
-def _path(env: Mapping[str, str], key: str) -> Path | None:
-    """An optional file path; whether it exists is checked where it is loaded, with its name."""
-    raw = env.get(key)
-    return Path(raw).expanduser() if raw and raw.strip() else None
-
-
-def _bool(env: Mapping[str, str], key: str, default: bool) -> bool:
-    raw = (env.get(key) or "").strip().lower()
-    if not raw:
-        return default
-    if raw in ("true", "1", "yes", "on"):
-        return True
-    if raw in ("false", "0", "no", "off"):
-        return False
-    raise InvalidInput(f"{key} must be true or false", issues=[Issue(key, repr(raw))])
 
 
 def unknown(env: Mapping[str, str]) -> list[tuple[str, str]]:
@@ -354,7 +288,7 @@ def unknown(env: Mapping[str, str]) -> list[tuple[str, str]]:
 
 def _buffers(env: Mapping[str, str]) -> int:
     """0 (auto) or at least MIN_BUFFERS_MB: a smaller size is refused, not quietly raised."""
-    value = _int(env, "TABANE_PG_SHARED_BUFFERS_MB", 0, 0, 1 << 20)
+    value = values.integer(env, "TABANE_PG_SHARED_BUFFERS_MB", 0, 0, 1 << 20)
     if 0 < value < MIN_BUFFERS_MB:
         raise InvalidInput(
             "TABANE_PG_SHARED_BUFFERS_MB is too small",
@@ -363,50 +297,8 @@ def _buffers(env: Mapping[str, str]) -> int:
     return value
 
 
-def _word(env: Mapping[str, str], key: str, default: str) -> str:
-    """A name (default when unset); set to blanks, it is refused."""
-    raw = env.get(key)
-    if raw is None or raw == "":
-        return default
-    if not raw.strip():
-        raise InvalidInput(f"{key} is blank", issues=[Issue(key, "a name, not spaces")])
-    return raw.strip()
-
-
-def _listed(env: Mapping[str, str], key: str) -> tuple[str, ...]:
-    """`_csv`, but a value that lists nothing (`,`) is refused rather than read as unset."""
-    items = _csv(env, key)
-    if not items and (env.get(key) or "").strip():
-        raise InvalidInput(f"{key} lists nothing", issues=[Issue(key, repr(env[key]))])
-    return items
-
-
-def _csv(env: Mapping[str, str], key: str) -> tuple[str, ...]:
-    """A comma-separated list, blanks dropped (empty when unset)."""
-    return tuple(part.strip() for part in (env.get(key) or "").split(",") if part.strip())
-
-
 def _login_name() -> str:
     try:
         return getpass.getuser()
     except (KeyError, OSError):
         return "local"
-
-
-def _int(env: Mapping[str, str], key: str, default: int, lo: int, hi: int | None = None) -> int:
-    raw = env.get(key)
-    if not raw:
-        return default
-    try:
-        if not raw.strip().lstrip("+-").isdigit():  # int() would read "1_0" as 10
-            raise ValueError(raw)
-        value = int(raw)
-    except ValueError:
-        raise InvalidInput(
-            f"{key} must be an integer", issues=[Issue(key, f"not an integer: {raw!r}")]
-        ) from None
-    if value < lo or (hi is not None and value > hi):
-        raise InvalidInput(
-            f"{key} is out of range", issues=[Issue(key, f"{value} not in [{lo}, {hi or 'inf'}]")]
-        )
-    return value
