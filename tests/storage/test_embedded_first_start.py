@@ -17,7 +17,7 @@ from sqlalchemy import create_engine, text
 from tabane.config import Settings
 from tabane.errors import StoreUnavailable
 from tabane.service import Tabane
-from tabane.storage import embedded, store
+from tabane.storage import embedded, opening
 
 from helpers import unique
 
@@ -236,8 +236,8 @@ def test_a_database_made_meanwhile_is_the_database_wanted(svc: Tabane) -> None:
     url = svc.store.owner.url.set(database="postgres").render_as_string(hide_password=False)
     name = unique("made")
     try:
-        store._ensure_database(url, name)
-        store._ensure_database(url, name)  # made by then: what it wanted, not an error
+        opening._ensure_database(url, name)
+        opening._ensure_database(url, name)  # made by then: what it wanted, not an error
         with svc.store.owner.connect() as conn:
             made = text("SELECT count(*) FROM pg_database WHERE datname = :name")
             assert conn.execute(made, {"name": name}).scalar() == 1

@@ -2,7 +2,9 @@
 
 Layers, outermost first: CatchAll (500 `internal`, logged) → PlainUrl (422 for a path or query
 that is not UTF-8) → BodyLimit (413 before any route runs) → RateLimit (429 per key or user,
-charged once the principal is resolved) → FastAPI's exception handlers (one error body) → the
+charged once the principal is resolved; 503 `overloaded` past the server's heavy limit; every 429
+and 503 gets Retry-After) → Deadline (the request's database work bounded) → FastAPI's
+exception handlers (one error body) → the
 routes, which authenticate through the principal resolver and call one facade method each.
 """
 
@@ -26,6 +28,7 @@ from tabane.api import (
     routes_users,
 )
 from tabane.api.auth import BearerChallenge
+from tabane.api.deadline import Deadline
 from tabane.api.deps import PrincipalResolver, Svc, at_header
 from tabane.api.errors import BodyLimit, CatchAll, PlainUrl, install_handlers
 from tabane.api.local_only import LocalOnly
@@ -110,6 +113,7 @@ def create_app(
     resolve = principal
     mount_mcp(app, svc, lambda: resolve(current_request()), security=mcp_security)
 
+    app.add_middleware(Deadline, seconds=svc.settings.request_seconds)  # its database work's
     app.add_middleware(RateLimit, limiter=limiter)  # 429s get Retry-After; heavy slots freed
     app.add_middleware(BearerChallenge)  # every 401 (routes and /mcp) names the scheme
     app.add_middleware(BodyLimit, max_bytes=svc.settings.max_body_bytes)

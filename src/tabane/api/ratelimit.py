@@ -31,7 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from tabane.access.keys import PREFIX_CHARS, TOKEN_PREFIX
 from tabane.api.deps import PrincipalResolver
 from tabane.config import Settings
-from tabane.errors import Issue, RateLimited
+from tabane.errors import Issue, Overloaded, RateLimited
 from tabane.types import Principal
 
 UNLIMITED = frozenset({"/health"})  # never limited, even for a caller over its limits
@@ -74,10 +74,13 @@ class RateLimits:
     rps: float = 0.0
     burst: int = 1
     heavy: int = 0
+    total: int = 0  # heavy operations at once across every key and user (0: no such limit)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> RateLimits:
-        return cls(settings.rate_rps, settings.rate_burst, settings.heavy_concurrency)
+        return cls(
+            settings.rate_rps, settings.rate_burst, settings.heavy_concurrency, settings.heavy_total
+        )
 
 
 @dataclass
@@ -93,6 +96,7 @@ class RateLimiter:
 
     def __init__(self, limits: RateLimits, clock: Callable[[], float] = time.monotonic) -> None:
         self.limits = limits
+        self._heavy_total = 0  # heavy slots held across every key
         self._clock = clock
         self._lock = threading.Lock()
         self._buckets: dict[str, _Bucket] = {}
@@ -115,20 +119,30 @@ class RateLimiter:
         )
 
     def acquire_heavy(self, key: str) -> bool:
-        """Take a heavy slot for `key` (True), or nothing when the limit is off (False); raise
-        `RateLimited` when all of `key`'s slots are taken."""
-        cap = self.limits.heavy
-        if cap <= 0:
+        """Take a heavy slot for `key` (True), or nothing when both limits are off (False);
+        raise `RateLimited` when all of `key`'s slots are taken, `Overloaded` when the whole
+        server's are (another caller's work fills them: retry soon)."""
+        cap, total = self.limits.heavy, self.limits.total
+        if cap <= 0 and total <= 0:
             return False
         with self._lock:
             bucket = self._bucket(key)
-            if bucket.heavy < cap:
+            mine = cap > 0 and bucket.heavy >= cap
+            everyone = total > 0 and self._heavy_total >= total
+            if not (mine or everyone):
                 bucket.heavy += 1
+                self._heavy_total += 1
                 return True
-        raise RateLimited(
-            f"too many heavy operations at once: {cap} per API key or user",
+        if mine:
+            raise RateLimited(
+                f"too many heavy operations at once: {cap} per API key or user",
+                retry_after=1,
+                issues=[Issue("TABANE_HEAVY_CONCURRENCY", f"{cap} already running")],
+            )
+        raise Overloaded(
+            f"the server runs {total} heavy operations at once, its limit: retry in a moment",
             retry_after=1,
-            issues=[Issue("TABANE_HEAVY_CONCURRENCY", f"{cap} already running")],
+            issues=[Issue("TABANE_HEAVY_TOTAL", f"{total} already running")],
         )
 
     def release_heavy(self, key: str) -> None:
@@ -136,6 +150,7 @@ class RateLimiter:
             bucket = self._buckets.get(key)
             if bucket is not None and bucket.heavy > 0:
                 bucket.heavy -= 1
+                self._heavy_total -= 1
 
     def in_flight(self, key: str) -> int:
         """Heavy operations `key` is running now."""
@@ -205,7 +220,7 @@ class _Ticket:
             self.limiter.admit(key)
             if is_heavy(self.method, self.path) and self.limiter.acquire_heavy(key):
                 self.heavy_key = key
-        except RateLimited as exc:
+        except (RateLimited, Overloaded) as exc:
             self.retry_after = exc.retry_after
             raise
 
@@ -228,15 +243,12 @@ class RateLimit:
         ticket = _Ticket(self.limiter, scope["method"], scope["path"])
 
         async def retry_after(message: Message) -> None:
-            if (
-                message["type"] == "http.response.start"
-                and message["status"] == 429
-                and ticket.retry_after is not None
-            ):
+            if message["type"] == "http.response.start" and message["status"] in (429, 503):
+                # every refusal says when to come back: the limiter's wait, else a second
                 headers = [
                     (k, v) for k, v in message.get("headers", []) if k.lower() != b"retry-after"
                 ]
-                headers.append((b"retry-after", str(ticket.retry_after).encode()))
+                headers.append((b"retry-after", str(ticket.retry_after or 1).encode()))
                 message = {**message, "headers": headers}
             await send(message)
 

@@ -84,6 +84,15 @@ SETTINGS: dict[str, str] = {
     "TABANE_SUMMARIZE_MODEL": "model name sent to that API",
     "TABANE_SUMMARIZE_API_KEY": "bearer key for that API",
     "TABANE_SUMMARIZE_MAX_RPS": "most requests per second sent to that API",
+    "TABANE_HEAVY_TOTAL": (
+        "recalls, searches, ingests and graph walks the whole server runs at once, over every key "
+        "and user; past it a request is refused at once with 503 overloaded (default: twice the "
+        "machine's cores; 0 = off)"
+    ),
+    "TABANE_REQUEST_SECONDS": (
+        "the deadline of one HTTP request's database work, in seconds (default 60; 0 = none; "
+        "exports and imports have none)"
+    ),
     "TABANE_WORKER": "`thread` (default: a background worker in the process) or `off`",
     "TABANE_SESSION_TURNS": "turns of a session in working memory (default 20)",
     "TABANE_SESSION_HOURS": "only turns this recent are working memory (default: no age bound)",
@@ -126,6 +135,15 @@ DEFAULT_CHARS_PER_TOKEN = 4.0
 DEFAULT_RATE_RPS = 20.0
 DEFAULT_RATE_BURST = 40
 DEFAULT_HEAVY_CONCURRENCY = 4
+# A request's database work past this many seconds is cancelled (503 overloaded): a recall takes
+# well under a second, an ingest of a large manual page a few seconds (docs/benchmarks.md).
+DEFAULT_REQUEST_SECONDS = 60.0
+
+
+def auto_heavy_total() -> int:
+    """Heavy operations the whole server runs at once by default: two per core keeps both the
+    cores and PostgreSQL busy without queueing work that would only wait (bench/load.py)."""
+    return 2 * (os.cpu_count() or 1)
 
 
 def default_home() -> Path:
@@ -184,6 +202,8 @@ class Settings:
     rate_rps: float = DEFAULT_RATE_RPS
     rate_burst: int = DEFAULT_RATE_BURST
     heavy_concurrency: int = DEFAULT_HEAVY_CONCURRENCY
+    heavy_total: int = field(default_factory=lambda: auto_heavy_total())
+    request_seconds: float = DEFAULT_REQUEST_SECONDS
     extra: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -270,6 +290,11 @@ class Settings:
             heavy_concurrency=values.integer(
                 env, "TABANE_HEAVY_CONCURRENCY", DEFAULT_HEAVY_CONCURRENCY, 0, 10_000
             ),
+            heavy_total=values.integer(env, "TABANE_HEAVY_TOTAL", auto_heavy_total(), 0, 100_000),
+            request_seconds=values.number(
+                env, "TABANE_REQUEST_SECONDS", DEFAULT_REQUEST_SECONDS, 0.0, 86400.0
+            )
+            or 0.0,
         )
 
 

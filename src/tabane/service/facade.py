@@ -29,7 +29,8 @@ from tabane.service.search import SearchService
 from tabane.service.sources import SourcesService
 from tabane.service.users import UsersService
 from tabane.storage import migrate
-from tabane.storage.store import Store, open_store
+from tabane.storage.opening import open_store
+from tabane.storage.store import Store
 from tabane.types import Principal
 
 _UNSET: object = object()

@@ -1,15 +1,21 @@
-"""Open the store: start or reach PostgreSQL, migrate, and hand out sessions under RLS.
+"""The open store: transactions under RLS, for a caller, a job or the owner (storage/opening.py
+opens it).
 
 Two engines: the owner's (migrations and the reference tables: users, scopes, grants) and the
 application's, which connects as a role that cannot bypass row-level security. Every application
 transaction sets the caller's read and write scope sets with `SET LOCAL` first, so a pooled
-connection never carries one caller's authority into another's transaction.
+connection never carries one caller's authority into another's transaction. Under an HTTP
+request's deadline, each transaction also sets its statement and lock timeouts to what is left of
+it; a transaction that cannot get a pooled connection within a few seconds is refused as
+`overloaded` rather than queued.
 """
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -17,16 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, Engine, Table, create_engine, event, func, select, text
-from sqlalchemy.engine import make_url
+from sqlalchemy import ColumnElement, Engine, Table, func, select, text
 from sqlalchemy.exc import DataError, DBAPIError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session
 
-from tabane.config import Settings
-from tabane.errors import InvalidInput, Issue, StoreBusy, StoreUnavailable
-from tabane.storage import embedded, guard, keeper, migrate
+from tabane.errors import InvalidInput, Issue, Overloaded, StoreBusy, StoreUnavailable
+from tabane.storage import embedded, guard, keeper
 from tabane.storage.holders import Hold
-from tabane.storage.rls import APP_ROLE
 from tabane.types import Principal
 
 log = logging.getLogger(__name__)
@@ -52,6 +56,32 @@ def _conflict(exc: OperationalError) -> StoreBusy | None:
     )
 
 
+def _deadline() -> list[ColumnElement[Any]]:
+    """The statement and lock timeouts of a transaction under a request's deadline: what is
+    left of it (at least 1 ms; a deadline already past is refused before any statement)."""
+    deadline = DEADLINE.get()
+    if deadline is None:
+        return []
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise Overloaded(
+            "the request ran past its deadline; nothing written",
+            issues=[Issue("TABANE_REQUEST_SECONDS", "the deadline of one request ran out")],
+        )
+    ms = f"{max(1, int(left * 1000))}ms"
+    return [
+        func.set_config("statement_timeout", ms, True),
+        func.set_config("lock_timeout", ms, True),
+    ]
+
+
+def _no_connection() -> Overloaded:
+    return Overloaded(
+        f"no database connection came free within {POOL_WAIT:g} s: the server is at capacity",
+        issues=[Issue("store", f"all {POOL_SIZE + POOL_OVERFLOW} pooled connections in use")],
+    )
+
+
 def array_literal(values: frozenset[str] | tuple[str, ...]) -> str:
     """A PostgreSQL text[] literal with every element quoted."""
     quoted = ('"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' for v in sorted(values))
@@ -59,6 +89,15 @@ def array_literal(values: frozenset[str] | tuple[str, ...]) -> str:
 
 
 T = TypeVar("T")
+
+# The monotonic time by which the current request's database work must end (set by the HTTP
+# surface per request, api/deadline.py); None: no deadline (the CLI, the worker, the library).
+DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("deadline", default=None)
+# Pooled connections per engine, and how long a transaction waits for one before it is refused
+# (`overloaded`, 503 with Retry-After) instead of queueing: uvicorn runs up to 40 requests at
+# once, a heavy one uses two connections (Beside), and PostgreSQL's default allows 100 in all.
+POOL_SIZE, POOL_OVERFLOW, POOL_WAIT = 10, 20, 5.0
+CANCELED = "57014"  # query_canceled: statement_timeout (the deadline) ran out
 
 # Reads run beside a caller's own at once, across every caller of one store (threads mostly wait
 # on PostgreSQL, which works on the two connections in parallel).
@@ -77,7 +116,8 @@ class Beside:
         self._principal = principal
 
     def submit(self, read: Callable[[Session], T]) -> Future[T]:
-        return self._store.beside_pool.submit(self._run, read)
+        context = contextvars.copy_context()  # the request's deadline holds there too
+        return self._store.beside_pool.submit(context.run, self._run, read)
 
     def _run(self, read: Callable[[Session], T]) -> T:
         with self._store.session(self._principal) as session:
@@ -117,6 +157,7 @@ class Store:
                     func.set_config("tabane.read_scopes", array_literal(principal.read), True),
                     func.set_config("tabane.write_scopes", array_literal(principal.write), True),
                 ]
+                first.extend(_deadline())
                 user = principal.user_id > 0  # a user, not a job (storage/guard.py)
                 if user:
                     first.append(guard.hold(principal.user_id))
@@ -134,6 +175,8 @@ class Store:
             ) from None
         except OperationalError as exc:
             raise self._failed(exc) from None
+        except PoolTimeout:
+            raise _no_connection() from None
 
     @contextmanager
     def unscoped(self) -> Iterator[Session]:
@@ -151,6 +194,8 @@ class Store:
                 yield session
         except OperationalError as exc:
             raise self._failed(exc) from None
+        except PoolTimeout:
+            raise _no_connection() from None
 
     def _failed(self, exc: OperationalError) -> Exception:
         """A failed transaction's error: `store_busy` for a conflict, `store_unavailable` when
@@ -159,6 +204,11 @@ class Store:
         busy = _conflict(exc)
         if busy is not None:
             return busy
+        if getattr(exc.orig, "sqlstate", None) == CANCELED and DEADLINE.get() is not None:
+            return Overloaded(
+                "the request ran past its deadline and was stopped; nothing written",
+                issues=[Issue("TABANE_REQUEST_SECONDS", "the deadline of one request ran out")],
+            )
         if not _gone(exc):
             return exc
         with self._revive_lock:
@@ -214,147 +264,3 @@ def unstorable(exc: BaseException) -> str | None:
     if getattr(orig, "sqlstate", None) == "22003":
         return "a number is out of range"
     return None
-
-
-def open_store(settings: Settings, *, run_migrations: bool = True) -> Store:
-    """Start the embedded server (or reach TABANE_DATABASE_URL), migrate, and check the app role."""
-    hold: Hold | None = None
-    if settings.database_url is None:
-        owner, app, hold = _open_embedded(settings, run_migrations)
-    else:
-        owner = _engine(settings.database_url)
-        try:
-            _check_server(owner)
-        except StoreUnavailable:
-            owner.dispose()
-            raise
-        if run_migrations:
-            migrate.upgrade(owner, login_role=False)
-        if settings.app_database_url:
-            app = _engine(settings.app_database_url)
-        else:
-            app = _engine(settings.database_url, set_role=APP_ROLE)
-    try:
-        _check_app_role(app)
-    except StoreUnavailable:
-        app.dispose()
-        owner.dispose()
-        if hold is not None:
-            hold.release()
-        raise
-    home = settings.home if hold is not None else None
-    return Store(owner, app, home, settings.pg_shared_buffers_mb, settings.pg_idle_seconds, hold)
-
-
-def _open_embedded(settings: Settings, run_migrations: bool) -> tuple[Engine, Engine, Hold]:
-    """Start or join the home's server and hold it (before the lock is let go, so its keeper
-    never stops it under this process), its keeper running; make the database and migrate."""
-    home = settings.home
-    with embedded.init_lock(home):
-        socket_dir = embedded.start(home, settings.pg_shared_buffers_mb)
-        hold = Hold(home)
-        try:
-            keeper.ensure(home, settings.pg_idle_seconds)
-            owner = _engine(embedded.url(socket_dir, "postgres"))
-            if not _reachable(owner):
-                _ensure_database(
-                    embedded.url(socket_dir, "postgres", "postgres"), embedded.DATABASE
-                )
-            if run_migrations:
-                migrate.upgrade(owner, login_role=True)
-        except BaseException:
-            hold.release()
-            raise
-    return owner, _engine(embedded.url(socket_dir, APP_ROLE)), hold
-
-
-def _engine(url: str, *, set_role: str | None = None) -> Engine:
-    parsed = make_url(url)
-    if parsed.drivername in ("postgresql", "postgres"):
-        parsed = parsed.set(drivername="postgresql+psycopg")
-    engine = create_engine(parsed, pool_pre_ping=True, pool_size=5, max_overflow=10)
-
-    @event.listens_for(engine, "connect")
-    def _session(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
-        """Every session in UTC: the years 1–9999 that inputs are checked against
-        (types.parse_date) are UTC's; under another zone an instant near either end reads back
-        as a year Python cannot hold. Then the application's role, when it has one."""
-        with dbapi_conn.cursor() as cur:
-            cur.execute("SET TIME ZONE 'UTC'")
-            if set_role is not None:
-                cur.execute(f"SET ROLE {set_role}")
-        dbapi_conn.commit()
-
-    return engine
-
-
-# CREATE DATABASE of a name that exists: 42P04 once it has committed, 23505 on the catalog's
-# unique index while another session's is committing
-_DATABASE_EXISTS = ("42P04", "23505")
-
-
-def _ensure_database(maintenance_url: str, name: str) -> None:
-    """Create the database on first use, with the embedded server's settings (WAL kept small:
-    the default lets the data directory grow to about 1 GiB of WAL during a large ingest).
-
-    One that exists by the time it is created is the goal reached: a process killed while it
-    created the database leaves that CREATE running in the server, which commits it after
-    the next start found no database (seen in the first-start kill test)."""
-    engine = create_engine(maintenance_url, isolation_level="AUTOCOMMIT")
-    try:
-        with engine.connect() as conn:
-            try:
-                conn.execute(text(f'CREATE DATABASE "{name}"'))
-            except DBAPIError as exc:
-                if getattr(exc.orig, "sqlstate", None) not in _DATABASE_EXISTS:
-                    raise
-            conn.execute(text("ALTER SYSTEM SET max_wal_size = '256MB'"))
-            conn.execute(text("ALTER SYSTEM SET min_wal_size = '64MB'"))
-            conn.execute(select(func.pg_reload_conf()))
-    finally:
-        engine.dispose()
-
-
-def _reachable(engine: Engine) -> bool:
-    """False when the database does not exist yet (SQLSTATE 3D000)."""
-    try:
-        with engine.connect():
-            return True
-    except OperationalError as exc:
-        # psycopg reports a refused connection without a SQLSTATE; the server's text is stable.
-        if getattr(exc.orig, "sqlstate", None) == "3D000" or "does not exist" in str(exc.orig):
-            engine.dispose()
-            return False
-        raise StoreUnavailable(f"cannot connect to the embedded PostgreSQL: {exc.orig}") from exc
-
-
-def _check_server(owner: Engine) -> None:
-    """An external server must be PostgreSQL 15 or newer and offer pgvector."""
-    try:
-        with owner.connect() as conn:
-            version = int(conn.execute(text("SHOW server_version_num")).scalar_one())
-            vector = conn.execute(
-                text("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
-            ).first()
-    except OperationalError as exc:
-        raise StoreUnavailable(f"cannot connect to PostgreSQL: {exc.orig}") from exc
-    if version < 150000:
-        raise StoreUnavailable(f"PostgreSQL 15 or newer is needed; this server is {version}")
-    if vector is None:
-        raise StoreUnavailable("the pgvector extension (`vector`) is not available on this server")
-
-
-def _check_app_role(app: Engine) -> None:
-    """Refuse to run if the application role could see past row-level security."""
-    try:
-        with app.connect() as conn:
-            row = conn.execute(
-                text("SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user")
-            ).one()
-    except OperationalError as exc:
-        raise StoreUnavailable(f"cannot connect to PostgreSQL: {exc.orig}") from exc
-    if row.rolsuper or row.rolbypassrls:
-        raise StoreUnavailable(
-            "the application role can bypass row-level security; set TABANE_APP_DATABASE_URL "
-            f"to a role without SUPERUSER or BYPASSRLS (for example a member of {APP_ROLE})"
-        )
