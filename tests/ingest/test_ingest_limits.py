@@ -41,7 +41,6 @@ def test_a_file_over_the_paragraph_limit_is_an_error_of_that_file(
     report = small.ingest_paths(user, context, [tmp_path])
     outcomes = {Path(f.path).name: (f.outcome, (f.error or {}).get("code")) for f in report.files}
     assert outcomes == {"long.md": ("error", "limit_exceeded"), "short.md": ("created", None)}
-    small.close()
 
 
 def test_a_tag_list_past_its_cap_is_refused_before_any_tag_is_read() -> None:

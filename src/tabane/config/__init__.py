@@ -36,6 +36,10 @@ SETTINGS: dict[str, str] = {
     "TABANE_APP_DATABASE_URL": "URL the application connects with (a role that cannot bypass RLS)",
     "TABANE_USER": "name of the implicit local user (default: the login name)",
     "TABANE_MAX_BODY_BYTES": "largest HTTP body and ingested file, in bytes (default 8 MiB)",
+    "TABANE_DISK_LOW_MB": (
+        "free MiB the embedded store's disk must keep: below it writes are refused with "
+        "disk_low, reads go on (default 256; 0 = no check)"
+    ),
     "TABANE_MAX_PARAGRAPHS": (
         "paragraphs one document may make; a larger one is refused with limit_exceeded "
         "(default 50000)"
@@ -113,6 +117,9 @@ SETTINGS: dict[str, str] = {
 }
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
+# Not measured: 256 MiB leaves room for the WAL of the write that crosses it (the embedded server
+# keeps max_wal_size at 256 MB, storage/opening.py) and for PostgreSQL's own files.
+DEFAULT_DISK_LOW_MB = 256
 DEFAULT_MAX_PARAGRAPHS = 50_000  # twice the largest page of the corpus zoo (ingest/documents.py)
 # Starting the embedded PostgreSQL costs about a second of every command that finds it stopped; five
 # idle minutes cover a person's pauses between commands at the cost of an idle server's memory.
@@ -163,6 +170,7 @@ class Settings:
     local_user: str = "local"
     max_body_bytes: int = DEFAULT_MAX_BODY
     max_paragraphs: int = DEFAULT_MAX_PARAGRAPHS
+    disk_low_mb: int = DEFAULT_DISK_LOW_MB
     host: str = "127.0.0.1"
     port: int = 8477
     auth: str = "none"
@@ -244,6 +252,7 @@ class Settings:
             max_paragraphs=values.integer(
                 env, "TABANE_MAX_PARAGRAPHS", DEFAULT_MAX_PARAGRAPHS, 1, 10_000_000
             ),
+            disk_low_mb=values.integer(env, "TABANE_DISK_LOW_MB", DEFAULT_DISK_LOW_MB, 0, 1 << 30),
             host=env.get("TABANE_HOST") or "127.0.0.1",
             port=values.integer(env, "TABANE_PORT", 8477, 1, 65535),
             auth=values.choice(env, "TABANE_AUTH", "none", AUTH_MODES),

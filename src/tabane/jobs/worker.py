@@ -20,12 +20,14 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tabane.derive import communities, community_vectors, profiles, raptor
+from tabane.errors import DiskLow
 from tabane.graph import claim_vectors, gloss, gram_merge
 from tabane.jobs import catchup, embed_source, lease, queue, vacuum
 from tabane.memory import turn_vectors
 from tabane.models.embedder import Embedder, Vectors
 from tabane.models.summarizer import Summarizer
 from tabane.search import merge
+from tabane.storage import disk
 from tabane.storage.schema import Context, Job
 from tabane.storage.store import Store
 from tabane.types import Principal
@@ -62,11 +64,13 @@ class Worker:
         *,
         summarizer: Callable[[], Summarizer] | None = None,
         poll: float = 0.5,
+        disk_low_mb: int = 0,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.summarizer = summarizer
         self.poll = poll
+        self.disk_low_mb = disk_low_mb  # below it, no job is claimed (storage/disk.py)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._current: queue.Claimed | None = None  # the job the thread runs now
@@ -110,7 +114,7 @@ class Worker:
         """Claim and run one job (of the kinds `only` names, if any; of `contexts`, if any);
         False when none was due, or the worker is stopping."""
         kinds = [k for k in self.kinds if not only or k in only]
-        if not kinds or self._stop.is_set():
+        if not kinds or self._stop.is_set() or self._disk_low():
             return False
         with self.store.admin() as session:
             job = queue.claim(session, kinds, list(contexts))
@@ -133,6 +137,15 @@ class Worker:
         finally:
             self._current = None
         return True
+
+    def _disk_low(self) -> bool:
+        """The store's disk is under its watermark: jobs (which write) wait for space."""
+        try:
+            disk.check(self.store.embedded_home, self.disk_low_mb)
+        except DiskLow:
+            logger.warning("the store's disk is nearly full: jobs wait for space")
+            return True
+        return False
 
     def drain(self, until: Callable[[], bool] | None = None) -> int:
         """Run jobs until none is due (or `until()` says stop); return how many ran."""

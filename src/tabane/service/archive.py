@@ -39,6 +39,7 @@ class ArchiveService(ServiceBase):
         one transaction. The archive is read twice: once to check every line (a problem names
         its line; nothing is written), then to write. `lines` is a function giving the lines
         each time (a file opened again), or a sequence of them."""
+        self._writable()
         again: Lines = lines if callable(lines) else _twice(lines)
         summary = records.check(again())
         chosen = restore.scope_map(summary, user, scope_map)

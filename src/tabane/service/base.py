@@ -6,6 +6,7 @@ from tabane.config import Settings
 from tabane.jobs.worker import Worker
 from tabane.models.embedder import Embedder
 from tabane.models.reranker import Reranker
+from tabane.storage import disk
 from tabane.storage.store import Store
 
 
@@ -15,3 +16,8 @@ class ServiceBase:
     embedder: Embedder | None
     reranker: Reranker | None
     worker: Worker
+
+    def _writable(self) -> None:
+        """`disk_low` when the embedded store's disk is nearly full (storage/disk.py): called
+        first by every use case that writes in bulk; reads never are."""
+        disk.check(self.store.embedded_home, self.settings.disk_low_mb)

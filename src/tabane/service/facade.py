@@ -58,7 +58,9 @@ class Tabane(
         self.settings = settings
         self.embedder = build_embedder(settings) if embedder is _UNSET else embedder  # type: ignore[assignment]
         self.reranker = build_reranker(settings)
-        self.worker = Worker(store, self.embedder, summarizer=self._summarizer)
+        self.worker = Worker(
+            store, self.embedder, summarizer=self._summarizer, disk_low_mb=settings.disk_low_mb
+        )
         if settings.worker == "thread":
             self.worker.start()
 

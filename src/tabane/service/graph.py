@@ -32,6 +32,7 @@ class GraphWriteService(ServiceBase):
         scopes: Sequence[str] | None = None,
     ) -> WriteReport:
         """Write a batch of claims (all or nothing). Default scopes: the context's own."""
+        self._writable()
         with self.store.session(user) as session:
             ctx = contexts.resolve(session, context)
             chosen = (

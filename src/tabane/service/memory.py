@@ -28,6 +28,7 @@ class MemoryService(ServiceBase):
     ) -> int:
         """Remember a note (`text`, optionally a triple and claim fields) as `speaker` (default:
         you); returns its claim id. Default scopes: the context's own."""
+        self._writable()
         memory = memories.parse_memory(fields, speaker)
         with self.store.session(user) as session:
             ctx = contexts.resolve(session, context)
@@ -75,6 +76,7 @@ class MemoryService(ServiceBase):
         scopes: Sequence[str] | None = None,
     ) -> Turn:
         """Append a turn to one of your sessions (opened on first use); speaker defaults to you."""
+        self._writable()
         name = sessions.check_session_name(session_name)
         chosen = None if scopes is None else contexts.writable_scopes(user, scopes)
         with self.store.session(user) as session:

@@ -27,6 +27,7 @@ from tabane.types import Principal
 class SourcesService(ServiceBase):
     def ingest(self, user: Principal, context: str, doc: DocumentInput) -> WriteResult:
         """Store one document (parsed from bytes, or given as paragraphs)."""
+        self._writable()
         if doc.data is not None and len(doc.data) > self.settings.max_body_bytes:
             raise BodyTooLarge(
                 "document is too large",
@@ -64,6 +65,7 @@ class SourcesService(ServiceBase):
         scopes: Sequence[str] | None = None,
         progress: Progress | None = None,
     ) -> IngestReport:
+        self._writable()
         return files.ingest_paths(
             self.store,
             user,
@@ -86,6 +88,7 @@ class SourcesService(ServiceBase):
         scopes: Sequence[str] | None = None,
         progress: Progress | None = None,
     ) -> IngestReport:
+        self._writable()
         return files.sync(
             self.store,
             user,
