@@ -38,7 +38,10 @@ def test_unknown_route_and_method(client) -> None:
     assert err["written"] == "nothing"
     response = client.put("/contexts")
     error(response, 405, "method_not_allowed")
-    assert "allow" in response.headers
+    assert response.headers["allow"] == "GET, POST"  # every route's methods, not the first's
+    options = client.options("/contexts/anything/sources")
+    error(options, 405, "method_not_allowed")
+    assert options.headers["allow"] == "GET, POST"
 
 
 def test_malformed_json(client, context) -> None:

@@ -163,7 +163,39 @@ async def _http_error(request: Request, exc: Exception) -> Response:
         message = str(exc.detail)
     cls = _HTTP_ERRORS.get(exc.status_code)
     error = cls(message) if cls else coded_error("http_error", exc.status_code, message)
-    return error_response(error, headers=exc.headers)
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:  # every method of every route at this path, not the first's
+        headers["Allow"] = ", ".join(_allowed(request))
+    return error_response(error, headers=headers)
+
+
+def _allowed(request: Request) -> list[str]:
+    """The methods the API answers at the request's path, from its OpenAPI description
+    (Starlette names only those of the first route whose path matches)."""
+    methods: set[str] = set()
+    for pattern, verbs in _route_patterns(request.app):
+        if pattern.fullmatch(request.url.path):
+            methods |= verbs
+    return sorted(methods)
+
+
+def _route_patterns(app: FastAPI) -> list[tuple[re.Pattern[str], set[str]]]:
+    cached: list[tuple[re.Pattern[str], set[str]]] | None = getattr(app.state, "allow", None)
+    if cached is None:
+        cached = [
+            (
+                re.compile(re.sub(r"\\{[^/]+?\\}", "[^/]+", re.escape(path))),
+                {m.upper() for m in ops},
+            )
+            for path, ops in app.openapi().get("paths", {}).items()
+        ]
+        app.state.allow = cached
+    return cached
+
+
+def _template(path: str) -> re.Pattern[str]:
+    """An OpenAPI path (`/contexts/{context}/sources`) as a pattern over request paths."""
+    return re.compile(re.sub(r"\\{[^/]+?\\}", "[^/]+", re.escape(path)))
 
 
 def install_handlers(app: FastAPI) -> None:
