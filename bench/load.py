@@ -5,7 +5,9 @@ home, ingests a real documentation corpus into one context and embeds it, then r
 mix — recall 40 %, search 30 %, remember 15 %, a small ingest 15 % — from N client threads for
 `--seconds` each, for every N of `--clients`, and the same mix from one client first (the
 baseline, same run). Prints per level: requests/s, p50/p95/p99 per route, and every response
-that was not a success by status and code. Loopback only; bounded in clients and time.
+that was not a success by status and code (with its first message). A client honours a 429 or
+503's Retry-After before its next request, as a well-behaved client does. Loopback only;
+bounded in clients and time.
 
     python bench/load.py --corpus /usr/share/doc/git-doc --clients 8 32 64 --seconds 60
 """
@@ -108,6 +110,7 @@ def _level(base: str, clients: int, seconds: float, seed: int) -> dict[str, obje
     lock = threading.Lock()
     times: dict[str, list[float]] = collections.defaultdict(list)
     outcomes: collections.Counter[str] = collections.Counter()
+    first: dict[str, str] = {}  # each kind of failure's first message
     stop = time.monotonic() + seconds
 
     def client(index: int) -> None:
@@ -116,20 +119,25 @@ def _level(base: str, clients: int, seconds: float, seed: int) -> dict[str, obje
             while time.monotonic() < stop:
                 kind = rng.choice(kinds)
                 began = time.monotonic()
+                wait, message = 0.0, ""
                 try:
                     response = _request(http, kind, rng, next(counter))
-                    took = time.monotonic() - began
-                    outcome = f"{response.status_code}" + (
-                        f" {response.json()['error']['code']}"
-                        if response.status_code >= 400
-                        else ""
-                    )
+                    took, outcome = time.monotonic() - began, str(response.status_code)
+                    if response.status_code >= 400:
+                        error = response.json()["error"]
+                        outcome, message = f"{outcome} {error['code']}", str(error["message"])
+                    if response.status_code in (429, 503):  # a client that honours it
+                        wait = min(5.0, float(response.headers.get("retry-after", "1")))
                 except httpx.HTTPError as exc:
                     took, outcome = time.monotonic() - began, f"transport {type(exc).__name__}"
                 with lock:
                     if outcome.startswith("2"):
                         times[kind].append(took)
-                    outcomes[f"{kind}: {outcome}" if not outcome.startswith("2") else "ok"] += 1
+                        outcomes["ok"] += 1
+                    else:
+                        outcomes[f"{kind}: {outcome}"] += 1
+                        first.setdefault(f"{kind}: {outcome}", message[:160])
+                time.sleep(wait)
 
     threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
     began = time.monotonic()
@@ -138,7 +146,13 @@ def _level(base: str, clients: int, seconds: float, seed: int) -> dict[str, obje
     for t in threads:
         t.join()
     elapsed = time.monotonic() - began
-    return {"clients": clients, "seconds": elapsed, "times": dict(times), "outcomes": outcomes}
+    return {
+        "clients": clients,
+        "seconds": elapsed,
+        "times": dict(times),
+        "outcomes": outcomes,
+        "first": first,
+    }
 
 
 def _pct(values: list[float], p: float) -> float:
@@ -159,6 +173,8 @@ def _report(level: dict[str, object]) -> None:
         print(f"| {kind} | {len(got)} | {p50:.0f} | {p95:.0f} | {p99:.0f} |")
     refused = {k: v for k, v in outcomes.items() if k != "ok"}
     print("not ok: " + (", ".join(f"{k} × {v}" for k, v in sorted(refused.items())) or "none"))
+    for outcome, message in sorted(level["first"].items()):  # type: ignore[attr-defined]
+        print(f"  {outcome}: {message}")
 
 
 def main() -> None:

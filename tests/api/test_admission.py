@@ -122,3 +122,24 @@ def test_an_http_request_runs_under_its_deadline(svc: Tabane, user) -> None:
     assert timeout.endswith("ms") or timeout.endswith("s")
     assert timeout != "0"
     assert store_module.DEADLINE.get() is None  # nothing leaks into the test's own context
+
+
+def test_a_heavy_request_waits_a_moment_for_a_slot_that_frees(
+    svc: Tabane, user, context: str
+) -> None:
+    gated = GatedSearch(svc)
+    limiter = RateLimiter(RateLimits(rps=0, heavy=0, total=2))
+    with serve(create_app(gated, lambda request: user, limiter=limiter)) as url:  # type: ignore[arg-type]
+        body = {**SEARCH, "contexts": [context]}
+        search = lambda: httpx.post(f"{url}/sources/search", json=body, timeout=60)  # noqa: E731
+        threads, statuses = in_threads(search, 2)
+        try:
+            wait_until(lambda: gated.entered == 2)
+            late, late_statuses = in_threads(search, 1)  # the server's two slots are taken
+            time.sleep(0.3)
+            gated.gate.set()  # they end well within the wait: the third gets a slot
+        finally:
+            gated.gate.set()
+            for t in threads + late:
+                t.join(timeout=60)
+        assert statuses + late_statuses == [200, 200, 200]
