@@ -179,8 +179,9 @@ class GatedSearch:
         return self._svc.search(*args, **kwargs)
 
 
-def wait_until(condition: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + 30
+def wait_until(condition: Callable[[], bool], timeout: float = 30.0) -> None:
+    """Wait until `condition()` holds; fail the test after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.01)

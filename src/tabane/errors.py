@@ -232,38 +232,9 @@ class Forbidden(TabaneError):
     status = 403
 
 
-class RateLimited(TabaneError):
-    """Over a per-key or per-user limit; `retry_after` is whole seconds to wait (at least 1)."""
-
-    code = "rate_limited"
-    status = 429
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        retry_after: int,
-        issues: Iterable[Issue] = (),
-        written: str = "nothing",
-    ) -> None:
-        super().__init__(message, issues=issues, written=written)
-        self.retry_after = max(1, retry_after)
-
-
-class StoreUnavailable(TabaneError):
-    code = "store_unavailable"
-    status = 503
-
-
-class StoreBusy(StoreUnavailable):
-    code = "store_busy"
-
-
-class Overloaded(StoreBusy):
-    """The server is at its capacity now (database connections, heavy operations at once);
-    refused at once, nothing done; `retry_after` is whole seconds to wait (at least 1)."""
-
-    code = "overloaded"
+class WaitSaid(TabaneError):
+    """A refusal that says when to come back: `retry_after` whole seconds (at least 1), sent
+    as HTTP's `Retry-After`."""
 
     def __init__(
         self,
@@ -275,6 +246,29 @@ class Overloaded(StoreBusy):
     ) -> None:
         super().__init__(message, issues=issues, written=written)
         self.retry_after = max(1, retry_after)
+
+
+class RateLimited(WaitSaid):
+    """Over a per-key or per-user limit."""
+
+    code = "rate_limited"
+    status = 429
+
+
+class StoreUnavailable(TabaneError):
+    code = "store_unavailable"
+    status = 503
+
+
+class StoreBusy(StoreUnavailable):
+    code = "store_busy"
+
+
+class Overloaded(StoreBusy, WaitSaid):
+    """The server is at its capacity now (database connections, heavy operations at once, a
+    request's deadline); refused, nothing done."""
+
+    code = "overloaded"
 
 
 class DiskLow(StoreUnavailable):

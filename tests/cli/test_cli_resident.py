@@ -9,11 +9,12 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from tabane.cli import resident
 from tabane.storage import embedded
+
+from helpers import wait_until
 
 IMPORTS = """
 import sys
@@ -39,15 +40,6 @@ def _tabane(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]
     )
 
 
-def _wait_for(check: object, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():  # type: ignore[operator]
-            return True
-        time.sleep(0.1)
-    return False
-
-
 def test_the_resident_answers_the_next_search_and_recall_as_the_command_would(
     tmp_path: Path,
 ) -> None:
@@ -65,7 +57,7 @@ def test_the_resident_answers_the_next_search_and_recall_as_the_command_would(
         assert not (home / resident.SOCKET).exists()  # a write starts no resident
         local = _tabane(env, "search", "descale the kettle", "-c", "k")
         assert local.returncode == 0, local.stderr
-        assert _wait_for(lambda: (home / resident.SOCKET).exists(), 60)
+        wait_until(lambda: (home / resident.SOCKET).exists(), 60)
         served = _tabane(env, "search", "descale the kettle", "-c", "k")
         assert served.returncode == 0 and served.stdout == local.stdout
         hits = json.loads(served.stdout)["hits"]
@@ -78,7 +70,7 @@ def test_the_resident_answers_the_next_search_and_recall_as_the_command_would(
         other = _tabane({**env, "TABANE_USER": "someone-else"}, "search", "kettle", "-c", "k")
         assert other.returncode == 2 and other.stderr.startswith("error [no_context]")
         log = home / resident.LOG
-        assert _wait_for(lambda: "idle" in log.read_text(), 60)
+        wait_until(lambda: "idle" in log.read_text(), 60)
         assert "answered 3, refused 1" in log.read_text()
         assert not (home / resident.SOCKET).exists()
     finally:

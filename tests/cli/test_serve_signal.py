@@ -24,6 +24,20 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _until_healthy(proc: subprocess.Popen[bytes], base: str, log: Path) -> None:
+    """Wait until the served `/health` answers 200 (the process alive all along)."""
+    deadline = time.monotonic() + 90
+    while True:
+        assert proc.poll() is None, log.read_text()
+        try:
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        assert time.monotonic() < deadline, "serve did not come up"
+        time.sleep(0.2)
+
+
 def _holders(home: Path) -> list[int]:
     """The processes holding the home's store (storage/holders.py)."""
     return holders.live(home)
@@ -45,16 +59,7 @@ def test_sigterm_stops_serve_and_releases_the_store(
     with log.open("wb") as out:
         proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            assert proc.poll() is None, log.read_text()
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "serve did not come up"
-            time.sleep(0.2)
+        _until_healthy(proc, f"http://127.0.0.1:{port}", log)
         assert proc.pid in _holders(tabane_home)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=60) == 0, log.read_text()  # not killed: its cleanup ran
@@ -152,16 +157,7 @@ def test_sigterm_under_load_exits_within_five_seconds(
         proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
     clients = [threading.Thread(target=client) for _ in range(8)]
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            assert proc.poll() is None, log.read_text()
-            try:
-                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "serve did not come up"
-            time.sleep(0.2)
+        _until_healthy(proc, base, log)
         for thread in clients:
             thread.start()
         time.sleep(3)

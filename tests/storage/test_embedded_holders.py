@@ -19,6 +19,8 @@ from tabane.config import Settings
 from tabane.service import Tabane
 from tabane.storage import embedded, holders, keeper
 
+from helpers import wait_until
+
 HOLD_AND_WAIT = """
 import signal, sys, time
 from pathlib import Path
@@ -31,15 +33,6 @@ with Tabane.open(settings):
     print("open", flush=True)
     time.sleep(3600)
 """
-
-
-def _wait_for(check: object, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():  # type: ignore[operator]
-            return True
-        time.sleep(0.1)
-    return False
 
 
 @contextmanager
@@ -107,8 +100,8 @@ def test_the_keeper_stops_the_server_after_the_idle_time(tmp_path: Path, ends: s
         assert child.wait(timeout=30) in ((0,) if ends == "closes" else (-signal.SIGKILL,))
         time.sleep(1.0)
         assert embedded.server_pid(home) == pid  # idle for less than 2 s: still up
-        assert _wait_for(lambda: embedded.server_pid(home) is None, 30)
-        assert _wait_for(lambda: "stopped the server" in (home / keeper.LOG).read_text(), 10)
+        wait_until(lambda: embedded.server_pid(home) is None, 30)
+        wait_until(lambda: "stopped the server" in (home / keeper.LOG).read_text(), 10)
 
 
 def test_a_process_opening_the_store_meanwhile_keeps_it_running(tmp_path: Path) -> None:
@@ -124,4 +117,4 @@ def test_a_process_opening_the_store_meanwhile_keeps_it_running(tmp_path: Path) 
         assert svc.local_user().name
     finally:
         svc.close()
-    assert _wait_for(lambda: embedded.server_pid(home) is None, 30)
+    wait_until(lambda: embedded.server_pid(home) is None, 30)

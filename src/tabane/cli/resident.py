@@ -15,7 +15,6 @@ store. It runs no background worker: like any CLI command it leases no job.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import io
 import json
@@ -63,8 +62,10 @@ def forward(argv: list[str]) -> int | None:
 def start_for(argv: list[str]) -> None:
     """After a search or recall ran here, start the home's resident for the next one (unless one
     runs, or residents are off)."""
+    from tabane.storage import holders
+
     home = _home(argv)
-    if home is None or _running(home):
+    if home is None or holders.taken(home / LOCK):
         return
     from tabane.config import Settings
     from tabane.storage import pg_programs
@@ -98,17 +99,6 @@ def settings_key(env: Mapping[str, str]) -> str:
     """What a resident must share with a command to run it: every TABANE_* setting."""
     pairs = sorted((k, v) for k, v in env.items() if k.startswith(_ENV))
     return hashlib.sha256(json.dumps(pairs).encode()).hexdigest()
-
-
-def _running(home: Path) -> bool:
-    try:
-        with open(home / LOCK, "a") as probe:
-            fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    except OSError:
-        return True  # cannot tell: start none
-    return False
 
 
 def _send(conn: socket.socket, message: dict[str, object]) -> None:
@@ -203,15 +193,10 @@ def _run_for(conn: socket.socket, key: str) -> dict[str, object]:
 
 
 def main(argv: list[str]) -> int:
+    from tabane.storage import holders
+
     home, idle = Path(argv[0]), float(argv[1])
-    with open(home / LOCK, "a") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return 0  # another resident runs
-        why = serve(home, idle)
-        print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} resident {home}: {why}", flush=True)
-    return 0
+    return holders.run_alone(home / LOCK, f"resident {home}", lambda: serve(home, idle))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ import contextlib
 import fcntl
 import itertools
 import os
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 FOLDER = "holders"
@@ -84,3 +86,29 @@ def _same_file(fd: int, path: Path) -> bool:
         return False
     held = os.fstat(fd)
     return (held.st_dev, held.st_ino) == (on_disk.st_dev, on_disk.st_ino)
+
+
+def taken(path: Path) -> bool:
+    """Whether a process holds the lock file `path` (a home's keeper or resident runs)."""
+    try:
+        with open(path, "a") as probe:
+            fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return True  # cannot tell: start none
+    return False
+
+
+def run_alone(path: Path, name: str, life: Callable[[], str]) -> int:
+    """Run `life` while holding the lock file `path`, then print why it ended, prefixed by
+    `name`; return at once when another process holds it (one keeper, one resident a home)."""
+    with open(path, "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return 0
+        with contextlib.suppress(KeyboardInterrupt):
+            why = life()
+            print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {name}: {why}", flush=True)
+    return 0

@@ -14,8 +14,6 @@ nothing of tabane but storage, config and errors.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import sys
 import time
 from pathlib import Path
@@ -30,7 +28,7 @@ MAX_POLL = 1.0  # seconds between two looks at the holders
 
 def ensure(home: Path, idle_seconds: float) -> None:
     """Start the home's keeper unless one runs (call with the init lock held, the server up)."""
-    if _running(home):
+    if holders.taken(home / LOCK):
         return
     argv = [sys.executable, "-m", "tabane.storage.keeper", str(home), str(idle_seconds)]
     pg_programs.spawn(argv, log=home / LOG)
@@ -46,15 +44,6 @@ def stop_if_unheld(home: Path) -> bool:
             return embedded.stop(home)
     except StoreBusy:  # another process is starting it: it will hold it
         return False
-
-
-def _running(home: Path) -> bool:
-    try:
-        with open(home / LOCK, "a") as probe:
-            fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    return False
 
 
 def keep(home: Path, idle_seconds: float) -> str:
@@ -75,15 +64,7 @@ def keep(home: Path, idle_seconds: float) -> str:
 
 def main(argv: list[str]) -> int:
     home, idle = Path(argv[0]), float(argv[1])
-    with open(home / LOCK, "a") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return 0  # another keeper runs
-        with contextlib.suppress(KeyboardInterrupt):
-            why = keep(home, idle)
-            print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} keeper {home}: {why}", flush=True)
-    return 0
+    return holders.run_alone(home / LOCK, f"keeper {home}", lambda: keep(home, idle))
 
 
 if __name__ == "__main__":
