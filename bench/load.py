@@ -95,8 +95,8 @@ def _request(http: httpx.Client, kind: str, rng: random.Random, n: int) -> httpx
     if kind == "search":
         return http.post(f"/contexts/{CONTEXT}/sources/search", json={"query": question})
     if kind == "remember":
-        note = {"text": f"note {n}: the team prefers small commits", "speaker": "bench"}
-        return http.post(f"/contexts/{CONTEXT}/notes", json=note)
+        note = {"context": CONTEXT, "text": f"note {n}: the team prefers small commits"}
+        return http.post("/memories", json=note)
     text = f"# Load note {n}\n\nA small page written under load, number {n}.\n"
     return http.post(
         f"/contexts/{CONTEXT}/sources", json={"source_id": f"load/{n}.md", "text": text}
