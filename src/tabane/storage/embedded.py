@@ -41,6 +41,7 @@ INCLUDE = f"include_if_exists = '{TUNING}'  # written by tabane at each start\n"
 STAGING = "pg.new"  # where a new data directory is made before it is renamed HOME/pg
 PID_LINES = 8  # postmaster.pid as a started server writes it, its status line last
 AUTO_MAX_BUFFERS_MB = 2048
+REVIVE_SECONDS = 20.0  # how long a restart after a crash keeps trying while the old one ends
 SOCKET_PATH_MAX = 100  # bytes of a socket's path: Linux allows 107, PostgreSQL a little less
 _PLAIN = re.compile(r"[A-Za-z0-9_./+=@:~-]+")  # a path no URL or config line must quote
 
@@ -109,8 +110,17 @@ def revive(home: Path, shared_buffers_mb: int = 0) -> str:
     pid = _recorded(home / "pg" / "postmaster.pid")
     if pid is not None:
         _gone(pid)  # reaps it when it is this process's child
-    with init_lock(home):
-        return start(home, shared_buffers_mb)
+    deadline = time.monotonic() + REVIVE_SECONDS
+    while True:
+        try:
+            with init_lock(home):
+                return start(home, shared_buffers_mb)
+        except StoreUnavailable:
+            # The dead postmaster's backends may still hold its shared memory for a moment
+            # (PostgreSQL then refuses to start): try again until they are gone.
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
 
 
 def _initialise(home: Path, shared_buffers_mb: int) -> None:
