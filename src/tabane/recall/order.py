@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tabane.derive import raptor_topics as topics
 from tabane.models.extractive import sentences
 from tabane.models.reranker import Reranker, checked_scores
+from tabane.recall import current
 from tabane.recall.cite import DENSE, block, estimate
 from tabane.recall.evidence import Candidate
 from tabane.recall.result import CandidateTrace, Evidence, Fact, Outcome
@@ -148,8 +149,11 @@ def arrange(
     chars_per_token: float,
     voices: bool = True,
     facts_once: bool = True,
+    vectors: Mapping[str, current.Vec] | None = None,
+    supersede: tuple[float, int] | None = None,
 ) -> list[Placed]:
-    """Order, drop items whose text or fact repeats an earlier one's (outcome `duplicate`,
+    """Order (with `supersede` = (tau, span): the current statement of a revised value first,
+    current.py), drop items whose text or fact repeats an earlier one's (outcome `duplicate`,
     position 0), cut to `max_items`, then keep the longest prefix within `budget` tokens."""
     fused_at = {it.key: n for n, it in enumerate(items, start=1)}
     scores: dict[str, float] = {}
@@ -167,6 +171,8 @@ def arrange(
         ordered += named_first(group, named)
         spoken |= named
     ordered = answers_first(ordered)
+    if supersede is not None:
+        ordered = current.current_first(ordered, vectors or {}, *supersede)
     ordered = grounded_first(edges_first(ordered) if facts_once else ordered, max_items)
     placed: list[Placed] = []
     used = 0
@@ -220,6 +226,7 @@ def traces(placed: Sequence[Placed], found: dict[str, Candidate]) -> tuple[Candi
             tokens=p.item.tokens,
             reply_to=found[p.item.key].asked,
             voiced=p.voiced,
+            superseded_by=p.item.superseded_by,
         )
         for p in placed
     )

@@ -63,6 +63,11 @@ class Tunables:
     # as by its whole title where the name is marked as one (titles.py `marked`), "all": every
     # name, "off": no name.
     names: str = "marked"
+    # Supersession (current.py): among the first `supersede_span` items, a later statement of
+    # the same holder whose embedding is within cosine `supersede` of an earlier one's revises
+    # it (0 span: off). Cross-validated on the memory sets (docs/eval.md, "Supersession").
+    supersede: float = 0.4
+    supersede_span: int = 10
 
 
 # The tunables that bound how much each step keeps, as the trace reports them.
