@@ -99,3 +99,15 @@ def test_recall_serves_the_current_value_first_and_the_earlier_one_marked(
     assert "(earlier; superseded by: " in on.rendered
     traced = {c.key: c for c in on.trace.candidates}
     assert traced[earlier.key].superseded_by == earlier.superseded_by
+
+
+def test_profiles_and_communities_are_served_after_the_evidence_they_summarise():
+    from tabane.recall.order import summaries_last
+
+    def item(key: str, kind: str) -> Evidence:
+        return Evidence(key, kind, key, "derived memory", Citation(), ())  # type: ignore[arg-type]
+
+    kinds = [("f:1", "profile"), ("a:2", "association"), ("m:3", "community")]
+    kinds += [("p:4", "paragraph"), ("r:5", "raptor")]
+    got = summaries_last([item(key, kind) for key, kind in kinds])
+    assert [it.key for it in got] == ["a:2", "p:4", "r:5", "f:1", "m:3"]

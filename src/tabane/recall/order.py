@@ -106,6 +106,20 @@ def grounded_first(ordered: Sequence[Evidence], max_items: int) -> list[Evidence
     return out
 
 
+# Summaries of the graph: a profile (a concept's heaviest claims) or a community (a cluster's).
+GRAPH_SUMMARIES = ("profile", "community")
+
+
+def summaries_last(ordered: Sequence[Evidence]) -> list[Evidence]:
+    """The profiles and communities moved behind every other item: a summary of edges and
+    claims is read after the evidence it summarises and takes only a place that no direct
+    evidence wants (on the graph sets they took 5–6 of 20 places and cost 0.05–0.10 of the
+    questions with every needed triple; docs/eval.md, "Supersession and summaries")."""
+    return [it for it in ordered if it.kind not in GRAPH_SUMMARIES] + [
+        it for it in ordered if it.kind in GRAPH_SUMMARIES
+    ]
+
+
 def _same(text: str) -> str:
     """Text as compared for repeats: case-folded, without whitespace (a question's closing
     sentences are rejoined with spaces, which a script written without them never had)."""
@@ -151,6 +165,7 @@ def arrange(
     facts_once: bool = True,
     vectors: Mapping[str, current.Vec] | None = None,
     supersede: tuple[float, int] | None = None,
+    summaries_after: bool = True,
 ) -> list[Placed]:
     """Order (with `supersede` = (tau, span): the current statement of a revised value first,
     current.py), drop items whose text or fact repeats an earlier one's (outcome `duplicate`,
@@ -174,6 +189,8 @@ def arrange(
     if supersede is not None:
         ordered = current.current_first(ordered, vectors or {}, *supersede)
     ordered = grounded_first(edges_first(ordered) if facts_once else ordered, max_items)
+    if summaries_after:
+        ordered = summaries_last(ordered)
     placed: list[Placed] = []
     used = 0
     full = False

@@ -68,6 +68,9 @@ class Tunables:
     # it (0 span: off). Cross-validated on the memory sets (docs/eval.md, "Supersession").
     supersede: float = 0.4
     supersede_span: int = 10
+    # Profiles and communities served after the other items of the first `max_items`
+    # (order.py `summaries_last`).
+    summaries_after: bool = True
 
 
 # The tunables that bound how much each step keeps, as the trace reports them.

@@ -70,6 +70,7 @@ def run(
         facts_once=t.facts_once,
         vectors=vecs,
         supersede=supersede,
+        summaries_after=t.summaries_after,
     )
     order_ms = (time.perf_counter() - started) * 1000
     used = sum(p.item.tokens for p in placed if p.outcome == "served")
