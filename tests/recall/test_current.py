@@ -91,7 +91,7 @@ def test_recall_serves_the_current_value_first_and_the_earlier_one_marked(
     vsvc.wait_for_jobs()
     ask = RecallRequest("Which cafe does Mara work at as a barista?", (context,))
     off = vsvc.recall(user, ask, tunables=Tunables(supersede_span=0))
-    on = vsvc.recall(user, ask, tunables=Tunables(supersede=0.3))
+    on = vsvc.recall(user, ask, tunables=Tunables(supersede=0.3))  # the cosine rule on
     assert [it.citation.claim for it in off.items[:2]] == [ids[0], ids[2]]
     assert [it.citation.claim for it in on.items[:2]] == [ids[2], ids[0]]
     earlier = on.items[1]

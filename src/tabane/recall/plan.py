@@ -64,9 +64,11 @@ class Tunables:
     # name, "off": no name.
     names: str = "marked"
     # Supersession (current.py): among the first `supersede_span` items, a later statement of
-    # the same holder whose embedding is within cosine `supersede` of an earlier one's revises
-    # it (0 span: off). Cross-validated on the memory sets (docs/eval.md, "Supersession").
-    supersede: float = 0.4
+    # the same holder revises an earlier one with the same subject and label, or (the cosine
+    # rule) one whose embedding is within cosine `supersede` of its own. The cosine rule is off
+    # (1.1: above any cosine): with notes embedded after what they answer it lost on the dev
+    # set at every threshold (docs/eval.md, "Supersession"; bench/recall_cv.py).
+    supersede: float = 1.1
     supersede_span: int = 10
     # Profiles and communities served after the other items of the first `max_items`
     # (order.py `summaries_last`).

@@ -58,7 +58,8 @@ def run(
     started = time.perf_counter()
     supersede = (t.supersede, t.supersede_span) if t.supersede_span > 0 else None
     model = qv.model if qv.vector is not None else None
-    vecs = current.vectors(session, items[: t.candidates], model) if supersede else {}
+    cosine = supersede is not None and t.supersede <= 1.0  # the cosine rule needs vectors
+    vecs = current.vectors(session, items[: t.candidates], model) if cosine else {}
     placed = order.arrange(
         question,
         items,
