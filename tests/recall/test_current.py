@@ -111,3 +111,26 @@ def test_profiles_and_communities_are_served_after_the_evidence_they_summarise()
     kinds += [("p:4", "paragraph"), ("r:5", "raptor")]
     got = summaries_last([item(key, kind) for key, kind in kinds])
     assert [it.key for it in got] == ["a:2", "p:4", "r:5", "f:1", "m:3"]
+
+
+def test_a_profile_is_served_after_the_edges_it_summarises(vsvc: Tabane, user, context):
+    from tabane.graph.claim_input import ClaimInput
+
+    vsvc.add_claims(
+        user,
+        context,
+        [
+            ClaimInput("espresso", "needs", "finely ground beans", 1.0),
+            ClaimInput("espresso", "brewed at", "nine bar of pressure", 1.0),
+            ClaimInput("espresso", "base of", "cappuccino", 0.8),
+        ],
+    )
+    vsvc.wait_for_jobs()
+    vsvc.build_profiles(user, context)
+    ask = RecallRequest("How is an espresso brewed, and what does it need?", (context,))
+    kinds = [it.kind for it in vsvc.recall(user, ask).items]
+    assert "profile" in kinds and "association" in kinds
+    last = max(n for n, k in enumerate(kinds) if k not in ("profile", "community"))
+    assert all(k in ("profile", "community") for k in kinds[last + 1 :])
+    before = vsvc.recall(user, ask, tunables=Tunables(summaries_after=False))
+    assert {it.key for it in before.items} == {it.key for it in vsvc.recall(user, ask).items}
