@@ -53,6 +53,7 @@ class MemoryWritten(Response):
 class MemoryOut(Response):
     id: int
     statement: str | None
+    in_reply_to: str | None = Field(None, description="what it answers (embedded with it)")
     subject: str | None
     label: str | None
     object: str | None
