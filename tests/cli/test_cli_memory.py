@@ -34,13 +34,14 @@ def test_every_note_field_a_listing_and_errors_named_as_options(cli: Any, contex
         "remember", context, "Ravi thinks Oslo is cold.", "--speaker", "Hannah",
         "--kind", "opinion", "--perspective", "Ravi", "--role", "friend", "--source", "chat:7",
         "--valid-from", "2024-05-01", "--valid-until", "2024-09-01", "--closes", str(old["id"]),
-        "--scope", "public",
+        "--scope", "public", "--in-reply-to", "And Oslo?",
     )  # fmt: skip
     assert code == 0
     code, page, _ = cli("memories", context)
     [note] = [m for m in page["memories"] if m["id"] == new["id"]]
     assert (note["perspective"], note["role"], note["source"]) == ("Ravi", "friend", "chat:7")
     assert note["valid_until"].startswith("2024-09-01")
+    assert note["in_reply_to"] == "And Oslo?"
     assert old["id"] not in [m["id"] for m in page["memories"]]
     code, page, _ = cli("memories", context, "--include-closed", "--author", "Ravi")
     assert [m["id"] for m in page["memories"]] == [old["id"]]  # closed, and Ravi's

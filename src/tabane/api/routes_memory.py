@@ -21,6 +21,11 @@ router = APIRouter(tags=["memory"], responses=ERROR_RESPONSES)
 class MemoryIn(Request):
     context: str
     text: str = Field(description="the note, in the speaker's words")
+    in_reply_to: str | None = Field(
+        None,
+        description="what it answers (the turn before it): embedded with it, so a reply "
+        "without the topic's words is found",
+    )
     speaker: str | None = Field(None, description="who said it (default: you)")
     kind: str = Field("observation", description="world, experience, observation, opinion, …")
     role: str | None = None
@@ -48,6 +53,7 @@ class MemoryWritten(Response):
 class MemoryOut(Response):
     id: int
     statement: str | None
+    in_reply_to: str | None = Field(None, description="what it answers (embedded with it)")
     subject: str | None
     label: str | None
     object: str | None

@@ -142,6 +142,11 @@ class EvidenceOut(Response):
         description="what it asserts, when that is only a triple (an edge, or a claim with no "
         "statement of its own); one fact is served once"
     )
+    superseded_by: str | None = Field(
+        default=None,
+        description="an earlier statement that a later one of the same holder revises: the "
+        "later one's citation (it is served right before this one)",
+    )
 
 
 class LaneRankOut(Response):
@@ -175,6 +180,11 @@ class CandidateOut(Response):
     voiced: bool = Field(
         description="said by someone the question names (a turn's speaker, a note's holder): "
         "ordered first within its group"
+    )
+    superseded_by: str | None = Field(
+        default=None,
+        description="an earlier statement a later one of the same holder revises: the later "
+        "one's citation; served right after it",
     )
 
 

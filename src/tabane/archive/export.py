@@ -120,6 +120,8 @@ def _claims(session: Session, ctx: Context) -> Iterator[dict[str, Any]]:
             out.update(subject=c.subject, label=c.label, object=c.object, weight=c.weight)
         if c.statement is not None:
             out["statement"] = c.statement
+        if c.in_reply_to is not None:
+            out["in_reply_to"] = c.in_reply_to
         if c.source is not None:
             out["source"] = c.source
         if c.paragraph is not None:

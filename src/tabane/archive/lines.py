@@ -165,6 +165,8 @@ def read_claim(
         issues.append(Issue(f"{at}.id", "a second claim with this id"))
     kind = body.get("kind", "world")
     said = {k: body.get(k) for k in ("subject", "label", "object", "weight", "statement")}
+    if body.get("in_reply_to") is not None:
+        said["in_reply_to"] = body["in_reply_to"]
     said.update({k: body.get(k) for k in ("source", "paragraph", "author", "role", "valid_from")})
     said["kind"] = kind
     if kind != "world":
@@ -222,6 +224,7 @@ def read_claim(
         closed_by=closed_by,
         valid_until_before=before_end,
         scopes=scopes,
+        in_reply_to=parsed.in_reply_to,
     )
     return ClaimRecord(n, claim)
 

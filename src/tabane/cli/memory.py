@@ -21,6 +21,7 @@ Scope = Annotated[list[str] | None, Opt("--scope", help="scope (repeat for a set
 
 # Each field a note takes, as the option that gives it (the wire's `text` is the argument).
 NOTE_OPTIONS = {
+    "in_reply_to": "--in-reply-to",
     "valid_from": "--valid-from",
     "valid_until": "--valid-until",
     "perspective": "--perspective",
@@ -57,6 +58,9 @@ def remember(
     kind: Annotated[
         str, Opt(help="world, experience, observation (default), opinion or preference")
     ] = "observation",
+    in_reply_to: Annotated[
+        str | None, Opt(help="what it answers (the turn before it): embedded with it")
+    ] = None,
     subject: Annotated[str | None, Opt(help="optional triple: subject")] = None,
     label: Annotated[str | None, Opt(help="optional triple: label")] = None,
     obj: Annotated[str | None, Opt("--object", help="optional triple: object")] = None,
@@ -75,6 +79,7 @@ def remember(
     """Remember a note with its speaker's perspective; prints its id.
     Example: tabane remember family "I moved to Montana." --speaker Hannah --kind experience"""
     given = {
+        "in_reply_to": in_reply_to,
         "subject": subject,
         "label": label,
         "object": obj,

@@ -7,7 +7,8 @@ fall out of the working-memory window, so a loading also gives recall another la
 
 - `turns`: session turns only (the window alone; a baseline);
 - `notes`: each turn also remembered as an observation note by its speaker, valid from its
-  session date, attributed to the turn id (`source` = the turn id);
+  session date, attributed to the turn id (`source` = the turn id), replying to the turn
+  before it in its session (`in_reply_to`, embedded with it);
 - `documents`: each session also stored as a source document whose paragraphs are the turns
   (the text alone, under a section named by the speaker: the lanes score the text only, and the
   citation carries the speaker), dated by the session, so the paragraph lanes find them;
@@ -185,10 +186,17 @@ class Loaded:
 
 
 def install(
-    svc: Tabane, user: Principal, conv: Conversation, *, loading: str, prefix: str = "mem-"
+    svc: Tabane,
+    user: Principal,
+    conv: Conversation,
+    *,
+    loading: str,
+    prefix: str = "mem-",
+    replies: bool = True,
 ) -> Loaded:
     """Load one conversation into a fresh context and session named PREFIX+loading-id (an
-    existing pair is replaced, so a rerun never doubles memories)."""
+    existing pair is replaced, so a rerun never doubles memories). `replies` false writes
+    notes without what they answer (the loading before `in_reply_to`, for comparison)."""
     if loading not in LOADINGS:
         raise InvalidInput("unknown loading", issues=[Issue("loading", f"one of {LOADINGS}")])
     name = f"{prefix}{loading}-{conv.id}"
@@ -214,6 +222,7 @@ def install(
                 ),
             )
         for i, t in enumerate(s.turns):
+            before = {"in_reply_to": s.turns[i - 1].text} if i and replies else {}
             turn = svc.add_turn(user, name, t.text, speaker=t.speaker, at=turn_time(s, i))
             by_seq[turn.seq] = t.id
             by_paragraph[(s.id, i)] = t.id
@@ -225,7 +234,7 @@ def install(
                 svc.remember(
                     user,
                     name,
-                    {"text": t.text, "valid_from": s.date, **where},
+                    {"text": t.text, "valid_from": s.date, **where, **before},
                     speaker=t.speaker,
                 )
     return Loaded(

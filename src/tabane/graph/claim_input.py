@@ -16,6 +16,7 @@ from tabane.types import MAX_INT4, MAX_INT8, is_paragraph_index, parse_date, tex
 MAX_BATCH = 10_000
 MAX_WEIGHT = 1e6
 MAX_STATEMENT = 20_000
+MAX_REPLY = 2_000  # characters of what a note answers (the embedder reads the first few hundred)
 FIELDS = frozenset(  # a claim as a writer states it
     {
         "subject",
@@ -23,6 +24,7 @@ FIELDS = frozenset(  # a claim as a writer states it
         "object",
         "weight",
         "statement",
+        "in_reply_to",
         "source",
         "paragraph",
         "author",
@@ -45,6 +47,7 @@ class ClaimInput:
     object: str | None
     weight: float | None
     statement: str | None = None
+    in_reply_to: str | None = None  # what a note answers (claim_vectors.py embeds it with it)
     source: str | None = None
     paragraph: int | None = None
     author: str | None = None
@@ -109,6 +112,9 @@ def parse_claim(
     statement = text_field(item.get("statement"), f"{path}.statement", issues, MAX_STATEMENT)
     if not present and statement is None and not require_triple:
         issues.append(Issue(path, "needs a triple (subject, label, object) or a statement"))
+    in_reply_to = text_field(item.get("in_reply_to"), f"{path}.in_reply_to", issues, MAX_REPLY)
+    if in_reply_to is not None and statement is None:
+        issues.append(Issue(f"{path}.in_reply_to", "only a statement replies to something"))
     kind = item.get("kind", "world")
     if kind not in EPISTEMIC_KINDS:
         issues.append(Issue(f"{path}.kind", f"unknown; use one of {', '.join(EPISTEMIC_KINDS)}"))
@@ -133,6 +139,7 @@ def parse_claim(
         object=ends["object"],
         weight=weight,
         statement=statement,
+        in_reply_to=in_reply_to,
         source=source,
         paragraph=paragraph,
         author=text_field(item.get("author"), f"{path}.author", issues, 200),

@@ -34,9 +34,16 @@ def claim_text(
     label: str | None,
     obj: str | None,
     weight: float | None,
+    in_reply_to: str | None = None,
 ) -> str:
-    """What is embedded for a claim."""
+    """What is embedded for a claim: its statement — after what it answers, when the writer
+    said (a reply's topic is often only in the turn it answers: on the memory sets, embedding
+    each turn after the one before it found every evidence turn of a question within the first
+    10 by cosine for 0.792 / 0.595 of the questions against 0.717 / 0.500; docs/eval.md) — else
+    its triple read as a phrase."""
     if statement is not None and statement.strip():
+        if in_reply_to is not None and in_reply_to.strip():
+            return f"{in_reply_to}\n{statement}"
         return statement
     if subject is None or label is None or obj is None:
         return ""
@@ -54,7 +61,15 @@ def missing(
         ClaimVector.context_id == context_id, ClaimVector.model == model
     )
     rows = session.execute(
-        select(Claim.id, Claim.statement, Claim.subject, Claim.label, Claim.object, Claim.weight)
+        select(
+            Claim.id,
+            Claim.statement,
+            Claim.subject,
+            Claim.label,
+            Claim.object,
+            Claim.weight,
+            Claim.in_reply_to,
+        )
         .where(
             Claim.context_id == context_id,
             Claim.scopes == sorted(scopes),
@@ -64,7 +79,9 @@ def missing(
         .order_by(Claim.id)
     )
     todo = (
-        ClaimText(r.id, claim_text(r.statement, r.subject, r.label, r.object, r.weight))
+        ClaimText(
+            r.id, claim_text(r.statement, r.subject, r.label, r.object, r.weight, r.in_reply_to)
+        )
         for r in rows
     )
     return [t for t in todo if t.text]

@@ -91,6 +91,7 @@ def write_batch(
             "object": obj,
             "weight": claim.weight,
             "statement": claim.statement,
+            "in_reply_to": claim.in_reply_to,
             "source": claim.source,
             "paragraph": claim.paragraph,
             "author": author,

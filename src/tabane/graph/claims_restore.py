@@ -52,6 +52,7 @@ class KeptClaim:
     closed_by: int | None
     valid_until_before: datetime | None
     scopes: tuple[str, ...]
+    in_reply_to: str | None = None
 
     @property
     def edge(self) -> EdgeKey | None:

@@ -25,6 +25,10 @@ SessionName = Annotated[str, Field(description="Your session's name (opened on f
 class RememberArgs(Args):
     context: ContextArg
     text: Annotated[str, Field(description="The note, in the speaker's own words.")]
+    in_reply_to: Annotated[
+        str | None,
+        Field(description="What it answers (the turn before it): found by that topic too."),
+    ] = None
     speaker: Speaker = None
     kind: Annotated[
         Literal["world", "experience", "observation", "opinion", "preference"],

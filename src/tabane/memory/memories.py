@@ -44,6 +44,7 @@ class Memory:
     recorded_at: datetime
     closed_at: datetime | None
     close_reason: str | None
+    in_reply_to: str | None = None  # what it answers (embedded with it)
 
 
 @dataclass(frozen=True)
@@ -170,4 +171,5 @@ def _memory(c: Claim) -> Memory:
         recorded_at=c.recorded_at,
         closed_at=c.closed_at,
         close_reason=c.close_reason,
+        in_reply_to=c.in_reply_to,
     )

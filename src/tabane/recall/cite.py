@@ -55,6 +55,8 @@ def block(item: Evidence) -> str:
     scopes = ", ".join(s.name for s in item.scopes) or "none"
     head = f"\n[20] {item.provenance} | {cite(item)} | scopes: {scopes}\n"
     asked = f"(in reply to: {item.in_reply_to})\n" if item.in_reply_to else ""
+    if item.superseded_by:
+        asked += f"(earlier; superseded by: {item.superseded_by})\n"
     return head + asked + item.text + "\n"
 
 

@@ -223,6 +223,8 @@ def explain(
         }
         verdict: str = best.outcome
         detail, key = details[best.outcome] + _voices(best, outcome.placed), best.item.key
+        if best.item.superseded_by:  # current.py: a later statement of its holder revises it
+            detail += f"; earlier, superseded by {best.item.superseded_by}: served after it"
         asked = outcome.found[best.item.key].asked
         if not placed and asked is not None:  # it asks: what became of its reply answers
             verdict, key = "answered", asked

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tabane.derive import raptor_topics as topics
 from tabane.models.extractive import sentences
 from tabane.models.reranker import Reranker, checked_scores
+from tabane.recall import current
 from tabane.recall.cite import DENSE, block, estimate
 from tabane.recall.evidence import Candidate
 from tabane.recall.result import CandidateTrace, Evidence, Fact, Outcome
@@ -105,6 +106,20 @@ def grounded_first(ordered: Sequence[Evidence], max_items: int) -> list[Evidence
     return out
 
 
+# Summaries of the graph: a profile (a concept's heaviest claims) or a community (a cluster's).
+GRAPH_SUMMARIES = ("profile", "community")
+
+
+def summaries_last(ordered: Sequence[Evidence]) -> list[Evidence]:
+    """The profiles and communities moved behind every other item: a summary of edges and
+    claims is read after the evidence it summarises and takes only a place that no direct
+    evidence wants (on the graph sets they took 5–6 of 20 places and cost 0.05–0.10 of the
+    questions with every needed triple; docs/eval.md, "Supersession and summaries")."""
+    return [it for it in ordered if it.kind not in GRAPH_SUMMARIES] + [
+        it for it in ordered if it.kind in GRAPH_SUMMARIES
+    ]
+
+
 def _same(text: str) -> str:
     """Text as compared for repeats: case-folded, without whitespace (a question's closing
     sentences are rejoined with spaces, which a script written without them never had)."""
@@ -148,8 +163,12 @@ def arrange(
     chars_per_token: float,
     voices: bool = True,
     facts_once: bool = True,
+    vectors: Mapping[str, current.Vec] | None = None,
+    supersede: tuple[float, int] | None = None,
+    summaries_after: bool = True,
 ) -> list[Placed]:
-    """Order, drop items whose text or fact repeats an earlier one's (outcome `duplicate`,
+    """Order (with `supersede` = (tau, span): the current statement of a revised value first,
+    current.py), drop items whose text or fact repeats an earlier one's (outcome `duplicate`,
     position 0), cut to `max_items`, then keep the longest prefix within `budget` tokens."""
     fused_at = {it.key: n for n, it in enumerate(items, start=1)}
     scores: dict[str, float] = {}
@@ -167,7 +186,11 @@ def arrange(
         ordered += named_first(group, named)
         spoken |= named
     ordered = answers_first(ordered)
+    if supersede is not None:
+        ordered = current.current_first(ordered, vectors or {}, *supersede)
     ordered = grounded_first(edges_first(ordered) if facts_once else ordered, max_items)
+    if summaries_after:
+        ordered = summaries_last(ordered)
     placed: list[Placed] = []
     used = 0
     full = False
@@ -220,6 +243,7 @@ def traces(placed: Sequence[Placed], found: dict[str, Candidate]) -> tuple[Candi
             tokens=p.item.tokens,
             reply_to=found[p.item.key].asked,
             voiced=p.voiced,
+            superseded_by=p.item.superseded_by,
         )
         for p in placed
     )

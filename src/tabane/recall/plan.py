@@ -63,6 +63,16 @@ class Tunables:
     # as by its whole title where the name is marked as one (titles.py `marked`), "all": every
     # name, "off": no name.
     names: str = "marked"
+    # Supersession (current.py): among the first `supersede_span` items, a later statement of
+    # the same holder revises an earlier one with the same subject and label, or (the cosine
+    # rule) one whose embedding is within cosine `supersede` of its own. The cosine rule is off
+    # (1.1: above any cosine): with notes embedded after what they answer it lost on the dev
+    # set at every threshold (docs/eval.md, "Supersession"; bench/recall_cv.py).
+    supersede: float = 1.1
+    supersede_span: int = 10
+    # Profiles and communities served after the other items of the first `max_items`
+    # (order.py `summaries_last`).
+    summaries_after: bool = True
 
 
 # The tunables that bound how much each step keeps, as the trace reports them.

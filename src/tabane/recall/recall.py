@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from tabane.models.reranker import Reranker
-from tabane.recall import order
+from tabane.recall import current, order
 from tabane.recall.evidence import Candidate, evidence
 from tabane.recall.kernel import Gathered, TurnWindow, gather
 from tabane.recall.plan import Tunables
@@ -56,6 +56,10 @@ def run(
         evidence(c, gathered.scopes, window.name if window else None) for c in gathered.candidates
     ]
     started = time.perf_counter()
+    supersede = (t.supersede, t.supersede_span) if t.supersede_span > 0 else None
+    model = qv.model if qv.vector is not None else None
+    cosine = supersede is not None and t.supersede <= 1.0  # the cosine rule needs vectors
+    vecs = current.vectors(session, items[: t.candidates], model) if cosine else {}
     placed = order.arrange(
         question,
         items,
@@ -65,6 +69,9 @@ def run(
         chars_per_token=chars_per_token,
         voices=t.voices,
         facts_once=t.facts_once,
+        vectors=vecs,
+        supersede=supersede,
+        summaries_after=t.summaries_after,
     )
     order_ms = (time.perf_counter() - started) * 1000
     used = sum(p.item.tokens for p in placed if p.outcome == "served")

@@ -77,6 +77,9 @@ class Evidence:
     # what it asserts, when that is only a triple (an edge, or a claim without a statement of
     # its own)
     fact: Fact | None = None
+    # an earlier statement that a later one of the same holder revises: the later one's
+    # citation (current.py); it is served right after that one
+    superseded_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,7 @@ class CandidateTrace:
     tokens: int
     reply_to: str | None = None  # the key of the item that asked, when this is its reply
     voiced: bool = False  # said by someone the question names: first within its group
+    superseded_by: str | None = None  # the citation of the later statement that revises it
 
 
 @dataclass(frozen=True)

@@ -198,6 +198,9 @@ class Claim(Scoped, Base):
     object: Mapped[str | None] = mapped_column(Text)
     weight: Mapped[float | None] = mapped_column(Float)
     statement: Mapped[str | None] = mapped_column(Text)
+    # what the note answers (the turn before it in its conversation): embedded with it, so a
+    # reply without the topic's words ("Yes, signed it yesterday!") is found (migration 0031)
+    in_reply_to: Mapped[str | None] = mapped_column(Text)
     source: Mapped[str | None] = mapped_column(Text)
     paragraph: Mapped[int | None] = mapped_column(Integer)
     author: Mapped[str] = mapped_column(Text)

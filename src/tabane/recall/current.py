@@ -1,0 +1,105 @@
+"""Supersession: a later statement by the same holder about the same subject is current.
+
+Memory keeps every version of a value ("we'll rent on Tannery Row", then months later "we ended
+up going with the other flat"); a question about it should read the current one first and the
+earlier ones beside it, marked, so the change itself is readable. Among the first `span` items
+of recall's order, an item said or held by someone (a turn's speaker, a note's holder) is
+superseded by a later one of the same holder when the later one was said on a later day and
+either
+
+- both assert a triple with the same subject and label (and perspective) and other objects, or
+- their texts are about the same thing: the cosine of their embeddings is at least `tau` (the
+  vectors the claims and turns lanes rank by, read by `vectors`).
+
+Statements of one day are one conversation's elaboration, not a revision. The latest successor
+of a superseded item takes the earlier one's place and the earlier one follows it, marked with
+the successor's citation (`Evidence.superseded_by`); the items between move down one place.
+`tau` and `span` were chosen by cross-validation on the memory sets (docs/eval.md,
+"Supersession"; `bench/supersede_cv.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from tabane.recall.cite import cite
+from tabane.recall.result import Evidence
+from tabane.storage.schema import ClaimVector, TurnVector
+
+Vec = np.ndarray[Any, np.dtype[np.float32]]
+
+
+def vectors(session: Session, items: Sequence[Evidence], model: str | None) -> dict[str, Vec]:
+    """The stored embeddings of the claims and turns among `items`, by item key (unit length,
+    as the embedder wrote them); none without a model."""
+    if model is None:
+        return {}
+    out: dict[str, Vec] = {}
+    for prefix, table, column in (
+        ("c:", ClaimVector, ClaimVector.claim_id),
+        ("t:", TurnVector, TurnVector.turn_id),
+    ):
+        ids = [int(it.key[2:]) for it in items if it.key.startswith(prefix) and it.author]
+        if not ids:
+            continue
+        rows = session.execute(
+            select(column, table.embedding).where(column.in_(ids), table.model == model)
+        )
+        out.update({f"{prefix}{i}": np.asarray(v, dtype=np.float32) for i, v in rows})
+    return out
+
+
+def _revises(earlier: Evidence, later: Evidence, vecs: Mapping[str, Vec], tau: float) -> bool:
+    if earlier.author is None or earlier.author != later.author:
+        return False
+    if earlier.when is None or later.when is None or later.when.date() <= earlier.when.date():
+        return False
+    a, b = earlier.fact, later.fact
+    if a is not None and b is not None:
+        same = (a.context, a.perspective, a.subject, a.label)
+        return same == (b.context, b.perspective, b.subject, b.label) and a.object != b.object
+    va, vb = vecs.get(earlier.key), vecs.get(later.key)
+    return va is not None and vb is not None and float(va @ vb) >= tau
+
+
+def successors(
+    ordered: Sequence[Evidence], vecs: Mapping[str, Vec], tau: float, span: int
+) -> dict[str, Evidence]:
+    """Each item of the first `span` that a later one of them revises → its latest revision."""
+    top = list(ordered[:span])
+    out: dict[str, Evidence] = {}
+    for earlier in top:
+        later = [it for it in top if _revises(earlier, it, vecs, tau)]
+        if later:
+            out[earlier.key] = max(later, key=lambda it: (it.when, it.key))
+    return out
+
+
+def current_first(
+    ordered: Sequence[Evidence], vecs: Mapping[str, Vec], tau: float, span: int
+) -> list[Evidence]:
+    """`ordered` with each superseded item's latest revision in its place and the item right
+    after it, marked `superseded_by` (the revision's citation)."""
+    latest = successors(ordered, vecs, tau, span)
+    if not latest:
+        return list(ordered)
+    out: list[Evidence] = []
+    placed: set[str] = set()
+    for it in ordered:
+        if it.key in placed:
+            continue
+        if it.key in latest:
+            newer = latest[it.key]
+            if newer.key not in placed:
+                out.append(newer)
+                placed.add(newer.key)
+            it = replace(it, superseded_by=cite(newer))
+        out.append(it)
+        placed.add(it.key)
+    return out
