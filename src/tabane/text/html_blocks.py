@@ -14,6 +14,7 @@ from lxml import etree
 from tabane.text.blocks import Block, Locator
 from tabane.text.html_anchors import heading_anchor
 from tabane.text.markdown import Outline, clean_heading
+from tabane.text.reflow import CJK
 
 # Page chrome by element name, for the plain walk (a <header> in <main> holds the article's title).
 _WALK_DROP = frozenset({"nav", "header", "footer", "aside", "form", "head", "iframe", "select"})
@@ -28,8 +29,7 @@ _ITEM_LINES = frozenset({"p", "div", "ul", "ol", "dl", "section", "blockquote"})
 _HEADING = re.compile(r"^h([1-6])$")
 # Elements of trafilatura's XML that break the line when nested inside another one.
 _XML_BLOCKS = frozenset({"p", "list", "item", "quote", "head", "row", "table"})
-_CJK = "\u2e80-\u2fff\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
-_CJK_BREAK = re.compile(f"(?<=[{_CJK}])[ \t\r]*\n\\s*(?=[{_CJK}])")
+_CJK_BREAK = re.compile(f"(?<=[{CJK}])[ \t\r]*\n\\s*(?=[{CJK}])")
 _WHITESPACE = re.compile(r"\s+")
 # Permalink marks generators append to a heading (Node.js "#", Sphinx "¶" when its class is lost).
 _PERMALINK = re.compile(r"\s*[#¶§]+$")
