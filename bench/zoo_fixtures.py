@@ -31,6 +31,8 @@ PAGES = {
     "xfpt-exim-introduction.html": "/usr/share/doc/exim4-doc-html/spec_html/ch-introduction.html",
     "handwritten-sqlite-whentouse.html": "/usr/share/doc/sqlite3/whentouse.html",
     "sphinx-python-stdtypes.html": "/usr/share/doc/python3.11/html/library/stdtypes.html",
+    "xfpt-exim-variable-index.html": "/usr/share/doc/exim4-doc-html/spec_html/ch-variable_index.html",
+    "gtkdoc-gallery.html": "/usr/share/gtk-doc/html/gtk3/ch03.html",
 }
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 

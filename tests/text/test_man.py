@@ -274,3 +274,12 @@ def test_a_tagged_entry_keeps_its_tag_on_a_line_of_its_own() -> None:
     )
     lead_in = "interprets the following options when it is invoked:"
     assert any(b.text.endswith(lead_in) for b in blocks)
+
+
+def test_a_macro_appended_to_in_an_indented_block_ends_at_its_dot() -> None:
+    """Asciidoctor's pages (util-linux, translated by po4a) end an `.am` with `.  .`: the page
+    after it is read, not skipped as part of the macro (67 manpages-fr pages were empty)."""
+    blocks = zoo_page("man-fr-chrt.1")
+    assert blocks[0].text == "chrt - Manipuler les attributs temps réel d'un processus"
+    assert blocks[0].section == ("NOM",)
+    assert any(b.section == ("STRATÉGIES",) and b.text.startswith("-o, --other\n") for b in blocks)

@@ -2,7 +2,8 @@
 
 `.SH`/`.SS` give the section path, `.PP .LP .P .sp .br .HP`, blank lines, `.TP` and `.IP` start a
 new paragraph. Filled text is reflowed (roff breaks its source lines anywhere: a break is a space,
-none between CJK characters); a `.TP` tag and its body are one block, the tag on a line of its own;
+none between CJK characters); a `.TP` tag and its body are one block, the tag on a line of its own
+(as is a term above its `.RS` body);
 the items of a list (`.IP` bullets, tag-only `.TP` entries, as in "ALL bug reports should
 include:") are one block, with the paragraph ending in a colon that leads into them.
 `.nf`/`.fi` keep their lines and blank lines in one block, `.TS`…`.TE` tables become one row per
@@ -31,6 +32,9 @@ _NOFILL_ON = frozenset({"nf", "EX", "Vb"})
 _NOFILL_OFF = frozenset({"fi", "EE", "Ve"})
 _SKIP_TO_DOTS = frozenset({"de", "de1", "am", "am1", "ig"})
 _REQUEST = re.compile(r"([^\s\\]+)[ \t]*(.*)$")
+# The end of a macro definition: `..` (spaces may follow the control character: `.  .`, as
+# Asciidoctor indents an `.am` inside a conditional), or `.\}..` closing a conditional too.
+_END_OF_MACRO = re.compile(r"^[.'][ \t]*(?:\\\})?\.[ \t]*$")
 _TBL_TAB = re.compile(r"\btab\s*\((.)\)")
 _BULLETS = ("• ", "· ", "- ", "* ")
 _LEAD_IN = (":", "：")
@@ -64,7 +68,7 @@ class _Converter:
         self.blocks: list[Block] = []
         self._section: tuple[str, ...] = ()
         self._current: list[NumberedLine] = []
-        self._hard: list[bool] = []  # per line of _current: kept on a line of its own
+        self._hard: list[bool] = []  # per line of _current: the output line breaks after it
         self._item: str | None = None  # "bullet" or "tag" while the block is a list item
         self._tag = False  # the next text is a .TP tag
         self._listing = False  # the last block is a list that the next item joins
@@ -102,7 +106,7 @@ class _Converter:
             self._conditional(name, number, rest, lines)
         elif name in _SKIP_TO_DOTS:
             for _, skipped in lines:
-                if skipped.strip() in ("..", ".\\}.."):
+                if _END_OF_MACRO.match(skipped.strip()):
                     break
         elif name in ("TH", "Dt"):
             args = [self._render(arg) for arg in arguments(rest)]
@@ -116,6 +120,8 @@ class _Converter:
                 self._set_heading(text)
         elif name in _BREAKS:
             self._flush()
+        elif name in ("RS", "RE"):  # indentation breaks the line: a term above its indented body
+            self._hard[-1:] = [True] * len(self._hard[-1:])
         elif name == "TP":
             self._flush()
             self._item, self._tag = "tag", True
@@ -292,20 +298,19 @@ class _Converter:
         self._join = False
 
     def _paragraph(self) -> Block | None:
-        """The block of the lines gathered: runs of filled lines reflowed, the others (no-fill
-        text, table rows, a tag) on lines of their own; located by its first and last line."""
+        """The block of the lines gathered: filled lines reflowed up to a line that breaks (a
+        no-fill line, a table row, a tag, the text before `.RS`), which ends a line of the
+        block; located by its first and last line."""
         filled = [number for number, text in self._current if text.strip()]
         if not filled:
             return None
         lines: list[str] = []
         run: list[str] = []
         for (_, text), hard in zip(self._current, self._hard, strict=True):
-            if not hard:
-                run.append(text)
-                continue
-            if run:
-                lines, run = [*lines, fill(run)], []
-            lines.append(text.rstrip())
+            run.append(text)
+            if hard:  # the line breaks after this text; a line alone is kept as it is
+                lines.append(fill(run) if len(run) > 1 else text.rstrip())
+                run = []
         if run:
             lines.append(fill(run))
         text = "\n".join(lines).strip()
