@@ -18,6 +18,7 @@ import lxml.html
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "text" / "zoo"
 HANDBOOK = "/usr/share/doc/debian-handbook/html/en-US"
+EXIM = "/usr/share/doc/exim4-doc-html/spec_html"
 PAGES = {
     "publican-handbook-apt-get.html": f"{HANDBOOK}/sect.apt-get.html",
     "publican-handbook-apparmor.html": f"{HANDBOOK}/sect.apparmor.html",
@@ -28,10 +29,10 @@ PAGES = {
     "nodejs-fs.html": "/usr/share/doc/nodejs/api/fs.html",
     "sphinx-devref-pkgs.html": "/usr/share/developers-reference/pkgs.html",
     "asciidoc-git-stash.html": "/usr/share/doc/git-doc/git-stash.html",
-    "xfpt-exim-introduction.html": "/usr/share/doc/exim4-doc-html/spec_html/ch-introduction.html",
+    "xfpt-exim-introduction.html": f"{EXIM}/ch-introduction.html",
     "handwritten-sqlite-whentouse.html": "/usr/share/doc/sqlite3/whentouse.html",
     "sphinx-python-stdtypes.html": "/usr/share/doc/python3.11/html/library/stdtypes.html",
-    "xfpt-exim-variable-index.html": "/usr/share/doc/exim4-doc-html/spec_html/ch-variable_index.html",
+    "xfpt-exim-variable-index.html": f"{EXIM}/ch-variable_index.html",
     "gtkdoc-gallery.html": "/usr/share/gtk-doc/html/gtk3/ch03.html",
 }
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
