@@ -283,3 +283,9 @@ def test_a_macro_appended_to_in_an_indented_block_ends_at_its_dot() -> None:
     assert blocks[0].text == "chrt - Manipuler les attributs temps réel d'un processus"
     assert blocks[0].section == ("NOM",)
     assert any(b.section == ("STRATÉGIES",) and b.text.startswith("-o, --other\n") for b in blocks)
+
+
+def test_no_fill_text_is_code() -> None:
+    kinds = {b.text: b.kind for b in parse_man(PAGE).blocks}
+    assert kinds["# boil, then keep warm\n\nkettle -t 80"] == "code"
+    assert kinds["After the example."] == "text"

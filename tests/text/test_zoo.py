@@ -120,3 +120,11 @@ def test_admonitions_keep_their_label() -> None:
 def test_a_definition_keeps_its_term() -> None:
     pages = texts("sphinx-python-stdtypes.html")
     assert any(t.startswith("iterator.__next__()\nReturn the next item") for t in pages)
+
+
+def test_pre_is_code_and_prose_is_text() -> None:
+    blocks = read("publican-handbook-apt-get.html").blocks
+    kinds = {b.text.split("\n")[0]: b.kind for b in blocks}
+    assert kinds["## Update dpkg's database of known packages"] == "code"
+    assert kinds['$ sudo apt -o "Acquire::PDiffs=false" update'] == "code"
+    assert {b.kind for b in blocks if b.text.startswith("For any work with APT")} == {"text"}

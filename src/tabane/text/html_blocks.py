@@ -14,7 +14,7 @@ from typing import Any
 
 from lxml import etree
 
-from tabane.text.blocks import Block, Locator
+from tabane.text.blocks import Block, BlockKind, Locator
 from tabane.text.html_anchors import heading_anchor
 from tabane.text.markdown import Outline, clean_heading
 from tabane.text.reflow import CJK
@@ -57,8 +57,11 @@ def from_trafilatura(xml: str) -> list[Block]:
             outline.enter(int(rend.group(1)) if rend else 2, clean_heading(_inline(element)))
             continue
         if tag == "code":
-            text = _verbatim("".join(element.itertext()))
-        elif tag == "list":
+            code = _verbatim("".join(element.itertext()))
+            if code:
+                blocks.append(Block(code, outline.path, kind="code"))
+            continue
+        if tag == "list":
             text = "\n".join(_list_lines(element, 0))
             if text.strip() and _leads_in(blocks, outline.path):
                 last = blocks.pop()
@@ -188,7 +191,7 @@ class Walker:
             self.outline.enter(int(heading.group(1)), text, heading_anchor(element))
         elif tag == "pre":
             self._flush()
-            self._add(_verbatim(element.text_content()))
+            self._add(_verbatim(element.text_content()), kind="code")
         elif tag == "br":
             self._buffer.append("\n")
         elif tag == "table" and not self._items and _data_table(element):
@@ -240,11 +243,11 @@ class Walker:
             text = f"{self.blocks.pop().text}\n{text}"
         self._add(text)
 
-    def _add(self, text: str) -> None:
+    def _add(self, text: str, kind: BlockKind = "text") -> None:
         if text:
             anchor = self.outline.anchor
             locator = Locator("anchor", value=anchor) if anchor else None
-            self.blocks.append(Block(text, self.outline.path, locator))
+            self.blocks.append(Block(text, self.outline.path, locator, kind))
 
 
 def _drop_empty_cells(line: str) -> str:

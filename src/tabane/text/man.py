@@ -314,7 +314,8 @@ class _Converter:
         if run:
             lines.append(fill(run))
         text = "\n".join(lines).strip()
-        return Block(text, self._section, Locator("line_range", filled[0], filled[-1]))
+        span = Locator("line_range", filled[0], filled[-1])
+        return Block(text, self._section, span, "code" if self._nofill else "text")
 
     def _place(self, block: Block) -> None:
         """Append a block; a list item (a bullet, a tag without a body) joins the list before it,
@@ -326,7 +327,7 @@ class _Converter:
         if joins and last and (self._listing or last.text.endswith(_LEAD_IN)):
             assert last.locator is not None and block.locator is not None
             span = Locator("line_range", last.locator.start, block.locator.end)
-            self.blocks[-1] = Block(f"{last.text}\n{block.text}", block.section, span)
+            self.blocks[-1] = Block(f"{last.text}\n{block.text}", block.section, span, last.kind)
             self._listing = True
             return
         self.blocks.append(block)
