@@ -32,6 +32,7 @@ PAGES = {
     "xfpt-exim-introduction.html": f"{EXIM}/ch-introduction.html",
     "handwritten-sqlite-whentouse.html": "/usr/share/doc/sqlite3/whentouse.html",
     "sphinx-python-stdtypes.html": "/usr/share/doc/python3.11/html/library/stdtypes.html",
+    "sphinx-python-annotations.html": "/usr/share/doc/python3.11/html/howto/annotations.html",
     "xfpt-exim-variable-index.html": f"{EXIM}/ch-variable_index.html",
     "gtkdoc-gallery.html": "/usr/share/gtk-doc/html/gtk3/ch03.html",
 }

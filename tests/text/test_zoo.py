@@ -115,6 +115,8 @@ def test_admonitions_keep_their_label() -> None:
     assert "TIP Incremental updates" not in handbook
     gtk = texts("gtkdoc-gtkbutton.html")
     assert any(t.startswith("Warning: gtk_button_new_from_stock has been deprecated") for t in gtk)
+    abstract = texts("sphinx-python-annotations.html")  # an <aside> of the document, not chrome
+    assert any(t.startswith("Abstract: This document is designed to encapsulate") for t in abstract)
 
 
 def test_a_definition_keeps_its_term() -> None:

@@ -16,6 +16,7 @@ from lxml import etree
 
 from tabane.text.blocks import Block, BlockKind, Locator
 from tabane.text.html_anchors import heading_anchor
+from tabane.text.html_chrome import ADMONITIONS
 from tabane.text.markdown import Outline, clean_heading
 from tabane.text.reflow import CJK
 from tabane.text.tables import CELL, row_text, table_paragraphs
@@ -183,7 +184,7 @@ class Walker:
     def _walk(self, element: Any) -> None:
         tag = element.tag if isinstance(element.tag, str) else ""  # comments have no str tag
         heading = _HEADING.match(tag)
-        if not tag or tag in self._drop:
+        if not tag or (tag in self._drop and not _boxed(element)):
             pass
         elif heading:
             self._flush()
@@ -248,6 +249,13 @@ class Walker:
             anchor = self.outline.anchor
             locator = Locator("anchor", value=anchor) if anchor else None
             self.blocks.append(Block(text, self.outline.path, locator, kind))
+
+
+def _boxed(element: Any) -> bool:
+    """An `<aside>` of the document (Sphinx writes topics, sidebars, admonitions and footnotes
+    as such), not of the page: kept by the walk, which drops other asides as chrome."""
+    classes = element.get("class", "").split()
+    return element.tag == "aside" and not (ADMONITIONS | {"footnote-list"}).isdisjoint(classes)
 
 
 def _drop_empty_cells(line: str) -> str:

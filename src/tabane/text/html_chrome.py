@@ -8,7 +8,8 @@ becomes one `<pre><code>` (else highlighted code loses its line breaks in trafil
 definition term joins the first paragraph of its definition (a signature and what it does; an
 option and its meaning), and an admonition's label joins its first paragraph ("Note: …", "TIP
 Incremental updates: …"): Sphinx admonitions, DocBook notes and Publican's sidebars (their title),
-AsciiDoc admonition blocks (their icon's title), or a bare `div.warning` (its class).
+AsciiDoc admonition blocks (their icon's title), docutils topics ("Abstract: …") and footnotes
+("[1]: …"), or a bare `div.warning` (its class).
 """
 
 from __future__ import annotations
@@ -33,9 +34,11 @@ _DROP_TAG_SET = frozenset(DROP_TAGS)
 # Boxes that set a paragraph apart under a label, by class token; and their title's class tokens.
 ADMONITIONS = frozenset({
     "admonition", "admonitionblock", "note", "tip", "hint", "warning", "caution", "important",
-    "attention", "danger", "error", "seealso", "sidebar",
+    "attention", "danger", "error", "seealso", "sidebar", "topic", "footnote",
 })  # fmt: skip
-_TITLES = frozenset({"admonition-title", "title", "admonition_header"})
+# Boxes whose class alone names them, when they have no title (a bare `div.warning`).
+_NAMED_BY_CLASS = ADMONITIONS - {"admonition", "admonitionblock", "sidebar", "topic", "footnote"}
+_TITLES = frozenset({"admonition-title", "title", "admonition_header", "topic-title", "label"})
 # Where an admonition's text starts: the first of these whose content opens with words.
 _PARAGRAPHS = ("p", "div", "td", "dd", "li")
 _BLOCKS = frozenset({"div", "p", "ul", "ol", "dl", "table", "pre", "blockquote", "h1", "h2", "h3"})
@@ -87,7 +90,7 @@ def _label(box: Any) -> None:
         label = " ".join(title.text_content().split())
         title.drop_tree()
     else:
-        known = sorted(_classes(box) & ADMONITIONS - {"admonition", "admonitionblock", "sidebar"})
+        known = sorted(_classes(box) & _NAMED_BY_CLASS)
         label = known[0].capitalize() if known else ""
     target = next((e for e in box.iter(*_PARAGRAPHS) if _opens_with_words(e)), None)
     if label and target is not None:
