@@ -289,3 +289,11 @@ def test_no_fill_text_is_code() -> None:
     kinds = {b.text: b.kind for b in parse_man(PAGE).blocks}
     assert kinds["# boil, then keep warm\n\nkettle -t 80"] == "code"
     assert kinds["After the example."] == "text"
+
+
+def test_no_fill_text_ending_in_a_colon_leads_into_no_list() -> None:
+    source = ".SH X\n.nf\nusage:\n.fi\n.IP \\(bu 2\nan item\n"
+    assert [(b.text, b.kind) for b in parse_man(source).blocks] == [
+        ("usage:", "code"),
+        ("• an item", "text"),
+    ]

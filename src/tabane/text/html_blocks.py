@@ -80,8 +80,14 @@ def from_trafilatura(xml: str) -> list[Block]:
 
 
 def _leads_in(blocks: list[Block], section: tuple[str, ...]) -> bool:
-    """Whether the last block leads into what follows it (a list): it ends with a colon."""
-    return bool(blocks) and blocks[-1].section == section and blocks[-1].text.endswith(_LEAD_IN)
+    """Whether the last block leads into what follows it (a list): text ending with a colon."""
+    last = blocks[-1] if blocks else None
+    return (
+        last is not None
+        and last.section == section
+        and last.kind == "text"
+        and last.text.endswith(_LEAD_IN)
+    )
 
 
 def _inline(element: Any) -> str:

@@ -323,7 +323,7 @@ class _Converter:
         item = self._item == "bullet" or block.text.startswith(_BULLETS)
         item = item or (self._item == "tag" and len(self._current) == 1)
         last = self.blocks[-1] if self.blocks else None
-        joins = item and last is not None and last.section == block.section
+        joins = item and last is not None and last.section == block.section and last.kind == "text"
         if joins and last and (self._listing or last.text.endswith(_LEAD_IN)):
             assert last.locator is not None and block.locator is not None
             span = Locator("line_range", last.locator.start, block.locator.end)
