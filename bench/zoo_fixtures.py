@@ -18,6 +18,7 @@ import lxml.html
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "text" / "zoo"
 HANDBOOK = "/usr/share/doc/debian-handbook/html/en-US"
+EXIM = "/usr/share/doc/exim4-doc-html/spec_html"
 PAGES = {
     "publican-handbook-apt-get.html": f"{HANDBOOK}/sect.apt-get.html",
     "publican-handbook-apparmor.html": f"{HANDBOOK}/sect.apparmor.html",
@@ -28,8 +29,12 @@ PAGES = {
     "nodejs-fs.html": "/usr/share/doc/nodejs/api/fs.html",
     "sphinx-devref-pkgs.html": "/usr/share/developers-reference/pkgs.html",
     "asciidoc-git-stash.html": "/usr/share/doc/git-doc/git-stash.html",
-    "xfpt-exim-introduction.html": "/usr/share/doc/exim4-doc-html/spec_html/ch-introduction.html",
+    "xfpt-exim-introduction.html": f"{EXIM}/ch-introduction.html",
     "handwritten-sqlite-whentouse.html": "/usr/share/doc/sqlite3/whentouse.html",
+    "sphinx-python-stdtypes.html": "/usr/share/doc/python3.11/html/library/stdtypes.html",
+    "sphinx-python-annotations.html": "/usr/share/doc/python3.11/html/howto/annotations.html",
+    "xfpt-exim-variable-index.html": f"{EXIM}/ch-variable_index.html",
+    "gtkdoc-gallery.html": "/usr/share/gtk-doc/html/gtk3/ch03.html",
 }
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 
@@ -56,8 +61,10 @@ def main() -> None:
     for name, path in PAGES.items():
         text = _XML_DECLARATION.sub("", Path(path).read_text(encoding="utf-8"))
         tree = lxml.html.document_fromstring(text)
-        # Node.js pages open with a long sidebar of links: keep enough to reach the content
-        trim(tree.find("body"), args.text * (5 if name.startswith("nodejs") else 1))
+        # Node.js and Python pages open with a long sidebar of links (Python's: its table of
+        # contents): keep enough to reach the content
+        long_head = name.startswith(("nodejs", "sphinx-python"))
+        trim(tree.find("body"), args.text * (5 if long_head else 1))
         html = lxml.html.tostring(tree, encoding="unicode", doctype="<!DOCTYPE html>")
         (OUT / name).write_text(html + "\n", encoding="utf-8")
         print(name, len(html))

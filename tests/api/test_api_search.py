@@ -14,7 +14,7 @@ KETTLE = (
     "A kettle note.\n\n## Garden\n\nGardening is not about kettles at all.\n"
 )
 HIT_KEYS = {"context", "source_id", "paragraph", "title", "text", "section", "locator"} | {
-    "rank", "context_rank", "score", "lanes", "via_question"
+    "kind", "rank", "context_rank", "score", "lanes", "via_question"
 }  # fmt: skip
 PLAN_KEYS = {"query_terms", "contexts", "pool", "rrf_k", "limit", "offset", "notes"}
 
@@ -57,6 +57,7 @@ def test_search_one_context_with_hits_lanes_and_plan(client, context) -> None:
     assert (top["title"], top["section"]) == ("Kettle", ["Kettle"])
     assert top["text"] == "The kettle boils water quickly."
     assert top["locator"]["kind"] == "line_range"
+    assert top["kind"] == "text"
     assert (top["rank"], top["context_rank"]) == (1, 1)
     assert set(top["lanes"]) == {"bm25"} and top["lanes"]["bm25"]["rank"] == 1
     assert top["lanes"]["bm25"]["score"] > 0 and top["via_question"] == []

@@ -27,6 +27,10 @@ The kettle boils water in three minutes.
 ## Safety
 
 It switches off by itself when the water boils.
+
+```
+kettle --descale
+```
 """
 
 
@@ -111,7 +115,13 @@ def test_an_imported_archive_exports_again_as_it_was_and_answers_as_the_original
     report = svc.import_context(bob, [json.dumps(line) for line in archive], context=copy)
     mine = {f"user:{alice.name}": f"user:{bob.name}"}
     assert report.scope_map == mine  # the exporter's personal scope became the importer's
-    assert (report.sources, report.paragraphs, report.claims, report.open_claims) == (2, 3, 5, 3)
+    assert (report.sources, report.paragraphs, report.claims, report.open_claims) == (2, 4, 5, 3)
+    kinds = [
+        p.get("kind", "text")
+        for line in archive
+        for p in line.get("source", {}).get("paragraphs", [])
+    ]
+    assert kinds.count("code") == 1  # a code paragraph travels as code
     assert report.aliases == 1
     again = exported(svc, bob, copy)
     assert comparable(again, {}) == comparable(archive, mine)

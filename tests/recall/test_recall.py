@@ -395,3 +395,11 @@ def test_an_edge_joining_two_named_concepts_walks_first(svc: Tabane, user, make_
     texts = {it.key: it.text for it in result.items}
     # Activation adds up at an edge both of whose ends the question names: 2 × 0.8 beats 1 × 1.0.
     assert texts[walked[0][1]].startswith("FailsafeMonitor —watches→ BatteryMonitor")
+
+
+def test_a_cited_code_paragraph_says_it_is_code(svc: Tabane, user, context):
+    page = b"# Kettle\n\nTo descale it, run:\n\n```\nkettle --descale\n```\n"
+    svc.ingest(user, context, DocumentInput("kettle.md", data=page))
+    result = svc.recall(user, RecallRequest("how do I descale the kettle?", (context,)))
+    kinds = {item.text: item.citation.kind for item in result.items}
+    assert kinds == {"To descale it, run:": "text", "```\nkettle --descale\n```": "code"}

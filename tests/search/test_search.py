@@ -211,3 +211,16 @@ def test_the_bm25_lane_read_beside_finds_what_it_finds_alone(vsvc: Tabane, user,
     assert len(submitted) == 1  # the BM25 lane ran on the second connection
     assert together.hits == alone.hits and together.plan == alone.plan
     assert {"bm25", "vector"} <= {lane for hit in together.hits for lane in hit.lanes}
+
+
+def test_a_hit_says_whether_it_is_code(svc: Tabane, user, context):
+    """Code keeps its line breaks and is marked as code (issue 28), so a reader of a hit (or of
+    a citation) knows to show it verbatim."""
+    page = b"# Kettle\n\nDescale the kettle monthly.\n\n```\nkettle --descale\nkettle --boil\n```\n"
+    svc.ingest(user, context, DocumentInput("kettle.md", data=page))
+    hits = svc.search(user, SearchRequest("kettle descale", contexts=(context,))).hits
+    kinds = {h.text: h.kind for h in hits}
+    assert kinds == {
+        "Descale the kettle monthly.": "text",
+        "```\nkettle --descale\nkettle --boil\n```": "code",  # a fenced block keeps its fences
+    }

@@ -270,3 +270,17 @@ def test_line_breaks_between_cjk_characters_vanish() -> None:
 )
 def test_empty_pages_have_no_blocks(data: bytes) -> None:
     assert read(data).blocks == ()
+
+
+def test_only_a_sentence_leads_into_a_list_not_code() -> None:
+    page = (
+        b"<html><body><main><h1>Loops</h1><p>Two forms are known:</p><ul><li>for</li>"
+        b"<li>while</li></ul><pre>while True:</pre><ul><li>a list after code</li></ul>"
+        b"</main></body></html>"
+    )
+    blocks = read_document(page, name="loops.html").blocks
+    assert [(b.text, b.kind) for b in blocks] == [
+        ("Two forms are known:\n- for\n- while", "text"),
+        ("while True:", "code"),
+        ("- a list after code", "text"),
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+from pathlib import Path
 
 import pytest
 
@@ -61,19 +62,18 @@ def test_title_sections_and_escapes() -> None:
     assert doc.title == "KETTLE(1)"
     assert [(b.text, b.section) for b in doc.blocks] == [
         ("kettle - boil water from the command line", ("NAME",)),
-        ("kettle\n[-t temp] [--quiet]", ("SYNOPSIS",)),
-        ("kettle heats water — quickly.\nIt keeps the lid closed's seal.", ("DESCRIPTION",)),
+        ("kettle [-t temp] [--quiet]", ("SYNOPSIS",)),
+        ("kettle heats water — quickly. It keeps the lid closed's seal.", ("DESCRIPTION",)),
         (
             "A second paragraph with a backslash \\ and a zero-width escape.",
             ("DESCRIPTION",),
         ),
         ("Never boil the kettle dry.", ("DESCRIPTION", "Safety rules")),
-        ("-t, --temperature=temp\nStop heating at\ntemp\ndegrees.", ("OPTIONS",)),
+        ("-t, --temperature=temp\nStop heating at temp degrees.", ("OPTIONS",)),
         ("-q, --quiet\nPrint nothing.", ("OPTIONS",)),
         ("# boil, then keep warm\n\nkettle -t 80", ("EXAMPLES",)),
         ("After the example.", ("EXAMPLES",)),
-        ("• First bullet.", ("EXAMPLES",)),
-        ("• Second bullet.", ("EXAMPLES",)),
+        ("• First bullet.\n• Second bullet.", ("EXAMPLES",)),
         ("Long tag here\nIndented body.", ("EXAMPLES",)),
     ]
 
@@ -112,8 +112,8 @@ ignored text
 after
 """
     assert blocks(source) == [
-        ("shown under nroff\n-d, --debug", ()),
-        ("quote: nroff-quote\nafter", ("X",)),
+        ("shown under nroff -d, --debug", ()),
+        ("quote: nroff-quote after", ("X",)),
     ]
 
 
@@ -166,9 +166,9 @@ Be verbose.
     doc = parse_man(source)
     assert doc.title == "REV(1)"
     assert [(b.text, b.section) for b in doc.blocks] == [
-        ("rev\n- reverse lines of a file", ("NAME",)),
-        ("rev\n[-v file]", ("SYNOPSIS",)),
-        ("The\nrev\nutility copies files, see\ncat(1).", ("DESCRIPTION",)),
+        ("rev - reverse lines of a file", ("NAME",)),
+        ("rev [-v file]", ("SYNOPSIS",)),
+        ("The rev utility copies files, see cat(1).", ("DESCRIPTION",)),
         ("-v\nBe verbose.", ("DESCRIPTION",)),
     ]
 
@@ -191,7 +191,7 @@ def test_japanese_man_page_gzipped() -> None:
     assert doc.blocks == (
         Block("passwd - ユーザパスワードを変更する", ("名前",), Locator("line_range", 3, 3)),
         Block(
-            "passwd はユーザアカウントのパスワードを変更する。\n"
+            "passwd はユーザアカウントのパスワードを変更する。"
             "一般ユーザは自分のアカウントのパスワードしか変更できない。",
             ("説明",),
             Locator("line_range", 5, 6),
@@ -223,3 +223,77 @@ def test_a_page_nested_past_the_reader_is_unreadable_not_a_crash(page: str) -> N
     with pytest.raises(DocumentError) as err:
         read_document(page.encode(), name="deep.1")
     assert err.value.issues[0].problem == "nested too deeply"
+
+
+ZOO = Path(__file__).parent / "zoo"
+
+
+def zoo_page(name: str) -> list[Block]:
+    return list(read_document((ZOO / name).read_bytes(), name=name).blocks)
+
+
+def test_filled_paragraphs_are_reflowed_into_sentences() -> None:
+    """roff breaks its source lines anywhere; a filled paragraph reads as one run of text."""
+    report = next(b for b in zoo_page("man-bash.1") if b.text.startswith("If you find a bug"))
+    assert report.text.startswith("If you find a bug in bash, you should report it.  But first,")
+    assert "\n" not in report.text
+    assert report.locator == Locator("line_range", 137, 145)
+
+
+def test_japanese_lines_join_without_a_space() -> None:
+    first = zoo_page("man-ja-find.1")[0]
+    assert "\n" not in first.text
+    assert "検索開始ポイント (starting-point) を基準にして" in first.text
+    assert "(「オペレーター」のセクション参照)、指定された式" in first.text
+
+
+def test_a_bullet_list_is_one_paragraph_with_its_lead_in() -> None:
+    """The items of a list (.IP bullets, tag-only .TP entries) are one paragraph, led by the
+    sentence that introduces them: each item alone says nothing of what it lists."""
+    blocks = zoo_page("man-bash.1")
+    restricted = next(b for b in blocks if b.text.startswith("If bash is started with the name"))
+    assert restricted.text.count("\n• ") == 14
+    assert restricted.text.split("\n")[1] == "• changing directories with cd"
+    include = next(b for b in blocks if b.text.startswith("ALL bug reports should include:"))
+    assert include.text.split("\n")[1:] == [
+        "The version number of bash",
+        "The hardware and operating system",
+        "The compiler used to compile",
+        "A description of the bug behaviour",
+        "A short script or `recipe' which exercises the bug",
+    ]
+    assert not any(b.text.startswith("The hardware") for b in blocks)
+
+
+def test_a_tagged_entry_keeps_its_tag_on_a_line_of_its_own() -> None:
+    """.TP entries with a body (options) stay one paragraph each: the tag, then its text."""
+    blocks = zoo_page("man-bash.1")
+    login = next(b for b in blocks if b.text.startswith("-l\n"))
+    assert login.text == (
+        "-l\nMake bash act as if it had been invoked as a login shell (see INVOCATION below)."
+    )
+    lead_in = "interprets the following options when it is invoked:"
+    assert any(b.text.endswith(lead_in) for b in blocks)
+
+
+def test_a_macro_appended_to_in_an_indented_block_ends_at_its_dot() -> None:
+    """Asciidoctor's pages (util-linux, translated by po4a) end an `.am` with `.  .`: the page
+    after it is read, not skipped as part of the macro (67 manpages-fr pages were empty)."""
+    blocks = zoo_page("man-fr-chrt.1")
+    assert blocks[0].text == "chrt - Manipuler les attributs temps réel d'un processus"
+    assert blocks[0].section == ("NOM",)
+    assert any(b.section == ("STRATÉGIES",) and b.text.startswith("-o, --other\n") for b in blocks)
+
+
+def test_no_fill_text_is_code() -> None:
+    kinds = {b.text: b.kind for b in parse_man(PAGE).blocks}
+    assert kinds["# boil, then keep warm\n\nkettle -t 80"] == "code"
+    assert kinds["After the example."] == "text"
+
+
+def test_no_fill_text_ending_in_a_colon_leads_into_no_list() -> None:
+    source = ".SH X\n.nf\nusage:\n.fi\n.IP \\(bu 2\nan item\n"
+    assert [(b.text, b.kind) for b in parse_man(source).blocks] == [
+        ("usage:", "code"),
+        ("• an item", "text"),
+    ]

@@ -106,6 +106,9 @@ class CitationOut(Response):
     paragraph: int | None
     section: list[str]
     locator: dict[str, Any] | None
+    kind: str | None = Field(
+        None, description="a paragraph's kind: `text`, or `code` (preformatted: show it verbatim)"
+    )
     title: str | None
     claim: int | None = Field(description="the claim id of a derived memory")
     session: str | None = Field(description="the session of a recent session memory")

@@ -99,6 +99,7 @@ class HitOut(Response):
     text: str
     section: list[str]
     locator: LocatorOut | None
+    kind: str = Field(description="`text`, or `code`: preformatted, its line breaks kept")
     rank: int = Field(description="1-based rank over every context searched")
     context_rank: int = Field(description="rank within its own context")
     score: float = Field(description="the fused (RRF) score")

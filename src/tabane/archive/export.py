@@ -98,6 +98,8 @@ def _paragraph(p: Paragraph) -> dict[str, Any]:
         out["section"] = list(p.section_path)
     if p.locator:
         out["locator"] = p.locator
+    if p.kind != "text":
+        out["kind"] = p.kind
     if p.questions:
         out["questions"] = list(p.questions)
     return out

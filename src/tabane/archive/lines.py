@@ -35,7 +35,7 @@ SOURCE_FIELDS = frozenset(
         "paragraphs",
     }
 )
-PARAGRAPH_FIELDS = frozenset({"text", "section", "locator", "questions"})
+PARAGRAPH_FIELDS = frozenset({"text", "section", "locator", "kind", "questions"})
 # a claim as a store keeps it: as a writer states it (`closes` aside), with its record
 CLAIM_FIELDS = (FIELDS - {"closes"}) | {
     "id",
@@ -141,8 +141,12 @@ def _paragraphs(
         if locator is not None and not isinstance(locator, dict):
             issues.append(Issue(f"{where}.locator", "not an object"))
             continue
+        kind = p.get("kind", "text")
         made = f.checked(
-            partial(block, section=section, locator=locator, path=where), text, issues, where
+            partial(block, section=section, locator=locator, path=where, kind=kind),
+            text,
+            issues,
+            where,
         )
         if made is not None:
             blocks.append(made)

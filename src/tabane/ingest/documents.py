@@ -6,7 +6,7 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import Text, literal, or_, select, update
 from sqlalchemy.dialects.postgresql import ARRAY
@@ -27,6 +27,7 @@ from tabane.sources.write import (
 )
 from tabane.storage.schema import Context, Source
 from tabane.storage.store import Store
+from tabane.text.blocks import BLOCK_KINDS, BlockKind
 from tabane.text.documents import PARSER_VERSION, Block, Locator, ParsedDocument, read_document
 from tabane.types import SOURCE_STATES, Principal, parse_date, scope_set
 
@@ -247,15 +248,16 @@ def stored_unchanged(
 
 
 def content_hash(parsed: ParsedDocument, questions: Sequence[Sequence[str]] = ()) -> str:
-    """A hash of what is stored (paragraph text, sections, locators, questions), not of the raw
-    bytes: a re-ingest that would store the same rows is skipped."""
+    """A hash of what is stored (paragraph text, sections, locators, kinds, questions), not of
+    the raw bytes: a re-ingest that would store the same rows is skipped."""
     h = hashlib.sha256()
     for i, block in enumerate(parsed.blocks):
         if i < len(questions):
             h.update("\x1d".join(questions[i]).encode() + b"\x1d")
         h.update(block.text.encode())
         h.update(b"\x00" + "\x1f".join(block.section).encode() + b"\x00")
-        h.update(repr(block.locator.to_json() if block.locator else None).encode() + b"\x1e")
+        h.update(repr(block.locator.to_json() if block.locator else None).encode())
+        h.update(b"\x1dcode\x1e" if block.kind == "code" else b"\x1e")  # text hashes as before
     return h.hexdigest()
 
 
@@ -306,8 +308,15 @@ def block(
     section: Sequence[str] = (),
     locator: dict[str, Any] | None = None,
     path: str = "paragraph",
+    kind: object = "text",
 ) -> Block:
-    """A Block from wire fields (used by the HTTP and MCP surfaces); `path` prefixes issues."""
+    """A Block from wire fields (used by the HTTP and MCP surfaces and archives); `path`
+    prefixes issues."""
+    if kind not in BLOCK_KINDS:
+        raise InvalidInput(
+            "invalid paragraph kind",
+            issues=[Issue(f"{path}.kind", f"one of {', '.join(BLOCK_KINDS)}")],
+        )
     loc = None
     if locator is not None:
         try:
@@ -317,7 +326,9 @@ def block(
                 "invalid locator", issues=[Issue(f"{path}.locator", str(exc))]
             ) from None
     try:
-        return Block(text=text.strip(), section=tuple(section), locator=loc)
+        return Block(
+            text=text.strip(), section=tuple(section), locator=loc, kind=cast(BlockKind, kind)
+        )
     except ValueError as exc:
         raise InvalidInput("invalid paragraph", issues=[Issue(f"{path}.text", str(exc))]) from None
 

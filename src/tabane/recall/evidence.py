@@ -191,6 +191,7 @@ def _details(c: Candidate, session_name: str | None) -> tuple[str, Citation, str
             paragraph=r.idx,
             section=tuple(r.section_path or ()),
             locator=r.locator,
+            kind=r.paragraph_kind,
             title=r.title,
         )
         return r.paragraph_text, cite, None, r.source_date

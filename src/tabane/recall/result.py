@@ -41,6 +41,7 @@ class Citation:
     paragraph: int | None = None
     section: tuple[str, ...] = ()
     locator: dict[str, Any] | None = None
+    kind: str | None = None  # a paragraph's: "text", or "code" (preformatted: show it verbatim)
     title: str | None = None
     claim: int | None = None
     session: str | None = None

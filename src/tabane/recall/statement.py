@@ -118,6 +118,7 @@ REPLY_FIELDS: dict[str, dict[str, str]] = {
         "idx": "idx",
         "section_path": "section_path",
         "locator": "locator",
+        "paragraph_kind": "kind",
         "scopes": "scopes",
     },
     "turn": {
@@ -275,6 +276,7 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
             Paragraph.text.label("paragraph_text"),
             Paragraph.section_path,
             Paragraph.locator,
+            Paragraph.kind.label("paragraph_kind"),
             Source.source_id,
             Source.title,
             Source.area,

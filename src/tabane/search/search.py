@@ -43,6 +43,7 @@ class Hit:
     text: str
     section: tuple[str, ...]
     locator: dict[str, Any] | None
+    kind: str  # "text" or "code" (text.blocks.BlockKind): code is shown verbatim
     rank: int
     context_rank: int
     score: float
@@ -209,6 +210,7 @@ def _hit(r: Ranked, context_rank: int, f: fuse.Fused, rank: int, d: Any) -> Hit:
         text=d.text,
         section=tuple(d.section_path),
         locator=d.locator,
+        kind=d.kind,
         rank=rank,
         context_rank=context_rank,
         score=f.score,
@@ -227,6 +229,7 @@ def _details(session: Session, ids: list[int]) -> dict[int, Any]:
             Paragraph.text,
             Paragraph.section_path,
             Paragraph.locator,
+            Paragraph.kind,
             Source.source_id,
             Source.title,
         )

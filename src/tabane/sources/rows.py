@@ -130,6 +130,7 @@ def write_paragraphs(
             "locator": block.locator.to_json() if block.locator else None,
             "questions": asked[i],
             "token_count": terms[i].length,
+            "kind": block.kind,
             "scopes": list(scopes),
         }
         for i, block in enumerate(blocks)
@@ -143,7 +144,7 @@ def write_paragraphs(
         else ()
     )
     if kept:
-        moved = ("idx", "section_id", "section_path", "locator", "token_count")
+        moved = ("idx", "section_id", "section_path", "locator", "token_count", "kind")
         placed = [{"id": pid, **{k: rows[i][k] for k in moved}} for i, (pid, _) in kept.items()]
         session.execute(update(Paragraph), placed)
     ids = [kept[i][0] if i in kept else next(new_ids) for i in range(len(rows))]

@@ -268,6 +268,7 @@ class Paragraph(Scoped, Base):
     locator: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     questions: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")
     token_count: Mapped[int] = mapped_column(Integer, server_default="0")  # BM25 document length
+    kind: Mapped[str] = mapped_column(Text, server_default="text")  # text.blocks.BlockKind
 
 
 class ParagraphVector(Scoped, Base):

@@ -10,6 +10,10 @@ from typing import Literal, cast, get_args
 from tabane.errors import Issue
 
 LocatorKind = Literal["page", "line_range", "slide", "sheet", "table", "anchor"]
+# What a paragraph is: running text, or code (preformatted text: `<pre>`, a fenced block, roff's
+# no-fill text), whose line breaks are part of it and which a reader shows verbatim.
+BlockKind = Literal["text", "code"]
+BLOCK_KINDS: tuple[str, ...] = get_args(BlockKind)
 
 
 @dataclass(frozen=True)
@@ -71,10 +75,13 @@ class Block:
     text: str  # stripped, never empty
     section: tuple[str, ...]  # heading path, outermost first; () before any heading
     locator: Locator | None = None
+    kind: BlockKind = "text"
 
     def __post_init__(self) -> None:
         if not self.text or self.text != self.text.strip():
             raise ValueError("block text must be non-empty and stripped")
+        if self.kind not in BLOCK_KINDS:
+            raise ValueError(f"unknown paragraph kind {self.kind!r}")
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,10 @@ FORMATS = ("text", "markdown", "html", "pdf", "man")
 # only the sources whose paragraphs came out different) instead of skipping it as unchanged.
 # 2: AsciiDoc pages keep the NAME line of their header (html.py `_header_summary`).
 # 3: pages of documentation generators are walked whole, with headings and anchor locators.
-PARSER_VERSION = 3
+# 4: structure kept (docs/decisions/0003): man pages reflowed, a list one block with its lead-in,
+#    HTML tables as groups of rows under their header, admonitions labelled, code blocks of kind
+#    "code"; Sphinx asides, xfpt index pages, picture galleries and Asciidoctor's man pages read.
+PARSER_VERSION = 4
 
 _EXTENSIONS = {
     ".md": "markdown",

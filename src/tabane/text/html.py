@@ -82,13 +82,31 @@ def parse_html(data: bytes, name: str) -> ParsedDocument:
 def _walk_generated(tree: Any, tocs: list[Any]) -> list[Block]:
     """A generated page's body; a page that is only a table of contents (a DocBook part or
     chapter page, once its toc is removed as chrome, holds nothing but its title) is stored as
-    that table of contents, under the page's headings, never as an empty document."""
+    that table of contents, under the page's headings, never as an empty document; so is a page
+    of links named only by their titles or pictures."""
     body = tree.find("body")
     walker = Walker(keep_header=False)
     blocks = walker.run(body if body is not None else tree)
     for toc in tocs if not blocks else []:
         blocks = walker.run(toc)
+    if not blocks and _name_links(body if body is not None else tree):
+        blocks = Walker(keep_header=False).run(body if body is not None else tree)
     return blocks
+
+
+def _name_links(root: Any) -> bool:
+    """Give each link without text its accessible name (its title, else its image's alt), as
+    a text browser shows it: a gallery page (gtk-doc's widget gallery) is a table of contents
+    of pictures. Whether any link was named."""
+    named = False
+    for link in root.iter("a"):
+        if link.text_content().strip():
+            continue
+        images = [img.get("alt") or "" for img in link.iter("img")]
+        name = " ".join((link.get("title") or next(filter(None, images), "")).split())
+        if name:
+            link.text, named = name, True
+    return named
 
 
 def _landmark(tree: Any) -> Any:

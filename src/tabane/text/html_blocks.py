@@ -1,7 +1,10 @@
 """HTML to blocks, two ways: from trafilatura's XML, and by a plain walk over an element.
 
 Both follow HTML's whitespace rules (runs of spaces and newlines collapse; `<br>` breaks a line),
-give one block per paragraph, list, table and `<pre>`, and turn headings into the section path.
+give one block per paragraph, list and `<pre>`, and turn headings into the section path. A list
+joins the paragraph that leads into it with a colon (its items alone do not say what they list);
+a data table becomes paragraphs of rows under its header (tables.py); a layout table (one row, or
+holding headings or tables: admonition boxes, title blocks) is walked as the blocks it holds.
 """
 
 from __future__ import annotations
@@ -11,9 +14,12 @@ from typing import Any
 
 from lxml import etree
 
-from tabane.text.blocks import Block, Locator
+from tabane.text.blocks import Block, BlockKind, Locator
 from tabane.text.html_anchors import heading_anchor
+from tabane.text.html_chrome import ADMONITIONS
 from tabane.text.markdown import Outline, clean_heading
+from tabane.text.reflow import CJK
+from tabane.text.tables import CELL, row_text, table_paragraphs
 
 # Page chrome by element name, for the plain walk (a <header> in <main> holds the article's title).
 _WALK_DROP = frozenset({"nav", "header", "footer", "aside", "form", "head", "iframe", "select"})
@@ -28,11 +34,14 @@ _ITEM_LINES = frozenset({"p", "div", "ul", "ol", "dl", "section", "blockquote"})
 _HEADING = re.compile(r"^h([1-6])$")
 # Elements of trafilatura's XML that break the line when nested inside another one.
 _XML_BLOCKS = frozenset({"p", "list", "item", "quote", "head", "row", "table"})
-_CJK = "\u2e80-\u2fff\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
-_CJK_BREAK = re.compile(f"(?<=[{_CJK}])[ \t\r]*\n\\s*(?=[{_CJK}])")
+_CJK_BREAK = re.compile(f"(?<=[{CJK}])[ \t\r]*\n\\s*(?=[{CJK}])")
 _WHITESPACE = re.compile(r"\s+")
 # Permalink marks generators append to a heading (Node.js "#", Sphinx "¶" when its class is lost).
 _PERMALINK = re.compile(r"\s*[#¶§]+$")
+# A cell boundary of a walked layout table (" | "), to drop the empty cells around it.
+_CELL_EDGE = re.compile(r"(?:^| )\|(?= |$)")
+_LEAD_IN = (":", "：")
+_LAYOUT = ".//table | .//h1 | .//h2 | .//h3 | .//h4 | .//h5 | .//h6"
 
 
 def from_trafilatura(xml: str) -> list[Block]:
@@ -49,11 +58,18 @@ def from_trafilatura(xml: str) -> list[Block]:
             outline.enter(int(rend.group(1)) if rend else 2, clean_heading(_inline(element)))
             continue
         if tag == "code":
-            text = _verbatim("".join(element.itertext()))
-        elif tag == "list":
+            code = _verbatim("".join(element.itertext()))
+            if code:
+                blocks.append(Block(code, outline.path, kind="code"))
+            continue
+        if tag == "list":
             text = "\n".join(_list_lines(element, 0))
+            if text.strip() and _leads_in(blocks, outline.path):
+                last = blocks.pop()
+                text = f"{last.text}\n{text}"
         elif tag == "table":
-            text = "\n".join(_table_lines(element))
+            blocks.extend(Block(t, outline.path) for t in _table_paragraphs(element))
+            continue
         elif tag == "graphic":
             continue
         else:
@@ -61,6 +77,17 @@ def from_trafilatura(xml: str) -> list[Block]:
         if text.strip():
             blocks.append(Block(text.strip(), outline.path))
     return blocks
+
+
+def _leads_in(blocks: list[Block], section: tuple[str, ...]) -> bool:
+    """Whether the last block leads into what follows it (a list): text ending with a colon."""
+    last = blocks[-1] if blocks else None
+    return (
+        last is not None
+        and last.section == section
+        and last.kind == "text"
+        and last.text.endswith(_LEAD_IN)
+    )
 
 
 def _inline(element: Any) -> str:
@@ -130,13 +157,16 @@ def _remove_keeping_tail(element: Any) -> None:
     parent.remove(element)
 
 
-def _table_lines(element: Any) -> list[str]:
-    rows = []
+def _table_paragraphs(element: Any) -> list[str]:
+    """A trafilatura table's paragraphs: its leading rows of head cells are its header."""
+    header: list[str] = []
+    rows: list[str] = []
     for row in element.iter("row"):
-        cells = [_inline(cell).replace("\n", " ") for cell in row.findall("cell")]
-        if any(cells):
-            rows.append(" | ".join(cells).strip(" |"))
-    return rows
+        cells = row.findall("cell")
+        line = row_text([_inline(cell) for cell in cells])
+        head = not rows and bool(cells) and all(c.get("role") == "head" for c in cells)
+        (header if head else rows).append(line)
+    return table_paragraphs(header, rows)
 
 
 class Walker:
@@ -160,7 +190,7 @@ class Walker:
     def _walk(self, element: Any) -> None:
         tag = element.tag if isinstance(element.tag, str) else ""  # comments have no str tag
         heading = _HEADING.match(tag)
-        if not tag or tag in self._drop:
+        if not tag or (tag in self._drop and not _boxed(element)):
             pass
         elif heading:
             self._flush()
@@ -168,9 +198,13 @@ class Walker:
             self.outline.enter(int(heading.group(1)), text, heading_anchor(element))
         elif tag == "pre":
             self._flush()
-            self._add(_verbatim(element.text_content()))
+            self._add(_verbatim(element.text_content()), kind="code")
         elif tag == "br":
             self._buffer.append("\n")
+        elif tag == "table" and not self._items and _data_table(element):
+            self._flush()
+            for text in _data_table_paragraphs(element):
+                self._add(text)
         else:
             # inside a list item, paragraphs and nested lists are lines of the list's one block
             block = tag in _BLOCK_TAGS and not (self._items and tag in _ITEM_LINES)
@@ -193,7 +227,7 @@ class Walker:
             if item:
                 self._marker = ""  # an item with no words of its own (only code, say) gets no dash
             if block:
-                self._flush()
+                self._flush(listed=tag in ("ul", "ol"))
             elif line:
                 self._buffer.append("\n")
         if element.tail:
@@ -207,13 +241,52 @@ class Walker:
             text = text.lstrip()
         self._buffer.append(text)
 
-    def _flush(self) -> None:
+    def _flush(self, *, listed: bool = False) -> None:
+        """The buffer as a block; a list joins the paragraph that leads into it."""
         lines = _collapse("".join(self._buffer)).split("\n")
         self._buffer = []
-        self._add("\n".join(line.removeprefix("| ") for line in lines).strip())
+        text = "\n".join(filter(None, (_drop_empty_cells(line) for line in lines)))
+        if text and listed and _leads_in(self.blocks, self.outline.path):
+            text = f"{self.blocks.pop().text}\n{text}"
+        self._add(text)
 
-    def _add(self, text: str) -> None:
+    def _add(self, text: str, kind: BlockKind = "text") -> None:
         if text:
             anchor = self.outline.anchor
             locator = Locator("anchor", value=anchor) if anchor else None
-            self.blocks.append(Block(text, self.outline.path, locator))
+            self.blocks.append(Block(text, self.outline.path, locator, kind))
+
+
+def _boxed(element: Any) -> bool:
+    """An `<aside>` of the document (Sphinx writes topics, sidebars, admonitions and footnotes
+    as such), not of the page: kept by the walk, which drops other asides as chrome."""
+    classes = element.get("class", "").split()
+    return element.tag == "aside" and not (ADMONITIONS | {"footnote-list"}).isdisjoint(classes)
+
+
+def _drop_empty_cells(line: str) -> str:
+    """A line of a walked layout table without its empty cells (`| | Note: …` is `Note: …`)."""
+    return CELL.join(p.strip() for p in _CELL_EDGE.split(line) if p.strip())
+
+
+def _data_table(table: Any) -> bool:
+    """A table of data: two rows or more, no heading and no table inside (else it is layout)."""
+    return len(table.xpath(".//tr")) >= 2 and not table.xpath(_LAYOUT)
+
+
+def _data_table_paragraphs(table: Any) -> list[str]:
+    """A data table's paragraphs: rows in `<thead>`, or leading rows of `<th>` cells only, and
+    the caption make the header repeated over each group of rows (tables.py)."""
+    header = [" ".join(table.findtext("caption", "").split())]
+    rows: list[str] = []
+    for tr in table.iter("tr"):
+        cells = [c for c in tr if c.tag in ("td", "th")]
+        line = row_text([_cell_text(c) for c in cells])
+        head = tr.getparent().tag == "thead" or (bool(cells) and all(c.tag == "th" for c in cells))
+        (header if head and not rows else rows).append(line)
+    return table_paragraphs(header, rows)
+
+
+def _cell_text(cell: Any) -> str:
+    """A cell's text on one line: the blocks a walk over it finds, joined by spaces."""
+    return " ".join(b.text for b in Walker(keep_header=True).run(cell))

@@ -6,7 +6,10 @@ Publican, gtk-doc and Texinfo navigation bars, AsciiDoc footers, rustdoc anchors
 marked `nosearch`), every `<pre>`
 becomes one `<pre><code>` (else highlighted code loses its line breaks in trafilatura), a
 definition term joins the first paragraph of its definition (a signature and what it does; an
-option and its meaning), and an admonition title joins its first paragraph ("Note: …").
+option and its meaning), and an admonition's label joins its first paragraph ("Note: …", "TIP
+Incremental updates: …"): Sphinx admonitions, DocBook notes and Publican's sidebars (their title),
+AsciiDoc admonition blocks (their icon's title), docutils topics ("Abstract: …") and footnotes
+("[1]: …"), or a bare `div.warning` (its class).
 """
 
 from __future__ import annotations
@@ -28,7 +31,17 @@ CHROME_CLASSES = (
 CHROME_IDS = frozenset(("footer", "footer-text", "banner"))
 _CHROME_CLASS_SET = frozenset(CHROME_CLASSES)
 _DROP_TAG_SET = frozenset(DROP_TAGS)
-_ADMONITION_TITLE = "//*[contains(concat(' ', normalize-space(@class), ' '), ' admonition-title ')]"
+# Boxes that set a paragraph apart under a label, by class token; and their title's class tokens.
+ADMONITIONS = frozenset({
+    "admonition", "admonitionblock", "note", "tip", "hint", "warning", "caution", "important",
+    "attention", "danger", "error", "seealso", "sidebar", "topic", "footnote",
+})  # fmt: skip
+# Boxes whose class alone names them, when they have no title (a bare `div.warning`).
+_NAMED_BY_CLASS = ADMONITIONS - {"admonition", "admonitionblock", "sidebar", "topic", "footnote"}
+_TITLES = frozenset({"admonition-title", "title", "admonition_header", "topic-title", "label"})
+# Where an admonition's text starts: the first of these whose content opens with words.
+_PARAGRAPHS = ("p", "div", "td", "dd", "li")
+_BLOCKS = frozenset({"div", "p", "ul", "ol", "dl", "table", "pre", "blockquote", "h1", "h2", "h3"})
 
 
 def prepare(tree: Any) -> None:
@@ -53,14 +66,43 @@ def prepare(tree: Any) -> None:
             pre.remove(child)
         pre.text = None
         etree.SubElement(pre, "code").text = code
-    for title in tree.xpath(_ADMONITION_TITLE):
-        _merge_into_next(title, ": ")  # Sphinx: "Note" + its first paragraph read as "Note: …"
+    for box in [e for e in tree.iter("div", "aside", "table") if _classes(e) & ADMONITIONS]:
+        _label(box)
     for term in list(tree.iter("dt")):
         _merge_into_next(
             term, None
         )  # a term or signature and the first paragraph of its definition
     for element in list(tree.iter("dl", "dt", "dd")):
         element.tag = {"dl": "div", "dt": "p", "dd": "div"}[element.tag]
+
+
+def _classes(element: Any) -> frozenset[str]:
+    return frozenset((element.get("class") or "").split())
+
+
+def _label(box: Any) -> None:
+    """Put an admonition's label (its title, else its class) in front of its first paragraph;
+    the title element goes (a DocBook note's `<h3>` is no heading of the page)."""
+    title = next((e for e in box.iter() if e is not box and _classes(e) & _TITLES), None)
+    if title is None:
+        title = next(box.iter("th"), None)
+    if title is not None:
+        label = " ".join(title.text_content().split())
+        title.drop_tree()
+    else:
+        known = sorted(_classes(box) & _NAMED_BY_CLASS)
+        label = known[0].capitalize() if known else ""
+    target = next((e for e in box.iter(*_PARAGRAPHS) if _opens_with_words(e)), None)
+    if label and target is not None:
+        target.text = f"{label.rstrip(':')}: {(target.text or '').lstrip()}"
+
+
+def _opens_with_words(element: Any) -> bool:
+    """Whether an element's content starts with text (its own, or an inline child's)."""
+    if (element.text or "").strip():
+        return True
+    first = element[0] if len(element) else None
+    return first is not None and first.tag not in _BLOCKS and bool(first.text_content().strip())
 
 
 def _merge_into_next(head: Any, separator: str | None) -> None:

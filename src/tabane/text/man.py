@@ -1,8 +1,13 @@
 """man pages: a small roff(7)/man(7) converter to sectioned paragraphs.
 
 `.SH`/`.SS` give the section path, `.PP .LP .P .sp .br .HP`, blank lines, `.TP` and `.IP` start a
-new paragraph (a `.TP` tag and its body are one block), `.nf`/`.fi` keep their lines and blank lines
-in one block, `.TS`…`.TE` tables become one row per line. Conditionals are evaluated the way nroff
+new paragraph. Filled text is reflowed (roff breaks its source lines anywhere: a break is a space,
+none between CJK characters); a `.TP` tag and its body are one block, the tag on a line of its own
+(as is a term above its `.RS` body);
+the items of a list (`.IP` bullets, tag-only `.TP` entries, as in "ALL bug reports should
+include:") are one block, with the paragraph ending in a colon that leads into them.
+`.nf`/`.fi` keep their lines and blank lines in one block, `.TS`…`.TE` tables become one row per
+line. Conditionals are evaluated the way nroff
 would (`n` is true, `t` false, string comparisons compared), so translated pages that wrap their
 option names in `.if !'po4a'hide' .BR …` keep them; macro definitions (`.de`) and ignored blocks
 (`.ig`) are skipped. Other requests print nothing. Locators are line ranges of the roff source.
@@ -13,20 +18,26 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from tabane.text.blocks import Block, ParsedDocument
+from tabane.text.blocks import Block, Locator, ParsedDocument
 from tabane.text.decoding import split_lines
 from tabane.text.mdoc import MACROS, render_mdoc
-from tabane.text.plain import NumberedLine, make_block
+from tabane.text.plain import NumberedLine
+from tabane.text.reflow import fill
 from tabane.text.roff import STRINGS, arguments, render
 
-_BREAKS = frozenset({"PP", "LP", "P", "sp", "br", "HP", "Sp", "Pp", "TP", "YS"})
+_BREAKS = frozenset({"PP", "LP", "P", "sp", "br", "HP", "Sp", "Pp", "YS"})
 _FONT_SPACED = frozenset({"B", "I", "SM", "SB"})
 _FONT_ALTERNATING = frozenset({"BR", "BI", "IR", "RB", "RI", "IB"})
 _NOFILL_ON = frozenset({"nf", "EX", "Vb"})
 _NOFILL_OFF = frozenset({"fi", "EE", "Ve"})
 _SKIP_TO_DOTS = frozenset({"de", "de1", "am", "am1", "ig"})
 _REQUEST = re.compile(r"([^\s\\]+)[ \t]*(.*)$")
+# The end of a macro definition: `..` (spaces may follow the control character: `.  .`, as
+# Asciidoctor indents an `.am` inside a conditional), or `.\}..` closing a conditional too.
+_END_OF_MACRO = re.compile(r"^[.'][ \t]*(?:\\\})?\.[ \t]*$")
 _TBL_TAB = re.compile(r"\btab\s*\((.)\)")
+_BULLETS = ("• ", "· ", "- ", "* ")
+_LEAD_IN = (":", "：")
 
 
 def parse_man(text: str) -> ParsedDocument:
@@ -57,6 +68,10 @@ class _Converter:
         self.blocks: list[Block] = []
         self._section: tuple[str, ...] = ()
         self._current: list[NumberedLine] = []
+        self._hard: list[bool] = []  # per line of _current: the output line breaks after it
+        self._item: str | None = None  # "bullet" or "tag" while the block is a list item
+        self._tag = False  # the next text is a .TP tag
+        self._listing = False  # the last block is a list that the next item joins
         self._strings = dict(STRINGS)
         self._nofill = False
         self._heading: str | None = None  # "SH"/"SS" waiting for its text on the next line
@@ -91,7 +106,7 @@ class _Converter:
             self._conditional(name, number, rest, lines)
         elif name in _SKIP_TO_DOTS:
             for _, skipped in lines:
-                if skipped.strip() in ("..", ".\\}.."):
+                if _END_OF_MACRO.match(skipped.strip()):
                     break
         elif name in ("TH", "Dt"):
             args = [self._render(arg) for arg in arguments(rest)]
@@ -105,13 +120,20 @@ class _Converter:
                 self._set_heading(text)
         elif name in _BREAKS:
             self._flush()
+        elif name in ("RS", "RE"):  # indentation breaks the line: a term above its indented body
+            self._hard[-1:] = [True] * len(self._hard[-1:])
+        elif name == "TP":
+            self._flush()
+            self._item, self._tag = "tag", True
         elif name in ("IP", "Ip"):
             self._flush()
             args = arguments(rest)
             tag = self._render(args[0]).strip() if args else ""
             if 0 < len(tag) <= 3:
                 self._prefix = tag + " "  # a bullet or a number goes in front of the text
+                self._item = "bullet"
             elif tag:
+                self._item, self._tag = "tag", True
                 self._emit(number, args[0])
         elif name in _FONT_SPACED or name in _FONT_ALTERNATING:
             args = arguments(rest)
@@ -140,6 +162,7 @@ class _Converter:
             self._emit(number, render_mdoc([name, *args], self._name))
         elif name in ("It", "Dl"):
             self._flush()
+            self._item, self._tag = ("tag", True) if name == "It" and args else (None, False)
             self._emit(number, render_mdoc(args, self._name))
         elif name in ("Bd", "Ed", "Bl", "El"):
             self._flush()
@@ -232,7 +255,7 @@ class _Converter:
         elif stripped not in ("_", "=", ""):  # not a rule or a blank line
             row = line.replace("T{", "").replace("T}", "")
             cells = [self._render(cell).strip() for cell in row.split(self._tab)]
-            self._add(number, " | ".join(cell for cell in cells if cell))
+            self._add(number, " | ".join(cell for cell in cells if cell), hard=True)
         return True
 
     def _emit(self, number: int, raw: str) -> None:
@@ -245,16 +268,18 @@ class _Converter:
             if text:
                 self._set_heading(text)
             return
-        self._add(number, self._prefix + text)
+        self._add(number, self._prefix + text, hard=self._tag)
+        self._tag = self._tag and joined  # a tag continued with \c
         self._prefix = ""
         self._join = joined
 
-    def _add(self, number: int, text: str) -> None:
+    def _add(self, number: int, text: str, *, hard: bool = False) -> None:
         if self._join and self._current:
             first, previous = self._current[-1]
             self._current[-1] = (first, previous + text)
         elif text or self._nofill:
             self._current.append((number, text))
+            self._hard.append(hard or self._nofill)
         self._join = False
 
     def _set_heading(self, text: str) -> None:
@@ -265,12 +290,48 @@ class _Converter:
         self._heading = None
 
     def _flush(self) -> None:
-        block = make_block(self._current, self._section)
+        block = self._paragraph()
         if block is not None:
-            self.blocks.append(block)
-        self._current = []
-        self._prefix = ""
+            self._place(block)
+        self._current, self._hard = [], []
+        self._prefix, self._item, self._tag = "", None, False
         self._join = False
+
+    def _paragraph(self) -> Block | None:
+        """The block of the lines gathered: filled lines reflowed up to a line that breaks (a
+        no-fill line, a table row, a tag, the text before `.RS`), which ends a line of the
+        block; located by its first and last line."""
+        filled = [number for number, text in self._current if text.strip()]
+        if not filled:
+            return None
+        lines: list[str] = []
+        run: list[str] = []
+        for (_, text), hard in zip(self._current, self._hard, strict=True):
+            run.append(text)
+            if hard:  # the line breaks after this text; a line alone is kept as it is
+                lines.append(fill(run) if len(run) > 1 else text.rstrip())
+                run = []
+        if run:
+            lines.append(fill(run))
+        text = "\n".join(lines).strip()
+        span = Locator("line_range", filled[0], filled[-1])
+        return Block(text, self._section, span, "code" if self._nofill else "text")
+
+    def _place(self, block: Block) -> None:
+        """Append a block; a list item (a bullet, a tag without a body) joins the list before it,
+        or the paragraph that leads into it with a colon: one block per list."""
+        item = self._item == "bullet" or block.text.startswith(_BULLETS)
+        item = item or (self._item == "tag" and len(self._current) == 1)
+        last = self.blocks[-1] if self.blocks else None
+        joins = item and last is not None and last.section == block.section and last.kind == "text"
+        if joins and last and (self._listing or last.text.endswith(_LEAD_IN)):
+            assert last.locator is not None and block.locator is not None
+            span = Locator("line_range", last.locator.start, block.locator.end)
+            self.blocks[-1] = Block(f"{last.text}\n{block.text}", block.section, span, last.kind)
+            self._listing = True
+            return
+        self.blocks.append(block)
+        self._listing = item
 
     def _render(self, text: str) -> str:
         return render(text, self._strings)[0]

@@ -10,6 +10,7 @@ Headings are not blocks: they become the `section` path of the blocks below them
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from tabane.text.blocks import Block, ParsedDocument
 from tabane.text.decoding import split_lines
@@ -78,7 +79,7 @@ class _Splitter:
             if fence is not None:
                 self._current.append((number, line))
                 if _closes(line, fence):
-                    self._flush()
+                    self._flush(code=True)
                     fence = None
                 continue
             opened = _opens(line)
@@ -101,12 +102,13 @@ class _Splitter:
                 self._flush()
             else:
                 self._current.append((number, line))
-        self._flush()
+        self._flush(code=fence is not None)
 
-    def _flush(self) -> None:
+    def _flush(self, *, code: bool = False) -> None:
+        """The lines gathered as a block; a fenced block (fences kept) is code."""
         block = make_block(self._current, self._outline.path)
         if block is not None:
-            self.blocks.append(block)
+            self.blocks.append(replace(block, kind="code") if code else block)
         self._current = []
 
     def _heading(self, level: int, raw: str) -> None:
