@@ -199,3 +199,23 @@ def in_threads(
     for t in threads:
         t.start()
     return threads, statuses
+
+
+def espresso_profile(svc: Tabane, user: Any, context: str) -> Any:
+    """Three claims about one concept, embedded, with its entity profile built; the recall
+    request that asks about it."""
+    from tabane.graph.claim_input import ClaimInput
+    from tabane.recall.plan import RecallRequest
+
+    svc.add_claims(
+        user,
+        context,
+        [
+            ClaimInput("espresso", "needs", "finely ground beans", 1.0),
+            ClaimInput("espresso", "brewed at", "nine bar of pressure", 1.0),
+            ClaimInput("espresso", "base of", "cappuccino", 0.8),
+        ],
+    )
+    svc.wait_for_jobs()
+    svc.build_profiles(user, context)
+    return RecallRequest("How is an espresso brewed, and what does it need?", (context,))

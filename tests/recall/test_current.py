@@ -12,6 +12,8 @@ from tabane.recall.plan import RecallRequest, Tunables
 from tabane.recall.result import Citation, Evidence, Fact
 from tabane.service import Tabane
 
+from helpers import espresso_profile
+
 
 def _said(key: str, author: str | None, day: int, fact: Fact | None = None) -> Evidence:
     when = datetime(2024, 3, day, 12, tzinfo=UTC)
@@ -114,20 +116,7 @@ def test_profiles_and_communities_are_served_after_the_evidence_they_summarise()
 
 
 def test_a_profile_is_served_after_the_edges_it_summarises(vsvc: Tabane, user, context):
-    from tabane.graph.claim_input import ClaimInput
-
-    vsvc.add_claims(
-        user,
-        context,
-        [
-            ClaimInput("espresso", "needs", "finely ground beans", 1.0),
-            ClaimInput("espresso", "brewed at", "nine bar of pressure", 1.0),
-            ClaimInput("espresso", "base of", "cappuccino", 0.8),
-        ],
-    )
-    vsvc.wait_for_jobs()
-    vsvc.build_profiles(user, context)
-    ask = RecallRequest("How is an espresso brewed, and what does it need?", (context,))
+    ask = espresso_profile(vsvc, user, context)
     kinds = [it.kind for it in vsvc.recall(user, ask).items]
     assert "profile" in kinds and "association" in kinds
     last = max(n for n, k in enumerate(kinds) if k not in ("profile", "community"))

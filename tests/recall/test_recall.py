@@ -12,7 +12,7 @@ from tabane.recall.plan import RecallRequest, Tunables
 from tabane.service import Tabane
 from tabane.storage.schema import Claim
 
-from helpers import counting_beside
+from helpers import counting_beside, espresso_profile
 
 KETTLE = [
     "The kettle boils water in about three minutes when it is full.",
@@ -281,19 +281,7 @@ def test_a_recent_turn_takes_the_place_its_meaning_earns_among_the_passages(
 
 
 def test_entity_profiles_join_the_bundle_by_their_summary_embedding(vsvc: Tabane, user, context):
-
-    vsvc.add_claims(
-        user,
-        context,
-        [
-            ClaimInput("espresso", "needs", "finely ground beans", 1.0),
-            ClaimInput("espresso", "brewed at", "nine bar of pressure", 1.0),
-            ClaimInput("espresso", "base of", "cappuccino", 0.8),
-        ],
-    )
-    vsvc.wait_for_jobs()
-    vsvc.build_profiles(user, context)
-    ask = RecallRequest("How is an espresso brewed, and what does it need?", (context,))
+    ask = espresso_profile(vsvc, user, context)
     result = vsvc.recall(user, ask)
     profiles = [it for it in result.items if it.kind == "profile"]
     assert profiles and profiles[0].provenance == "derived memory"

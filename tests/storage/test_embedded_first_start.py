@@ -268,7 +268,9 @@ def killing_after_the_second(path):
 
 report = svc.ingest_paths(me, "c", [folder], progress=killing_after_the_second)
 stored = [s.source_id for s in svc.list_sources(me, "c").sources]
+errors = [f.error for f in report.files if f.error]
 print(json.dumps({"outcomes": [f.outcome for f in report.files], "stored": len(stored)}))
+print(json.dumps(errors), file=sys.stderr)
 svc.close()
 """
 
@@ -296,4 +298,4 @@ def test_a_server_killed_during_an_ingest_is_started_again_and_the_file_retried(
         out = json.loads(run.stdout.strip().splitlines()[-1])
     finally:
         embedded.stop(home)
-    assert out == {"outcomes": ["created"] * 4, "stored": 4}
+    assert out == {"outcomes": ["created"] * 4, "stored": 4}, run.stderr[-3000:]

@@ -108,16 +108,16 @@ def revive(home: Path, shared_buffers_mb: int = 0) -> str:
     (a zombie still answers signals, so it would read as running), then PostgreSQL recovers
     from its WAL as it starts. Returns the socket directory."""
     pid = _recorded(home / "pg" / "postmaster.pid")
-    if pid is not None:
-        _gone(pid)  # reaps it when it is this process's child
     deadline = time.monotonic() + REVIVE_SECONDS
     while True:
+        if pid is not None:
+            _gone(pid)  # reaps it once it is this process's zombie child (SIGKILL takes a moment)
         try:
             with init_lock(home):
                 return start(home, shared_buffers_mb)
         except StoreUnavailable:
-            # The dead postmaster's backends may still hold its shared memory for a moment
-            # (PostgreSQL then refuses to start): try again until they are gone.
+            # The dead postmaster not reaped yet, or its backends still holding its shared
+            # memory: PostgreSQL refuses to start; try again until they are gone.
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.5)
