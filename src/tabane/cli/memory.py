@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from tabane.cli.common import GRAPH_JOBS, emit, finish_jobs, handled, named_as, service
+from tabane.cli.common import emit, finish_jobs, graph_jobs, handled, named_as, service
 from tabane.types import parse_date
 
 sessions_app = typer.Typer(
@@ -96,7 +96,7 @@ def remember(
     fields.update({key: value for key, value in given.items() if value is not None})
     with service() as (svc, user), named_as(NOTE_OPTIONS):
         emit({"id": svc.remember(user, context, fields, speaker=speaker, scopes=scope)})
-        finish_jobs(svc, GRAPH_JOBS, (context,))
+        finish_jobs(svc, graph_jobs(), (context,))
 
 
 @handled
@@ -134,7 +134,9 @@ def add(
     with service() as (svc, user), named_as(TURN_OPTIONS):
         when = parse_date(at, "at")
         emit(svc.add_turn(user, session, text, speaker=speaker, role=role, at=when, scopes=scope))
-        finish_jobs(svc, ("embed_turns",))
+        from tabane.jobs.queue import EMBED_TURNS
+
+        finish_jobs(svc, (EMBED_TURNS,))
 
 
 @sessions_app.command("show")

@@ -25,6 +25,10 @@ import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tabane.config import Settings
 
 FORWARDED = ("search", "recall")  # the reads a person waits for at a terminal
 SOCKET = "cli.sock"
@@ -35,12 +39,10 @@ ANSWER_TIMEOUT = 600.0  # seconds a forwarded command may take (a recall's expla
 _ENV = "TABANE_"
 
 
-def forward(argv: list[str]) -> int | None:
-    """Run `argv` in the home's resident and print its output; its exit code, or None when the
-    command is not one it answers or no resident (with these settings) does."""
-    home = _home(argv)
-    if home is None:
-        return None
+def forward(target: Settings, argv: list[str]) -> int | None:
+    """Run `argv` in the resident of `target`'s home (`target(argv)`) and print its output; its
+    exit code, or None when no resident with these settings answers."""
+    home = target.home
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.settimeout(CONNECT_TIMEOUT)
@@ -59,26 +61,23 @@ def forward(argv: list[str]) -> int | None:
     return code
 
 
-def start_for(argv: list[str]) -> None:
-    """After a search or recall ran here, start the home's resident for the next one (unless one
-    runs, or residents are off)."""
-    from tabane.storage import holders
+def start_for(target: Settings) -> None:
+    """After a search or recall ran here, start the resident of `target`'s home for the next
+    one (unless one runs)."""
+    from tabane.storage import holders, pg_programs
 
-    home = _home(argv)
-    if home is None or holders.taken(home / LOCK):
+    home, seconds = target.home, str(target.resident_seconds)
+    if holders.taken(home / LOCK):
         return
-    from tabane.config import Settings
-    from tabane.storage import pg_programs
-
-    seconds = str(Settings.from_env().resident_seconds)
     with contextlib.suppress(OSError, ValueError):
         pg_programs.spawn(
             [sys.executable, "-m", "tabane.cli.resident", str(home), seconds], log=home / LOG
         )
 
 
-def _home(argv: list[str]) -> Path | None:
-    """The home whose resident may answer `argv`; None when it may not."""
+def target(argv: list[str]) -> Settings | None:
+    """The settings (read once) whose home's resident may answer `argv`; None when none may:
+    not a search or recall, residents off, an external database, or a home without a store."""
     if not argv or argv[0] not in FORWARDED or "--help" in argv:
         return None
     try:
@@ -92,7 +91,7 @@ def _home(argv: list[str]) -> Path | None:
     home = settings.home
     if len(os.fsencode(home / SOCKET)) >= 100 or not (home / "pg").is_dir():
         return None
-    return home
+    return settings
 
 
 def settings_key(env: Mapping[str, str]) -> str:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tabane.cli.common import emit, handled, service
+from tabane.cli.common import emit, finish_jobs, handled, service
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -68,11 +68,7 @@ def _wait_for_embeddings(svc: Tabane, context: str) -> None:
             label = f"embedding: {left} job(s) left"
             bar.update(task, total=most, completed=most - left, description=label)
 
-        left = svc.wait_for_jobs(  # its own paragraphs', not derived builds
-            progress=progress, only=(EMBED_SOURCE,), contexts=(context,)
-        )
-    if left:
-        typer.echo(f"{left} embedding job(s) still queued; `tabane jobs` shows them", err=True)
+        finish_jobs(svc, (EMBED_SOURCE,), (context,), progress)  # its own paragraphs' only
 
 
 def _summary(report: IngestReport) -> None:

@@ -210,7 +210,7 @@ class Settings:
     rate_rps: float = DEFAULT_RATE_RPS
     rate_burst: int = DEFAULT_RATE_BURST
     heavy_concurrency: int = DEFAULT_HEAVY_CONCURRENCY
-    heavy_total: int = field(default_factory=lambda: auto_heavy_total())
+    heavy_total: int = field(default_factory=auto_heavy_total)
     request_seconds: float = DEFAULT_REQUEST_SECONDS
     extra: Mapping[str, str] = field(default_factory=dict)
 
