@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import numpy as np
 
 from tabane.recall.current import current_first, successors
+from tabane.recall.explain import Expected
 from tabane.recall.plan import RecallRequest, Tunables
 from tabane.recall.result import Citation, Evidence, Fact
 from tabane.service import Tabane
@@ -123,3 +124,65 @@ def test_a_profile_is_served_after_the_edges_it_summarises(vsvc: Tabane, user, c
     assert all(k in ("profile", "community") for k in kinds[last + 1 :])
     before = vsvc.recall(user, ask, tunables=Tunables(summaries_after=False))
     assert {it.key for it in before.items} == {it.key for it in vsvc.recall(user, ask).items}
+
+
+def test_a_question_about_the_present_is_told_by_its_word():
+    from tabane.recall.current import asks_now
+
+    assert asks_now("Where does Tom work now?") == "now"
+    assert asks_now("Which flat did Ann end up renting?") == "end up"
+    assert asks_now("Is the railway STILL running?") == "still"
+    assert asks_now("結局どこに住んでいる?") == "結局"
+    assert asks_now("トムは今どこで働いている?") == "今"
+    # a word that holds one (know, snow) is not one; a plain question has none
+    assert asks_now("What did Tom know about the snowfall?") is None
+    assert asks_now("Where did Tom work in 2019?") is None
+
+
+def test_each_holders_statements_are_put_newest_first_in_the_places_they_hold():
+    from tabane.recall.current import newest_first
+
+    old, theirs, new, asking = (
+        _said("c:1", "Tom", 1),
+        _said("c:2", "Ann", 3),
+        _said("c:3", "Tom", 9),
+        Evidence(**{**_said("c:4", "Tom", 20).__dict__, "text": "Where are you now?"}),
+    )
+    same_day = Evidence(**{**old.__dict__, "key": "c:5", "when": old.when.replace(hour=20)})
+    unsaid = Evidence("p:6", "paragraph", "p", "source excerpt", Citation(), ())
+    got, moved = newest_first([old, unsaid, theirs, same_day, new, asking], span=10)
+    # Tom's places (1, 4, 5) hold his statements newest day first; one day keeps its order;
+    # Ann's, the paragraph and Tom's question stay where they were
+    assert [it.key for it in got] == ["c:3", "p:6", "c:2", "c:1", "c:5", "c:4"]
+    assert moved == {"c:3", "c:1", "c:5"}
+    # only the first `span` items take part
+    assert newest_first([old, theirs, new], span=2) == ([old, theirs, new], set())
+
+
+def test_recall_of_a_question_about_the_present_serves_the_latest_statement_first(
+    vsvc: Tabane, user, context
+):
+    notes = [
+        ("Mara", "2023-01-10", "Mara lives in a small flat on Mill Street, above the bakery."),
+        ("Mara", "2023-03-02", "My sister bought a red bicycle for her commute."),
+        ("Mara", "2023-09-14", "We moved last week: the new place is by the harbour."),
+    ]
+    ids = [
+        vsvc.remember(user, context, {"text": text, "valid_from": day}, speaker=who)
+        for who, day, text in notes
+    ]
+    vsvc.wait_for_jobs()
+    ask = RecallRequest("Where does Mara live now?", (context,))
+    off = vsvc.recall(user, ask, tunables=Tunables(now_span=0))
+    on = vsvc.recall(user, ask)
+    claims = [[it.citation.claim for it in r.items] for r in (off, on)]
+    assert claims[0].index(ids[0]) < claims[0].index(ids[2])  # by similarity: the old address
+    assert claims[1].index(ids[2]) < claims[1].index(ids[0])  # the question asks for now
+    assert sorted(claims[0]) == sorted(claims[1])  # nothing else is served or cut
+    assert 'Asked about the present ("now")' in on.rendered
+    assert "Asked about the present" not in off.rendered
+    moved = {c.key for c in on.trace.candidates if c.newest_first}
+    assert f"c:{ids[2]}" in moved and f"c:{ids[0]}" in moved
+    assert any(n.startswith("newest first: ") for n in on.trace.notes)
+    why = vsvc.explain_recall(user, ask, Expected(claim=ids[0]))
+    assert why.verdict == "served" and "ordered newest first" in why.detail

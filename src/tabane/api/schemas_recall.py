@@ -189,6 +189,11 @@ class CandidateOut(Response):
         description="an earlier statement a later one of the same holder revises: the later "
         "one's citation; served right after it",
     )
+    newest_first: bool = Field(
+        default=False,
+        description="moved by the newest-first order of a question about the present ('now', "
+        "'in the end'): each holder's statements among the first items, newest first",
+    )
 
 
 class FloorOut(Response):

@@ -15,11 +15,21 @@ Statements of one day are one conversation's elaboration, not a revision. The la
 of a superseded item takes the earlier one's place and the earlier one follows it, marked with
 the successor's citation (`Evidence.superseded_by`); the items between move down one place.
 `tau` and `span` were chosen by cross-validation on the memory sets (docs/eval.md,
-"Supersession"; `bench/supersede_cv.py`).
+"Supersession"; `bench/recall_cv.py`).
+
+A question about the present ("Where does Tom work now?", "結局どこに住んでいる?") asks for a
+value's current state, and the statements that answer it are the holder's latest. When the
+question says so (`asks_now`), each holder's statements among the first `span` items are served
+newest first, in the places they hold (`newest_first`): an earlier plan ("we'll rent on Tannery
+Row") follows the later outcome. Nothing else moves, so the items served stay the same; which
+statements are "about the same thing" is left to the question, because no embedding measured
+here tells a revision from another statement of the same speaker (docs/eval.md).
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -103,3 +113,49 @@ def current_first(
         out.append(it)
         placed.add(it.key)
     return out
+
+
+# Words of a question that ask for the present state of something: its current value, or how a
+# change came out. Whole words in English; anywhere in Japanese, which has no spaces (今 also
+# stands in 今年, 今日, 今回: the present as well).
+_NOW_EN = re.compile(
+    r"(?<!\w)(now|right now|currently|current|nowadays|these days|at the moment|at present|"
+    r"presently|still|any ?more|latest|in the end|end(?:s|ed)? up|eventually|finally|so far)(?!\w)"
+)
+_NOW_JA = re.compile("今|現在|最近|結局|最終的|になった")
+
+
+def asks_now(question: str) -> str | None:
+    """The word by which `question` asks about the present ("now", "in the end", "今"), or None."""
+    asked = unicodedata.normalize("NFKC", question).casefold()
+    found = _NOW_EN.search(asked) or _NOW_JA.search(asked)
+    return found.group(0) if found else None
+
+
+def _states(item: Evidence) -> bool:
+    """Whether the item is a dated statement of a holder (not a question it asks)."""
+    asking = item.text.rstrip().endswith(("?", "？"))
+    return item.author is not None and item.when is not None and not asking
+
+
+def newest_first(ordered: Sequence[Evidence], span: int) -> tuple[list[Evidence], set[str]]:
+    """Each holder's statements among the first `span` items reordered newest day first, in the
+    places they hold (one day's statements keep their order); the other items stay where they
+    are. Returns the order and the keys of the items that moved."""
+    top = list(ordered[:span])
+    out = list(top)
+    holders: dict[str, list[int]] = {}
+    for n, it in enumerate(top):
+        if _states(it):
+            holders.setdefault(str(it.author), []).append(n)
+    for places in holders.values():
+        newest = sorted(places, key=lambda n: (-_day(top[n]), n))
+        for place, n in zip(places, newest, strict=True):
+            out[place] = top[n]
+    moved = {it.key for it, was in zip(out, top, strict=True) if it.key != was.key}
+    return out + list(ordered[span:]), moved
+
+
+def _day(item: Evidence) -> int:
+    assert item.when is not None  # _states
+    return item.when.date().toordinal()

@@ -225,6 +225,9 @@ def explain(
         detail, key = details[best.outcome] + _voices(best, outcome.placed), best.item.key
         if best.item.superseded_by:  # current.py: a later statement of its holder revises it
             detail += f"; earlier, superseded by {best.item.superseded_by}: served after it"
+        if best.newest_first:  # current.py: a question about the present reads the latest first
+            detail += "; moved: the question asks about the present, so its holder's statements "
+            detail += "are ordered newest first"
         asked = outcome.found[best.item.key].asked
         if not placed and asked is not None:  # it asks: what became of its reply answers
             verdict, key = "answered", asked

@@ -31,6 +31,7 @@ class Placed:
     rerank: float | None
     outcome: Outcome
     voiced: bool = False
+    newest_first: bool = False  # moved by the newest-first order of a question about the present
 
 
 def voiced(question: str, author: str | None) -> bool:
@@ -166,8 +167,10 @@ def arrange(
     vectors: Mapping[str, current.Vec] | None = None,
     supersede: tuple[float, int] | None = None,
     summaries_after: bool = True,
+    now_span: int = 0,
 ) -> list[Placed]:
-    """Order (with `supersede` = (tau, span): the current statement of a revised value first,
+    """Order (with `supersede` = (tau, span): the current statement of a revised value first;
+    with `now_span`, a question about the present reads each holder's latest statement first:
     current.py), drop items whose text or fact repeats an earlier one's (outcome `duplicate`,
     position 0), cut to `max_items`, then keep the longest prefix within `budget` tokens."""
     fused_at = {it.key: n for n, it in enumerate(items, start=1)}
@@ -188,6 +191,9 @@ def arrange(
     ordered = answers_first(ordered)
     if supersede is not None:
         ordered = current.current_first(ordered, vectors or {}, *supersede)
+    moved: set[str] = set()
+    if now_span > 0 and current.asks_now(question):
+        ordered, moved = current.newest_first(ordered, now_span)
     ordered = grounded_first(edges_first(ordered) if facts_once else ordered, max_items)
     if summaries_after:
         ordered = summaries_last(ordered)
@@ -207,7 +213,11 @@ def arrange(
         # a claim that only states the edge's triple. Only a served item makes a repeat a
         # duplicate: after one that was cut, every later item is cut too, and says so.
         if same in seen or (facts_once and it.fact is not None and it.fact in facts):
-            placed.append(Placed(sized, at, 0, scores.get(it.key), "duplicate", it.key in spoken))
+            placed.append(
+                Placed(
+                    sized, at, 0, scores.get(it.key), "duplicate", it.key in spoken, it.key in moved
+                )
+            )
             continue
         position += 1
         if position > max_items:
@@ -221,7 +231,11 @@ def arrange(
             seen.update([same, _same(it.in_reply_to)] if it.in_reply_to else [same])
             if it.fact is not None:
                 facts.add(it.fact)
-        placed.append(Placed(sized, at, position, scores.get(it.key), outcome, it.key in spoken))
+        placed.append(
+            Placed(
+                sized, at, position, scores.get(it.key), outcome, it.key in spoken, it.key in moved
+            )
+        )
     return placed
 
 
@@ -244,6 +258,7 @@ def traces(placed: Sequence[Placed], found: dict[str, Candidate]) -> tuple[Candi
             reply_to=found[p.item.key].asked,
             voiced=p.voiced,
             superseded_by=p.item.superseded_by,
+            newest_first=p.newest_first,
         )
         for p in placed
     )

@@ -70,6 +70,10 @@ class Tunables:
     # set at every threshold (docs/eval.md, "Supersession"; bench/recall_cv.py).
     supersede: float = 1.1
     supersede_span: int = 10
+    # A question about the present ("now", "in the end", "今"): each holder's statements among
+    # the first `now_span` items served newest first (current.py `newest_first`; 0: off).
+    # Cross-validated on both memory sets (docs/eval.md, "Latest first"; bench/recall_cv.py).
+    now_span: int = 10
     # Profiles and communities served after the other items of the first `max_items`
     # (order.py `summaries_last`).
     summaries_after: bool = True

@@ -72,6 +72,7 @@ def run(
         vectors=vecs,
         supersede=supersede,
         summaries_after=t.summaries_after,
+        now_span=t.now_span,
     )
     order_ms = (time.perf_counter() - started) * 1000
     used = sum(p.item.tokens for p in placed if p.outcome == "served")

@@ -7,9 +7,10 @@ Each template text compiles once (cached). A template that fails to compile or r
 
 A template sees `question`, `asker`, `overview` (each may be None except the question), `items`,
 the `Evidence` objects in order, `cut` (how many items found did not fit), `budget` (the token
-budget) and `gated` (why the relevance gate skipped the search, else None), and may use the `cite`
-filter: an item's citation in one line. Lane names and scores are not in `Evidence`, so no template
-can show them.
+budget), `gated` (why the relevance gate skipped the search, else None) and `newest_first` (the
+question's word for the present when each speaker's statements were put newest first, else
+None), and may use the `cite` filter: an item's citation in one line. Lane names and scores are
+not in `Evidence`, so no template can show them.
 """
 
 from __future__ import annotations
@@ -62,11 +63,13 @@ def render(
     budget: int | None = None,
     name: str | None = None,
     gated: str | None = None,
+    newest_first: str | None = None,
 ) -> str:
     """The evidence rendered by `template` (template text; None: the default), trailing newlines
     dropped. `cut` counts the evidence found that the token `budget` left out; `gated` is the
-    gate's reason when it skipped the search; `name` (the template's file) is named in an
-    error."""
+    gate's reason when it skipped the search; `newest_first` is the question's word for the
+    present when each speaker's statements were put newest first; `name` (the template's file)
+    is named in an error."""
     compiled = _compile(_default_text() if template is None else template)
     try:
         out = compiled.render(
@@ -77,6 +80,7 @@ def render(
             cut=cut,
             budget=budget,
             gated=gated,
+            newest_first=newest_first,
         )
     except Exception as exc:  # a template is code the caller wrote: any failure is bad input
         failed = _error("render", exc, _template_line(exc))

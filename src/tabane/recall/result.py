@@ -104,6 +104,8 @@ class CandidateTrace:
     reply_to: str | None = None  # the key of the item that asked, when this is its reply
     voiced: bool = False  # said by someone the question names: first within its group
     superseded_by: str | None = None  # the citation of the later statement that revises it
+    # moved by the newest-first order of a question about the present (current.py)
+    newest_first: bool = False
 
 
 @dataclass(frozen=True)

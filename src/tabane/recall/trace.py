@@ -157,6 +157,7 @@ def _candidate(data: dict[str, Any]) -> CandidateTrace:
         reply_to=data.get("reply_to"),  # traces stored before replies have none
         voiced=bool(data.get("voiced", False)),  # nor before voiced items
         superseded_by=data.get("superseded_by"),  # nor before supersession
+        newest_first=bool(data.get("newest_first", False)),  # nor before newest first
     )
 
 

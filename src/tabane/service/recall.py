@@ -23,8 +23,8 @@ from tabane.contexts import groups
 from tabane.errors import InvalidInput, Issue, NotFound
 from tabane.memory import sessions
 from tabane.models.registry import default_floor
+from tabane.recall import current, order, overview, render, trace
 from tabane.recall import explain as explain_mod
-from tabane.recall import order, overview, render, trace
 from tabane.recall.gate import gate
 from tabane.recall.kernel import TurnWindow
 from tabane.recall.plan import RecallRequest, Tunables, caps
@@ -77,6 +77,25 @@ def _ages(items: Sequence[Evidence]) -> tuple[str, ...]:
         f"{it.key} built {max(0, round((now - it.when).total_seconds()))} s ago"
         for it in items
         if it.kind in ("community", "profile", "raptor") and it.when is not None
+    )
+
+
+def _newest(question: str, outcome: Outcome | None) -> str | None:
+    """The word by which the question asks about the present, when that reordered its items
+    (current.py `newest_first`): the bundle says so."""
+    moved = outcome is not None and any(p.newest_first for p in outcome.placed)
+    return current.asks_now(question) if moved else None
+
+
+def _moved(question: str, outcome: Outcome | None, t: Tunables) -> tuple[str, ...]:
+    """The trace's note on the newest-first order, when it moved anything."""
+    cue = _newest(question, outcome)
+    if cue is None or outcome is None:
+        return ()
+    n = sum(p.newest_first for p in outcome.placed)
+    return (
+        f'newest first: the question asks about the present ("{cue}"); each holder\'s '
+        f"statements among the first {t.now_span} items were ordered newest first ({n} moved)",
     )
 
 
@@ -194,7 +213,9 @@ class RecallService(ServiceBase):
             chars_per_token=self.settings.chars_per_token,
             timings_ms=timings,
             candidates=order.traces(outcome.placed, outcome.found) if outcome else (),
-            notes=(outcome.gathered.notes if outcome else ()) + _ages(items),
+            notes=(outcome.gathered.notes if outcome else ())
+            + _moved(request.question, outcome, tunables or Tunables())
+            + _ages(items),
             floors={c.name: f for c, f in zip(reached, floors, strict=True)},
             caps=caps(tunables or Tunables()),
         )
@@ -221,6 +242,7 @@ class RecallService(ServiceBase):
             budget=ready.budget,
             name=template_file.name if template_file else None,
             gated=ready.gated,
+            newest_first=_newest(request.question, outcome),
         )
 
     def _floor(self, request: RecallRequest, context_floor: float | None) -> Floor:
