@@ -186,3 +186,11 @@ def test_recall_of_a_question_about_the_present_serves_the_latest_statement_firs
     assert any(n.startswith("newest first: ") for n in on.trace.notes)
     why = vsvc.explain_recall(user, ask, Expected(claim=ids[0]))
     assert why.verdict == "served" and "ordered newest first" in why.detail
+    # a question that does not ask about the present keeps its order (unless, for measurement,
+    # `now_always` orders every question so)
+    plain = RecallRequest("Where does Mara live?", (context,))
+    kept = [it.citation.claim for it in vsvc.recall(user, plain).items]
+    assert kept.index(ids[0]) < kept.index(ids[2])
+    always = vsvc.recall(user, plain, tunables=Tunables(now_always=True))
+    reordered = [it.citation.claim for it in always.items]
+    assert reordered.index(ids[2]) < reordered.index(ids[0])

@@ -168,6 +168,7 @@ def arrange(
     supersede: tuple[float, int] | None = None,
     summaries_after: bool = True,
     now_span: int = 0,
+    now_always: bool = False,
 ) -> list[Placed]:
     """Order (with `supersede` = (tau, span): the current statement of a revised value first;
     with `now_span`, a question about the present reads each holder's latest statement first:
@@ -192,7 +193,7 @@ def arrange(
     if supersede is not None:
         ordered = current.current_first(ordered, vectors or {}, *supersede)
     moved: set[str] = set()
-    if now_span > 0 and current.asks_now(question):
+    if now_span > 0 and (now_always or current.asks_now(question)):
         ordered, moved = current.newest_first(ordered, now_span)
     ordered = grounded_first(edges_first(ordered) if facts_once else ordered, max_items)
     if summaries_after:

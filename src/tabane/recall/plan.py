@@ -74,6 +74,9 @@ class Tunables:
     # the first `now_span` items served newest first (current.py `newest_first`; 0: off).
     # Cross-validated on both memory sets (docs/eval.md, "Latest first"; bench/recall_cv.py).
     now_span: int = 10
+    # The same order for every question, not only one about the present (for measurement: it
+    # moved the first evidence of other questions later; docs/eval.md).
+    now_always: bool = False
     # Profiles and communities served after the other items of the first `max_items`
     # (order.py `summaries_last`).
     summaries_after: bool = True

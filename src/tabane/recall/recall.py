@@ -73,6 +73,7 @@ def run(
         supersede=supersede,
         summaries_after=t.summaries_after,
         now_span=t.now_span,
+        now_always=t.now_always,
     )
     order_ms = (time.perf_counter() - started) * 1000
     used = sum(p.item.tokens for p in placed if p.outcome == "served")
