@@ -81,9 +81,11 @@ def _ages(items: Sequence[Evidence]) -> tuple[str, ...]:
 
 
 def _newest(question: str, outcome: Outcome | None) -> str | None:
-    """The word by which the question asks about the present, when that reordered its items
-    (current.py `newest_first`): the bundle says so."""
-    moved = outcome is not None and any(p.newest_first for p in outcome.placed)
+    """The word by which the question asks about the present, when that reordered the items it
+    serves (current.py `newest_first`): the bundle says so."""
+    moved = outcome is not None and any(
+        p.newest_first and p.outcome == "served" for p in outcome.placed
+    )
     return current.asks_now(question) if moved else None
 
 
