@@ -24,8 +24,8 @@ from pathlib import Path
 from _env import describe, header
 
 from tabane.errors import TabaneError
-from tabane.evaluation.coverage import coverage, reference_text
-from tabane.text.documents import ParsedDocument, read_document
+from tabane.evaluation.coverage import coverage, reference_text, stored_texts
+from tabane.text.documents import read_document
 
 
 @dataclass(frozen=True)
@@ -77,12 +77,6 @@ class Tally:
 def files_of(zoo: Zoo) -> list[Path]:
     root = Path(zoo.root)
     return sorted(p for p in root.glob(zoo.pattern) if p.is_file() and not p.is_symlink())
-
-
-def stored_texts(doc: ParsedDocument) -> list[str]:
-    """What a source stores as text: its title, its headings and its paragraphs."""
-    headings = {h for b in doc.blocks for h in b.section}
-    return [doc.title or "", *sorted(headings), *(b.text for b in doc.blocks)]
 
 
 def measure(zoo: Zoo, files: list[Path]) -> Tally:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tabane.evaluation.coverage import coverage, reference_text
+from tabane.evaluation.coverage import coverage, reference_text, stored_texts
 from tabane.text.documents import ParsedDocument, read_document
 
 ZOO = Path(__file__).parent / "zoo"
@@ -20,11 +20,6 @@ def read(name: str) -> ParsedDocument:
     return read_document((ZOO / name).read_bytes(), name=name)
 
 
-def stored(doc: ParsedDocument) -> list[str]:
-    headings = {h for b in doc.blocks for h in b.section}
-    return [doc.title or "", *headings, *(b.text for b in doc.blocks)]
-
-
 def test_there_are_ten_generators() -> None:
     assert len({name.split("-")[0] for name in PAGES}) >= 8 and len(PAGES) >= 10
 
@@ -33,7 +28,7 @@ def test_there_are_ten_generators() -> None:
 def test_the_main_text_is_covered(name: str) -> None:
     doc = read(name)
     assert doc.blocks
-    assert coverage(stored(doc), reference_text((ZOO / name).read_bytes())) >= 0.99
+    assert coverage(stored_texts(doc), reference_text((ZOO / name).read_bytes())) >= 0.99
 
 
 @pytest.mark.parametrize("name", PAGES)

@@ -3,9 +3,16 @@
 The reference is an extraction that knows nothing of tabane's readers but the chrome they declare:
 lxml's text of the page's body with `script`, `style`, `head`, `nav`, `form`, `noscript`, `button`
 and `template` removed, and the elements html_chrome names as chrome (`navheader`, `navfooter`,
-`toc`, `docnav`, Sphinx's sidebars, …) — corpora.md's recipe. Coverage is the share of the
-reference's words (CJK: characters) that the stored text holds, counted with multiplicity, so a
-lost paragraph shows however its neighbours were split.
+`toc`, `docnav`, Sphinx's sidebars, …) — corpora.md's recipe — and the headings that are links to
+another page (html_chrome.breadcrumb: navigation styled as a heading). A block element (a
+paragraph, a heading, a list item, a table cell, …) starts and ends a line, as a browser draws it:
+lxml's text alone glues the last word of one block to the first of the next (`master</p><p>Will`
+is one word, `masterwill`, that no reader stores). Coverage is the share of the reference's words
+(CJK: characters) that the stored text holds, counted with multiplicity, so a lost paragraph shows
+however its neighbours were split.
+
+What a page stores (stored_texts) is what the store keeps of it: the title, one heading for each
+section (a distinct heading path, as sources/rows.py writes them) and the paragraphs.
 """
 
 from __future__ import annotations
@@ -17,13 +24,29 @@ from collections.abc import Iterable
 import lxml.html
 from lxml import etree
 
+from tabane.text.blocks import ParsedDocument
 from tabane.text.decoding import declared_charset, decode_text
-from tabane.text.html_chrome import CHROME_CLASSES, CHROME_IDS
+from tabane.text.html_chrome import CHROME_CLASSES, CHROME_IDS, breadcrumb
 
 _DROP = ("script", "style", "head", "nav", "form", "noscript", "button", "template")
 _WORD = re.compile(r"[^\W_]+")
 _CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+# Elements a browser draws as blocks (or line breaks): their text never runs into a neighbour's.
+_BLOCKS = frozenset({
+    "address", "article", "aside", "blockquote", "body", "br", "caption", "dd", "details",
+    "dialog", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "h1", "h2", "h3",
+    "h4", "h5", "h6", "header", "hr", "li", "main", "ol", "p", "pre", "section", "summary",
+    "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
+})  # fmt: skip
+
+
+def stored_texts(doc: ParsedDocument) -> list[str]:
+    """What the store keeps of a read page: its title, the heading of each of its sections (each
+    distinct heading path and its prefixes, once) and its paragraphs."""
+    paths = {b.section[:depth] for b in doc.blocks for depth in range(1, len(b.section) + 1)}
+    return [doc.title or "", *(path[-1] for path in sorted(paths)), *(b.text for b in doc.blocks)]
 
 
 def reference_text(data: bytes, name: str = "page.html") -> str:
@@ -40,6 +63,7 @@ def reference_text(data: bytes, name: str = "page.html") -> str:
         if isinstance(e.tag, str)
         and (
             e.tag in _DROP
+            or (e.tag in _HEADINGS and breadcrumb(e))
             or e.get("id") in CHROME_IDS
             or not chrome.isdisjoint((e.get("class") or "").split())
         )
@@ -47,6 +71,9 @@ def reference_text(data: bytes, name: str = "page.html") -> str:
     for element in doomed:
         if element.getparent() is not None:
             element.drop_tree()
+    for element in tree.iter(*_BLOCKS):
+        element.text = "\n" + (element.text or "")
+        element.tail = "\n" + (element.tail or "")
     body = tree.find("body")
     return str((body if body is not None else tree).text_content())
 

@@ -8,7 +8,9 @@ AsciiDoc, gtk-doc, javadoc, …) is walked over its whole body once its known ch
 page is all document, and trafilatura drops its headings and whole sections of it (issue 28). Any
 other page goes through trafilatura, which finds the main text among navigation, headers,
 footers and sidebars; where it finds nothing, or falls back to its one-paragraph baseline (tiny
-pages), the walk over the body without its chrome elements is used instead. A summary that lives
+pages), or where it drops the headings of a page that has them (a hand-written page of headings
+and paragraphs: it lost paragraphs with them), the walk over the body without its chrome elements
+is used instead. A summary that lives
 in the page's header (AsciiDoc's NAME line) is kept ahead of what trafilatura finds. Both paths
 see the page after html_chrome.prepare.
 """
@@ -41,6 +43,7 @@ _DATE_META = (
     "date",
 )
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 # The tables of contents of generated pages (outermost only: a toc nests per level).
 _TOC = (
     "//*[contains(concat(' ', normalize-space(@class), ' '), ' toc ')]"
@@ -64,34 +67,40 @@ def parse_html(data: bytes, name: str) -> ParsedDocument:
     prepare(tree)
     landmark = _landmark(tree)
     if landmark is not None:
-        blocks = Walker(keep_header=True).run(landmark)
+        blocks = Walker(keep_header=True, title=title).run(landmark)
     elif documentation:
-        blocks = _walk_generated(tree, tocs)
+        blocks = _walk_generated(tree, tocs, title)
     else:
         blocks = _extract(tree)
-        if len(blocks) <= 1:  # nothing, or trafilatura's baseline: the whole page as one paragraph
+        # nothing, or trafilatura's baseline (the whole page as one paragraph), or text without
+        # the headings the page has (trafilatura dropped them, and paragraphs with them)
+        if len(blocks) <= 1 or (not any(b.section for b in blocks) and _has_headings(tree)):
             body = tree.find("body")
             # the body without its chrome; nothing left is a page of chrome alone (no document),
             # not trafilatura's baseline, which keeps the header and the menu
-            blocks = Walker(keep_header=False).run(body if body is not None else tree)
+            blocks = Walker(keep_header=False, title=title).run(body if body is not None else tree)
         else:
             blocks = _header_summary(tree, blocks) + blocks
     return ParsedDocument("html", title, tuple(blocks), date, warnings=warnings)
 
 
-def _walk_generated(tree: Any, tocs: list[Any]) -> list[Block]:
+def _walk_generated(tree: Any, tocs: list[Any], title: str | None) -> list[Block]:
     """A generated page's body; a page that is only a table of contents (a DocBook part or
     chapter page, once its toc is removed as chrome, holds nothing but its title) is stored as
     that table of contents, under the page's headings, never as an empty document; so is a page
     of links named only by their titles or pictures."""
     body = tree.find("body")
-    walker = Walker(keep_header=False)
+    walker = Walker(keep_header=False, title=title)
     blocks = walker.run(body if body is not None else tree)
     for toc in tocs if not blocks else []:
         blocks = walker.run(toc)
     if not blocks and _name_links(body if body is not None else tree):
-        blocks = Walker(keep_header=False).run(body if body is not None else tree)
+        blocks = Walker(keep_header=False, title=title).run(body if body is not None else tree)
     return blocks
+
+
+def _has_headings(tree: Any) -> bool:
+    return any(h.text_content().strip() for h in tree.iter(*_HEADINGS))
 
 
 def _name_links(root: Any) -> bool:

@@ -1,8 +1,9 @@
 """HTML to blocks, two ways: from trafilatura's XML, and by a plain walk over an element.
 
 Both follow HTML's whitespace rules (runs of spaces and newlines collapse; `<br>` breaks a line),
-give one block per paragraph, list and `<pre>`, and turn headings into the section path. A list
-joins the paragraph that leads into it with a colon (its items alone do not say what they list);
+give one block per paragraph, list and `<pre>`, and turn headings into the section path. A list,
+or a figure's labels (html_chrome), joins the paragraph that leads into it with a colon (its items
+alone do not say what they list);
 a data table becomes paragraphs of rows under its header (tables.py); a layout table (one row, or
 holding headings or tables: admonition boxes, title blocks) is walked as the blocks it holds.
 """
@@ -16,7 +17,7 @@ from lxml import etree
 
 from tabane.text.blocks import Block, BlockKind, Locator
 from tabane.text.html_anchors import heading_anchor
-from tabane.text.html_chrome import ADMONITIONS
+from tabane.text.html_chrome import ADMONITIONS, FIGURE, breadcrumb
 from tabane.text.markdown import Outline, clean_heading
 from tabane.text.reflow import CJK
 from tabane.text.tables import CELL, row_text, table_paragraphs
@@ -172,20 +173,47 @@ def _table_paragraphs(element: Any) -> list[str]:
 class Walker:
     """A plain walk over the main element, or over the body when trafilatura finds no main text:
     page chrome elements dropped, one block per block-level element, headings as sections, `<pre>`
-    verbatim."""
+    verbatim. A heading with nothing under it (the next heading is at its level or above, or the
+    walk ends) is a paragraph of its own, under its own path, so that its words are stored (a
+    section is stored only with a paragraph) — unless it repeats the page's title (stored as the
+    title) or is a link to another page (html_chrome.breadcrumb: navigation); a walk that finds
+    nothing else finds nothing."""
 
-    def __init__(self, *, keep_header: bool) -> None:
+    def __init__(self, *, keep_header: bool, title: str | None = None) -> None:
+        self._title = title
         self.outline = Outline()
         self.blocks: list[Block] = []
         self._buffer: list[str] = []
         self._marker = ""
         self._items = 0  # depth of <li> elements around the current one
         self._drop = _WALK_DROP - {"header"} if keep_header else _WALK_DROP
+        self._bare: tuple[int, Block] | None = None  # the last heading, while nothing is under it
+        self._headings = 0  # how many of the blocks are bare headings
 
     def run(self, root: Any) -> list[Block]:
         self._walk(root)
         self._flush()
+        self._close_section(1)
+        if self._headings == len(self.blocks):
+            self.blocks, self._headings = [], 0
         return self.blocks
+
+    def _enter(self, level: int, text: str, anchor: str | None, *, bare: bool) -> None:
+        """Enter a heading; `bare`: whether it is stored as a paragraph if nothing is under it."""
+        self._close_section(level)
+        self.outline.enter(level, text, anchor)
+        anchor = self.outline.anchor
+        locator = Locator("anchor", value=anchor) if anchor else None
+        keep = bare and text and text != self._title
+        self._bare = (level, Block(text, self.outline.path, locator)) if keep else None
+
+    def _close_section(self, level: int) -> None:
+        """Store the last heading as a paragraph when nothing was under it and the heading that
+        ends its section (at `level`) comes."""
+        if self._bare is not None and level <= self._bare[0]:
+            self.blocks.append(self._bare[1])
+            self._headings += 1
+        self._bare = None
 
     def _walk(self, element: Any) -> None:
         tag = element.tag if isinstance(element.tag, str) else ""  # comments have no str tag
@@ -195,7 +223,8 @@ class Walker:
         elif heading:
             self._flush()
             text = _PERMALINK.sub("", clean_heading(" ".join(element.text_content().split())))
-            self.outline.enter(int(heading.group(1)), text, heading_anchor(element))
+            bare = not breadcrumb(element)
+            self._enter(int(heading.group(1)), text, heading_anchor(element), bare=bare)
         elif tag == "pre":
             self._flush()
             self._add(_verbatim(element.text_content()), kind="code")
@@ -227,7 +256,7 @@ class Walker:
             if item:
                 self._marker = ""  # an item with no words of its own (only code, say) gets no dash
             if block:
-                self._flush(listed=tag in ("ul", "ol"))
+                self._flush(listed=tag in ("ul", "ol") or element.get(FIGURE) is not None)
             elif line:
                 self._buffer.append("\n")
         if element.tail:
@@ -252,6 +281,7 @@ class Walker:
 
     def _add(self, text: str, kind: BlockKind = "text") -> None:
         if text:
+            self._bare = None
             anchor = self.outline.anchor
             locator = Locator("anchor", value=anchor) if anchor else None
             self.blocks.append(Block(text, self.outline.path, locator, kind))
