@@ -140,7 +140,10 @@ class SearchPlanOut(Response):
     query_terms: list[str]
     contexts: list[ContextPlanOut]
     pool: int = Field(description="candidates each lane gathers")
-    rrf_k: int
+    fusion: str = Field(
+        description="how the lanes are fused: score_share = each lane's score over its best, "
+        "averaged over the lanes asked for"
+    )
     limit: int
     offset: int
     notes: list[str]

@@ -27,6 +27,7 @@ from tabane.search.search import QueryVector
 from tabane.sources.write import title_key
 from tabane.storage.schema import Context, Scope
 from tabane.storage.store import Beside
+from tabane.text.analyze import index_terms
 from tabane.text.spelling import spelling_key
 from tabane.text.tokenize import tokenize
 
@@ -135,7 +136,8 @@ def bind_before(
     the seeds' names, sorted, and a note for each context whose seeds were cut (seeds.py), for
     the trace. With `beside`, the BM25 lane is scored on a second connection while this one
     finds the seeds and then the named sources (the two take about as long as the BM25 read)."""
-    terms, question = list(params["terms"]), str(params["question"])
+    question = str(params["question"])
+    terms = bm25.unique_terms(index_terms(question))  # BM25's analysis; turns match words
     lexical: Future[dict[str, list[Any]]] | None = None
     if "bm25" in shape.lanes:
         if beside is not None:
