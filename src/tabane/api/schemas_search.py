@@ -102,7 +102,9 @@ class HitOut(Response):
     kind: str = Field(description="`text`, or `code`: preformatted, its line breaks kept")
     rank: int = Field(description="1-based rank over every context searched")
     context_rank: int = Field(description="rank within its own context")
-    score: float = Field(description="the fused (RRF) score")
+    score: float = Field(
+        description="the fused score: each lane's score over its best, averaged (1 = first in all)"
+    )
     lanes: dict[str, LaneRankOut] = Field(
         description="`bm25` and/or `vector`: the lanes that found it"
     )

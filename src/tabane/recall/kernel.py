@@ -101,6 +101,7 @@ def bind(
         "replies": t.replies,
         "turn_scale": t.turn_scale,
         "impute": t.impute and t.fusion == "per_kind",  # a missing lane only where lanes average
+        "share_fusion": t.fusion == "share",  # paragraphs placed by score shares (shares.py)
         "exchange": t.replies and t.exchange,  # a question is scored as served: with its reply
         "asking_notes": t.asking_notes,
         "turns_since": EPOCH,  # a turn's reply or question is read only inside the window
@@ -241,7 +242,7 @@ def gather(
     ran = {"vector", "bm25"} & set(shape.lanes)
     if "bm25" in ran and not params.get("bm25_ids"):
         ran.discard("bm25")
-    params["paragraph_lanes"] = float(len(ran) or 1) if t.fusion == "per_kind" else 1.0
+    params["paragraph_lanes"] = float(len(ran) or 1) if t.fusion != "sum" else 1.0
     rows = session.execute(build_recall_statement(shape), params).all()
     # the rows each lane found and the items fusion ranked, before it kept `candidates`
     counts: dict[str, int] = dict(rows[0].lane_rows or {}) if rows else {}
