@@ -104,6 +104,7 @@ def docs(svc: Any, user: Any, sets: list[str], variants: list[Any]) -> Any:
                 "nDCG@10": round(s.ndcg10, 3),
                 "recall@10": round(s.recall10, 3),
                 "MRR@10": round(s.mrr10, 3),
+                "section nDCG@10": report.runs[0].section_ndcg10,
                 "seconds": report.runs[0].seconds,
             }
     return out

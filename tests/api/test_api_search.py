@@ -16,7 +16,7 @@ KETTLE = (
 HIT_KEYS = {"context", "source_id", "paragraph", "title", "text", "section", "locator"} | {
     "kind", "rank", "context_rank", "score", "lanes", "via_question"
 }  # fmt: skip
-PLAN_KEYS = {"query_terms", "contexts", "pool", "rrf_k", "limit", "offset", "notes"}
+PLAN_KEYS = {"query_terms", "contexts", "pool", "fusion", "limit", "offset", "notes"}
 
 
 def ingest(client, context: str, source_id: str = "kettle.md", text: str = KETTLE, **kw) -> None:
@@ -68,8 +68,13 @@ def test_search_one_context_with_hits_lanes_and_plan(client, context) -> None:
 
     plan = body["plan"]
     assert set(plan) == PLAN_KEYS
-    assert plan["query_terms"] == ["kettle", "boils", "water"]
-    assert (plan["pool"], plan["rrf_k"], plan["limit"], plan["offset"]) == (50, 60, 10, 0)
+    assert plan["query_terms"] == ["kettl", "boil", "water"]  # analysed: English stems
+    assert (plan["pool"], plan["fusion"], plan["limit"], plan["offset"]) == (
+        50,
+        "score_share",
+        10,
+        0,
+    )
     (ctx_plan,) = plan["contexts"]
     assert (ctx_plan["context"], ctx_plan["filter"], ctx_plan["pending_embeddings"]) == (
         (context, None, 0)
@@ -190,9 +195,9 @@ def test_explain_served_below_cutoff_and_no_term_overlap(client, context) -> Non
     assert (served["verdict"], served["rank"], served["paragraph"]) == ("served", 1, 0)
     assert served["context"] == context and set(served["lanes"]) == {"bm25"}
     terms = {t["term"]: t for t in served["terms"]}
-    assert set(terms) == {"kettle", "boils", "water"}
+    assert set(terms) == {"kettl", "boil", "water"}  # the analysed terms (English stems)
     # once in the text, once in the title, once in the section path; every paragraph's heading
-    assert terms["kettle"]["tf"] == 3 and terms["kettle"]["df"] == 4
+    assert terms["kettl"]["tf"] == 3 and terms["kettl"]["df"] == 4
     total = sum(t["contribution"] for t in served["terms"])
     assert total == pytest.approx(served["lanes"]["bm25"]["score"])
     assert served["vector"]["reason"] == "no_embedder"
@@ -214,8 +219,8 @@ def test_explain_served_below_cutoff_and_no_term_overlap(client, context) -> Non
         expected={"context": context, "source_id": "kettle.md", "paragraph": 3},
     )
     assert apart["verdict"] == "no_term_overlap"
-    assert apart["query_terms"] == ["boils", "water"]
-    assert {"gardening", "kettles"} <= set(apart["paragraph_terms"])
+    assert apart["query_terms"] == ["boil", "water"]
+    assert {"garden", "kettl"} <= set(apart["paragraph_terms"])
 
 
 def test_explain_never_reveals_another_users_source(

@@ -109,7 +109,7 @@ def test_search_refuses_bad_input(cli, stored) -> None:
 def test_search_explain(cli, svc, user, stored) -> None:
     code, out, _ = cli("search", "kettle boils water", "-c", stored, "--explain", "kettle")
     assert code == 0 and (out["verdict"], out["rank"], out["paragraph"]) == ("served", 1, 0)
-    assert {t["term"] for t in out["terms"]} == {"kettle", "boils", "water"}
+    assert {t["term"] for t in out["terms"]} == {"kettl", "boil", "water"}  # stems
 
     last = svc.search(user, SearchRequest("kettle", contexts=(stored,))).hits[-1].paragraph
     code, out, _ = cli(

@@ -63,8 +63,9 @@ def test_a_paragraph_one_lane_missed_is_not_halved_below_a_far_note(
     near, far = _contexts(vsvc, user, make_context)
     # BM25 finds the two paragraphs that say "kettle"; the one on limescale only by meaning
     ask = RecallRequest("kettle mineral deposits", (near, far))
-    imputed = vsvc.recall(user, ask)
-    halved = vsvc.recall(user, ask, tunables=Tunables(impute=False))
+    # reciprocal ranks averaged over the paragraph lanes (the fusion before score shares)
+    imputed = vsvc.recall(user, ask, tunables=Tunables(fusion="per_kind"))
+    halved = vsvc.recall(user, ask, tunables=Tunables(fusion="per_kind", impute=False))
     first = imputed.trace.candidates[0]
     assert first.kind == "paragraph" and imputed.items[0].citation.context == near
 

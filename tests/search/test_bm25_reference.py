@@ -14,7 +14,7 @@ from tabane.ingest.documents import DocumentInput, block
 from tabane.search import bm25
 from tabane.service import Tabane
 from tabane.storage.schema import Paragraph, Source
-from tabane.text.tokenize import tokenize
+from tabane.text.analyze import index_terms
 
 WORDS = [
     "kettle",
@@ -115,7 +115,7 @@ def corpus(svc: Tabane):
             .where(Source.context_id == context_id)
         ).all()
         docs = {
-            r.id: [t for part in (r.title, *r.section_path, r.text) for t in tokenize(part)]
+            r.id: [t for part in (r.title, *r.section_path, r.text) for t in index_terms(part)]
             for r in rows
         }
     return context_id, owner, docs
@@ -138,7 +138,7 @@ def corpus(svc: Tabane):
 def test_same_top10_and_scores(svc: Tabane, corpus, query: str) -> None:
     context_id, owner, docs = corpus
     assert len(docs) == 2900
-    terms = bm25.unique_terms(tokenize(query))
+    terms = bm25.unique_terms(index_terms(query))
     expected = _reference(docs, terms)[:10]
     with svc.store.session(owner) as session:
         stats = bm25.statistics(session, context_id, terms)

@@ -21,9 +21,9 @@ router = APIRouter(tags=["search"], responses=ERROR_RESPONSES)
 
 @router.post("/contexts/{context}/sources/search")
 def search_context(context: str, body: SearchIn, svc: Svc, user: User) -> SearchOut:
-    """Paragraphs of one context, BM25 and vector lanes fused by RRF, with the plan: whether each
-    lane ran or why not, the floor, and how many sources the filters left eligible. An empty
-    query is not an error: the plan says `no_query_terms`."""
+    """Paragraphs of one context, BM25 and vector lanes fused by score shares, with the plan:
+    whether each lane ran or why not, the floor, and how many sources the filters left
+    eligible. An empty query is not an error: the plan says `no_query_terms`."""
     return out(SearchOut, svc.search(user, body.to_request(contexts=(context,))))
 
 

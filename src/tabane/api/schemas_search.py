@@ -102,7 +102,9 @@ class HitOut(Response):
     kind: str = Field(description="`text`, or `code`: preformatted, its line breaks kept")
     rank: int = Field(description="1-based rank over every context searched")
     context_rank: int = Field(description="rank within its own context")
-    score: float = Field(description="the fused (RRF) score")
+    score: float = Field(
+        description="the fused score: each lane's score over its best, averaged (1 = first in all)"
+    )
     lanes: dict[str, LaneRankOut] = Field(
         description="`bm25` and/or `vector`: the lanes that found it"
     )
@@ -140,7 +142,10 @@ class SearchPlanOut(Response):
     query_terms: list[str]
     contexts: list[ContextPlanOut]
     pool: int = Field(description="candidates each lane gathers")
-    rrf_k: int
+    fusion: str = Field(
+        description="how the lanes are fused: score_share = each lane's score over its best, "
+        "averaged over the lanes asked for"
+    )
     limit: int
     offset: int
     notes: list[str]

@@ -150,14 +150,14 @@ def render(report: EvalReport, *, per_question: bool = False) -> str:
         f"{report.files_ingested}/{expected} files ingested/expected ({report.ingest}); "
         f"{report.questions} questions; seconds {report.seconds}",
         "",
-        "| plan | questions | nDCG@10 | recall@5 | recall@10 | MRR@10 |",
-        "|---|---|---|---|---|---|",
+        "| plan | questions | nDCG@10 | recall@5 | recall@10 | MRR@10 | section nDCG@10 |",
+        "|---|---|---|---|---|---|---|",
     ]
     for p in report.plans:
         s = p.scores
         lines.append(
             f"| {p.plan} | {p.questions} | {s.ndcg10:.3f} | {s.recall5:.3f} | "
-            f"{s.recall10:.3f} | {s.mrr10:.3f} |"
+            f"{s.recall10:.3f} | {s.mrr10:.3f} | {_maybe(p.section_ndcg10)} |"
         )
     notes = [
         f"{p.plan}: {n} in {k} questions" for p in report.plans for n, k in p.lanes_not_run.items()
@@ -169,16 +169,22 @@ def render(report: EvalReport, *, per_question: bool = False) -> str:
     if per_question:
         lines += [
             "",
-            "| question | plan | nDCG@10 | recall@5 | recall@10 | MRR@10 | first relevant |",
-            "|---|---|---|---|---|---|---|",
+            "| question | plan | nDCG@10 | recall@5 | recall@10 | MRR@10 | first relevant "
+            "| section nDCG@10 |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for r in report.rows:
             s = r.scores
             lines.append(
                 f"| {r.id} | {r.plan} | {s.ndcg10:.3f} | {s.recall5:.3f} | {s.recall10:.3f} | "
-                f"{s.mrr10:.3f} | {r.first_relevant or '-'} |"
+                f"{s.mrr10:.3f} | {r.first_relevant or '-'} | {_maybe(r.section_ndcg10)} |"
             )
     return "\n".join(lines)
+
+
+def _maybe(value: float | None) -> str:
+    """A score, or '-' for a set whose questions name no section."""
+    return "-" if value is None else f"{value:.3f}"
 
 
 @eval_app.command("graph")

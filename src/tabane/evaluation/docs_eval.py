@@ -14,7 +14,7 @@ from pathlib import Path
 from tabane.errors import EmptyDocument, InvalidInput, Issue, TabaneError
 from tabane.evaluation import questions as qs
 from tabane.evaluation.corpora import corpus, select_files
-from tabane.evaluation.metrics import Scores, documents
+from tabane.evaluation.metrics import Scores, documents, mean_of, section_key, section_ndcg
 from tabane.evaluation.options import choices, refuse
 from tabane.ingest.documents import DocumentInput
 from tabane.search.plan import MAX_LIMIT, SearchRequest
@@ -40,6 +40,7 @@ class QuestionRow:
     top10: list[str]  # document ids, best first
     first_relevant: int | None  # document rank of the first graded page within the depth
     paragraphs: int
+    section_ndcg10: float | None = None  # for a question that names its section
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class PlanSummary:
     scores: Scores
     seconds: float
     lanes_not_run: dict[str, int]  # "vector: no_vectors" -> questions where that happened
+    section_ndcg10: float | None = None  # over the questions that name their section
 
 
 @dataclass
@@ -228,24 +230,40 @@ def _run_plan(
     rows: list[QuestionRow] = []
     not_run: dict[str, int] = {}
     for q in questions:
-        docs, paragraphs, reasons = ranked_documents(svc, user, context, q.question, plan, depth)
-        for reason in reasons:
+        ranked = ranked_paragraphs(svc, user, context, q.question, plan, depth)
+        for reason in ranked.reasons:
             not_run[reason] = not_run.get(reason, 0) + 1
+        docs = documents(ranked.sources)
         scores = Scores.of(docs, q.relevant)
         first = next((i for i, d in enumerate(docs, start=1) if q.relevant.get(d, 0) >= 1), None)
-        rows.append(QuestionRow(q.id, plan, scores, docs[:10], first, paragraphs))
+        section = section_ndcg(documents(ranked.sections), q.section) if q.section else None
+        rows.append(QuestionRow(q.id, plan, scores, docs[:10], first, len(ranked.sources), section))
     seconds = round(time.monotonic() - started, 1)
     say(f"{plan}: {len(questions)} questions in {seconds} s")
-    summary = PlanSummary(plan, len(rows), Scores.mean([r.scores for r in rows]), seconds, not_run)
+    summary = PlanSummary(
+        plan,
+        len(rows),
+        Scores.mean([r.scores for r in rows]),
+        seconds,
+        not_run,
+        mean_of(r.section_ndcg10 for r in rows),
+    )
     return summary, rows
 
 
-def ranked_documents(
+@dataclass(frozen=True)
+class RankedParagraphs:
+    sources: list[str]  # each paragraph's source id, best first
+    sections: list[str]  # each paragraph's section key (metrics.section_key), best first
+    reasons: list[str]  # the lanes that did not run (`lane: reason`)
+
+
+def ranked_paragraphs(
     svc: Tabane, user: Principal, context: str, query: str, plan: str, depth: int = DEPTH
-) -> tuple[list[str], int, list[str]]:
-    """The document ranking of one question under one plan (from at least `depth` paragraphs,
-    or all there are), the paragraph count, and the lanes that did not run (`lane: reason`)."""
+) -> RankedParagraphs:
+    """The paragraphs one question finds under one plan: at least `depth`, or all there are."""
     source_ids: list[str] = []
+    sections: list[str] = []
     reasons: list[str] = []
     after: str | None = None
     while len(source_ids) < depth:
@@ -257,7 +275,8 @@ def ranked_documents(
             for cplan in result.plan.contexts:
                 reasons += [f"{n}: {lp.reason}" for n, lp in cplan.lanes.items() if not lp.ran]
         source_ids.extend(h.source_id for h in result.hits)
+        sections.extend(section_key(h.source_id, h.locator) for h in result.hits)
         after = result.next_after
         if after is None:
             break
-    return documents(source_ids), len(source_ids), reasons
+    return RankedParagraphs(source_ids, sections, reasons)

@@ -24,6 +24,28 @@ def documents(paragraph_docs: Iterable[str]) -> list[str]:
     return out
 
 
+def section_key(source: str, locator: Mapping[str, object] | None) -> str:
+    """A paragraph's section as the DocBook sets name it: `<file>#<anchor>` (`<file>#` before
+    the first anchored heading)."""
+    anchor = locator.get("value") if locator and locator.get("kind") == "anchor" else ""
+    return f"{source}#{anchor}"
+
+
+def section_ndcg(ranking: Sequence[str], section: str, k: int = 10) -> float:
+    """nDCG@k of a section ranking (first occurrence) with one relevant section: 1/log2(r + 1)
+    at its rank r ≤ k, else 0."""
+    for i, key in enumerate(ranking[:k]):
+        if key == section:
+            return 1.0 / math.log2(i + 2)
+    return 0.0
+
+
+def mean_of(values: Iterable[float | None]) -> float | None:
+    """The mean of the values given (None when there are none)."""
+    present = [v for v in values if v is not None]
+    return sum(present) / len(present) if present else None
+
+
 def _gain(grade: int) -> float:
     return float(2**grade - 1)
 

@@ -17,6 +17,7 @@ class Question:
     lang: str
     corpus: str
     relevant: dict[str, int]
+    section: str | None = None  # "<file>#<anchor>" of the section that answers (README-docbook)
 
 
 def load(path: Path) -> tuple[list[Question], list[str]]:
@@ -73,6 +74,7 @@ def _question(raw: Any) -> Question:
         lang=str(raw.get("lang", "")),
         corpus=raw["corpus"],
         relevant={str(d): _grade(raw["id"], str(d), g) for d, g in relevant.items()},
+        section=raw["section"] if isinstance(raw.get("section"), str) else None,
     )
 
 

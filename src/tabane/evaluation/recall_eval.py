@@ -25,7 +25,7 @@ from tabane.evaluation import questions as qs
 from tabane.evaluation.graph_eval import Coverage
 from tabane.evaluation.graph_set import Triple, install
 from tabane.evaluation.graph_set import load as load_graph
-from tabane.evaluation.metrics import Scores, documents
+from tabane.evaluation.metrics import Scores, documents, mean_of, section_key, section_ndcg
 from tabane.evaluation.options import choices, count, refuse
 from tabane.recall.plan import MAX_BUDGET, PLANS, RecallRequest, Tunables
 from tabane.recall.result import RecallResult
@@ -43,6 +43,7 @@ class DocsRow:
     scores: Scores
     top10: list[str]
     items: int
+    section_ndcg10: float | None = None  # for a question that names its section
 
 
 @dataclass
@@ -54,6 +55,7 @@ class DocsRun:
     mean_tokens: float = 0.0
     seconds: float = 0.0
     rows: list[DocsRow] = field(default_factory=list)
+    section_ndcg10: float | None = None  # over the questions that name their section
 
 
 @dataclass
@@ -99,17 +101,21 @@ def run_docs_recall(
         for q in questions:
             ask = RecallRequest(q.question, (context,), plan=plan, budget=chosen, force=True)
             result = svc.recall(user, ask, tunables=tunables)
-            docs = documents(
-                it.citation.source
-                for it in result.items
-                if it.kind == "paragraph" and it.citation.source
-            )
+            cited = [
+                it.citation for it in result.items if it.kind == "paragraph" and it.citation.source
+            ]
+            docs = documents(c.source for c in cited if c.source)
+            sections = documents(section_key(c.source or "", c.locator) for c in cited)
+            section = section_ndcg(sections, q.section) if q.section else None
             run.rows.append(
-                DocsRow(q.id, plan, Scores.of(docs, q.relevant), docs[:10], len(result.items))
+                DocsRow(
+                    q.id, plan, Scores.of(docs, q.relevant), docs[:10], len(result.items), section
+                )
             )
             tokens += result.trace.used_tokens
         run.questions = len(run.rows)
         run.scores = Scores.mean([r.scores for r in run.rows])
+        run.section_ndcg10 = mean_of(r.section_ndcg10 for r in run.rows)
         run.mean_items = sum(r.items for r in run.rows) / max(1, run.questions)
         run.mean_tokens = tokens / max(1, run.questions)
         run.seconds = round(time.monotonic() - started, 1)
@@ -242,14 +248,17 @@ def render_docs(report: DocsRecallReport) -> str:
         f"**{report.set}** through recall in `{report.context}` — served paragraphs in served "
         f"order (at most the kernel's max_items, budget {report.budget} tokens)",
         "",
-        "| plan | questions | nDCG@10 | recall@5 | recall@10 | MRR@10 | items | tokens | s |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| plan | questions | nDCG@10 | recall@5 | recall@10 | MRR@10 | section nDCG@10 | items "
+        "| tokens | s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in report.runs:
         s = r.scores
+        section = "-" if r.section_ndcg10 is None else f"{r.section_ndcg10:.3f}"
         lines.append(
             f"| {r.plan} | {r.questions} | {s.ndcg10:.3f} | {s.recall5:.3f} | {s.recall10:.3f} "
-            f"| {s.mrr10:.3f} | {r.mean_items:.1f} | {r.mean_tokens:.0f} | {r.seconds} |"
+            f"| {s.mrr10:.3f} | {section} | {r.mean_items:.1f} | {r.mean_tokens:.0f} "
+            f"| {r.seconds} |"
         )
     return "\n".join(lines)
 

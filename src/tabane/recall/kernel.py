@@ -27,6 +27,7 @@ from tabane.search.search import QueryVector
 from tabane.sources.write import title_key
 from tabane.storage.schema import Context, Scope
 from tabane.storage.store import Beside
+from tabane.text.analyze import index_terms
 from tabane.text.spelling import spelling_key
 from tabane.text.tokenize import tokenize
 
@@ -100,6 +101,7 @@ def bind(
         "replies": t.replies,
         "turn_scale": t.turn_scale,
         "impute": t.impute and t.fusion == "per_kind",  # a missing lane only where lanes average
+        "share_fusion": t.fusion == "share",  # paragraphs placed by score shares (shares.py)
         "exchange": t.replies and t.exchange,  # a question is scored as served: with its reply
         "asking_notes": t.asking_notes,
         "turns_since": EPOCH,  # a turn's reply or question is read only inside the window
@@ -135,7 +137,8 @@ def bind_before(
     the seeds' names, sorted, and a note for each context whose seeds were cut (seeds.py), for
     the trace. With `beside`, the BM25 lane is scored on a second connection while this one
     finds the seeds and then the named sources (the two take about as long as the BM25 read)."""
-    terms, question = list(params["terms"]), str(params["question"])
+    question = str(params["question"])
+    terms = bm25.unique_terms(index_terms(question))  # BM25's analysis; turns match words
     lexical: Future[dict[str, list[Any]]] | None = None
     if "bm25" in shape.lanes:
         if beside is not None:
@@ -239,7 +242,7 @@ def gather(
     ran = {"vector", "bm25"} & set(shape.lanes)
     if "bm25" in ran and not params.get("bm25_ids"):
         ran.discard("bm25")
-    params["paragraph_lanes"] = float(len(ran) or 1) if t.fusion == "per_kind" else 1.0
+    params["paragraph_lanes"] = float(len(ran) or 1) if t.fusion != "sum" else 1.0
     rows = session.execute(build_recall_statement(shape), params).all()
     # the rows each lane found and the items fusion ranked, before it kept `candidates`
     counts: dict[str, int] = dict(rows[0].lane_rows or {}) if rows else {}

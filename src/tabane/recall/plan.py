@@ -51,7 +51,9 @@ class Tunables:
     recent_turns: int = 1
     turn_hits: int = 2
     max_items: int = 20  # items kept after ordering, before the budget
-    fusion: str = "per_kind"  # "sum": RRF summed over every lane; "per_kind": see statement.py
+    # "share": a paragraph's lanes by score shares, as search fuses them (shares.py); "per_kind":
+    # its lanes' reciprocal ranks averaged; "sum": summed over every lane (statement.py)
+    fusion: str = "share"
     replies: bool = True  # a paragraph or turn that asks gives its place to its reply
     exchange: bool = True  # a question that gives its place is scored with its reply (lanes)
     asking_notes: bool = True  # a note that asks scores half its similarity (lanes_memory)

@@ -37,6 +37,7 @@ from tabane.recall import lanes_catalog as catalog_lanes
 from tabane.recall import lanes_derived as derived_lanes
 from tabane.recall import lanes_memory as memory_lanes
 from tabane.recall.scale import on_one_scale
+from tabane.recall.shares import PARAGRAPH_LANES, paragraph_places
 from tabane.storage.schema import (
     Association,
     Claim,
@@ -213,13 +214,25 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
     """The statement for a shape; execute it with `params.bind(...)`'s parameters."""
     lanes = union_all(*(_lane(name, shape.dim) for name in LANES if name in shape.lanes))
     hits = on_one_scale(lanes.cte("lanes"))
+    places = paragraph_places(hits)
     rrf_k = lane_mod.p("rrf_k", Float)
     # A paragraph's lanes are averaged, not summed (`paragraph_lanes`: how many paragraph lanes
     # ran and found something), so each kind of evidence competes by rank with the others: a
-    # claim first in its only lane ties with a paragraph first in both of its lanes. A lane that
-    # missed the paragraph counts it just past its last row (`_unranked`).
-    share = case((hits.c.kind == "paragraph", lane_mod.p("paragraph_lanes", Float)), else_=1.0)
-    fused_score = (func.sum(1.0 / (rrf_k + hits.c.rank)) + _unranked(hits, rrf_k)) / func.max(share)
+    # claim first in its only lane ties with a paragraph first in both of its lanes. With
+    # `share_fusion` its two lanes count once, at its place by score shares (shares.py);
+    # without, a lane that missed the paragraph counts it just past its last row (`_unranked`).
+    lanes_n = lane_mod.p("paragraph_lanes", Float)
+    shared = and_(lane_mod.p("share_fusion", Boolean), hits.c.kind == "paragraph")
+    by_share = and_(shared, hits.c.lane.in_(PARAGRAPH_LANES))
+    own = case((by_share, 0.0), else_=1.0 / (rrf_k + hits.c.rank))
+    placed = func.max(case((by_share, lanes_n / (rrf_k + places.c.place))))
+    share = case((hits.c.kind == "paragraph", lanes_n), else_=1.0)
+    fused_score = (func.sum(own) + func.coalesce(placed, 0.0) + _unranked(hits, rrf_k)) / func.max(
+        share
+    )
+    joined = hits.outerjoin(
+        places, and_(hits.c.kind == "paragraph", places.c.item_id == hits.c.item_id)
+    )
     fused = (
         select(
             hits.c.kind,
@@ -232,6 +245,7 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
             func.bool_or(hits.c.direct).label("direct"),
             func.min(hits.c.rank).label("best_rank"),
         )
+        .select_from(joined)
         .group_by(hits.c.kind, hits.c.item_id)
         .order_by(fused_score.desc(), func.min(hits.c.rank), hits.c.kind, hits.c.item_id)
         .limit(lane_mod.p("candidates", Integer))

@@ -22,7 +22,7 @@ from tabane.search import bm25, fuse, postings, vectors
 from tabane.search.plan import MAX_LIMIT, MIN_POOL, SearchRequest, effective_floor, eligible
 from tabane.search.search import QueryVector, rank_context, vector_blocker
 from tabane.storage.schema import Context, Paragraph, Source
-from tabane.text.tokenize import tokenize
+from tabane.text.analyze import index_terms
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ def explain(
         )
     if request.filtered and source.id not in set(session.scalars(eligible(ctx.id, request))):
         return verdict("filtered_out", "the tags or date window exclude this source")
-    terms = bm25.unique_terms(tokenize(request.query))
+    terms = bm25.unique_terms(index_terms(request.query))
     if not terms and qv.vector is None:
         return verdict("no_query_terms", "the query has no index terms and no vector lane ran")
 
@@ -219,8 +219,8 @@ def _evidence(
     ).one()
     ptokens = (  # what postings.terms_of indexed: heading, text, questions
         postings.heading_tokens(title, section)
-        + tokenize(text)
-        + [t for q in questions for t in tokenize(q)]
+        + index_terms(text)
+        + [t for q in questions for t in index_terms(q)]
     )
     tf = {t: ptokens.count(t) for t in terms}
     held = [t for t in terms if tf[t] and stats.df.get(t)]

@@ -1,7 +1,11 @@
-"""Reciprocal rank fusion and cross-context interleaving (pure functions).
+"""Score-share fusion and cross-context interleaving (pure functions).
 
-A paragraph at rank r of a lane adds 1/(k + r); a paragraph two lanes found gets both. Ties break
-on the best single-lane rank, then the paragraph id, so the order is deterministic.
+`combine`: each lane's score of a paragraph as a share of that lane's best score for this query
+(BM25 / the best BM25, cosine / the best cosine), averaged over the lanes asked for. A paragraph
+a lane did not find gets nothing from it. A lane's winner thus keeps its lead unless the other
+lane disagrees strongly; reciprocal rank fusion, used before, let paragraphs two lanes found
+mid-list outrank both winners (docs/decisions/0005-score-share-fusion.md).
+Ties break on the best single-lane rank, then the paragraph id, so the order is deterministic.
 """
 
 from __future__ import annotations
@@ -29,18 +33,27 @@ class Fused:
     lanes: dict[str, LaneRank]
 
 
-def rrf(lanes: Mapping[str, Sequence[tuple[int, float]]], k: int) -> list[Fused]:
-    """Fuse ranked lists of (paragraph_id, lane score), each best first."""
+FUSION = "score_share"
+
+
+def combine(lanes: Mapping[str, Sequence[tuple[int, float]]], asked: int) -> list[Fused]:
+    """Fuse ranked lists of (paragraph_id, lane score), each best first, over `asked` lanes (a
+    lane asked for that found nothing counts, so one lane alone never changes its order)."""
     acc: dict[int, dict[str, LaneRank]] = {}
+    shares: dict[int, float] = {}
     for name, hits in lanes.items():
+        best = max((score for _, score in hits), default=0.0)
         for rank, (pid, score) in enumerate(hits, start=1):
             acc.setdefault(pid, {})[name] = LaneRank(rank, score)
-    fused = [
-        Fused(pid, sum(1.0 / (k + lr.rank) for lr in found.values()), found)
-        for pid, found in acc.items()
-    ]
+            shares[pid] = shares.get(pid, 0.0) + share(score, best)
+    fused = [Fused(pid, shares[pid] / max(asked, 1), found) for pid, found in acc.items()]
     fused.sort(key=lambda f: (-f.score, min(lr.rank for lr in f.lanes.values()), f.paragraph_id))
     return fused
+
+
+def share(score: float, best: float) -> float:
+    """A lane score as a share of the lane's best (0 when nothing in the lane scored above 0)."""
+    return max(score, 0.0) / best if best > 0 else 0.0
 
 
 def interleave(per_context: Sequence[Sequence[T]]) -> list[T]:

@@ -12,10 +12,10 @@ from sqlalchemy import ARRAY, Select, Text, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from tabane.errors import InvalidInput, Issue
+from tabane.search.fuse import FUSION
 from tabane.storage.schema import Source
 
 MAX_LIMIT = 100
-RRF_K = 60  # reciprocal rank fusion constant (Cormack et al.; Taguru uses the same)
 MIN_POOL = 50  # each lane gathers max(4·(offset+limit), MIN_POOL) candidates
 LANES = ("bm25", "vector")
 
@@ -105,7 +105,7 @@ class SearchPlan:
     query_terms: tuple[str, ...]
     contexts: list[ContextPlan]
     pool: int
-    rrf_k: int = RRF_K
+    fusion: str = FUSION  # fuse.py: each lane's score over its best, averaged
     limit: int = 10
     offset: int = 0
     notes: list[str] = field(default_factory=list)

@@ -33,7 +33,7 @@ from sqlalchemy.orm import Session
 
 from tabane.storage.bulk import insert_columns
 from tabane.storage.schema import CorpusStats, DeadPostings, Pack, Paragraph, TermStats
-from tabane.text.tokenize import tokenize
+from tabane.text.analyze import index_terms
 
 
 @dataclass(frozen=True)
@@ -56,17 +56,17 @@ def heading_tokens(title: str | None, section: Sequence[str]) -> list[str]:
     of its section path. An option description, an "Example:" block or a reply in a
     conversation rarely repeats the command, module or person its headings name, while the
     questions asked about it do (docs/eval.md, "headings")."""
-    tokens = tokenize(title) if title else []
+    tokens = index_terms(title) if title else []
     for heading in section:
-        tokens += tokenize(heading)
+        tokens += index_terms(heading)
     return tokens
 
 
 def terms_of(text: str, questions: Sequence[str] = (), heading: Sequence[str] = ()) -> Terms:
     asked: Counter[str] = Counter()
     for q in questions:
-        asked.update(tokenize(q))
-    return Terms(Counter(tokenize(text)), asked, Counter(heading))
+        asked.update(index_terms(q))
+    return Terms(Counter(index_terms(text)), asked, Counter(heading))
 
 
 # One record per paragraph holding a term, big-endian as PostgreSQL's int8send/int4send write

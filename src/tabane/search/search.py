@@ -1,5 +1,6 @@
 """`sources/search`: the paragraph lanes (BM25 and vectors) over one or more contexts, fused by
-RRF, interleaved across contexts by per-context rank, with a plan that says what ran and why not.
+their score shares (fuse.py), interleaved across contexts by per-context rank, with a plan that
+says what ran and why not.
 
 `rank_context` is the per-context kernel; the explain twin (explain.py) calls it too, so both
 always agree on ranks and scores.
@@ -19,7 +20,6 @@ from tabane.models.embedder import Embedder, Vectors
 from tabane.search import bm25, fuse, vectors
 from tabane.search.plan import (
     MIN_POOL,
-    RRF_K,
     ContextPlan,
     FilterPlan,
     LanePlan,
@@ -31,7 +31,7 @@ from tabane.search.plan import (
 )
 from tabane.storage.schema import Context, Paragraph, Source
 from tabane.storage.store import Beside
-from tabane.text.tokenize import tokenize
+from tabane.text.analyze import index_terms
 
 
 @dataclass(frozen=True)
@@ -135,7 +135,7 @@ def rank_context(
             lanes = {"bm25": [(h.paragraph_id, h.score) for h in hits], **lanes}
             asked = {h.paragraph_id: h.question_terms for h in hits if h.question_terms}
             plans = {"bm25": LanePlan(True, hits=len(hits)), **plans}
-    fused = fuse.rrf(lanes, RRF_K)
+    fused = fuse.combine(lanes, asked=len(request.lanes))
     plan = ContextPlan(ctx.name, plans, fplan, pending_embeddings=pending)
     return Ranked(ctx, fused, plan, asked, via_qvec)
 
@@ -164,7 +164,7 @@ def search(
 ) -> SearchResult:
     offset = fuse.offset_of(request.after)
     pool = max(4 * (offset + request.limit), MIN_POOL)
-    terms = bm25.unique_terms(tokenize(request.query))
+    terms = bm25.unique_terms(index_terms(request.query))
     ranked = [
         rank_context(
             session,
