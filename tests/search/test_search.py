@@ -231,3 +231,17 @@ def test_a_hit_says_whether_it_is_code(svc: Tabane, user, context):
         "Descale the kettle monthly.": "text",
         "```\nkettle --descale\nkettle --boil\n```": "code",  # a fenced block keeps its fences
     }
+
+
+def test_a_lane_that_found_nothing_is_named_in_the_notes(vsvc: Tabane, user, context):
+    _ingest(vsvc, user, context, "kettle", KETTLE)
+    vsvc.wait_for_jobs(timeout=120)
+    # no term of this question is in the text, but its meaning is
+    result = vsvc.search(user, SearchRequest("やかんの湯垢を落とすには", contexts=(context,)))
+    plan = result.plan.contexts[0]
+    assert plan.lanes["bm25"].ran and plan.lanes["bm25"].hits == 0
+    assert plan.lanes["vector"].hits > 0
+    assert result.plan.notes == [f"{context}: bm25 found nothing; the order is the vector lane's"]
+    assert [h.lanes.keys() for h in result.hits] == [{"vector"}] * len(result.hits)
+    both = vsvc.search(user, SearchRequest("kettle limescale", contexts=(context,)))
+    assert both.plan.notes == []

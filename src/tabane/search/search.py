@@ -194,8 +194,23 @@ def search(
         pool=pool,
         limit=request.limit,
         offset=offset,
+        notes=[note for r in ranked if (note := alone(r.plan)) is not None],
     )
     return SearchResult(hits, plan, fuse.cursor(offset + request.limit) if more else None)
+
+
+def alone(plan: ContextPlan) -> str | None:
+    """A note when one lane ran and found nothing while the other found hits: the fused order is
+    then that lane's own (a Japanese question over English text has no BM25 term in common)."""
+    found = {name for name, lane in plan.lanes.items() if lane.ran and lane.hits}
+    empty = {name for name, lane in plan.lanes.items() if lane.ran and not lane.hits}
+    if len(found) == 1 and empty:
+        (only,) = found
+        return (
+            f"{plan.context}: {', '.join(sorted(empty))} found nothing; the order is the "
+            f"{only} lane's"
+        )
+    return None
 
 
 def _hit(r: Ranked, context_rank: int, f: fuse.Fused, rank: int, d: Any) -> Hit:
