@@ -96,6 +96,7 @@ def rank_context(
     default_floor: float | None,
     pending: int = 0,
     beside: Beside | None = None,
+    held: dict[str, int] | None = None,
 ) -> Ranked:
     """Both lanes in one context, fused. With `beside`, the BM25 lane reads on a second
     connection while this one runs the vector lane (the same code, so the same hits)."""
@@ -112,7 +113,7 @@ def rank_context(
     via_qvec: set[int] = set()
     if "vector" in request.lanes:
         floor = effective_floor(request, ctx.semantic_floor, default_floor)
-        reason = vector_blocker(session, ctx, qv)
+        reason = vector_blocker(session, ctx, qv, held)
         if reason is not None:
             plans["vector"] = LanePlan(False, reason, floor=floor, model=qv.model)
         else:
@@ -140,11 +141,15 @@ def rank_context(
     return Ranked(ctx, fused, plan, asked, via_qvec)
 
 
-def vector_blocker(session: Session, ctx: Context, qv: QueryVector) -> str | None:
-    """Why the vector lane cannot run in this context, or None."""
+def vector_blocker(
+    session: Session, ctx: Context, qv: QueryVector, held: dict[str, int] | None = None
+) -> str | None:
+    """Why the vector lane cannot run in this context, or None; `held`: the context's models
+    when already read (search/reach.py)."""
     if qv.reason is not None:
         return qv.reason
-    held = vectors.models(session, ctx.id)
+    if held is None:
+        held = vectors.models(session, ctx.id)
     if not held:
         return "no_vectors"
     if qv.model not in held:
@@ -161,6 +166,7 @@ def search(
     default_floor: float | None,
     pending: dict[int, int] | None = None,
     beside: Beside | None = None,
+    models: dict[int, dict[str, int]] | None = None,
 ) -> SearchResult:
     offset = fuse.offset_of(request.after)
     pool = max(4 * (offset + request.limit), MIN_POOL)
@@ -176,6 +182,7 @@ def search(
             default_floor=default_floor,
             pending=(pending or {}).get(ctx.id, 0),
             beside=beside,
+            held=None if models is None else models.get(ctx.id, {}),
         )
         for ctx in contexts
     ]
