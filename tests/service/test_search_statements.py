@@ -59,3 +59,15 @@ def test_settings_set_with_the_transaction_are_in_force_and_not_sent_again(svc, 
         before = session.scalar(select(func.current_setting("hnsw.ef_search", True)))
         configure(session, {"hnsw.ef_search": "64"})
     assert before != "64" and any("set_config" in s for s in seen)
+
+
+def test_a_search_whose_vector_lane_cannot_run_reads_bm25_on_its_own_connection(
+    svc: Tabane, user, context
+) -> None:
+    svc.ingest(user, context, DocumentInput("k", paragraphs=[block("the kettle boils water")]))
+    request = SearchRequest("kettle", contexts=(context,))
+    svc.search(user, request)
+    with sent(svc) as seen:
+        result = svc.search(user, request)  # no embedder: the vector lane says why not
+    assert result.hits and not result.plan.contexts[0].lanes["vector"].ran
+    assert len([s for s in seen if "set_config" in s]) == 1

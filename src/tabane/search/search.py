@@ -99,21 +99,24 @@ def rank_context(
     held: dict[str, int] | None = None,
 ) -> Ranked:
     """Both lanes in one context, fused. With `beside`, the BM25 lane reads on a second
-    connection while this one runs the vector lane (the same code, so the same hits)."""
+    connection while this one runs the vector lane (the same code, so the same hits) — only
+    when the vector lane runs: alone, the BM25 read costs no more here than there, and a
+    second connection costs its own settings round trip (bench/search_overhead.py)."""
     elig: Select[Any] | None = eligible(ctx.id, request) if request.filtered else None
     fplan: FilterPlan | None = filter_plan(session, ctx.id, request) if request.filtered else None
     lanes: dict[str, list[tuple[int, float]]] = {}
     plans: dict[str, LanePlan] = {}
     asked: dict[int, tuple[str, ...]] = {}
     lexical: Future[tuple[bm25.Statistics, list[bm25.LaneHit]]] | None = None
-    if "bm25" in request.lanes and terms and beside is not None:
+    reason = vector_blocker(session, ctx, qv, held) if "vector" in request.lanes else None
+    overlap = "vector" in request.lanes and reason is None
+    if "bm25" in request.lanes and terms and beside is not None and overlap:
         lexical = beside.submit(
             lambda side: bm25.ranked(side, ctx.id, terms, pool=pool, eligible=elig)
         )
     via_qvec: set[int] = set()
     if "vector" in request.lanes:
         floor = effective_floor(request, ctx.semantic_floor, default_floor)
-        reason = vector_blocker(session, ctx, qv, held)
         if reason is not None:
             plans["vector"] = LanePlan(False, reason, floor=floor, model=qv.model)
         else:
