@@ -258,6 +258,7 @@ def main() -> None:
         qvecs = [emb.embed_query(q) for q in qs]
         t = Tunables()
         slowest: dict[str, tuple[float, int]] = {}
+        differ = 0
         with svc.store.session(user) as session:
             ctx = session.scalar(select(Context).where(Context.name == "bench"))
             assert ctx is not None
@@ -278,13 +279,16 @@ def main() -> None:
                 if i == 0:  # warm both plans and caches, untimed
                     for stmt in built.values():
                         session.execute(stmt, params).all()
+                got: dict[str, list[tuple[Any, ...]]] = {}
                 for which in ("now", "baseline") if i % 2 else ("baseline", "now"):
                     started = time.perf_counter()
-                    session.execute(built[which], params).all()
+                    rows = session.execute(built[which], params).all()
                     took = time.perf_counter() - started
+                    got[which] = [(r.kind, r.item_id, round(r.fused, 12)) for r in rows]
                     times[f"statement, {which}"].append(took)
                     if took > slowest.get(which, (0.0, 0))[0]:
                         slowest[which] = (took, i)
+                differ += got["now"] != got["baseline"]  # the same evidence in the same order
             plans = {}
             for which, (_, i) in slowest.items():
                 vq = QueryVector(qvecs[i], emb.name, emb.dim, None)
@@ -314,6 +318,7 @@ def main() -> None:
         queries=len(qs),
         latency=rows,
         ratio={k: old[k] / now[k] for k in ("p50_ms", "p95_ms", "max_ms")},
+        questions_with_other_rows=differ,
     )
     print(_env.header(info))
     print(f"\nparagraphs {result['paragraphs']}, asking {result['asking']}, questions {len(qs)}")
@@ -321,6 +326,7 @@ def main() -> None:
     print("| measured | p50 ms | p95 ms | max ms |\n|---|---:|---:|---:|")
     for k, v in rows.items():
         print(f"| {k} | {v['p50_ms']:.1f} | {v['p95_ms']:.1f} | {v['max_ms']:.1f} |")
+    print(f"\nquestions whose rows differ from the baseline's: {differ} of {len(qs)}")
     r = result["ratio"]
     print(
         f"\nbaseline / now: p50 {r['p50_ms']:.2f}×, p95 {r['p95_ms']:.2f}×, max {r['max_ms']:.2f}×"
