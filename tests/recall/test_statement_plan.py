@@ -2,8 +2,9 @@
 statement SQLAlchemy generates (bound as recall binds it, under recall's settings and row-level
 security), scans no table of the store's rows once per row of another — the vector lane's reply
 scoring hashed every paragraph (or every vector) for each hit that asks, a cost of hits × store
-(bench/recall_tail.py) — and has no sequential scan of `paragraphs` at all once the store holds
-enough of them for the planner to prefer its indexes."""
+(bench/recall_tail.py), and the candidates' sources, joined on a CASE, were read whole once per
+candidate on a store of a few hundred sources — and has no sequential scan of `paragraphs` at all
+once the store holds enough of them for the planner to prefer its indexes."""
 
 from __future__ import annotations
 
@@ -117,8 +118,10 @@ def _whole_reads(node: dict[str, Any], repeated: bool = False) -> list[tuple[str
     repeated = repeated or loops > 1
     found = []
     scan = node.get("Node Type", "")
-    if loops and node.get("Relation Name") in STORE and (
-        scan == "Seq Scan" or (scan.startswith("Index") and "Index Cond" not in node)
+    if (
+        loops
+        and node.get("Relation Name") in STORE
+        and (scan == "Seq Scan" or (scan.startswith("Index") and "Index Cond" not in node))
     ):
         found.append((node["Relation Name"], node.get("Alias", ""), repeated))
     for child in node.get("Plans", []):
