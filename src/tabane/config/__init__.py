@@ -97,6 +97,10 @@ SETTINGS: dict[str, str] = {
         "the deadline of one HTTP request's database work, in seconds (default 60; 0 = none; "
         "exports and imports have none)"
     ),
+    "TABANE_USAGE_SECONDS": (
+        "a search's usage counts per user and context are written at most once per this many "
+        "seconds (default 5; 0 = every search)"
+    ),
     "TABANE_WORKER": "`thread` (default: a background worker in the process) or `off`",
     "TABANE_SESSION_TURNS": "turns of a session in working memory (default 20)",
     "TABANE_SESSION_HOURS": "only turns this recent are working memory (default: no age bound)",
@@ -145,6 +149,9 @@ DEFAULT_HEAVY_CONCURRENCY = 4
 # A request's database work past this many seconds is cancelled (503 overloaded): a recall takes
 # well under a second, an ingest of a large manual page a few seconds (docs/benchmarks.md).
 DEFAULT_REQUEST_SECONDS = 60.0
+# A search writes its usage counts at most this often per user and context (contexts/usage.py):
+# the write made each search's commit wait for a WAL flush (bench/search_overhead.py).
+DEFAULT_USAGE_SECONDS = 5.0
 
 
 def auto_heavy_total() -> int:
@@ -212,6 +219,7 @@ class Settings:
     heavy_concurrency: int = DEFAULT_HEAVY_CONCURRENCY
     heavy_total: int = field(default_factory=auto_heavy_total)
     request_seconds: float = DEFAULT_REQUEST_SECONDS
+    usage_seconds: float = DEFAULT_USAGE_SECONDS
     extra: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -302,6 +310,10 @@ class Settings:
             heavy_total=values.integer(env, "TABANE_HEAVY_TOTAL", auto_heavy_total(), 0, 100_000),
             request_seconds=values.number(
                 env, "TABANE_REQUEST_SECONDS", DEFAULT_REQUEST_SECONDS, 0.0, 86400.0
+            )
+            or 0.0,
+            usage_seconds=values.number(
+                env, "TABANE_USAGE_SECONDS", DEFAULT_USAGE_SECONDS, 0.0, 86400.0
             )
             or 0.0,
         )

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import numpy as np
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tabane.recall.evidence import Candidate, candidate
@@ -26,7 +26,7 @@ from tabane.search import bm25, vectors
 from tabane.search.search import QueryVector
 from tabane.sources.write import title_key
 from tabane.storage.schema import Context, Scope
-from tabane.storage.store import Beside
+from tabane.storage.store import Beside, configure
 from tabane.text.analyze import index_terms
 from tabane.text.spelling import spelling_key
 from tabane.text.tokenize import tokenize
@@ -207,17 +207,19 @@ def bind_lexical(
 COLLAPSE_LIMIT = 4
 
 
+# Recall's transaction settings: those of an HNSW read (custom plans, iterative scans), room
+# to sort and hash, and the joins in the order written. The service opens recall's transaction
+# with them (one round trip); `gather` sets what is not yet in force.
+SETTINGS: dict[str, str] = {
+    **vectors.NEAREST,
+    "work_mem": "64MB",
+    "join_collapse_limit": str(COLLAPSE_LIMIT),
+    "from_collapse_limit": str(COLLAPSE_LIMIT),
+}
+
+
 def _settings(session: Session) -> None:
-    """Recall's transaction settings: those of an HNSW read (custom plans, iterative scans),
-    room to sort and hash, and the joins in the order written."""
-    session.execute(
-        select(
-            *vectors.nearest_settings(),
-            func.set_config("work_mem", "64MB", True),
-            func.set_config("join_collapse_limit", str(COLLAPSE_LIMIT), True),
-            func.set_config("from_collapse_limit", str(COLLAPSE_LIMIT), True),
-        )
-    )
+    configure(session, SETTINGS)
 
 
 def gather(

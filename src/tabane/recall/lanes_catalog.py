@@ -120,15 +120,16 @@ def areas_lane() -> Select[Any]:
 
 def area_detail(fused: Any, source: Any) -> Any:
     """The lateral (area_states, area_titles, area_newest, area_scopes) of an `area` item,
-    whose `source` (joined by the item id) names the area: its live sources' counts in
-    SOURCE_STATES order, the newest AREA_TITLES titles (the source id where a title is blank),
-    when the newest was dated or stored, and the sorted union of their scopes."""
+    whose `source` (the statement's lateral of the item's source) names the area: its live
+    sources' counts in SOURCE_STATES order, the newest AREA_TITLES titles (the source id where
+    a title is blank), when the newest was dated or stored, and the sorted union of their
+    scopes."""
 
     def same(a: Any) -> tuple[Any, ...]:
         return (
             fused.c.kind == "area",
-            a.context_id == source.context_id,
-            a.area == source.area,
+            a.context_id == source.c.context_id,
+            a.area == source.c.area,
             a.retracted_at.is_(None),
         )
 

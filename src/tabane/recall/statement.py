@@ -274,7 +274,18 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
         (fused.c.kind == "catalog", fused.c.item_id),
         (fused.c.kind == "area", fused.c.item_id),
     )
-    area = catalog_lanes.area_detail(fused, Source)
+    # The item's source by its key, LIMIT 1 like the laterals below: joined on the CASE, no
+    # index could take it and PostgreSQL read every source of the store for the candidates
+    # (tests/recall/test_statement_plan.py).
+    src = aliased(Source, name="item_source")
+    source = (
+        select(src.context_id, src.source_id, src.title, src.area, src.state, src.date)
+        .add_columns(src.stored_at, src.scopes)
+        .where(src.id == source_pk)
+        .limit(1)
+        .lateral("item_sources")
+    )
+    area = catalog_lanes.area_detail(fused, source)
     reply_laterals, reply_columns = _replies(fused)
     # what each lane found and how many items fusion ranked, before the `candidates` cap (the
     # trace's hits and its note on the cap): one value each, the same on every row
@@ -291,12 +302,12 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
             Paragraph.section_path,
             Paragraph.locator,
             Paragraph.kind.label("paragraph_kind"),
-            Source.source_id,
-            Source.title,
-            Source.area,
-            Source.state,
-            Source.date.label("source_date"),
-            Source.stored_at,
+            source.c.source_id,
+            source.c.title,
+            source.c.area,
+            source.c.state,
+            source.c.date.label("source_date"),
+            source.c.stored_at,
             Claim.statement,
             Claim.subject.label("claim_subject"),
             Claim.label.label("claim_label"),
@@ -344,7 +355,7 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
                 Profile.scopes,
                 RaptorNode.scopes,
                 area.c.area_scopes,
-                Source.scopes,
+                source.c.scopes,
             ).label("scopes"),
             *reply_columns,
             lane_rows.scalar_subquery().label("lane_rows"),
@@ -352,7 +363,7 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
         )
         .select_from(fused)
         .outerjoin(Paragraph, and_(fused.c.kind == "paragraph", Paragraph.id == fused.c.item_id))
-        .outerjoin(Source, Source.id == source_pk)
+        .outerjoin(source, true())
         .outerjoin(Claim, and_(fused.c.kind == "claim", Claim.id == fused.c.item_id))
         .outerjoin(
             Association, and_(fused.c.kind == "association", Association.id == fused.c.item_id)

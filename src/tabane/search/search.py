@@ -96,23 +96,27 @@ def rank_context(
     default_floor: float | None,
     pending: int = 0,
     beside: Beside | None = None,
+    held: dict[str, int] | None = None,
 ) -> Ranked:
     """Both lanes in one context, fused. With `beside`, the BM25 lane reads on a second
-    connection while this one runs the vector lane (the same code, so the same hits)."""
+    connection while this one runs the vector lane (the same code, so the same hits) — only
+    when the vector lane runs: alone, the BM25 read costs no more here than there, and a
+    second connection costs its own settings round trip (bench/search_overhead.py)."""
     elig: Select[Any] | None = eligible(ctx.id, request) if request.filtered else None
     fplan: FilterPlan | None = filter_plan(session, ctx.id, request) if request.filtered else None
     lanes: dict[str, list[tuple[int, float]]] = {}
     plans: dict[str, LanePlan] = {}
     asked: dict[int, tuple[str, ...]] = {}
     lexical: Future[tuple[bm25.Statistics, list[bm25.LaneHit]]] | None = None
-    if "bm25" in request.lanes and terms and beside is not None:
+    reason = vector_blocker(session, ctx, qv, held) if "vector" in request.lanes else None
+    overlap = "vector" in request.lanes and reason is None
+    if "bm25" in request.lanes and terms and beside is not None and overlap:
         lexical = beside.submit(
             lambda side: bm25.ranked(side, ctx.id, terms, pool=pool, eligible=elig)
         )
     via_qvec: set[int] = set()
     if "vector" in request.lanes:
         floor = effective_floor(request, ctx.semantic_floor, default_floor)
-        reason = vector_blocker(session, ctx, qv)
         if reason is not None:
             plans["vector"] = LanePlan(False, reason, floor=floor, model=qv.model)
         else:
@@ -140,11 +144,15 @@ def rank_context(
     return Ranked(ctx, fused, plan, asked, via_qvec)
 
 
-def vector_blocker(session: Session, ctx: Context, qv: QueryVector) -> str | None:
-    """Why the vector lane cannot run in this context, or None."""
+def vector_blocker(
+    session: Session, ctx: Context, qv: QueryVector, held: dict[str, int] | None = None
+) -> str | None:
+    """Why the vector lane cannot run in this context, or None; `held`: the context's models
+    when already read (search/reach.py)."""
     if qv.reason is not None:
         return qv.reason
-    held = vectors.models(session, ctx.id)
+    if held is None:
+        held = vectors.models(session, ctx.id)
     if not held:
         return "no_vectors"
     if qv.model not in held:
@@ -161,6 +169,7 @@ def search(
     default_floor: float | None,
     pending: dict[int, int] | None = None,
     beside: Beside | None = None,
+    models: dict[int, dict[str, int]] | None = None,
 ) -> SearchResult:
     offset = fuse.offset_of(request.after)
     pool = max(4 * (offset + request.limit), MIN_POOL)
@@ -176,6 +185,7 @@ def search(
             default_floor=default_floor,
             pending=(pending or {}).get(ctx.id, 0),
             beside=beside,
+            held=None if models is None else models.get(ctx.id, {}),
         )
         for ctx in contexts
     ]

@@ -33,6 +33,7 @@ from sqlalchemy.orm import Session
 from tabane.models.embedder import Embedder, Vectors, checked
 from tabane.storage.binary import vector_array
 from tabane.storage.schema import ContextModel, Paragraph, ParagraphVector
+from tabane.storage.store import configure
 
 # The HNSW graph search's candidate list (pgvector's default). The iterative scan goes on until
 # the lane's LIMIT is met, so this sets the work per round, not the depth: on the default model's
@@ -44,18 +45,17 @@ from tabane.storage.schema import ContextModel, Paragraph, ParagraphVector
 EF_SEARCH = 40
 
 
-def nearest_settings() -> list[Any]:
-    """The transaction settings of a read that ranks by an HNSW index (the search's vector lane,
-    recall's statement), as `set_config` calls for one SELECT. Filtered scans stay complete
-    through pgvector's iterative scans. Plans are made for the values bound: PostgreSQL moves a
-    prepared statement to a generic plan once that looks no worse than the custom plans' average
-    — a few long questions (hundreds of seeds and terms) raise that average until it does — and
-    a generic plan, its LIMIT unknown, scans every vector (bench/recall_latency.py `--long`)."""
-    return [
-        func.set_config("plan_cache_mode", "force_custom_plan", True),
-        func.set_config("hnsw.iterative_scan", "relaxed_order", True),
-        func.set_config("hnsw.ef_search", str(EF_SEARCH), True),
-    ]
+# The transaction settings of a read that ranks by an HNSW index (the search's vector lane,
+# recall's statement; `storage.store.configure`). Filtered scans stay complete through
+# pgvector's iterative scans. Plans are made for the values bound: PostgreSQL moves a prepared
+# statement to a generic plan once that looks no worse than the custom plans' average — a few
+# long questions (hundreds of seeds and terms) raise that average until it does — and a generic
+# plan, its LIMIT unknown, scans every vector (bench/recall_latency.py `--long`).
+NEAREST: dict[str, str] = {
+    "plan_cache_mode": "force_custom_plan",
+    "hnsw.iterative_scan": "relaxed_order",
+    "hnsw.ef_search": str(EF_SEARCH),
+}
 
 
 BATCH = 64  # texts per embedder call (the model streams tokens, so the size barely matters)
@@ -248,8 +248,8 @@ def lane(
     eligible: Select[Any] | None = None,
 ) -> list[VectorHit]:
     """The best `pool` paragraphs by cosine (over text and question vectors), at or above
-    `floor` (`nearest_settings`)."""
-    session.execute(select(*nearest_settings()))
+    `floor` (under `NEAREST`)."""
+    configure(session, NEAREST)
     distance = ParagraphVector.embedding.cast(Vector(dim)).cosine_distance(
         np.asarray(query, dtype=np.float32)
     )

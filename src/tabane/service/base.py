@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tabane.config import Settings
+from tabane.contexts.usage import Tally
 from tabane.jobs.worker import Worker
 from tabane.models.embedder import Embedder
 from tabane.models.reranker import Reranker
@@ -16,6 +17,7 @@ class ServiceBase:
     embedder: Embedder | None
     reranker: Reranker | None
     worker: Worker
+    usage: Tally
 
     def _writable(self) -> None:
         """`disk_low` when the embedded store's disk is nearly full (storage/disk.py): called

@@ -5,6 +5,7 @@ Surfaces (CLI, HTTP, MCP) are thin shells over this class and hold no logic of t
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -13,6 +14,7 @@ from tabane.config import Settings
 from tabane.contexts import contexts, groups
 from tabane.contexts.contexts import ContextInfo, ContextStats
 from tabane.contexts.groups import GroupInfo
+from tabane.contexts.usage import Tally
 from tabane.jobs.worker import Worker
 from tabane.models.embedder import Embedder
 from tabane.models.registry import build_embedder, build_reranker, check_summarizer
@@ -34,6 +36,7 @@ from tabane.storage.store import Store
 from tabane.types import Principal
 
 _UNSET: object = object()
+log = logging.getLogger(__name__)
 
 
 class Tabane(
@@ -58,6 +61,7 @@ class Tabane(
         self.settings = settings
         self.embedder = build_embedder(settings) if embedder is _UNSET else embedder  # type: ignore[assignment]
         self.reranker = build_reranker(settings)
+        self.usage = Tally(settings.usage_seconds)
         self.worker = Worker(
             store, self.embedder, summarizer=self._summarizer, disk_low_mb=settings.disk_low_mb
         )
@@ -81,10 +85,20 @@ class Tabane(
 
     def close(self) -> None:
         self.worker.stop()
+        self.write_usage()
         closer = getattr(self.embedder, "close", None)
         if callable(closer):
             closer()
         self.store.close()
+
+    def write_usage(self) -> None:
+        """Write the usage counts searches left waiting (contexts/usage.py); `close` does."""
+        for user in self.usage.users():
+            try:
+                with self.store.session(user) as session:
+                    self.usage.write(session, user.user_id)
+            except Exception:  # a count is not worth a failed close
+                log.warning("usage counts of %s not written", user.name, exc_info=True)
 
     def revision(self) -> str | None:
         """The schema's migration revision (`store_unavailable` while the database is away,
@@ -153,10 +167,12 @@ class Tabane(
 
     def get_context(self, user: Principal, name: str) -> ContextInfo:
         with self.store.session(user) as session:
+            self.usage.write(session, user.user_id)  # your own reads, counted at once
             return contexts.get(session, name)
 
     def list_contexts(self, user: Principal) -> list[ContextInfo]:
         with self.store.session(user) as session:
+            self.usage.write(session, user.user_id)
             return contexts.list_all(session)
 
     def update_context(

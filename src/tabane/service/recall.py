@@ -23,7 +23,7 @@ from tabane.contexts import groups
 from tabane.errors import InvalidInput, Issue, NotFound
 from tabane.memory import sessions
 from tabane.models.registry import default_floor
-from tabane.recall import current, order, overview, render, trace
+from tabane.recall import current, kernel, order, overview, render, trace
 from tabane.recall import explain as explain_mod
 from tabane.recall.gate import gate
 from tabane.recall.kernel import TurnWindow
@@ -174,7 +174,9 @@ class RecallService(ServiceBase):
         """The evidence for `request.question` that `user` may see, budgeted, cited, rendered."""
         started = time.perf_counter()
         ready = self._prepare(request)
-        with self.store.session(user) as session:
+        # recall's settings in the transaction's first round trip (none for a gated turn)
+        settings = kernel.SETTINGS if ready.gated is None else None
+        with self.store.session(user, settings=settings) as session:
             reached = ready.reach(session)
             window = self._window(session, user, request)
             floors = [self._floor(request, ctx.semantic_floor) for ctx in reached]

@@ -6,18 +6,20 @@ import time
 from collections.abc import Callable, Collection
 from dataclasses import replace
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from tabane.contexts import contexts, groups
+from tabane.contexts import groups
 from tabane.errors import InvalidInput, Issue
 from tabane.jobs import listing, queue
 from tabane.models.registry import default_floor
 from tabane.search import explain as explain_mod
 from tabane.search import search as search_mod
+from tabane.search import vectors
 from tabane.search.plan import SearchRequest
+from tabane.search.reach import reach
 from tabane.service.base import ServiceBase
-from tabane.storage.schema import Context, Job, Source
+from tabane.storage.schema import Context, Source
 from tabane.types import Principal
 
 
@@ -30,22 +32,25 @@ class SearchService(ServiceBase):
         qv = search_mod.embed_query(
             self.embedder if "vector" in request.lanes else None, request.query
         )
-        with self.store.session(user) as session:
-            reached = groups.expand(session, request.contexts, request.groups)
-            pending = self._pending(session, reached)
+        # the vector lane's settings in the transaction's first round trip
+        settings = vectors.NEAREST if "vector" in request.lanes else None
+        with self.store.session(user, settings=settings) as session:
+            found = reach(session, request.contexts, request.groups, queue.EMBED_SOURCE)
+            reached = found.contexts
             result = search_mod.search(
                 session,
                 reached,
                 request,
                 qv,
                 default_floor=default_floor(self.settings, self.embedder),
-                pending=pending,
+                pending=found.pending,
                 beside=self.store.beside(user),
+                models=found.models,
             )
             for ctx, plan in zip(reached, result.plan.contexts, strict=True):
                 hits = sum(lp.hits for lp in plan.lanes.values())
-                if count_usage:
-                    contexts.bump(session, ctx.id, reads=1, misses=0 if hits else 1)
+                if count_usage:  # written at most every TABANE_USAGE_SECONDS (usage.py)
+                    self.usage.count(session, user, ctx.id, misses=0 if hits else 1)
                 vector = plan.lanes.get("vector")
                 stale = vector is not None and (
                     vector.reason == "model_mismatch"
@@ -129,20 +134,6 @@ class SearchService(ServiceBase):
                 time.sleep(0.2)
         with self.store.admin() as session:
             return self.worker.pending(session, only, ids)
-
-    def _pending(self, session: Session, reached: list[Context]) -> dict[int, int]:
-        """Queued paragraph-embedding jobs per context (the plan's pending embeddings)."""
-        ids = [c.id for c in reached]
-        rows = session.execute(
-            select(Job.context_id, func.count())
-            .where(
-                Job.context_id.in_(ids),
-                Job.state.in_(("queued", "running")),
-                Job.kind == queue.EMBED_SOURCE,  # paragraph vectors, what the plan reports
-            )
-            .group_by(Job.context_id)
-        )
-        return {cid: n for cid, n in rows if cid is not None}
 
     def _schedule_reembed(self, session: Session, user: Principal, ctx: Context) -> None:
         """The context holds no vectors of the configured model (another model's, or none — its

@@ -16,7 +16,7 @@ import contextvars
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -88,7 +88,29 @@ def array_literal(values: frozenset[str] | tuple[str, ...]) -> str:
     return "{" + ",".join(quoted) + "}"
 
 
+def _set(session: Session, settings: Mapping[str, str]) -> list[ColumnElement[Any]]:
+    """`set_config` calls (local to the transaction) for the settings not yet in force in
+    `session`'s transaction, which records them as in force."""
+    done: dict[str, str] = session.info.setdefault(SETTINGS, {})
+    todo = {k: v for k, v in settings.items() if done.get(k) != v}
+    done.update(todo)
+    return [func.set_config(k, v, True) for k, v in todo.items()]
+
+
+def configure(session: Session, settings: Mapping[str, str]) -> None:
+    """Set `settings` for the rest of the transaction — in no round trip at all when it opened
+    with them (`Store.session(settings=...)`): one round trip per transaction, not one more per
+    read that needs them (a search sent three, ~2.2 ms of 22; bench/search_overhead.py). Not
+    inside a savepoint that may roll back: its settings would go with it."""
+    calls = _set(session, settings)
+    if calls:
+        session.execute(select(*calls))
+
+
 T = TypeVar("T")
+# session.info's key for the transaction settings in force (the info dict lives as long as the
+# session, which `Store.session` makes for one transaction)
+SETTINGS = "tabane.settings"
 
 # The monotonic time by which the current request's database work must end (set by the HTTP
 # surface per request, api/deadline.py); None: no deadline (the CLI, the worker, the library).
@@ -142,12 +164,19 @@ class Store:
         return Beside(self, principal)
 
     @contextmanager
-    def session(self, principal: Principal, *, snapshot: bool = False) -> Iterator[Session]:
+    def session(
+        self,
+        principal: Principal,
+        *,
+        snapshot: bool = False,
+        settings: Mapping[str, str] | None = None,
+    ) -> Iterator[Session]:
         """One transaction acting for `principal`; commits on success, rolls back on error. A
         value PostgreSQL cannot take (`unstorable`) rolls it back as bad input, never a 500; a
         deadlock with a concurrent write rolls it back as `store_busy` (retry). With `snapshot`
         every statement of the transaction reads the same snapshot (REPEATABLE READ): a read
-        of many statements, as an export, sees no write that committed meanwhile."""
+        of many statements, as an export, sees no write that committed meanwhile. `settings`
+        are set for the transaction in its first round trip, with the scopes (`configure`)."""
         bind = (
             self.app.execution_options(isolation_level="REPEATABLE READ") if snapshot else self.app
         )
@@ -158,6 +187,7 @@ class Store:
                     func.set_config("tabane.write_scopes", array_literal(principal.write), True),
                 ]
                 first.extend(_deadline())
+                first.extend(_set(session, settings or {}))
                 user = principal.user_id > 0  # a user, not a job (storage/guard.py)
                 if user:
                     first.append(guard.hold(principal.user_id))

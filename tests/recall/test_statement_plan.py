@@ -1,0 +1,148 @@
+"""Recall's statement reads no table whole: its plan, as PostgreSQL makes and runs it for the
+statement SQLAlchemy generates (bound as recall binds it, under recall's settings and row-level
+security), scans no table of the store's rows once per row of another — the vector lane's reply
+scoring hashed every paragraph (or every vector) for each hit that asks, a cost of hits × store
+(bench/recall_tail.py), and the candidates' sources, joined on a CASE, were read whole once per
+candidate on a store of a few hundred sources — and has no sequential scan of `paragraphs` at all
+once the store holds enough of them for the planner to prefer its indexes."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Integer, event, func, insert, literal, select, text
+from sqlalchemy.orm import Session
+
+from tabane.ingest.documents import DocumentInput, block
+from tabane.recall import kernel
+from tabane.recall.plan import Tunables
+from tabane.recall.statement import build_recall_statement
+from tabane.search import vectors
+from tabane.search.search import QueryVector
+from tabane.service import Tabane
+from tabane.storage.schema import Context, Paragraph, Source
+
+SOURCES, PER_SOURCE = 200, 100  # 20k paragraphs: past this the planner reads the indexes
+EMBEDDED = 5  # sources whose paragraphs get vectors near the question (so some hits ask)
+# The tables this test fills to a store's proportions. (Claims, edges and turns stay few here,
+# so the planner rightly reads them whole; at scale they are read by key like these.)
+STORE = {"paragraphs", "paragraph_vectors", "sources"}
+
+
+QUESTION = np.full(512, 512**-0.5, dtype=np.float32)
+
+
+class Near:
+    """An `Embedder`'s name and width, for `vectors.store`."""
+
+    name, dim = "plan-test-512", 512
+
+
+def _load(svc: Tabane, user: Any, context: str) -> None:
+    """One source ingested as usual, then SOURCES more of PER_SOURCE paragraphs each written by
+    one INSERT … SELECT (every fifth asks, so the reply scoring has work), and ANALYZE."""
+    svc.ingest(user, context, DocumentInput("seed", paragraphs=[block("how is it done?")]))
+    with svc.store.session(user) as session:
+        seed = session.scalars(select(Source).where(Source.source_id == "seed")).one()
+        n = func.generate_series(1, SOURCES).table_valued("n").render_derived("s")
+        session.execute(
+            insert(Source).from_select(
+                ["context_id", "source_id", "content_hash", "scopes"],
+                select(
+                    literal(seed.context_id),
+                    func.concat("bulk/", n.c.n),
+                    func.md5(func.concat("bulk/", n.c.n)),
+                    literal(seed.scopes, Source.scopes.type),
+                ),
+            )
+        )
+        i = func.generate_series(0, PER_SOURCE - 1).table_valued("i").render_derived("p")
+        asks = i.c.i % 5 == 0
+        words = func.concat("paragraph ", i.c.i, " of ", Source.source_id, " says something")
+        session.execute(
+            insert(Paragraph).from_select(
+                ["source_pk", "context_id", "idx", "text", "scopes"],
+                select(
+                    Source.id,
+                    Source.context_id,
+                    i.c.i,
+                    func.concat(words, func.repeat("?", func.cast(asks, Integer))),
+                    Source.scopes,
+                )
+                .select_from(Source)
+                .join(i, literal(True))
+                .where(Source.source_id.like("bulk/%")),
+            )
+        )
+        rng = np.random.default_rng(5)
+        bulk = select(Source).where(Source.source_id.like("bulk/%")).order_by(Source.id)
+        for source in session.scalars(bulk.limit(EMBEDDED)).all():
+            ids = session.scalars(select(Paragraph.id).where(Paragraph.source_pk == source.id))
+            keys = [(int(i), 0) for i in ids]
+            near = QUESTION + 0.05 * rng.standard_normal((len(keys), 512))
+            near /= np.linalg.norm(near, axis=1)[:, None]
+            ctx, pk, scopes = source.context_id, source.id, source.scopes
+            vectors.store(session, Near(), ctx, pk, scopes, keys, near.astype(np.float32))
+    with svc.store.owner.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.execute(text("ANALYZE sources, paragraphs, paragraph_vectors"))
+
+
+def _plan(session: Session, stmt: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """EXPLAIN ANALYZE of `stmt` exactly as SQLAlchemy sends it (captured at the cursor)."""
+    conn = session.connection()
+    sent: list[tuple[str, Any]] = []
+
+    def capture(_c: Any, _cur: Any, sql: str, bound: Any, _ctx: Any, _many: Any) -> None:
+        sent.append((sql, bound))
+
+    event.listen(conn, "before_cursor_execute", capture)
+    try:
+        session.execute(stmt, params).all()
+    finally:
+        event.remove(conn, "before_cursor_execute", capture)
+    sql, bound = sent[-1]
+    with conn.connection.driver_connection.cursor() as cur:  # type: ignore[union-attr]
+        cur.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, bound)
+        raw = cur.fetchone()[0]
+    doc = raw if isinstance(raw, list) else json.loads(raw)
+    return dict(doc[0]["Plan"])
+
+
+def _whole_reads(node: dict[str, Any], repeated: bool = False) -> list[tuple[str, str, bool]]:
+    """(table, alias, repeated) of each read of a store table not bounded by an index key (a
+    sequential scan, an index read in order without a condition), `repeated` when it or a node
+    above it ran more than once (the read, or what was built from it, served row after row)."""
+    loops = node.get("Actual Loops", 0)
+    repeated = repeated or loops > 1
+    found = []
+    scan = node.get("Node Type", "")
+    if (
+        loops
+        and node.get("Relation Name") in STORE
+        and (scan == "Seq Scan" or (scan.startswith("Index") and "Index Cond" not in node))
+    ):
+        found.append((node["Relation Name"], node.get("Alias", ""), repeated))
+    for child in node.get("Plans", []):
+        found += _whole_reads(child, repeated)
+    return found
+
+
+def test_recall_statement_scans_no_paragraphs_table(svc: Tabane, user, context):
+    _load(svc, user, context)
+    qv = QueryVector(QUESTION, Near.name, Near.dim, None)
+    t = Tunables()
+    with svc.store.session(user) as session:
+        ctx = session.scalars(select(Context).where(Context.name == context)).one()
+        shape, _ = kernel.shape_for("maximal", qv, None)
+        assert "vector" in shape.lanes
+        params = kernel.bind("how is it done?", [ctx], [None], qv, None, t)
+        params["paragraph_lanes"] = 2.0
+        kernel._settings(session)
+        kernel.bind_before(session, shape, [ctx], params, True, t)
+        assert params["exchange"]  # the reply scoring is in the plan
+        plan = _plan(session, build_recall_statement(shape), params)
+    whole = _whole_reads(plan)
+    assert [w for w in whole if w[2]] == []  # none served row after row
+    assert [w for w in whole if w[0] == "paragraphs"] == []
