@@ -294,3 +294,16 @@ def test_a_retracted_source_re_embeds_the_glosses_that_quoted_its_claims(
     after = vsvc.resolve(user, context, "醸造責任者", semantic_floor=0.0).semantic
     toji = {c.name: c.score for c in after}["杜氏"]
     assert toji != {c.name: c.score for c in before}["杜氏"]  # its vector no longer has 酒蔵
+
+
+def test_ties_order_by_match_kind_then_the_cue_s_own_spelling(svc, user, context) -> None:
+    """Regression (issue 35b): at the same score the stored spelling the cue names verbatim comes
+    first, then other exact keys (case twins, identifier forms), then aliases."""
+    write(svc, user, context, ("fetchBlock", "r", "x"), ("fetch_block", "r", "x"))
+    write(svc, user, context, ("Fetch_Block", "r", "x"), ("block", "r", "x"))
+    svc.add_alias(user, context, "fetch-block!", "block")
+    got = svc.resolve(user, context, "fetch_block")
+    assert names(got)[0] == ("fetch_block", 1.0, "exact")
+    assert [c.kind for c in got.candidates] == ["exact", "exact", "exact", "alias"]
+    # a case-folded form of the cue beats an identifier form of it
+    assert [c.name for c in got.candidates[1:3]] == ["Fetch_Block", "fetchBlock"]
