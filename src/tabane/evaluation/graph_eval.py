@@ -243,7 +243,9 @@ def gather(
     if not seeds:
         return []
     found: dict[Triple, float] = {}
-    touching = svc.query(user, contexts=[context], any=list(seeds), limit=POOL)
+    touching = svc.query(
+        user, contexts=[context], any=list(seeds), limit=POOL, include_retracted=False
+    )
     for e in touching.edges:
         found.setdefault(e.triple, e.weight)
     walked = svc.activate(user, context, list(seeds), limit=20)
