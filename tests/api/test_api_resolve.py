@@ -33,8 +33,13 @@ def test_resolve_round_trip(client, context) -> None:
     assert warn["candidates"][0]["warnings"] == ["distinct from 株式会社青嶺"]
     label = client.post(f"/contexts/{context}/resolve_label", json={"cue": "所在"}).json()
     assert label["kind"] == "label" and label["candidates"][0]["name"] == "所在地"
-    floored = {"cue": "所在", "semantic_floor": 7}  # labels have no semantic tier: not ignored
-    refused = client.post(f"/contexts/{context}/resolve_label", json=floored)
+    # labels have a semantic tier too (issue 35): its floor is taken, and range-checked
+    floored = {"cue": "所在", "semantic_floor": 0.4}
+    label = client.post(f"/contexts/{context}/resolve_label", json=floored).json()
+    assert label["semantic_plan"]["floor"] == {"value": 0.4, "source": "call"}
+    refused = client.post(
+        f"/contexts/{context}/resolve_label", json={"cue": "所在", "semantic_floor": 7}
+    )
     assert refused.status_code == 422
     assert [i["path"] for i in refused.json()["error"]["issues"]] == ["body.semantic_floor"]
 

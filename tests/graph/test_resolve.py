@@ -307,3 +307,33 @@ def test_ties_order_by_match_kind_then_the_cue_s_own_spelling(svc, user, context
     assert [c.kind for c in got.candidates] == ["exact", "exact", "exact", "alias"]
     # a case-folded form of the cue beats an identifier form of it
     assert [c.name for c in got.candidates[1:3]] == ["Fetch_Block", "fetchBlock"]
+
+
+def test_labels_have_a_semantic_tier_over_their_uses(vsvc: Tabane, make_user, make_context):
+    """Issue 35: a label is embedded with its heaviest uses as its gloss, so a paraphrase of a
+    label lands on it through the semantic tier, and resolve_label glosses its candidates."""
+    user = make_user()
+    context = make_context(user)
+    write(
+        vsvc,
+        user,
+        context,
+        ("ストレス", "引き起こす", "不眠"),
+        ("運動", "防ぐ", "不眠"),
+        ("杜氏", "働く場所", "酒蔵"),
+    )
+    pending = vsvc.resolve_label(user, context, "原因になる")
+    assert pending.semantic_plan.reason in ("gloss_vectors_pending", "no_gloss_vectors")
+    assert vsvc.wait_for_jobs() == 0
+    got = vsvc.resolve_label(user, context, "原因になる", semantic_floor=-1.0)
+    assert got.semantic_plan.ran and got.semantic_plan.reason is None
+    assert {c.name for c in got.semantic} == {"引き起こす", "防ぐ", "働く場所"}
+    assert all(c.kind == "semantic" and c.tier == "semantic" for c in got.semantic)
+    causes = next(c for c in got.semantic if c.name == "引き起こす")
+    assert causes.gloss == "引き起こす — ストレス→不眠"
+    lexical = vsvc.resolve_label(user, context, "働く")
+    assert lexical.candidates[0].gloss == "働く場所 — 杜氏→酒蔵"
+    why = vsvc.explain_resolve(
+        user, context, "原因になる", "防ぐ", kind="label", semantic_floor=-1.0
+    )
+    assert (why.verdict, why.tier) == ("served", "semantic") and why.cosine is not None

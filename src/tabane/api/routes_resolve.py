@@ -16,7 +16,6 @@ from tabane.api.schemas_resolve import (
     ResolveExplanationOut,
     ResolveIn,
     ResolveLabelExplainIn,
-    ResolveLabelIn,
     ResolveOut,
 )
 from tabane.graph.vocabulary import check_kind
@@ -44,11 +43,17 @@ def resolve(context: str, body: ResolveIn, svc: Svc, user: User) -> ResolveOut:
 
 
 @router.post("/resolve_label")
-def resolve_label(context: str, body: ResolveLabelIn, svc: Svc, user: User) -> ResolveOut:
-    """Stored label spellings for a cue (the lexical tiers): reuse an existing edge name
-    instead of forking the label vocabulary."""
+def resolve_label(context: str, body: ResolveIn, svc: Svc, user: User) -> ResolveOut:
+    """Stored label spellings for a cue: reuse an existing edge name instead of forking the
+    label vocabulary. The tiers are resolve's; a label's gloss is its heaviest uses."""
     result = svc.resolve(
-        user, context, body.cue, kind="label", limit=body.limit, dice_floor=body.dice_floor
+        user,
+        context,
+        body.cue,
+        kind="label",
+        limit=body.limit,
+        dice_floor=body.dice_floor,
+        semantic_floor=body.semantic_floor,
     )
     return out(ResolveOut, result)
 
@@ -83,7 +88,7 @@ def _explain(
         kind=check_kind(kind),
         limit=body.limit,
         dice_floor=body.dice_floor,
-        semantic_floor=body.semantic_floor if isinstance(body, ResolveExplainIn) else None,
+        semantic_floor=body.semantic_floor,
     )
 
 

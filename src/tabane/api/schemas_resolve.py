@@ -12,23 +12,20 @@ from pydantic import Field
 from tabane.api.schemas import Request, Response
 
 
-class ResolveLabelIn(Request):
-    """A label's resolve: the lexical tiers only (labels have no semantic tier)."""
+class ResolveIn(Request):
+    """A resolve of a concept (or, at `resolve_label`, a label)."""
 
     cue: str = Field(description="any spelling of the name you mean (a typo or variant is fine)")
-    limit: int = Field(10, description="lexical candidates to return (1-100)")
+    limit: int = Field(10, description="candidates to return per tier (1-100)")
     dice_floor: float | None = Field(
         None, description="Dice floor of the fuzzy tier for this call (default: the context's)"
     )
-
-
-class ResolveIn(ResolveLabelIn):
     semantic_floor: float | None = Field(
         None, description="cosine floor of the semantic tier for this call"
     )
 
 
-class ResolveLabelExplainIn(ResolveLabelIn):
+class ResolveLabelExplainIn(ResolveIn):
     expected: str = Field(description="the stored label spelling you expected resolve to return")
 
 
@@ -55,8 +52,7 @@ class CandidateOut(Response):
 class SemanticPlanOut(Response):
     ran: bool
     reason: str | None = Field(
-        description="why not: lexical_strong, no_embedder, labels_not_embedded, "
-        "no_gloss_vectors, gloss_vectors_pending"
+        description="why not: lexical_strong, no_embedder, no_gloss_vectors, gloss_vectors_pending"
     )
     model: str | None
     floor: FloorOut

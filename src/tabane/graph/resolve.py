@@ -4,7 +4,8 @@ Tiers, in order (ARCHITECTURE.md §2): exact key of a canonical spelling (`exact
 alias (`alias`, 1.0, the alias in `via`) — when any exists nothing else is scored (eclipsed);
 else containment (`containment`, shorter/longer) and Dice over informative bigrams (`fuzzy`, at
 or above the dice floor); then, only when the best lexical score is under 0.5 (or there is none),
-the `semantic` tier: cosine between the cue and gloss vectors, floored, top `limit`. The tiers
+the `semantic` tier: cosine between the cue and the gloss vectors of its kind (concepts and labels
+alike), floored, top `limit`. The tiers
 come back as separate lists and are never compared. The top candidates carry a gloss; either
 spelling of a pair recorded as distinct carries a warning. The result says what it did.
 """
@@ -60,8 +61,7 @@ class Floor:
 @dataclass(frozen=True)
 class SemanticPlan:
     ran: bool
-    reason: str | None  # lexical_strong, no_embedder, labels_not_embedded, no_gloss_vectors,
-    # gloss_vectors_pending
+    reason: str | None  # lexical_strong, no_embedder, no_gloss_vectors, gloss_vectors_pending
     model: str | None
     floor: Floor
     pending_jobs: int = 0
@@ -195,8 +195,6 @@ def semantic_blocker(
         return "lexical_strong", 0
     if embedder is None:
         return "no_embedder", 0
-    if kind != "concept":
-        return "labels_not_embedded", 0
     pending = int(
         session.scalar(
             select(func.count())
@@ -211,7 +209,12 @@ def semantic_blocker(
     )
     held = session.scalar(
         select(VocabVector.entry_id)
-        .where(VocabVector.context_id == ctx.id, VocabVector.model == embedder.name)
+        .join(VocabEntry, VocabEntry.id == VocabVector.entry_id)
+        .where(
+            VocabVector.context_id == ctx.id,
+            VocabVector.model == embedder.name,
+            VocabEntry.kind == kind,
+        )
         .limit(1)
     )
     if held is None:
@@ -305,9 +308,13 @@ def resolve(
     )
     shown = lexed.ranked[: request.limit]
     names = {s.canonical for s in shown[:GLOSSED]} | {n for n, _ in sem_hits}
-    glossed, distinct = gloss_mod.annotate(
-        session, ctx.id, names, {s.canonical for s in shown} | {n for n, _ in sem_hits}
-    )
+    distinct: dict[str, set[str]] = {}  # pairs recorded as distinct: concepts only
+    if request.kind == "label":
+        glossed = gloss_mod.annotate_labels(session, ctx.id, names)
+    else:
+        glossed, distinct = gloss_mod.annotate(
+            session, ctx.id, names, {s.canonical for s in shown} | {n for n, _ in sem_hits}
+        )
 
     def warnings(name: str) -> tuple[str, ...]:
         return tuple(f"distinct from {other}" for other in sorted(distinct.get(name, ())))

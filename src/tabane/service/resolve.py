@@ -31,7 +31,8 @@ class ResolveService(ServiceBase):
         count_usage: bool = True,
     ) -> Resolution:
         """Stored spellings for `cue`: the lexical tier (exact, alias, containment, fuzzy) and,
-        when that is weak, the semantic tier over concept glosses — two lists, never merged."""
+        when that is weak, the semantic tier over the glosses of its kind — two lists, never
+        merged."""
         request = Request(cue, kind, limit, dice_floor, semantic_floor)
         request.check()
         with self.store.session(user) as session:
@@ -56,9 +57,18 @@ class ResolveService(ServiceBase):
         *,
         limit: int = 10,
         dice_floor: float | None = None,
+        semantic_floor: float | None = None,
     ) -> Resolution:
-        """`resolve` over the label vocabulary (lexical tiers only)."""
-        return self.resolve(user, context, cue, kind="label", limit=limit, dice_floor=dice_floor)
+        """`resolve` over the label vocabulary (its glosses: the label's heaviest uses)."""
+        return self.resolve(
+            user,
+            context,
+            cue,
+            kind="label",
+            limit=limit,
+            dice_floor=dice_floor,
+            semantic_floor=semantic_floor,
+        )
 
     def explain_resolve(
         self,
@@ -128,13 +138,18 @@ class ResolveService(ServiceBase):
             )
             semantic: list[audit_mod.Twin] = []
             reason: str | None = None
-            if "concept" not in kinds:
-                reason = "labels_not_embedded"
-            elif self.embedder is None:
+            if self.embedder is None:
                 reason = "no_embedder"
             else:
-                semantic, cut = audit_mod.semantic_twins(session, ctx, self.embedder, floor, limit)
-                capped = capped or cut
+                for k in kinds:
+                    twins, cut = audit_mod.semantic_twins(
+                        session, ctx, self.embedder, floor, limit, k
+                    )
+                    semantic += twins
+                    capped = capped or cut
+                semantic.sort(key=lambda t: (-t.score, t.kind, t.a, t.b))
+                capped = capped or len(semantic) > limit
+                semantic = semantic[:limit]
             return audit_mod.Audit(
                 context=ctx.name,
                 lexical=lexical[:limit],
