@@ -77,3 +77,17 @@ def test_bad_input_is_one_error_body(client, context) -> None:
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "no_context"
     kind = client.get(f"/contexts/{context}/vocabulary/audit?kind=edge")
     assert kind.status_code == 422 and kind.json()["error"]["code"] == "invalid_input"
+
+
+def test_calibrate_says_what_it_can_do(client, context) -> None:
+    seed(client, context)
+    got = client.post(f"/contexts/{context}/resolve/calibrate")
+    assert got.status_code == 200, got.text
+    body = got.json()
+    assert (body["verdict"], body["reason"], body["suggested_floor"]) == (
+        "impossible",
+        "no_embedder",
+        None,
+    )
+    missing = client.post("/contexts/nowhere/resolve/calibrate")
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "no_context"

@@ -12,6 +12,7 @@ from tabane.api.schemas import ERROR_RESPONSES, out
 from tabane.api.schemas_resolve import (
     AuditIn,
     AuditOut,
+    CalibrationOut,
     ResolveExplainIn,
     ResolveExplanationOut,
     ResolveIn,
@@ -90,6 +91,17 @@ def _explain(
         dice_floor=body.dice_floor,
         semantic_floor=body.semantic_floor,
     )
+
+
+@router.post("/resolve/calibrate")
+def calibrate(context: str, svc: Svc, user: User) -> CalibrationOut:
+    """A semantic floor for resolve proposed from the context's own concepts: each concept's
+    name, as a cue, against every gloss — its own gloss cosine makes the upper band, the best
+    concept it has no edge with the lower band. Separated bands propose their midpoint; the
+    usual overlap proposes a floor that keeps 95% of the upper band (an upper bound: paraphrase
+    cues score lower). `impossible` says why (no_embedder, no_gloss_vectors, too_few_probes).
+    Set the floor with `PATCH /contexts/{context}` (`semantic_floor`)."""
+    return out(CalibrationOut, svc.calibrate_resolve(user, context))
 
 
 @router.post("/vocabulary/audit")

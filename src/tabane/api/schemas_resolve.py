@@ -127,3 +127,36 @@ class AuditOut(Response):
     semantic_reason: str | None
     capped: bool = Field(description="a work bound or the limit cut the search for pairs")
     limit: int
+
+
+class BandOut(Response):
+    count: int
+    min: float
+    p10: float
+    median: float
+    p90: float
+    max: float
+
+
+class ProbeOut(Response):
+    concept: str = Field(description="the probe: the concept's name as a cue")
+    cosine: float = Field(description="the cosine of its own gloss (the upper band)")
+    best_other: str | None = Field(description="the nearest concept it has no edge with")
+    other_cosine: float | None = Field(description="that concept's cosine (the lower band)")
+
+
+class CalibrationOut(Response):
+    context: str
+    model: str | None
+    verdict: str = Field(description="separated, overlap or impossible")
+    reason: str | None = Field(
+        description="impossible: no_embedder, no_gloss_vectors or too_few_probes"
+    )
+    suggested_floor: float | None = Field(description="a semantic_floor for the context")
+    gap: float | None = Field(description="min(upper) − max(lower); negative: overlap")
+    kept: float | None = Field(description="share of the upper band at or above the floor")
+    admitted: float | None = Field(description="share of the lower band at or above it")
+    upper: BandOut | None
+    lower: BandOut | None
+    probes: int
+    examples: list[ProbeOut] = Field(description="the weakest probes first")

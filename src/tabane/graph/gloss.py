@@ -50,7 +50,7 @@ class Fact:
     weight: float
 
 
-def _net_facts(session: Session, context_id: int) -> list[Fact]:
+def net_facts(session: Session, context_id: int) -> list[Fact]:
     """Every live net edge of the context (summed over visible rows and perspectives)."""
     a = Association
     stmt = (
@@ -117,7 +117,7 @@ def _glosses(names: Collection[str], facts: Sequence[Fact], limit: int) -> dict[
 
 @cache
 def _annotations() -> Any:
-    """The live net facts touching `gloss_names` (as `_net_facts`) and the pairs recorded as
+    """The live net facts touching `gloss_names` (as `net_facts`) and the pairs recorded as
     distinct touching `distinct_names` (positive net weight), tagged by `part`; built once."""
     a = Association
     ctx = bindparam("ann_ctx", type_=Integer)
@@ -227,7 +227,7 @@ def stale(session: Session, context_id: int, scopes: Sequence[str], model: str) 
     )
     if not rows:
         return []
-    facts = _net_facts(session, context_id)
+    facts = net_facts(session, context_id)
     concepts = _glosses({r.name for r in rows if r.kind == "concept"}, facts, EMBED_FACTS)
     labels = _label_glosses({r.name for r in rows if r.kind == "label"}, facts, EMBED_FACTS)
     entries = [(r.id, r.name) for r in rows]

@@ -6,11 +6,11 @@ from tabane.contexts import contexts
 from tabane.errors import InvalidInput, Issue
 from tabane.graph import audit as audit_mod
 from tabane.graph import resolve as res
-from tabane.graph import resolve_explain
+from tabane.graph import resolve_calibrate, resolve_explain
 from tabane.graph.resolve import Request, Resolution
 from tabane.graph.resolve_explain import ResolveExplanation
 from tabane.graph.vocabulary import Kind, check_kind
-from tabane.models.registry import default_floor
+from tabane.models.registry import gloss_floor
 from tabane.service.base import ServiceBase
 from tabane.types import Principal
 
@@ -42,7 +42,7 @@ class ResolveService(ServiceBase):
                 ctx,
                 request,
                 embedder=self.embedder,
-                default_semantic_floor=default_floor(self.settings, self.embedder),
+                default_semantic_floor=gloss_floor(self.settings, self.embedder),
             )
             if count_usage:
                 found = bool(result.candidates or result.semantic)
@@ -107,9 +107,16 @@ class ResolveService(ServiceBase):
                 request,
                 expected,
                 embedder=self.embedder,
-                default_semantic_floor=default_floor(self.settings, self.embedder),
+                default_semantic_floor=gloss_floor(self.settings, self.embedder),
                 rerun=rerun,
             )
+
+    def calibrate_resolve(self, user: Principal, context: str) -> resolve_calibrate.Calibration:
+        """A semantic floor for resolve proposed from the context's own concepts (each described
+        by its facts without its name): the two cosine bands, the verdict and the floor."""
+        with self.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            return resolve_calibrate.calibrate(session, ctx, self.embedder)
 
     def audit_vocabulary(
         self, user: Principal, context: str, *, kind: Kind | None = None, limit: int = 100
@@ -134,7 +141,7 @@ class ResolveService(ServiceBase):
             floor = (
                 ctx.semantic_floor
                 if ctx.semantic_floor is not None
-                else default_floor(self.settings, self.embedder)
+                else gloss_floor(self.settings, self.embedder)
             )
             semantic: list[audit_mod.Twin] = []
             reason: str | None = None
