@@ -226,6 +226,12 @@ def test_semantic_tier_over_gloss_vectors(vsvc: Tabane, make_user, make_context)
     assert before.semantic_plan.ran is False
     assert before.semantic_plan.reason in ("gloss_vectors_pending", "no_gloss_vectors")
     assert vsvc.wait_for_jobs() == 0
+    default = vsvc.resolve(user, context, "醸造責任者")  # the model's measured floor
+    assert (default.semantic_plan.floor.value, default.semantic_plan.floor.source) == (
+        0.15,
+        "default",
+    )
+    assert all(c.score >= 0.15 for c in default.semantic)
     got = vsvc.resolve(user, context, "醸造責任者", semantic_floor=0.0)
     assert got.candidates == [] and got.semantic_plan.ran
     assert got.semantic_plan.floor.source == "call"
