@@ -112,7 +112,7 @@ def main() -> None:
                                 scored.append(
                                     Scored(r.name, r.alias_of or r.name, r.key, score, how)
                                 )
-                        ranked = best_per_canonical(scored)
+                        ranked = best_per_canonical(scored, cue.text)
                         if (
                             len(ranked) >= 10
                             and at < len(order)
@@ -122,7 +122,9 @@ def main() -> None:
                     t4 = time.perf_counter()
                     if rep:
                         today = [
-                            x.name for x in best_per_canonical(found.scored) if x.kind == "fuzzy"
+                            x.name
+                            for x in best_per_canonical(found.scored, cue.text)
+                            if x.kind == "fuzzy"
                         ]
                         same += today[:10] == [x.name for x in ranked[:10]]
                         for name, ms in zip(

@@ -134,6 +134,16 @@ def personal_scope(user_name: str) -> str:
     return f"user:{user_name}"
 
 
+WEIGHT_DIGITS = 9
+
+
+def shown_weight(value: float) -> float:
+    """A weight as every read serves it: rounded to WEIGHT_DIGITS decimals. Weights are stored
+    and summed exactly; a sum of decimal weights carries binary noise (0.1 + 0.2 is
+    0.30000000000000004) that no reader should see. (+0.0 turns -0.0 into 0.0.)"""
+    return round(float(value), WEIGHT_DIGITS) + 0.0
+
+
 _LEAVES = (str, int, float, bool, type(None))
 
 

@@ -507,7 +507,7 @@ def test_erasure_repairs_what_the_users_claims_changed_in_a_shared_context(
     vsvc.add_claims(y, shared, [ClaimInput("kettle", "is", "mine", 1.0)], scopes=wider)
     fix = ClaimInput("kettle", "is", "loud", -1.0, closes=(loud_id,), perspective=y.name)
     vsvc.add_claims(x, shared, [fix, ClaimInput("kettle", "zq_leaks_on", "zq friday", 1.0)])
-    vsvc.wait_for_jobs()  # the glosses of kettle (both sets), loud, zq friday are embedded
+    vsvc.wait_for_jobs()  # the glosses of kettle (both sets), loud, zq friday, labels: embedded
     with vsvc.store.admin() as session:
         ctx_id = session.scalar(select(Context.id).where(Context.name == shared))
         glossed = set(
@@ -517,7 +517,7 @@ def test_erasure_repairs_what_the_users_claims_changed_in_a_shared_context(
                 .where(VocabEntry.context_id == ctx_id)
             )
         )
-    assert {"kettle", "zq friday"} <= glossed
+    assert {"kettle", "zq friday", "zq_leaks_on"} <= glossed  # a label's gloss quotes its uses
     with vsvc.store.admin() as session:  # the wider set's kettle quotes x's fact too
         wide_quote = session.scalar(
             select(func.count())

@@ -55,7 +55,7 @@ def test_every_read_route_round_trips(
 
     first = client.post(f"{base}/query", json={"any": ["washing"], "label": ["first_step"]})
     (edge,) = first.json()["edges"]
-    assert edge["attributions"][0]["section"] == "Process"
+    assert edge["attributions"][0]["section"] == ["Process"]
 
     d = client.post(f"{base}/describe", json={"concept": "brewing"}).json()
     assert d["degree"] == 4 and d["as_subject"][0]["label"] == "step"
@@ -163,3 +163,29 @@ def test_walks_take_a_time_window(
                                              "until": "yesterday"})  # fmt: skip
     assert bad.status_code == 422
     assert bad.json()["error"]["issues"][0]["path"] == "body.until"
+
+
+def test_query_keeps_a_retracted_edge_at_zero_and_rounds_weights(
+    svc: Tabane, user: Principal, client: TestClient, context: str
+) -> None:
+    """Weights drop, edges stay (issue 35): over HTTP a retracted edge comes back at weight 0
+    with its closed claims; `include_retracted: false` leaves it out; 0.1 + 0.2 reads 0.3."""
+    svc.add_claims(
+        user, context, parse_claims([c("tea", "warms", "you", 0.1), c("tea", "warms", "you", 0.2)])
+    )
+    svc.add_claims(user, context, parse_claims([c("tea", "cools", "you", 0.5)]))
+    svc.retract_associations(user, context, [("tea", "cools", "you", None, None)])
+    url = f"/contexts/{context}/query"
+    body = client.post(url, json={"subject": "tea"}).json()
+    assert [(e["label"], e["weight"], e["claims"]) for e in body["edges"]] == [
+        ("warms", 0.3, 2),
+        ("cools", 0.0, 0),
+    ]
+    (history,) = body["edges"][1]["attributions"]
+    assert (history["weight"], history["close_reason"]) == (0.5, "retracted")
+    assert history["closed_at"] and history["section"] == []
+    assert '"weight":0.3,' in client.post(url, json={"subject": "tea"}).text
+    live = client.post(url, json={"subject": "tea", "include_retracted": False}).json()
+    assert [e["label"] for e in live["edges"]] == ["warms"] and live["total"] == 1
+    bad = client.post(url, json={"subject": "tea", "include_retracted": "no"})
+    assert bad.status_code == 422

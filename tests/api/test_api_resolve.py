@@ -33,8 +33,13 @@ def test_resolve_round_trip(client, context) -> None:
     assert warn["candidates"][0]["warnings"] == ["distinct from 株式会社青嶺"]
     label = client.post(f"/contexts/{context}/resolve_label", json={"cue": "所在"}).json()
     assert label["kind"] == "label" and label["candidates"][0]["name"] == "所在地"
-    floored = {"cue": "所在", "semantic_floor": 7}  # labels have no semantic tier: not ignored
-    refused = client.post(f"/contexts/{context}/resolve_label", json=floored)
+    # labels have a semantic tier too (issue 35): its floor is taken, and range-checked
+    floored = {"cue": "所在", "semantic_floor": 0.4}
+    label = client.post(f"/contexts/{context}/resolve_label", json=floored).json()
+    assert label["semantic_plan"]["floor"] == {"value": 0.4, "source": "call"}
+    refused = client.post(
+        f"/contexts/{context}/resolve_label", json={"cue": "所在", "semantic_floor": 7}
+    )
     assert refused.status_code == 422
     assert [i["path"] for i in refused.json()["error"]["issues"]] == ["body.semantic_floor"]
 
@@ -72,3 +77,17 @@ def test_bad_input_is_one_error_body(client, context) -> None:
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "no_context"
     kind = client.get(f"/contexts/{context}/vocabulary/audit?kind=edge")
     assert kind.status_code == 422 and kind.json()["error"]["code"] == "invalid_input"
+
+
+def test_calibrate_says_what_it_can_do(client, context) -> None:
+    seed(client, context)
+    got = client.post(f"/contexts/{context}/resolve/calibrate")
+    assert got.status_code == 200, got.text
+    body = got.json()
+    assert (body["verdict"], body["reason"], body["suggested_floor"]) == (
+        "impossible",
+        "no_embedder",
+        None,
+    )
+    missing = client.post("/contexts/nowhere/resolve/calibrate")
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "no_context"

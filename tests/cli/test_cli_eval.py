@@ -82,6 +82,7 @@ def test_a_graph_question_naming_an_unknown_context_is_invalid_input(
         ("graph", ["--limit", "-5"], "--limit: limit -5 is not in 1..1000"),
         ("graph", ["--limit", "0"], "--limit: limit 0 is not in 1..1000"),
         ("graph", ["--budget", "0", "--plan", "maximal"], "--budget: budget 0 is not in"),
+        ("graph", ["--semantic-floor", "2"], "--semantic-floor: 2.0 not in [-1.0, 1]"),
         ("memory", ["--loading", "bogus"], "--loading: unknown loading 'bogus'; known: turns"),
         ("memory", ["--budget", "0"], "--budget: budget 0 is not in 1..200000"),
         ("memory", ["--json", "/nonexistent/dir/r.json"], "--json: no folder /nonexistent/dir"),

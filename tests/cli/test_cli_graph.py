@@ -123,6 +123,11 @@ def test_retract_dry_run_then_for_real(cli, svc, user, context) -> None:
     code, out, _ = cli("associations", "retract", context, *edge)
     assert (code, out) == (0, {"claims": 2, "associations": 1, "dry_run": False})
     assert edges(svc, user, context) == [("stress", "insomnia", 0.0)]
+    code, out, _ = cli("query", "-c", context, "-s", "stress")  # the edge stays, at weight 0
+    assert code == 0 and [(e["weight"], e["claims"]) for e in out["edges"]] == [(0.0, 0)]
+    assert out["edges"][0]["attributions"][0]["close_reason"] == "retracted"
+    code, out, _ = cli("query", "-c", context, "-s", "stress", "--live-only")
+    assert code == 0 and out["edges"] == [] and out["total"] == 0
     code, _, err = cli("associations", "retract", context, "-s", "", "-l", "x", "-o", "y")
     assert code == 2 and "associations[0].subject: empty" in err
 

@@ -40,7 +40,7 @@ def test_lexical_twins_distinct_pairs_and_aliases(svc, user, context) -> None:
     assert (got.semantic, got.semantic_reason, got.capped) == ([], "no_embedder", False)
     labels = svc.audit_vocabulary(user, context, kind="label")
     assert {(t.a, t.b) for t in labels.lexical} == {("所在地", "所在地点")}
-    assert labels.semantic_reason == "labels_not_embedded"
+    assert labels.semantic_reason == "no_embedder"
     one = svc.audit_vocabulary(user, context, limit=1)
     assert len(one.lexical) == 1 and one.capped
     with pytest.raises(InvalidInput):
@@ -63,3 +63,26 @@ def test_semantic_twins_over_gloss_vectors(vsvc: Tabane, make_user, make_context
     assert got.semantic_reason is None and got.semantic_floor == 0.5
     assert got.semantic and all(t.score >= 0.5 and t.tier == "semantic" for t in got.semantic)
     assert ("クルマ", "自動車") in {(t.a, t.b) for t in got.semantic}
+
+
+def test_label_semantic_twins(vsvc: Tabane, make_user, make_context) -> None:
+    """Labels are embedded like concepts (their gloss: the label's heaviest uses), so a synonym
+    split of a label shows up as a semantic twin of kind `label` (issue 35)."""
+    user = make_user()
+    context = make_context(user, semantic_floor=0.3)
+    write(
+        vsvc,
+        user,
+        context,
+        ("ストレス", "引き起こす", "不眠"),
+        ("カフェイン", "原因となる", "不眠"),
+        ("俳句", "形式", "五七五"),
+    )
+    vsvc.wait_for_jobs()
+    got = vsvc.audit_vocabulary(user, context, kind="label")
+    assert got.semantic_reason is None
+    assert got.semantic and all(t.kind == "label" for t in got.semantic)
+    top = got.semantic[0]
+    assert {top.a, top.b} == {"原因となる", "引き起こす"}, got.semantic
+    both = vsvc.audit_vocabulary(user, context)
+    assert {t.kind for t in both.semantic} == {"concept", "label"}

@@ -112,7 +112,12 @@ def test_windows_count_superseded_claims_while_they_were_valid(
         )
         return sorted(e.object for e in got.edges)
 
-    assert where(None, None) == ["Bergen"]  # the superseded claim no longer counts
+    assert where(None, None) == ["Bergen", "Oslo"]  # the superseded edge stays, at weight 0
+    now = svc.query(user, contexts=[context], subject="Hana")
+    assert [(e.object, e.weight) for e in now.edges] == [("Bergen", 1.0), ("Oslo", 0.0)]
+    assert now.edges[1].attributions[0].close_reason == "superseded"
+    live = svc.query(user, contexts=[context], subject="Hana", include_retracted=False)
+    assert [e.object for e in live.edges] == ["Bergen"]  # the superseded claim no longer counts
     assert where("2021-01-01", "2022-01-01") == ["Oslo"]
     assert where("2023-01-01", "2025-01-01") == ["Bergen", "Oslo"]
     assert where("2025-01-01", None) == ["Bergen"]
@@ -273,7 +278,7 @@ def test_citations_carry_text_section_and_locator(
     )
     assert second.source is None and second.statement == "heard it somewhere"
     edge = svc.query(user, contexts=[context], subject="stress").edges[0]
-    assert edge.attributions[0].section == "Results" and edge.attributions[0].locator
+    assert edge.attributions[0].section == ("Results",) and edge.attributions[0].locator
     with pytest.raises(NotFound) as err:
         svc.association_citations(user, context, "stress", "prevents", "insomnia")
     assert err.value.code == "not_found"
@@ -292,3 +297,62 @@ def test_query_input_errors_name_their_paths(svc: Tabane, user: Principal, conte
             svc.query(user, contexts=[context], **kwargs)
         assert err.value.code == "invalid_input"
         assert [i.path for i in err.value.issues] == [path], kwargs
+
+
+def test_a_retracted_edge_stays_at_weight_zero_with_its_history(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    """Regression (issue 35): weights drop, edges stay — an edge whose only source is retracted
+    is still read by `query`, at weight 0, its closed claims as its attributions; a read that
+    wants live edges only says so."""
+    svc.ingest(
+        user,
+        context,
+        DocumentInput(source_id="old", paragraphs=[block("Stress causes insomnia.", ["Results"])]),
+    )
+    write(
+        svc, user, context,
+        c("stress", "causes", "insomnia", 1.0, source="old", paragraph=0),
+        c("stress", "causes", "fatigue", 0.5),
+    )  # fmt: skip
+    svc.retract(user, context, "old")
+    got = svc.query(user, contexts=[context], subject="stress")
+    assert triples(got) == [
+        ("stress", "causes", "fatigue", 0.5),
+        ("stress", "causes", "insomnia", 0.0),
+    ]
+    assert got.total == 2
+    gone = got.edges[1]
+    assert gone.claims == 0
+    (history,) = gone.attributions
+    assert (history.source, history.weight, history.close_reason) == ("old", 1.0, "retracted")
+    assert history.closed_at is not None
+    assert got.edges[0].attributions[0].close_reason is None  # a live claim
+    live = svc.query(user, contexts=[context], subject="stress", include_retracted=False)
+    assert triples(live) == [("stress", "causes", "fatigue", 0.5)] and live.total == 1
+
+
+def test_weights_are_served_rounded_and_sections_as_lists(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    """0.1 + 0.2 is stored as the sum PostgreSQL computes, and served as 0.3; an attribution's
+    section is its heading path, a list, as in citations."""
+    svc.ingest(
+        user,
+        context,
+        DocumentInput(source_id="doc", paragraphs=[block("Tea.", ["Drinks", "Hot"])]),
+    )
+    write(
+        svc, user, context,
+        c("tea", "warms", "you", 0.1, source="doc", paragraph=0),
+        c("tea", "warms", "you", 0.2),
+    )  # fmt: skip
+    (edge,) = svc.query(user, contexts=[context], subject="tea").edges
+    assert edge.weight == 0.3 and repr(edge.weight) == "0.3"
+    cited, bare = sorted(edge.attributions, key=lambda a: a.source is None)
+    assert (cited.source, cited.section, bare.section) == ("doc", ("Drinks", "Hot"), ())
+    (part,) = svc.association_citations(user, context, "tea", "warms", "you").associations
+    assert repr(part.weight) == "0.3"
+    assert repr(svc.describe(user, context, "tea").strength) == "0.3"
+    hop = svc.activate(user, context, ["tea"]).edges[0]
+    assert repr(hop.weight) == "0.3"

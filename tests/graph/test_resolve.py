@@ -226,6 +226,12 @@ def test_semantic_tier_over_gloss_vectors(vsvc: Tabane, make_user, make_context)
     assert before.semantic_plan.ran is False
     assert before.semantic_plan.reason in ("gloss_vectors_pending", "no_gloss_vectors")
     assert vsvc.wait_for_jobs() == 0
+    default = vsvc.resolve(user, context, "醸造責任者")  # the model's measured floor
+    assert (default.semantic_plan.floor.value, default.semantic_plan.floor.source) == (
+        0.15,
+        "default",
+    )
+    assert all(c.score >= 0.15 for c in default.semantic)
     got = vsvc.resolve(user, context, "醸造責任者", semantic_floor=0.0)
     assert got.candidates == [] and got.semantic_plan.ran
     assert got.semantic_plan.floor.source == "call"
@@ -294,3 +300,46 @@ def test_a_retracted_source_re_embeds_the_glosses_that_quoted_its_claims(
     after = vsvc.resolve(user, context, "醸造責任者", semantic_floor=0.0).semantic
     toji = {c.name: c.score for c in after}["杜氏"]
     assert toji != {c.name: c.score for c in before}["杜氏"]  # its vector no longer has 酒蔵
+
+
+def test_ties_order_by_match_kind_then_the_cue_s_own_spelling(svc, user, context) -> None:
+    """Regression (issue 35b): at the same score the stored spelling the cue names verbatim comes
+    first, then other exact keys (case twins, identifier forms), then aliases."""
+    write(svc, user, context, ("fetchBlock", "r", "x"), ("fetch_block", "r", "x"))
+    write(svc, user, context, ("Fetch_Block", "r", "x"), ("block", "r", "x"))
+    svc.add_alias(user, context, "fetch-block!", "block")
+    got = svc.resolve(user, context, "fetch_block")
+    assert names(got)[0] == ("fetch_block", 1.0, "exact")
+    assert [c.kind for c in got.candidates] == ["exact", "exact", "exact", "alias"]
+    # a case-folded form of the cue beats an identifier form of it
+    assert [c.name for c in got.candidates[1:3]] == ["Fetch_Block", "fetchBlock"]
+
+
+def test_labels_have_a_semantic_tier_over_their_uses(vsvc: Tabane, make_user, make_context):
+    """Issue 35: a label is embedded with its heaviest uses as its gloss, so a paraphrase of a
+    label lands on it through the semantic tier, and resolve_label glosses its candidates."""
+    user = make_user()
+    context = make_context(user)
+    write(
+        vsvc,
+        user,
+        context,
+        ("ストレス", "引き起こす", "不眠"),
+        ("運動", "防ぐ", "不眠"),
+        ("杜氏", "働く場所", "酒蔵"),
+    )
+    pending = vsvc.resolve_label(user, context, "原因になる")
+    assert pending.semantic_plan.reason in ("gloss_vectors_pending", "no_gloss_vectors")
+    assert vsvc.wait_for_jobs() == 0
+    got = vsvc.resolve_label(user, context, "原因になる", semantic_floor=-1.0)
+    assert got.semantic_plan.ran and got.semantic_plan.reason is None
+    assert {c.name for c in got.semantic} == {"引き起こす", "防ぐ", "働く場所"}
+    assert all(c.kind == "semantic" and c.tier == "semantic" for c in got.semantic)
+    causes = next(c for c in got.semantic if c.name == "引き起こす")
+    assert causes.gloss == "引き起こす — ストレス→不眠"
+    lexical = vsvc.resolve_label(user, context, "働く")
+    assert lexical.candidates[0].gloss == "働く場所 — 杜氏→酒蔵"
+    why = vsvc.explain_resolve(
+        user, context, "原因になる", "防ぐ", kind="label", semantic_floor=-1.0
+    )
+    assert (why.verdict, why.tier) == ("served", "semantic") and why.cosine is not None

@@ -120,3 +120,40 @@ def test_an_overlap_of_over_common_bigrams_alone_is_named(svc, user, context) ->
     assert got.verdict == "semantic_never_ran"
     assert "no lexical overlap" not in got.detail and "over-common" in got.detail
     assert "ev" in got.detail  # a shared bigram, by name
+
+
+def test_a_case_twin_past_the_limit_is_cut_by_limit_not_eclipsed(svc, user, context) -> None:
+    """Regression (issue 35a): the cue is a stored spelling, and the expected case twin is an
+    exact match too, ranked past the limit: the verdict is the limit, with the limit that
+    reaches it — not `eclipsed_by_exact` (the eclipse check ran before the limit check)."""
+    write(svc, user, context, ("Frame", "has", "frame"), ("frame", "is", "Frames"))
+    got = svc.explain_resolve(user, context, "frame", "Frame", limit=1)
+    assert (got.verdict, got.rank, got.limit_to_reach) == ("cut_by_limit", 2, 2)
+    assert got.match == "exact" and got.eclipsed_by == ()
+    served = svc.resolve(user, context, "frame", limit=got.limit_to_reach)
+    assert [c.name for c in served.candidates] == ["frame", "Frame"]
+
+
+def test_a_semantic_cut_by_limit_carries_a_verified_limit(vsvc: Tabane, make_user, make_context):
+    """Regression (issue 35c): a semantic candidate past the limit says which limit reaches it."""
+    user = make_user()
+    context = make_context(user)
+    write(
+        vsvc,
+        user,
+        context,
+        ("杜氏", "役割", "酒造りの長"),
+        ("新幹線", "種類", "高速鉄道"),
+        ("蔵元", "所有", "酒蔵"),
+    )
+    vsvc.wait_for_jobs()
+    everything = vsvc.resolve(user, context, "醸造責任者", semantic_floor=-1.0)
+    last = everything.semantic[-1]
+    assert last.rank >= 2
+    got = vsvc.explain_resolve(user, context, "醸造責任者", last.name, limit=1, semantic_floor=-1.0)
+    assert (got.verdict, got.tier, got.rank) == ("cut_by_limit", "semantic", last.rank)
+    assert got.limit_to_reach == last.rank
+    reached = vsvc.resolve(
+        user, context, "醸造責任者", limit=got.limit_to_reach, semantic_floor=-1.0
+    )
+    assert reached.semantic[-1].name == last.name

@@ -278,10 +278,10 @@ def test_top_mode_ranks_the_top_exactly(
             cue = lex.analyse(session, ctx_id, "concept", text)
             for floor in (0.0, 0.3):
                 full = lex.lexical(session, ctx_id, "concept", cue, floor, pool)
-                everything = rc.best_per_canonical(full.scored)
+                everything = rc.best_per_canonical(full.scored, cue.text)
                 for top in (1, 3, 10):
                     got = lex.lexical(session, ctx_id, "concept", cue, floor, pool, top)
-                    ranked = rc.best_per_canonical(got.scored)
+                    ranked = rc.best_per_canonical(got.scored, cue.text)
                     assert ranked[:top] == everything[:top], (text, floor, top)
                     assert set(got.scored) <= set(full.scored), (text, floor, top)
                     if got.complete:

@@ -68,7 +68,7 @@ def test_every_read_tool_round_trips(svc: Tabane, user: Principal, context: str)
             ("stress", 1.0),
             ("caffeine", -0.8),
         ]
-        assert why["edges"][0]["attributions"][0]["section"] == "Results"
+        assert why["edges"][0]["attributions"][0]["section"] == ["Results"]
         d = await ok(c, "describe_concept", {"context": context, "concept": "insomnia"})
         assert d["degree"] == 3
         a = await ok(c, "activate", {"context": context, "origins": ["stress"], "limit": 3})
@@ -100,5 +100,29 @@ def test_every_read_tool_round_trips(svc: Tabane, user: Principal, context: str)
         ]
         bad = await refused(c, "query_graph", {"any": "stress"})
         assert bad["code"] == "invalid_input"
+
+    connect(svc, user, body)
+
+
+def test_query_graph_keeps_retracted_edges_at_zero(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    """Weights drop, edges stay (issue 35), through the MCP client; weights read rounded."""
+    claims = [
+        {"subject": "tea", "label": "warms", "object": "you", "weight": 0.1},
+        {"subject": "tea", "label": "warms", "object": "you", "weight": 0.2},
+        {"subject": "tea", "label": "cools", "object": "you", "weight": 0.5},
+    ]
+    svc.add_claims(user, context, parse_claims(claims))
+    svc.retract_associations(user, context, [("tea", "cools", "you", None, None)])
+
+    async def body(c: Client) -> None:
+        got = await ok(c, "query_graph", {"contexts": [context], "subject": "tea"})
+        assert [(e["label"], e["weight"]) for e in got["edges"]] == [("warms", 0.3), ("cools", 0)]
+        assert got["edges"][1]["attributions"][0]["close_reason"] == "retracted"
+        live = await ok(
+            c, "query_graph", {"contexts": [context], "subject": "tea", "include_retracted": False}
+        )
+        assert [e["label"] for e in live["edges"]] == ["warms"]
 
     connect(svc, user, body)

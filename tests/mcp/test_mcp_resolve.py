@@ -35,6 +35,9 @@ def test_resolve_tools_round_trip(svc: Tabane, user: Principal, context: str) ->
             assert got["candidates"][0]["gloss"] == "東京都 — 所在地→関東"
             lab = await ok(c, "resolve_label", {"context": context, "cue": "所在"})
             assert lab["candidates"][0]["name"] == "所在地"
+            floored = {"context": context, "cue": "所在", "semantic_floor": 0.4}
+            lab = await ok(c, "resolve_label", floored)
+            assert lab["semantic_plan"]["floor"] == {"value": 0.4, "source": "call"}
             why = await ok(
                 c,
                 "explain_resolve",

@@ -188,3 +188,34 @@ def test_bad_arguments(svc: Tabane, user: Principal, context: str) -> None:
         assert (which["code"], which["issues"][0]["path"]) == ("invalid_input", "expected.context")
 
     connect(svc, user, body)
+
+
+def test_search_passages_takes_one_context_or_a_list(
+    svc: Tabane, user: Principal, make_context
+) -> None:
+    """Taguru's clients pass `context` (issue 35): it reads as `contexts: [context]`, both
+    together as their union; explain_search takes it the same way."""
+    context, other = make_context(), make_context()
+    store(svc, user, context)
+    svc.ingest(user, other, DocumentInput(source_id="o", paragraphs=[block("Kettle kettle.")]))
+
+    async def body(c: Client) -> None:
+        one = await ok(c, "search_passages", {"query": "kettle boils", "context": context})
+        listed = await ok(c, "search_passages", {"query": "kettle boils", "contexts": [context]})
+        assert one["hits"] == listed["hits"] and one["hits"]
+        both = await ok(
+            c, "search_passages", {"query": "kettle", "context": other, "contexts": [context]}
+        )
+        assert {h["context"] for h in both["hits"]} == {context, other}
+        why = await ok(
+            c,
+            "explain_search",
+            {"query": "kettle boils", "context": context, "expected": {"source_id": "kettle"}},
+        )
+        assert why["verdict"] == "served"
+        empty = await refused(c, "search_passages", {"query": "kettle", "context": ""})
+        assert [i["path"] for i in empty["issues"]] == ["context"]
+        unknown = await refused(c, "search_passages", {"query": "kettle", "context": "nowhere"})
+        assert unknown["code"] == "no_context"
+
+    connect(svc, user, body)

@@ -25,6 +25,7 @@ from tabane.api import (
     routes_resolve,
     routes_search,
     routes_sources,
+    routes_taguru,
     routes_users,
 )
 from tabane.api.auth import BearerChallenge
@@ -100,6 +101,7 @@ def create_app(
     app.include_router(routes_graph.protocol_router)
     app.include_router(routes_resolve.router)
     app.include_router(routes_graph_reads.router)
+    app.include_router(routes_taguru.router)
     app.include_router(routes_memory.router)
     app.include_router(routes_recall.router)
     app.include_router(routes_derive.router)

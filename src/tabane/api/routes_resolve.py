@@ -12,11 +12,11 @@ from tabane.api.schemas import ERROR_RESPONSES, out
 from tabane.api.schemas_resolve import (
     AuditIn,
     AuditOut,
+    CalibrationOut,
     ResolveExplainIn,
     ResolveExplanationOut,
     ResolveIn,
     ResolveLabelExplainIn,
-    ResolveLabelIn,
     ResolveOut,
 )
 from tabane.graph.vocabulary import check_kind
@@ -44,11 +44,17 @@ def resolve(context: str, body: ResolveIn, svc: Svc, user: User) -> ResolveOut:
 
 
 @router.post("/resolve_label")
-def resolve_label(context: str, body: ResolveLabelIn, svc: Svc, user: User) -> ResolveOut:
-    """Stored label spellings for a cue (the lexical tiers): reuse an existing edge name
-    instead of forking the label vocabulary."""
+def resolve_label(context: str, body: ResolveIn, svc: Svc, user: User) -> ResolveOut:
+    """Stored label spellings for a cue: reuse an existing edge name instead of forking the
+    label vocabulary. The tiers are resolve's; a label's gloss is its heaviest uses."""
     result = svc.resolve(
-        user, context, body.cue, kind="label", limit=body.limit, dice_floor=body.dice_floor
+        user,
+        context,
+        body.cue,
+        kind="label",
+        limit=body.limit,
+        dice_floor=body.dice_floor,
+        semantic_floor=body.semantic_floor,
     )
     return out(ResolveOut, result)
 
@@ -83,8 +89,19 @@ def _explain(
         kind=check_kind(kind),
         limit=body.limit,
         dice_floor=body.dice_floor,
-        semantic_floor=body.semantic_floor if isinstance(body, ResolveExplainIn) else None,
+        semantic_floor=body.semantic_floor,
     )
+
+
+@router.post("/resolve/calibrate")
+def calibrate(context: str, svc: Svc, user: User) -> CalibrationOut:
+    """A semantic floor for resolve proposed from the context's own concepts: each concept's
+    name, as a cue, against every gloss — its own gloss cosine makes the upper band, the best
+    concept it has no edge with the lower band. Separated bands propose their midpoint; the
+    usual overlap proposes a floor that keeps 95% of the upper band (an upper bound: paraphrase
+    cues score lower). `impossible` says why (no_embedder, no_gloss_vectors, too_few_probes).
+    Set the floor with `PATCH /contexts/{context}` (`semantic_floor`)."""
+    return out(CalibrationOut, svc.calibrate_resolve(user, context))
 
 
 @router.post("/vocabulary/audit")

@@ -76,12 +76,17 @@ class HealthOut(BaseModel):
 # -- contexts -----------------------------------------------------------------------------------
 
 
-class ContextCreate(Request):
-    name: str
+class ContextPut(Request):
+    """A new context's settings (`PUT /contexts/{context}`: the name is the path's)."""
+
     description: str = ""
     dice_floor: float = 0.3
     semantic_floor: float | None = None
     scopes: list[str] | None = Field(None, description="default: the caller's default scopes")
+
+
+class ContextCreate(ContextPut):
+    name: str
 
 
 class ContextPatch(Request):
@@ -135,12 +140,17 @@ class ContextDeleted(BaseModel):
 # -- groups -------------------------------------------------------------------------------------
 
 
-class GroupCreate(Request):
-    name: str
+class GroupPut(Request):
+    """A new group's members (`PUT /groups/{group}`: the name is the path's)."""
+
     description: str = ""
     contexts: list[str] = []
     groups: list[str] = []
     scopes: list[str] | None = None
+
+
+class GroupCreate(GroupPut):
+    name: str
 
 
 class GroupPatch(Request):

@@ -40,6 +40,9 @@ class QueryIn(Request):
     until: str | None = Field(None, description="ISO 8601: weights from claims valid before it")
     limit: int = Field(50, ge=1, le=MAX_LIMIT, description="edges per page")
     after: str | None = Field(None, description="`next` of the previous page")
+    include_retracted: bool = Field(
+        True, description="also edges whose claims were all retracted: weight 0, with history"
+    )
 
     def kwargs(self) -> dict[str, Any]:
         return {
@@ -113,9 +116,11 @@ class AttributionOut(Response):
     kind: str
     source: str | None
     paragraph: int | None
-    section: str | None = Field(description="the cited paragraph's heading path, ' > '-joined")
+    section: list[str] = Field(description="the cited paragraph's heading path")
     locator: dict[str, Any] | None
     statement: str | None
+    closed_at: datetime | None = Field(description="set on a closed claim (an edge's history)")
+    close_reason: str | None = Field(description="retracted | superseded")
 
 
 class EdgeOut(Response):
@@ -123,8 +128,10 @@ class EdgeOut(Response):
     subject: str
     label: str
     object: str
-    weight: float = Field(description="net: the sum over its live claims; negative means 'not'")
-    claims: int
+    weight: float = Field(
+        description="net: the sum over its live claims (0 once all closed); negative means 'not'"
+    )
+    claims: int = Field(description="live claims; 0: every claim closed, the edge kept")
     perspective: str | None = Field(description="null: the shared world partition")
     attributions: list[AttributionOut]
 

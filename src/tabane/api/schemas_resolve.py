@@ -12,23 +12,20 @@ from pydantic import Field
 from tabane.api.schemas import Request, Response
 
 
-class ResolveLabelIn(Request):
-    """A label's resolve: the lexical tiers only (labels have no semantic tier)."""
+class ResolveIn(Request):
+    """A resolve of a concept (or, at `resolve_label`, a label)."""
 
     cue: str = Field(description="any spelling of the name you mean (a typo or variant is fine)")
-    limit: int = Field(10, description="lexical candidates to return (1-100)")
+    limit: int = Field(10, description="candidates to return per tier (1-100)")
     dice_floor: float | None = Field(
         None, description="Dice floor of the fuzzy tier for this call (default: the context's)"
     )
-
-
-class ResolveIn(ResolveLabelIn):
     semantic_floor: float | None = Field(
         None, description="cosine floor of the semantic tier for this call"
     )
 
 
-class ResolveLabelExplainIn(ResolveLabelIn):
+class ResolveLabelExplainIn(ResolveIn):
     expected: str = Field(description="the stored label spelling you expected resolve to return")
 
 
@@ -55,8 +52,7 @@ class CandidateOut(Response):
 class SemanticPlanOut(Response):
     ran: bool
     reason: str | None = Field(
-        description="why not: lexical_strong, no_embedder, labels_not_embedded, "
-        "no_gloss_vectors, gloss_vectors_pending"
+        description="why not: lexical_strong, no_embedder, no_gloss_vectors, gloss_vectors_pending"
     )
     model: str | None
     floor: FloorOut
@@ -131,3 +127,36 @@ class AuditOut(Response):
     semantic_reason: str | None
     capped: bool = Field(description="a work bound or the limit cut the search for pairs")
     limit: int
+
+
+class BandOut(Response):
+    count: int
+    min: float
+    p10: float
+    median: float
+    p90: float
+    max: float
+
+
+class ProbeOut(Response):
+    concept: str = Field(description="the probe: the concept's name as a cue")
+    cosine: float = Field(description="the cosine of its own gloss (the upper band)")
+    best_other: str | None = Field(description="the nearest concept it has no edge with")
+    other_cosine: float | None = Field(description="that concept's cosine (the lower band)")
+
+
+class CalibrationOut(Response):
+    context: str
+    model: str | None
+    verdict: str = Field(description="separated, overlap or impossible")
+    reason: str | None = Field(
+        description="impossible: no_embedder, no_gloss_vectors or too_few_probes"
+    )
+    suggested_floor: float | None = Field(description="a semantic_floor for the context")
+    gap: float | None = Field(description="min(upper) − max(lower); negative: overlap")
+    kept: float | None = Field(description="share of the upper band at or above the floor")
+    admitted: float | None = Field(description="share of the lower band at or above it")
+    upper: BandOut | None
+    lower: BandOut | None
+    probes: int
+    examples: list[ProbeOut] = Field(description="the weakest probes first")

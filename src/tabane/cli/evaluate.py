@@ -33,6 +33,7 @@ OPTIONS = {
     "budget": "--budget",
     "limit": "--limit",
     "corpus_root": "--corpus-root",
+    "semantic_floor": "--semantic-floor",
 }
 
 
@@ -206,6 +207,10 @@ def graph(
         int | None,
         Opt("--budget", help="recall's token budget (1-200000; default TABANE_RECALL_BUDGET)"),
     ] = None,
+    semantic_floor: Annotated[
+        float | None,
+        Opt("--semantic-floor", help="resolve's semantic floor for every cue (default: default)"),
+    ] = None,
 ) -> None:
     """Load the graph set (passages as sources, associations attributed to their paragraphs,
     aliases) into fresh contexts — an existing PREFIX+name context is replaced — then score the
@@ -228,11 +233,19 @@ def graph(
     from tabane.evaluation.recall_eval import run_graph_recall
 
     with _named_as_options():
-        check_graph(limit)
+        check_graph(limit, semantic_floor)
         check_recall(plan or ["maximal"], budget)
         _check_out(json_out)
         with service() as (svc, user):
-            report = run_graph_eval(svc, user, set_path, prefix=prefix, limit=limit, progress=say)
+            report = run_graph_eval(
+                svc,
+                user,
+                set_path,
+                prefix=prefix,
+                limit=limit,
+                progress=say,
+                semantic_floor=semantic_floor,
+            )
             if plan:
                 recalled = run_graph_recall(
                     svc, user, set_path, plans=plan, prefix=prefix, budget=budget, load=False,

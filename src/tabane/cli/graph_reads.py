@@ -41,8 +41,12 @@ def query(
     until: Annotated[str | None, Opt(help="ISO 8601: claims valid before")] = None,
     limit: Annotated[int, Opt(help="edges per page (1-1000)")] = 50,
     after: Annotated[str | None, Opt(help="`next` of the previous page")] = None,
+    live_only: Annotated[
+        bool, Opt("--live-only", help="leave out edges whose claims were all retracted")
+    ] = False,
 ) -> None:
-    """Edges matching every position given, strongest |weight| first, with attributions.
+    """Edges matching every position given, strongest |weight| first, with attributions; an
+    edge whose claims were all retracted follows at weight 0 with its history.
     Example: tabane query -c health -l causes -o insomnia"""
     with service() as (svc, user):
         emit(
@@ -59,6 +63,7 @@ def query(
                 until=parse_date(until, "--until"),
                 limit=limit,
                 after=after,
+                include_retracted=not live_only,
             )
         )
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tabane.evaluation.graph_set import GraphContext, GraphQuestion, Triple, install, load
 from tabane.evaluation.options import MAX_LIMIT, count, refuse
-from tabane.graph.resolve import Resolution
+from tabane.graph.resolve import Request, Resolution
 from tabane.search.plan import SearchRequest
 from tabane.service import Tabane
 from tabane.text.spelling import char_grams, containment, dice, spelling_key
@@ -62,6 +62,7 @@ class ResolutionStats:
     cues: int = 0
     at1: int = 0
     at5: int = 0
+    noise5: int = 0  # semantic candidates among the first five names that are not the target
 
 
 @dataclass
@@ -82,6 +83,7 @@ class QuestionResult:
 class GraphEvalReport:
     set: str
     limit: int
+    semantic_floor: float | None = None  # resolve's semantic floor for every cue; None: default
     loaded: dict[str, dict[str, int]] = field(default_factory=dict)
     overall: Coverage = field(default_factory=Coverage)
     by_kind: dict[str, Coverage] = field(default_factory=dict)
@@ -111,9 +113,11 @@ def cue_class(cue: str, target: str, aliases: dict[str, str]) -> str:
     return "descriptive"
 
 
-def check(limit: int) -> None:
-    """Refuse an evidence limit out of range by name, before any work."""
+def check(limit: int, semantic_floor: float | None = None) -> None:
+    """Refuse an evidence limit or a semantic floor out of range by name, before any work."""
     refuse(count("limit", "limit", limit, 1, MAX_LIMIT))
+    if semantic_floor is not None:
+        Request("check", semantic_floor=semantic_floor).check()
 
 
 def run_graph_eval(
@@ -124,11 +128,12 @@ def run_graph_eval(
     prefix: str = "eval-",
     limit: int = LIMIT,
     progress: Progress | None = None,
+    semantic_floor: float | None = None,
 ) -> GraphEvalReport:
     say = progress or (lambda _msg: None)
-    check(limit)
+    check(limit, semantic_floor)
     data = load(set_path)
-    report = GraphEvalReport(set=set_path.name, limit=limit)
+    report = GraphEvalReport(set=set_path.name, limit=limit, semantic_floor=semantic_floor)
     for gc in data.contexts:
         say(f"loading {gc.name}")
         report.loaded[gc.name] = install(svc, user, gc, prefix + gc.name)
@@ -164,15 +169,17 @@ def _question(
 ) -> QuestionResult:
     seeds: list[str] = []
     for cue in q.cues:
-        resolution = svc.resolve(user, context, cue, limit=10)
+        resolution = svc.resolve(user, context, cue, limit=10, semantic_floor=report.semantic_floor)
         names = resolved_names(resolution)
         target = q.resolves_to[cue]
+        semantic = {c.name for c in resolution.semantic}
         stats = report.resolution.setdefault(
             cue_class(cue, target, dict(gc.aliases)), ResolutionStats()
         )
         stats.cues += 1
         stats.at1 += int(names[:1] == [target])
         stats.at5 += int(target in names[:5])
+        stats.noise5 += sum(1 for n in names[:5] if n in semantic and n != target)
         seeds.extend(seed_names(resolution))
     seeds = list(dict.fromkeys(seeds))
     evidence = gather(svc, user, context, seeds, limit, q.question)
@@ -243,7 +250,9 @@ def gather(
     if not seeds:
         return []
     found: dict[Triple, float] = {}
-    touching = svc.query(user, contexts=[context], any=list(seeds), limit=POOL)
+    touching = svc.query(
+        user, contexts=[context], any=list(seeds), limit=POOL, include_retracted=False
+    )
     for e in touching.edges:
         found.setdefault(e.triple, e.weight)
     walked = svc.activate(user, context, list(seeds), limit=20)
@@ -270,7 +279,8 @@ def summary_rows(report: GraphEvalReport) -> list[tuple[str, Coverage]]:
 def render(report: GraphEvalReport) -> str:
     lines = [
         f"**{report.set}** — pipeline: resolve each cue → query `any` + activate; "
-        f"evidence limit {report.limit} associations",
+        f"evidence limit {report.limit} associations; semantic floor "
+        f"{'default' if report.semantic_floor is None else report.semantic_floor}",
         "",
         "| slice | questions | micro | macro | all-needed |",
         "|---|---|---|---|---|",
@@ -279,9 +289,15 @@ def render(report: GraphEvalReport) -> str:
         lines.append(
             f"| {name} | {c.questions} | {c.micro:.3f} | {c.macro:.3f} | {c.all_rate:.3f} |"
         )
-    lines += ["", "| cue class | cues | resolution@1 | resolution@5 |", "|---|---|---|---|"]
+    lines += [
+        "",
+        "| cue class | cues | resolution@1 | resolution@5 | semantic noise@5 |",
+        "|---|---|---|---|---|",
+    ]
     for name, r in sorted(report.resolution.items()):
-        lines.append(f"| {name} | {r.cues} | {r.at1 / r.cues:.3f} | {r.at5 / r.cues:.3f} |")
+        lines.append(
+            f"| {name} | {r.cues} | {r.at1 / r.cues:.3f} | {r.at5 / r.cues:.3f} | {r.noise5} |"
+        )
     n = report.with_distractors or 1
     needed = report.overall.needed or 1
     lines += [

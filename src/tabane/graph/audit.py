@@ -3,11 +3,11 @@ verdicts.
 
 Lexical twins: different canonical spellings of one kind whose keys reach Dice ≥ 0.6 over
 informative bigrams (resolve's over-common rule, applied to the vocabulary's own document
-frequencies). Semantic twins: concepts whose gloss vectors reach the semantic floor. A pair
-recorded as distinct (`別物` / `distinct_from`) is kept but flagged `distinct`, so a reviewer sees
-why it stays split. Cost is bounded at 100k concepts: pairs are counted in PostgreSQL over the
-rarest bigrams first until PAIR_WORK pair-postings are spent, and at most SEMANTIC_VECTORS gloss
-vectors are compared; either bound sets `capped`.
+frequencies). Semantic twins: concepts (or labels) whose gloss vectors reach the semantic floor.
+A pair recorded as distinct (`別物` / `distinct_from`) is kept but flagged `distinct`, so a
+reviewer sees why it stays split. Cost is bounded at 100k concepts: pairs are counted in
+PostgreSQL over the rarest bigrams first until PAIR_WORK pair-postings are spent, and at most
+SEMANTIC_VECTORS gloss vectors of a kind are compared; either bound sets `capped`.
 """
 
 from __future__ import annotations
@@ -115,13 +115,22 @@ def lexical_twins(
 
 
 def semantic_twins(
-    session: Session, ctx: Context, embedder: Embedder, floor: float | None, limit: int
+    session: Session,
+    ctx: Context,
+    embedder: Embedder,
+    floor: float | None,
+    limit: int,
+    kind: str = "concept",
 ) -> tuple[list[Twin], bool]:
     rows = list(
         session.execute(
             select(VocabEntry.name, VocabVector.embedding)
             .join(VocabEntry, VocabEntry.id == VocabVector.entry_id)
-            .where(VocabVector.context_id == ctx.id, VocabVector.model == embedder.name)
+            .where(
+                VocabVector.context_id == ctx.id,
+                VocabVector.model == embedder.name,
+                VocabVector.kind == kind,
+            )
             .order_by(VocabVector.entry_id)
             .limit(SEMANTIC_VECTORS + 1)
         )
@@ -139,7 +148,7 @@ def semantic_twins(
     keep = np.flatnonzero(vals >= floor) if floor is not None else np.arange(len(vals))
     # Candidates strongest first; enough of them to fill `limit` after de-duplication.
     order = keep[np.argsort(-vals[keep], kind="stable")][: limit * 4]
-    distinct = gloss_mod.distinct_pairs(session, ctx.id)
+    distinct = gloss_mod.distinct_pairs(session, ctx.id) if kind == "concept" else set()
     best: dict[tuple[str, str], float] = {}
     for idx in order:
         a, b = names[iu[idx]], names[ju[idx]]
@@ -148,7 +157,6 @@ def semantic_twins(
         pair = (min(a, b), max(a, b))
         best[pair] = max(best.get(pair, -2.0), float(vals[idx]))
     twins = [
-        Twin(p[0], p[1], "concept", "semantic", s, frozenset(p) in distinct)
-        for p, s in best.items()
+        Twin(p[0], p[1], kind, "semantic", s, frozenset(p) in distinct) for p, s in best.items()
     ]
     return sorted(twins, key=lambda t: (-t.score, t.a, t.b))[:limit], capped

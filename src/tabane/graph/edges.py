@@ -2,7 +2,9 @@
 
 Without a time window an edge is the sum of the association rows the caller can see (one per
 scope set). With `since`/`until` it is derived from the claims valid in the window instead:
-retracted claims never count; superseded ones count for the time they were valid.
+retracted claims never count; superseded ones count for the time they were valid. An edge whose
+claims all closed stays (weight 0): its attributions are then its closed claims, its history.
+Weights are served through `shown_weight` (rounded; stored exactly).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from sqlalchemy import ARRAY, Integer, Text, and_, bindparam, func, or_, select
 from sqlalchemy.orm import Session
 
 from tabane.storage.schema import Association, Claim, Paragraph, Source
+from tabane.types import shown_weight
 
 # (context_id, perspective, subject, label, object)
 EdgeId = tuple[int, str, str, str, str]
@@ -41,14 +44,17 @@ class Attribution:
     kind: str
     source: str | None = None
     paragraph: int | None = None
-    section: str | None = None
+    section: tuple[str, ...] = ()  # the paragraph's heading path
     locator: dict[str, Any] | None = None
     statement: str | None = None
+    closed_at: datetime | None = None  # a closed claim: the history of an edge at weight 0
+    close_reason: str | None = None  # retracted | superseded
 
 
 @dataclass(frozen=True)
 class Edge:
-    """A net association: `weight` is the sum over its live claims, `claims` their count."""
+    """A net association: `weight` is the sum over its live claims, `claims` their count (0: every
+    claim closed, the edge kept at weight 0 with its history as attributions)."""
 
     context: str
     subject: str
@@ -127,9 +133,12 @@ def attributions(
     ids: Iterable[EdgeId],
     window: Window | None = None,
     per_edge: int = 20,
+    *,
+    closed: bool = False,
 ) -> dict[EdgeId, tuple[Attribution, ...]]:
     """The claims behind each edge (heaviest first), with their source paragraph's section and
-    locator when the source is stored."""
+    locator when the source is stored; with `closed`, its closed claims instead (most recently
+    closed first): the history of an edge whose claims all closed."""
     ids = list(dict.fromkeys(ids))
     if not ids:
         return {}
@@ -161,6 +170,8 @@ def attributions(
             c.source,
             c.paragraph,
             c.statement,
+            c.closed_at,
+            c.close_reason,
             Paragraph.section_path,
             Paragraph.locator,
         )
@@ -183,8 +194,8 @@ def attributions(
             ),
         )
         .outerjoin(Paragraph, and_(Paragraph.source_pk == Source.id, Paragraph.idx == c.paragraph))
-        .where(*in_window(window))
-        .order_by(func.abs(c.weight).desc(), c.id)
+        .where(*([c.closed_at.is_not(None)] if closed else in_window(window)))
+        .order_by(*((c.closed_at.desc(), c.id) if closed else (func.abs(c.weight).desc(), c.id)))
     )
     out: dict[EdgeId, list[Attribution]] = {}
     for row in session.connection().execute(stmt):  # core rows: no ORM result layer
@@ -194,14 +205,16 @@ def attributions(
             bucket.append(
                 Attribution(
                     claim=row.id,
-                    weight=row.weight,
+                    weight=shown_weight(row.weight),
                     author=row.author,
                     kind=row.kind,
                     source=row.source,
                     paragraph=row.paragraph,
-                    section=" > ".join(row.section_path) if row.section_path else None,
+                    section=tuple(row.section_path or ()),
                     locator=row.locator,
                     statement=row.statement,
+                    closed_at=row.closed_at,
+                    close_reason=row.close_reason,
                 )
             )
     return {k: tuple(v) for k, v in out.items()}
@@ -213,7 +226,7 @@ def to_edge(row: Any, context: str, attrs: dict[EdgeId, tuple[Attribution, ...]]
         subject=row.subject,
         label=row.label,
         object=row.object,
-        weight=float(row.weight),
+        weight=shown_weight(row.weight),
         claims=int(row.claims),
         perspective=row.perspective or None,
         attributions=attrs.get(edge_id(row), ()),

@@ -6,11 +6,11 @@ for the contexts and scope sets that stay:
 - `closed_by`: the claims an erased claim closed ("superseded"). A correction that is gone
   corrects nothing: `reopen` opens them again with the `valid_until` they had before it, and
   their edges are re-netted with the rest.
-- `forget_glosses`: a stored gloss quotes the heaviest facts of its concept, the erased claims
-  among them (text and vector), in the claims' scope set and in every wider one of the context
-  (a gloss reads the facts of the sets inside its own). Those of the concepts the erased claims
-  named are deleted; the `embed_glosses` job of each set writes them again from the facts left,
-  where a worker has an embedder.
+- `forget_glosses`: a stored gloss quotes the heaviest facts of its concept (or uses of its
+  label), the erased claims among them (text and vector), in the claims' scope set and in every
+  wider one of the context (a gloss reads the facts of the sets inside its own). Those of the
+  concepts and labels the erased claims named are deleted; the `embed_glosses` job of each set
+  writes them again from the facts left, where a worker has an embedder.
 - `forget_spellings`: a concept or label spelled only by the erased claims (no claim left of
   that context and scope set names it, no alias points at it) leaves the vocabulary, with its
   statistics, so resolve no longer finds it.
@@ -21,7 +21,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import ARRAY, ColumnElement, Text, delete, exists, literal, or_, select, update
+from sqlalchemy import (
+    ARRAY,
+    ColumnElement,
+    Text,
+    and_,
+    delete,
+    exists,
+    literal,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.orm import Session, aliased
 
 from tabane.graph import vocabulary_stats
@@ -81,16 +92,19 @@ def _named(edges: Iterable[EdgeKey]) -> tuple[set[str], set[str]]:
 
 
 def forget_glosses(session: Session, edges: Edges) -> set[Where]:
-    """Delete the stored glosses (every model's) of the concepts the erased claims named, in
-    their scope sets and the wider ones; returns the (context, scope set) pairs to embed again."""
+    """Delete the stored glosses (every model's) of the concepts and labels the erased claims
+    named (a label's gloss quotes its uses), in their scope sets and the wider ones; returns the
+    (context, scope set) pairs to embed again."""
     touched: set[Where] = set()
     for (context_id, scopes), keys in edges.items():
-        concepts, _ = _named(keys)
+        concepts, labels = _named(keys)
         entries = select(VocabEntry.id, VocabEntry.scopes).where(
             VocabEntry.context_id == context_id,
-            VocabEntry.kind == "concept",
+            or_(
+                and_(VocabEntry.kind == "concept", VocabEntry.name.in_(sorted(concepts))),
+                and_(VocabEntry.kind == "label", VocabEntry.name.in_(sorted(labels))),
+            ),
             VocabEntry.scopes.op("@>", is_comparison=True)(literal(list(scopes), ARRAY(Text))),
-            VocabEntry.name.in_(sorted(concepts)),
             exists().where(VocabVector.entry_id == VocabEntry.id),
         )
         found = session.execute(entries).all()

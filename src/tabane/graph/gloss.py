@@ -1,4 +1,5 @@
-"""Concept glosses: a canonical name plus its heaviest facts (`東京都 — 所在地→関東; 首都←日本`).
+"""Glosses: a canonical name plus its heaviest facts — a concept's (`東京都 — 所在地→関東;
+首都←日本`), or a label's uses (`所在地 — 東京都→関東; 京都府→近畿`).
 
 Resolve attaches a gloss to its top candidates so a look-alike (京都 inside 東京都) can be seen
 for what it is, and the semantic tier embeds glosses (vectors in `vocabulary_vectors`, written by
@@ -49,7 +50,7 @@ class Fact:
     weight: float
 
 
-def _net_facts(session: Session, context_id: int) -> list[Fact]:
+def net_facts(session: Session, context_id: int) -> list[Fact]:
     """Every live net edge of the context (summed over visible rows and perspectives)."""
     a = Association
     stmt = (
@@ -86,6 +87,24 @@ def render(name: str, facts: Sequence[Fact], limit: int) -> str:
     return f"{name} — {'; '.join(shown)}" if shown else name
 
 
+def render_label(name: str, facts: Sequence[Fact], limit: int) -> str:
+    """`label — subject→object; …`: the label's heaviest uses first (ties by text)."""
+    parts = sorted(
+        (-abs(f.weight), f"{'not ' if f.weight < 0 else ''}{f.subject}→{f.object}")
+        for f in facts
+        if f.label == name
+    )
+    shown = list(dict.fromkeys(text for _, text in parts))[:limit]
+    return f"{name} — {'; '.join(shown)}" if shown else name
+
+
+def _label_glosses(names: Collection[str], facts: Sequence[Fact], limit: int) -> dict[str, str]:
+    by_label: dict[str, list[Fact]] = defaultdict(list)
+    for f in facts:
+        by_label[f.label].append(f)
+    return {n: render_label(n, by_label.get(n, []), limit) for n in names}
+
+
 def _glosses(names: Collection[str], facts: Sequence[Fact], limit: int) -> dict[str, str]:
     """The gloss of each name from `facts` (those touching it)."""
     by_name: dict[str, list[Fact]] = defaultdict(list)
@@ -98,7 +117,7 @@ def _glosses(names: Collection[str], facts: Sequence[Fact], limit: int) -> dict[
 
 @cache
 def _annotations() -> Any:
-    """The live net facts touching `gloss_names` (as `_net_facts`) and the pairs recorded as
+    """The live net facts touching `gloss_names` (as `net_facts`) and the pairs recorded as
     distinct touching `distinct_names` (positive net weight), tagged by `part`; built once."""
     a = Association
     ctx = bindparam("ann_ctx", type_=Integer)
@@ -153,6 +172,22 @@ def annotate(
     return _glosses(glossed, facts, limit), dict(pairs)
 
 
+def annotate_labels(
+    session: Session, context_id: int, glossed: Collection[str], limit: int = GLOSS_FACTS
+) -> dict[str, str]:
+    """The gloss of each label of `glossed` from the uses the caller can see."""
+    if not glossed:
+        return {}
+    a = Association
+    rows = session.execute(
+        select(a.subject, a.label, a.object, func.sum(a.weight), func.sum(a.claims))
+        .where(a.context_id == context_id, a.label.in_(sorted(set(glossed))))
+        .group_by(a.subject, a.label, a.object)
+    )
+    facts = [Fact(s, lb, o, float(w)) for s, lb, o, w, n in rows if n and w]
+    return _label_glosses(glossed, facts, limit)
+
+
 def distinct_pairs(session: Session, context_id: int) -> set[frozenset[str]]:
     """Every pair recorded as distinct in the context (for the audit)."""
     a = Association
@@ -173,25 +208,30 @@ class GlossTodo:
     entry_id: int
     name: str
     gloss: str
+    kind: str = "concept"
 
 
 def stale(session: Session, context_id: int, scopes: Sequence[str], model: str) -> list[GlossTodo]:
-    """Concepts stored under exactly `scopes` whose gloss changed since it was last embedded
-    with `model` (or was never embedded). Run it with a principal reading only `scopes`."""
+    """Concepts and labels stored under exactly `scopes` whose gloss changed since it was last
+    embedded with `model` (or was never embedded). Run it with a principal reading only
+    `scopes`."""
     v = VocabEntry
-    entries = list(
+    rows = list(
         session.execute(
-            select(v.id, v.name).where(
+            select(v.id, v.name, v.kind).where(
                 v.context_id == context_id,
-                v.kind == "concept",
                 v.alias_of.is_(None),
                 v.scopes == sorted(scopes),
             )
         )
     )
-    if not entries:
+    if not rows:
         return []
-    glossed = _glosses({name for _, name in entries}, _net_facts(session, context_id), EMBED_FACTS)
+    facts = net_facts(session, context_id)
+    concepts = _glosses({r.name for r in rows if r.kind == "concept"}, facts, EMBED_FACTS)
+    labels = _label_glosses({r.name for r in rows if r.kind == "label"}, facts, EMBED_FACTS)
+    entries = [(r.id, r.name) for r in rows]
+    kinds = {r.id: r.kind for r in rows}
     have = {
         entry_id: text
         for entry_id, text in session.execute(
@@ -202,9 +242,9 @@ def stale(session: Session, context_id: int, scopes: Sequence[str], model: str) 
     }
     todo = []
     for entry_id, name in sorted(entries, key=lambda e: e[0]):
-        text = glossed[name]
+        text = (concepts if kinds[entry_id] == "concept" else labels)[name]
         if have.get(entry_id) != text:
-            todo.append(GlossTodo(entry_id, name, text))
+            todo.append(GlossTodo(entry_id, name, text, kinds[entry_id]))
     return todo
 
 
@@ -231,6 +271,7 @@ def store(
             "model": embedder.name,
             "context_id": context_id,
             "dim": embedder.dim,
+            "kind": t.kind,
             "gloss": t.gloss,
             "embedding": vec,
             "scopes": sorted(scopes),

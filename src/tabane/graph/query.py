@@ -4,8 +4,10 @@ Each position (subject, label, object) is a spelling or an OR-list of spellings;
 Taguru's cue recall: the edges touching a cue as subject OR object (a label is not a concept, so
 `any` never matches a label — put label cues in `label`). All given positions must hold. Cue
 spellings go through the context's aliases first (aliases are entry-only; results always carry
-canonical spellings). Only live edges are returned: at least one claim behind them, in the
-window when `since`/`until` is given.
+canonical spellings). Weights drop, edges stay: an edge whose claims were all retracted (or
+superseded) is returned at weight 0 with its closed claims as its history, after every live edge
+(`include_retracted=False` leaves it out). With `since`/`until` only edges with a claim valid in
+the window are returned.
 
 Truncation keeps the strongest |weight|; the order is |weight| descending, then subject, label,
 object, perspective and context, so pages are stable. `after` is an opaque keyset cursor: the
@@ -159,6 +161,7 @@ class EdgeQuery:
     window: Window | None = None
     limit: int = DEFAULT_LIMIT
     after: str | None = None
+    include_retracted: bool = True  # edges at weight 0 whose claims all closed
 
     @classmethod
     def build(
@@ -173,6 +176,7 @@ class EdgeQuery:
         until: datetime | None = None,
         limit: int = DEFAULT_LIMIT,
         after: str | None = None,
+        include_retracted: bool = True,
     ) -> EdgeQuery:
         issues: list[Issue] = []
         cues = {
@@ -181,6 +185,8 @@ class EdgeQuery:
         }
         touching = cue_list(any, "any", issues)
         check_int(limit, "limit", 1, MAX_LIMIT, issues)
+        if not isinstance(include_retracted, bool):
+            issues.append(Issue("include_retracted", "not a boolean"))
         if perspective is not None and not isinstance(perspective, str):
             issues.append(Issue("perspective", "not a string"))
         if since is not None and until is not None and until <= since:
@@ -196,6 +202,7 @@ class EdgeQuery:
             window,
             limit,
             after,
+            include_retracted,
         )
 
 
@@ -265,7 +272,9 @@ def query(session: Session, reached: Sequence[Context], q: EdgeQuery) -> QueryRe
         e.c.weight,
         e.c.claims,
         absw.label("absw"),
-    ).where(e.c.claims > 0, where)
+    ).where(where)
+    if not q.include_retracted or (q.window is not None and not q.window.open):
+        base = base.where(e.c.claims > 0)
     if q.perspective is not None:
         base = base.where(e.c.perspective == q.perspective)
     total = session.scalar(select(func.count()).select_from(base.subquery())) or 0
@@ -279,9 +288,10 @@ def query(session: Session, reached: Sequence[Context], q: EdgeQuery) -> QueryRe
     rows = session.execute(page.order_by(*order).limit(q.limit + 1)).all()
     more = len(rows) > q.limit
     rows = rows[: q.limit]
-    attrs = edges_mod.attributions(
-        session, [edges_mod.edge_id(r) for r in rows], q.window, ATTRIBUTIONS_PER_EDGE
-    )
+    live = [edges_mod.edge_id(r) for r in rows if r.claims > 0]
+    closed = [edges_mod.edge_id(r) for r in rows if r.claims == 0]
+    attrs = edges_mod.attributions(session, live, q.window, ATTRIBUTIONS_PER_EDGE)
+    attrs |= edges_mod.attributions(session, closed, None, ATTRIBUTIONS_PER_EDGE, closed=True)
     found = tuple(edges_mod.to_edge(r, names[r.context_id], attrs) for r in rows)
     nxt = None
     if more and rows:

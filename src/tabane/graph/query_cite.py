@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from tabane.errors import Issue, NotFound
 from tabane.graph import edges as edges_mod
 from tabane.storage.schema import Claim, Context, Paragraph, Source
+from tabane.types import shown_weight
 
 MAX_CITATIONS = 100  # per association partition, heaviest claims first
 
@@ -114,7 +115,7 @@ def citations(
             bucket.append(
                 ClaimCitation(
                     claim=r.id,
-                    weight=r.weight,
+                    weight=shown_weight(r.weight),
                     author=r.author,
                     kind=r.kind,
                     statement=r.statement,
@@ -134,7 +135,7 @@ def citations(
         tuple(
             CitedAssociation(
                 p.perspective or None,
-                float(p.weight),
+                shown_weight(p.weight),
                 int(p.claims),
                 tuple(by_part.get(p.perspective, ())),
             )

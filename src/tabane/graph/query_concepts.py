@@ -15,6 +15,7 @@ from tabane.graph import vocabulary
 from tabane.graph.query import check_int, decode_cursor, encode_cursor, raise_if
 from tabane.storage.schema import Association, Context, VocabEntry
 from tabane.text.tokenize import normalize
+from tabane.types import shown_weight
 
 MAX_LABEL_PAGE = 1000
 
@@ -74,12 +75,15 @@ def describe(session: Session, ctx: Context, concept: str) -> ConceptDescription
                 acc[2] += float(row.a)
 
     def counts(role: str) -> tuple[LabelCount, ...]:
-        items = [LabelCount(k, int(v[0]), v[1], v[2]) for k, v in roles[role].items()]
+        items = [
+            LabelCount(k, int(v[0]), shown_weight(v[1]), shown_weight(v[2]))
+            for k, v in roles[role].items()
+        ]
         return tuple(sorted(items, key=lambda c: (-c.strength, c.label)))
 
     aliases = tuple(a.alias for a in vocabulary.list_aliases(session, ctx.id, "concept", concept))
     return ConceptDescription(
-        ctx.name, concept, aliases, counts("s"), counts("o"), degree, strength
+        ctx.name, concept, aliases, counts("s"), counts("o"), degree, shown_weight(strength)
     )
 
 

@@ -4,7 +4,8 @@ Tiers, in order (ARCHITECTURE.md §2): exact key of a canonical spelling (`exact
 alias (`alias`, 1.0, the alias in `via`) — when any exists nothing else is scored (eclipsed);
 else containment (`containment`, shorter/longer) and Dice over informative bigrams (`fuzzy`, at
 or above the dice floor); then, only when the best lexical score is under 0.5 (or there is none),
-the `semantic` tier: cosine between the cue and concept gloss vectors, floored, top 5. The tiers
+the `semantic` tier: cosine between the cue and the gloss vectors of its kind (concepts and labels
+alike), floored, top `limit`. The tiers
 come back as separate lists and are never compared. The top candidates carry a gloss; either
 spelling of a pair recorded as distinct carries a warning. The result says what it did.
 """
@@ -34,7 +35,6 @@ from tabane.types import text_problem
 MAX_LIMIT = 100
 DEFAULT_DICE_FLOOR = 0.3
 SEMANTIC_BELOW = 0.5  # the semantic tier joins when the best lexical score is under this
-SEMANTIC_TOP = 5
 GLOSSED = 5  # candidates (per tier) that carry a gloss
 MAX_CUE = 300
 GLOSS_JOB = "embed_glosses"
@@ -61,8 +61,7 @@ class Floor:
 @dataclass(frozen=True)
 class SemanticPlan:
     ran: bool
-    reason: str | None  # lexical_strong, no_embedder, labels_not_embedded, no_gloss_vectors,
-    # gloss_vectors_pending
+    reason: str | None  # lexical_strong, no_embedder, no_gloss_vectors, gloss_vectors_pending
     model: str | None
     floor: Floor
     pending_jobs: int = 0
@@ -177,12 +176,12 @@ def lexical(
         # Eclipsed: nothing else is scored, and no gram is reported over-common.
         key = looked.cue.key
         bare = Cue(cue, key, char_grams(key), frozenset(), {}, 0)
-        return Lexical(bare, looked.exact, best_per_canonical(looked.exact))
+        return Lexical(bare, looked.exact, best_per_canonical(looked.exact, cue))
     pool = max(4 * limit, 4 * MAX_LIMIT)
     found = lex.lexical(
         session, ctx.id, kind, looked.cue, dice_floor, pool, None if every else limit
     )
-    return Lexical(looked.cue, [], best_per_canonical(found.scored), found.complete)
+    return Lexical(looked.cue, [], best_per_canonical(found.scored, cue), found.complete)
 
 
 QueryVector = Callable[[], Vectors]
@@ -196,8 +195,6 @@ def semantic_blocker(
         return "lexical_strong", 0
     if embedder is None:
         return "no_embedder", 0
-    if kind != "concept":
-        return "labels_not_embedded", 0
     pending = int(
         session.scalar(
             select(func.count())
@@ -212,7 +209,12 @@ def semantic_blocker(
     )
     held = session.scalar(
         select(VocabVector.entry_id)
-        .where(VocabVector.context_id == ctx.id, VocabVector.model == embedder.name)
+        .join(VocabEntry, VocabEntry.id == VocabVector.entry_id)
+        .where(
+            VocabVector.context_id == ctx.id,
+            VocabVector.model == embedder.name,
+            VocabEntry.kind == kind,
+        )
         .limit(1)
     )
     if held is None:
@@ -227,9 +229,15 @@ def _distance(embedder: Embedder, vector: Vectors) -> Any:
 
 
 def semantic(
-    session: Session, ctx: Context, embedder: Embedder, vector: Vectors, floor: float | None
+    session: Session,
+    ctx: Context,
+    embedder: Embedder,
+    vector: Vectors,
+    floor: float | None,
+    top: int,
+    kind: str = "concept",
 ) -> list[tuple[str, float]]:
-    """(canonical name, cosine) of the best glosses, at or above `floor`, top SEMANTIC_TOP."""
+    """(canonical name, cosine) of the best glosses, at or above `floor`, the best `top`."""
     d = _distance(embedder, vector)
     stmt = (
         select(VocabEntry.name, d.label("d"))
@@ -238,19 +246,25 @@ def semantic(
             VocabVector.context_id == ctx.id,
             VocabVector.model == embedder.name,
             VocabVector.dim == embedder.dim,
+            VocabEntry.kind == kind,
         )
         .order_by(d, VocabEntry.name)
-        .limit(SEMANTIC_TOP * 4)
+        .limit(top * 4)
     )
     best: dict[str, float] = {}
     for name, dist in session.execute(stmt):
         best[name] = max(best.get(name, -2.0), 1.0 - float(dist))
     ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
-    return [(n, c) for n, c in ranked if floor is None or c >= floor][:SEMANTIC_TOP]
+    return [(n, c) for n, c in ranked if floor is None or c >= floor][:top]
 
 
 def cosine_of(
-    session: Session, ctx: Context, embedder: Embedder, vector: Vectors, name: str
+    session: Session,
+    ctx: Context,
+    embedder: Embedder,
+    vector: Vectors,
+    name: str,
+    kind: str = "concept",
 ) -> float | None:
     """The best gloss cosine of one canonical spelling (explain's evidence)."""
     d = _distance(embedder, vector)
@@ -260,6 +274,7 @@ def cosine_of(
         .where(
             VocabVector.context_id == ctx.id,
             VocabVector.model == embedder.name,
+            VocabEntry.kind == kind,
             VocabEntry.name == name,
         )
     )
@@ -285,15 +300,21 @@ def resolve(
     if reason is None:
         assert embedder is not None
         vector = query_vector() if query_vector else embedder.embed_query(request.cue)
-        sem_hits = semantic(session, ctx, embedder, vector, sem_floor.value)
+        sem_hits = semantic(
+            session, ctx, embedder, vector, sem_floor.value, request.limit, request.kind
+        )
     plan = SemanticPlan(
         reason is None, reason, embedder.name if embedder else None, sem_floor, pending
     )
     shown = lexed.ranked[: request.limit]
     names = {s.canonical for s in shown[:GLOSSED]} | {n for n, _ in sem_hits}
-    glossed, distinct = gloss_mod.annotate(
-        session, ctx.id, names, {s.canonical for s in shown} | {n for n, _ in sem_hits}
-    )
+    distinct: dict[str, set[str]] = {}  # pairs recorded as distinct: concepts only
+    if request.kind == "label":
+        glossed = gloss_mod.annotate_labels(session, ctx.id, names)
+    else:
+        glossed, distinct = gloss_mod.annotate(
+            session, ctx.id, names, {s.canonical for s in shown} | {n for n, _ in sem_hits}
+        )
 
     def warnings(name: str) -> tuple[str, ...]:
         return tuple(f"distinct from {other}" for other in sorted(distinct.get(name, ())))

@@ -122,7 +122,7 @@ def rank_top(
         at += BATCH
         seen.add([Spelling(*r) for r in binary_rows(session, _keys(), {"ids": batch})])
         if at < len(ids):
-            ranked = best_per_canonical(list(seen.scored.values()))
+            ranked = best_per_canonical(list(seen.scored.values()), cue.text)
             if len(ranked) >= top and ranked[top - 1].score > bound[at]:
                 return False
     return True

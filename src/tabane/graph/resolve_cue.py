@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tabane.text.spelling import char_grams, containment
+from tabane.text.tokenize import normalize
 
 
 @dataclass(frozen=True)
@@ -75,16 +76,28 @@ def min_shared(cue: Cue, floor: float) -> int:
 KIND_ORDER = {"exact": 0, "alias": 1, "containment": 2, "fuzzy": 3}
 
 
-def best_per_canonical(scored: Sequence[Scored]) -> list[Scored]:
-    """One candidate per canonical spelling (its best spelling's score), ranked by score, then
-    name; a tie between spellings of one canonical prefers exact, alias, containment, fuzzy."""
-    best: dict[str, Scored] = {}
+def tie_order(s: Scored, cue_text: str) -> tuple[float, int, int, str]:
+    """How resolve ranks: score, then match kind (exact, alias, containment, fuzzy), then the
+    spelling — the cue's own spelling verbatim, then its case-folded form (a case twin), then
+    any other spelling of the key (an identifier form), each group by name. Only an exact or
+    alias match can share the cue's folded form (else their keys would be equal)."""
+    if s.name == cue_text:
+        closeness = 0
+    elif s.kind in ("exact", "alias") and normalize(s.name) == normalize(cue_text):
+        closeness = 1
+    else:
+        closeness = 2
+    return (-s.score, KIND_ORDER[s.kind], closeness, s.name)
+
+
+def best_per_canonical(scored: Sequence[Scored], cue_text: str) -> list[Scored]:
+    """One candidate per canonical spelling (its best spelling by `tie_order`), ranked by
+    `tie_order` up to the spelling, then by canonical name."""
+    best: dict[str, tuple[tuple[float, int, int, str], Scored]] = {}
     for s in scored:
+        order = tie_order(s, cue_text)
         cur = best.get(s.canonical)
-        if cur is None or (-s.score, KIND_ORDER[s.kind], s.name) < (
-            -cur.score,
-            KIND_ORDER[cur.kind],
-            cur.name,
-        ):
-            best[s.canonical] = s
-    return sorted(best.values(), key=lambda s: (-s.score, s.canonical))
+        if cur is None or order < cur[0]:
+            best[s.canonical] = (order, s)
+    ranked = sorted(best.values(), key=lambda pair: (*pair[0][:3], pair[1].canonical))
+    return [s for _, s in ranked]

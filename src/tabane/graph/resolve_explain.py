@@ -130,6 +130,18 @@ def explain(
                 limit=request.limit,
                 **base,  # type: ignore[arg-type]
             )
+        reach = _verified_limit(rerun, request, canonical, rank, "lexical")
+        return ResolveExplanation(
+            "cut_by_limit",
+            f"ranked {rank}, past the limit of {request.limit}",
+            rank=rank,
+            score=s.score,
+            match=s.kind,
+            tier="lexical",
+            limit=request.limit,
+            limit_to_reach=reach,
+            **base,  # type: ignore[arg-type]
+        )
     if lexed.eclipsed:
         others = tuple(sorted({s.canonical for s in lexed.exact}))
         return ResolveExplanation(
@@ -157,20 +169,6 @@ def explain(
             admitting_floor=best.score,
             **base,  # type: ignore[arg-type]
         )
-    if canonical in ranks:
-        rank, s = ranks[canonical]
-        reach = _verified_limit(rerun, request, canonical, rank)
-        return ResolveExplanation(
-            "cut_by_limit",
-            f"ranked {rank}, past the limit of {request.limit}",
-            rank=rank,
-            score=s.score,
-            match=s.kind,
-            tier="lexical",
-            limit=request.limit,
-            limit_to_reach=reach,
-            **base,  # type: ignore[arg-type]
-        )
     reason, _ = res.semantic_blocker(session, ctx, request.kind, lexed.best, embedder)
     if reason is not None:
         shared = sorted(lexed.cue.stop & char_grams(best.key))  # all it shared: over-common
@@ -187,8 +185,23 @@ def explain(
             **base,  # type: ignore[arg-type]
         )
     assert embedder is not None
+    return _semantic_verdict(session, ctx, request, canonical, embedder, sem_floor, rerun, base)
+
+
+def _semantic_verdict(
+    session: Session,
+    ctx: Context,
+    request: Request,
+    canonical: str,
+    embedder: Embedder,
+    sem_floor: Floor,
+    rerun: Rerun,
+    base: dict[str, object],
+) -> ResolveExplanation:
+    """The semantic tier's verdict on `canonical`: its rank among the floored glosses (served
+    within the limit, else cut with a verified limit), or its cosine under the floor."""
     vector = embedder.embed_query(request.cue)
-    cosine = res.cosine_of(session, ctx, embedder, vector, canonical)
+    cosine = res.cosine_of(session, ctx, embedder, vector, canonical, request.kind)
     if cosine is None:
         return ResolveExplanation(
             "semantic_never_ran",
@@ -197,21 +210,11 @@ def explain(
             semantic_floor=sem_floor,
             **base,  # type: ignore[arg-type]
         )
-    hits = res.semantic(session, ctx, embedder, vector, sem_floor.value)
-    for i, (name, score) in enumerate(hits, start=1):
-        if name == canonical:
-            return ResolveExplanation(
-                "served",
-                f"served by the semantic tier at rank {i} (cosine {score:.3f})",
-                rank=i,
-                score=score,
-                match="semantic",
-                tier="semantic",
-                cosine=score,
-                semantic_floor=sem_floor,
-                **base,  # type: ignore[arg-type]
-            )
-    if sem_floor.value is not None and cosine < sem_floor.value:
+    hits = res.semantic(
+        session, ctx, embedder, vector, sem_floor.value, res.MAX_LIMIT, request.kind
+    )
+    rank = next((i for i, (name, _) in enumerate(hits, start=1) if name == canonical), None)
+    if rank is None and sem_floor.value is not None and cosine < sem_floor.value:
         return ResolveExplanation(
             "semantic_below_floor",
             f"gloss cosine {cosine:.3f} is under the semantic floor {sem_floor.value} "
@@ -222,25 +225,43 @@ def explain(
             semantic_floor=sem_floor,
             **base,  # type: ignore[arg-type]
         )
+    common = {
+        "rank": rank,
+        "score": cosine,
+        "cosine": cosine,
+        "tier": "semantic",
+        "match": "semantic",
+        "limit": request.limit,
+        "semantic_floor": sem_floor,
+    }
+    if rank is not None and rank <= request.limit:
+        return ResolveExplanation(
+            "served",
+            f"served by the semantic tier at rank {rank} (cosine {cosine:.3f})",
+            **common,  # type: ignore[arg-type]
+            **base,  # type: ignore[arg-type]
+        )
+    where = f"ranked {rank}" if rank is not None else f"outside the best {res.MAX_LIMIT}"
+    reach = None if rank is None else _verified_limit(rerun, request, canonical, rank, "semantic")
     return ResolveExplanation(
         "cut_by_limit",
-        f"gloss cosine {cosine:.3f} is above the floor but outside the semantic top "
-        f"{res.SEMANTIC_TOP}",
-        score=cosine,
-        cosine=cosine,
-        tier="semantic",
-        match="semantic",
-        semantic_floor=sem_floor,
+        f"gloss cosine {cosine:.3f} is above the floor but {where} in the semantic tier, "
+        f"past the limit of {request.limit}",
+        limit_to_reach=reach,
+        **common,  # type: ignore[arg-type]
         **base,  # type: ignore[arg-type]
     )
 
 
-def _verified_limit(rerun: Rerun, request: Request, canonical: str, rank: int) -> int | None:
-    """The smallest limit at which a fresh resolve serves it (checked, not assumed)."""
+def _verified_limit(
+    rerun: Rerun, request: Request, canonical: str, rank: int, tier: str
+) -> int | None:
+    """The smallest limit at which a fresh resolve serves it in `tier` (checked, not assumed)."""
     for limit in (rank, min(res.MAX_LIMIT, rank + 5)):
         if limit > res.MAX_LIMIT:
             return None
         got = rerun(replace(request, limit=limit))
-        if any(c.name == canonical for c in got.candidates):
+        served = got.candidates if tier == "lexical" else got.semantic
+        if any(c.name == canonical for c in served):
             return limit
     return None

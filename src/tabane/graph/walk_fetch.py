@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 from tabane.graph import edges as edges_mod
 from tabane.graph.edges import Edge, Window
 from tabane.storage.schema import Context
+from tabane.types import shown_weight
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,7 @@ class Graph:
                 subject=h.subject,
                 label=h.label,
                 object=h.object,
-                weight=h.weight,
+                weight=shown_weight(h.weight),
                 claims=h.claims,
                 perspective=h.perspective or None,
                 attributions=attrs.get((self.ctx.id, *h.id), ()),

@@ -23,7 +23,7 @@ from tabane.storage.schema import Job
 from tabane.types import Principal
 
 EMBED_SOURCE = "embed_source"  # embed a source's paragraphs that lack vectors of the model
-EMBED_GLOSSES = "embed_glosses"  # (re)embed a context's concept glosses of one scope set
+EMBED_GLOSSES = "embed_glosses"  # (re)embed a context's concept and label glosses of one scope set
 EMBED_CLAIMS = "embed_claims"  # embed a context's current claims of one scope set lacking vectors
 EMBED_TURNS = "embed_turns"  # embed a session's turns lacking vectors
 DERIVE_COMMUNITIES = "derive_communities"  # rebuild a context's communities (and embed them)

@@ -269,6 +269,10 @@ class SearchArgs(Args):
         ),
     ]
     contexts: Annotated[list[str], Field(description="Contexts to search.")] = []
+    context: Annotated[
+        str | None,
+        Field(min_length=1, description="One context to search (Taguru's form; adds to contexts)."),
+    ] = None
     groups: Annotated[list[str], Field(description="Groups to search (nested ones too).")] = []
     limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Hits per page.")] = 10
     after: Annotated[str | None, Field(description="`next_after` of the previous page.")] = None
@@ -280,6 +284,11 @@ class SearchArgs(Args):
     semantic_floor: Annotated[
         float | None, Field(ge=-1.0, le=1.0, description="Cosine floor of the vector lane.")
     ] = None
+
+    def searched(self) -> tuple[str, ...]:
+        """`contexts` and `context` together, each once, in order."""
+        named = [*self.contexts, *(() if self.context is None else (self.context,))]
+        return tuple(dict.fromkeys(named))
 
 
 class ExpectedIn(BaseModel):

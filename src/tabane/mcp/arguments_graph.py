@@ -44,6 +44,10 @@ class QueryGraphArgs(Args):
     ] = None
     limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Edges per page.")] = 50
     after: After = None
+    include_retracted: Annotated[
+        bool,
+        Field(description="Also edges whose claims were all retracted (weight 0, with history)."),
+    ] = True
 
 
 class DescribeArgs(Args):

@@ -9,7 +9,7 @@ from pydantic import Field
 from tabane.mcp.arguments import Args, ContextArg
 
 Cue = Annotated[str, Field(description="Any spelling of the name you mean; typos are fine.")]
-Limit = Annotated[int, Field(ge=1, le=100, description="Lexical candidates to return.")]
+Limit = Annotated[int, Field(ge=1, le=100, description="Candidates to return per tier.")]
 DiceFloor = Annotated[
     float | None,
     Field(ge=0.0, le=1.0, description="Fuzzy (Dice) floor for this call; default the context's."),
@@ -27,11 +27,8 @@ class ResolveArgs(Args):
     semantic_floor: SemanticFloor = None
 
 
-class ResolveLabelArgs(Args):
-    context: ContextArg
-    cue: Cue
-    limit: Limit = 10
-    dice_floor: DiceFloor = None
+class ResolveLabelArgs(ResolveArgs):
+    pass
 
 
 class ExplainResolveArgs(ResolveArgs):

@@ -184,9 +184,10 @@ def cite(svc: Tabane, user: Principal, a: CiteArgs) -> Citation:
 
 @_tool("read")
 def search_passages(svc: Tabane, user: Principal, a: SearchArgs) -> SearchResult:
-    """Find paragraphs in `contexts` and/or `groups`. Phrase `query` like the ANSWER you expect: a
-    plausible declarative sentence the passage would contain ('The kettle switches off when the
-    water boils'), not the question ('when does the kettle stop?'). Each hit has context,
+    """Find paragraphs in `contexts` (or one `context`) and/or `groups`. Phrase `query` like the
+    ANSWER you expect: a plausible declarative sentence the passage would contain ('The kettle
+    switches off when the water boils'), not the question ('when does the kettle stop?'). Each
+    hit has context,
     source_id, paragraph, text, section and locator: `cite` what you use. `via_question` marks a
     hit that matched through a question stored with it (doc2query). When hits are empty or
     wrong, read `plan` before rewording: a lane skipped and why (no_embedder, no_vectors yet,
@@ -204,7 +205,7 @@ def explain_search(svc: Tabane, user: Principal, a: ExplainArgs) -> Explanation:
     paragraph_out_of_range, filtered_out, no_query_terms, no_term_overlap (both sides' terms
     shown), below_floor, below_cutoff (rank and a verified limit_to_reach) or served, with each
     query term's tf, df, idf and BM25 contribution and the vector cosine."""
-    context = expected_context(a.expected.context, a.contexts, a.groups, "expected.context")
+    context = expected_context(a.expected.context, a.searched(), a.groups, "expected.context")
     return svc.explain_search(
         user, _request(a), context, a.expected.source_id, a.expected.paragraph
     )
@@ -213,7 +214,7 @@ def explain_search(svc: Tabane, user: Principal, a: ExplainArgs) -> Explanation:
 def _request(a: SearchArgs) -> SearchRequest:
     return SearchRequest(
         query=a.query,
-        contexts=tuple(a.contexts),
+        contexts=a.searched(),
         groups=tuple(a.groups),
         limit=a.limit,
         after=a.after,

@@ -35,7 +35,9 @@ def query_graph(svc: Tabane, user: Principal, a: QueryGraphArgs) -> QueryResult:
     weight means "not" ("does not cause"); a small net weight with split attributions is a
     disputed edge: say so. Replay a procedure by query: the first_step edge from it, then
     label='next_step' for every pair, lined up — never by explore's hop distance. `total` counts
-    every match; pass `next` back as `after` for more."""
+    every match; pass `next` back as `after` for more. Weights drop, edges stay: an edge whose
+    claims were all retracted comes last at weight 0, its attributions its closed claims (pass
+    include_retracted=false for live edges only)."""
     return svc.query(
         user,
         **a.model_dump(exclude={"since", "until"}),

@@ -42,7 +42,14 @@ def resolve_label(svc: Tabane, user: Principal, a: ResolveLabelArgs) -> Resoluti
     """Resolve an edge label before coining one: label vocabularies fork silently (創業年 vs
     設立年) and a query pinned to one label then misses the other's facts. Reuse the existing
     spelling when one fits."""
-    return svc.resolve_label(user, a.context, a.cue, limit=a.limit, dice_floor=a.dice_floor)
+    return svc.resolve_label(
+        user,
+        a.context,
+        a.cue,
+        limit=a.limit,
+        dice_floor=a.dice_floor,
+        semantic_floor=a.semantic_floor,
+    )
 
 
 @tool("read")

@@ -97,6 +97,23 @@ def build_summarizer(settings: Settings) -> Summarizer:
 DEFAULT_FLOORS: dict[str, float] = {}
 
 
+# Default cosine floor of resolve's semantic tier (cue against gloss) per model, when neither the
+# call, the context nor TABANE_SEMANTIC_FLOOR sets one. Measured by bench/resolve_floor.py with
+# `tabane eval graph --semantic-floor F` (docs/eval.md, issue 35): the
+# highest floor of the 0.05 grid that keeps coverage and resolution@5 of no floor on graph.json
+# was 0.20; on graph2.json (confirmation) 0.20 lost a needed triple, 0.15 kept everything and
+# cut semantic noise@5 from 50 to 43 — so 0.15. Glosses and paraphrase cues of this model are
+# far apart (a right answer can score 0.04): a floor here only trims clear noise.
+GLOSS_FLOORS: dict[str, float] = {"use-multilingual-v3": 0.15}
+
+
+def gloss_floor(settings: Settings, embedder: Embedder | None) -> float | None:
+    """resolve's default semantic floor: TABANE_SEMANTIC_FLOOR, else the model's measured one."""
+    if settings.semantic_floor is not None:
+        return settings.semantic_floor
+    return GLOSS_FLOORS.get(embedder.name) if embedder is not None else None
+
+
 def default_floor(settings: Settings, embedder: Embedder | None) -> float | None:
     if settings.semantic_floor is not None:
         return settings.semantic_floor

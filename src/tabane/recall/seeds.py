@@ -81,7 +81,13 @@ def seeds_cte(dim: int | None = None) -> CTE:
         c = contexts_table()
         # the HNSW index's order (migration 0014)
         near = nearest(
-            c, VocabVector, VocabVector.entry_id, dim, p("gloss_seeds", Integer), "gloss"
+            c,
+            VocabVector,
+            VocabVector.entry_id,
+            dim,
+            p("gloss_seeds", Integer),
+            "gloss",
+            where=(VocabVector.kind == "concept",),  # a label names no node to walk from
         )
         glossed = (
             select(VocabEntry.context_id, VocabEntry.name, cast(1.0 - near.c.d, Float))

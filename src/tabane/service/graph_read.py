@@ -79,10 +79,13 @@ class GraphReadService(ServiceBase):
         until: datetime | None = None,
         limit: int = query_mod.DEFAULT_LIMIT,
         after: str | None = None,
+        include_retracted: bool = True,
     ) -> QueryResult:
         """Edges matching each given position (a spelling or an OR-list; `any`: touching a cue
         as subject or object) over `contexts` and every context the `groups` reach, strongest
-        |weight| first, tagged with their context; `total` counts them all, `next` pages on."""
+        |weight| first, tagged with their context; `total` counts them all, `next` pages on.
+        Edges whose claims all closed follow at weight 0 with their history, unless
+        `include_retracted` is False."""
         q = EdgeQuery.build(
             subject=subject,
             label=label,
@@ -93,6 +96,7 @@ class GraphReadService(ServiceBase):
             until=until,
             limit=limit,
             after=after,
+            include_retracted=include_retracted,
         )
         if not contexts and not groups:
             raise InvalidInput(

@@ -6,11 +6,11 @@ from tabane.contexts import contexts
 from tabane.errors import InvalidInput, Issue
 from tabane.graph import audit as audit_mod
 from tabane.graph import resolve as res
-from tabane.graph import resolve_explain
+from tabane.graph import resolve_calibrate, resolve_explain
 from tabane.graph.resolve import Request, Resolution
 from tabane.graph.resolve_explain import ResolveExplanation
 from tabane.graph.vocabulary import Kind, check_kind
-from tabane.models.registry import default_floor
+from tabane.models.registry import gloss_floor
 from tabane.service.base import ServiceBase
 from tabane.types import Principal
 
@@ -31,7 +31,8 @@ class ResolveService(ServiceBase):
         count_usage: bool = True,
     ) -> Resolution:
         """Stored spellings for `cue`: the lexical tier (exact, alias, containment, fuzzy) and,
-        when that is weak, the semantic tier over concept glosses — two lists, never merged."""
+        when that is weak, the semantic tier over the glosses of its kind — two lists, never
+        merged."""
         request = Request(cue, kind, limit, dice_floor, semantic_floor)
         request.check()
         with self.store.session(user) as session:
@@ -41,7 +42,7 @@ class ResolveService(ServiceBase):
                 ctx,
                 request,
                 embedder=self.embedder,
-                default_semantic_floor=default_floor(self.settings, self.embedder),
+                default_semantic_floor=gloss_floor(self.settings, self.embedder),
             )
             if count_usage:
                 found = bool(result.candidates or result.semantic)
@@ -56,9 +57,18 @@ class ResolveService(ServiceBase):
         *,
         limit: int = 10,
         dice_floor: float | None = None,
+        semantic_floor: float | None = None,
     ) -> Resolution:
-        """`resolve` over the label vocabulary (lexical tiers only)."""
-        return self.resolve(user, context, cue, kind="label", limit=limit, dice_floor=dice_floor)
+        """`resolve` over the label vocabulary (its glosses: the label's heaviest uses)."""
+        return self.resolve(
+            user,
+            context,
+            cue,
+            kind="label",
+            limit=limit,
+            dice_floor=dice_floor,
+            semantic_floor=semantic_floor,
+        )
 
     def explain_resolve(
         self,
@@ -97,9 +107,16 @@ class ResolveService(ServiceBase):
                 request,
                 expected,
                 embedder=self.embedder,
-                default_semantic_floor=default_floor(self.settings, self.embedder),
+                default_semantic_floor=gloss_floor(self.settings, self.embedder),
                 rerun=rerun,
             )
+
+    def calibrate_resolve(self, user: Principal, context: str) -> resolve_calibrate.Calibration:
+        """A semantic floor for resolve proposed from the context's own concepts (each described
+        by its facts without its name): the two cosine bands, the verdict and the floor."""
+        with self.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            return resolve_calibrate.calibrate(session, ctx, self.embedder)
 
     def audit_vocabulary(
         self, user: Principal, context: str, *, kind: Kind | None = None, limit: int = 100
@@ -124,17 +141,22 @@ class ResolveService(ServiceBase):
             floor = (
                 ctx.semantic_floor
                 if ctx.semantic_floor is not None
-                else default_floor(self.settings, self.embedder)
+                else gloss_floor(self.settings, self.embedder)
             )
             semantic: list[audit_mod.Twin] = []
             reason: str | None = None
-            if "concept" not in kinds:
-                reason = "labels_not_embedded"
-            elif self.embedder is None:
+            if self.embedder is None:
                 reason = "no_embedder"
             else:
-                semantic, cut = audit_mod.semantic_twins(session, ctx, self.embedder, floor, limit)
-                capped = capped or cut
+                for k in kinds:
+                    twins, cut = audit_mod.semantic_twins(
+                        session, ctx, self.embedder, floor, limit, k
+                    )
+                    semantic += twins
+                    capped = capped or cut
+                semantic.sort(key=lambda t: (-t.score, t.kind, t.a, t.b))
+                capped = capped or len(semantic) > limit
+                semantic = semantic[:limit]
             return audit_mod.Audit(
                 context=ctx.name,
                 lexical=lexical[:limit],

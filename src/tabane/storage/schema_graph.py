@@ -148,7 +148,8 @@ class VocabGramStats(Scoped, Base):
 
 
 class VocabVector(Scoped, Base):
-    """The embedding of a concept's gloss (its name plus its heaviest facts): the semantic tier."""
+    """The embedding of a gloss — a concept's name plus its heaviest facts, or a label's name plus
+    its heaviest uses (`kind`): resolve's semantic tier, and recall's gloss seeds (concepts)."""
 
     __no_scope_index__ = True
     __tablename__ = "vocabulary_vectors"
@@ -157,6 +158,7 @@ class VocabVector(Scoped, Base):
     model: Mapped[str] = mapped_column(Text, primary_key=True)
     context_id: Mapped[int] = mapped_column(Integer, index=True)
     dim: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(Text, server_default="concept")  # concept | label
     gloss: Mapped[str] = mapped_column(Text)
     embedding: Mapped[Any] = mapped_column(Vector())
     updated_at: Mapped[datetime] = _now()
