@@ -25,7 +25,8 @@ FORMATS = ("text", "markdown", "html", "pdf", "man")
 # 4: structure kept (docs/decisions/0003): man pages reflowed, a list one block with its lead-in,
 #    HTML tables as groups of rows under their header, admonitions labelled, code blocks of kind
 #    "code"; Sphinx asides, xfpt index pages, picture galleries and Asciidoctor's man pages read.
-PARSER_VERSION = 4
+# 5: Markdown front matter's `area` and `state` read (issue 34), so a file read before gets them.
+PARSER_VERSION = 5
 
 _EXTENSIONS = {
     ".md": "markdown",
