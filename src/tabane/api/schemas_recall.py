@@ -124,6 +124,15 @@ class FactOut(Response):
     negated: bool = Field(description="a negative weight: the fact is denied")
 
 
+class StanceOut(Response):
+    kind: str = Field(
+        description="the claim's epistemic kind: world, experience, observation, opinion or "
+        "preference"
+    )
+    perspective: str = Field(description="the holder's key, or '' for the shared world")
+    role: str | None = Field(description="the role its author wrote it in, if given")
+
+
 class EvidenceOut(Response):
     key: str = Field(description="the item's identity in this recall and its trace, e.g. `p:12`")
     kind: str = Field(description=KINDS)
@@ -150,6 +159,9 @@ class EvidenceOut(Response):
         description="an earlier statement that a later one of the same holder revises: the "
         "later one's citation (it is served right before this one)",
     )
+    stance: StanceOut | None = Field(
+        default=None, description="a claim's: whose view it is (kind, perspective, role)"
+    )
 
 
 class LaneRankOut(Response):
@@ -175,7 +187,9 @@ class CandidateOut(Response):
     direct: bool
     position: int = Field(description="1-based position after ordering")
     rerank: float | None = Field(description="the reranker's score, when one ran")
-    outcome: str = Field(description="served, duplicate, cut_by_rerank or cut_by_budget")
+    outcome: str = Field(
+        description="served, duplicate, cut_by_rerank, cut_by_max_items or cut_by_budget"
+    )
     tokens: int
     reply_to: str | None = Field(
         description="the key of the item that asked, when this candidate is its reply"
@@ -250,7 +264,7 @@ class StoredTraceOut(Response):
 class RecallExplanationOut(Response):
     verdict: str = Field(
         description="not_visible, closed, gated, not_found, below_candidates, answered, "
-        "duplicate, cut_by_rerank, cut_by_budget or served"
+        "duplicate, cut_by_rerank, cut_by_max_items, cut_by_budget or served"
     )
     detail: str
     key: str | None = Field(description="the item's key in the trace, e.g. `p:12`")

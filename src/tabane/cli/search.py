@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from tabane.cli.common import emit, handled, service
+from tabane.cli.common import emit, handled, named_as, service
 from tabane.errors import InvalidInput, Issue
 
 Opt = typer.Option
@@ -71,3 +71,38 @@ def search(
             return
         where = expected_context(explain_context, contexts, groups, "--explain-context")
         emit(svc.explain_search(user, request, where, explain, paragraph))
+
+
+@handled
+def catalog(
+    query: Annotated[str, typer.Argument(help="what the documents are about; '*' lists all")],
+    context: Annotated[
+        list[str] | None, Opt("--context", "-c", help="context to list (repeat for more)")
+    ] = None,
+    group: Annotated[
+        list[str] | None, Opt("--group", "-g", help="group to list (repeat for more)")
+    ] = None,
+    limit: Annotated[int, Opt(help="sources per page (1-50)")] = 10,
+    offset: Annotated[int, Opt(help="`next_offset` of the previous page")] = 0,
+    explain: Annotated[
+        str | None, Opt(metavar="SOURCE_ID", help="explain why this source is (not) listed")
+    ] = None,
+    explain_context: Annotated[
+        str | None, Opt(help="with --explain: its context (default: the only --context)")
+    ] = None,
+) -> None:
+    """Which documents there are about a subject: sources by title and by their paragraphs,
+    each once with title, area, state, date and a snippet; '*' or 'all' lists every source.
+    --explain SOURCE_ID says why that source is or is not listed instead.
+    Example: tabane catalog "asyncio" -c python-docs"""
+    from tabane.search.catalog import CatalogRequest
+    from tabane.types import expected_context
+
+    contexts, groups = tuple(context or ()), tuple(group or ())
+    request = CatalogRequest(query, contexts, groups, limit, offset)
+    with named_as({"contexts": "--context", "groups": "--group"}), service() as (svc, user):
+        if explain is None:
+            emit(svc.search_catalog(user, request))
+            return
+        where = expected_context(explain_context, contexts, groups, "--explain-context")
+        emit(svc.explain_catalog(user, request, where, explain))

@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from tabane.contexts.contexts import ContextInfo, ContextStats
 from tabane.contexts.groups import GroupInfo
 from tabane.errors import Issue
+from tabane.search.catalog import MAX_LIMIT as CATALOG_LIMIT
+from tabane.search.catalog import MAX_OFFSET
 from tabane.search.plan import MAX_LIMIT
 from tabane.sources.read import MAX_PAGE, ParagraphView, SourceInfo
 from tabane.types import SOURCE_STATES, storable_text
@@ -226,8 +228,9 @@ class IngestArgs(Args):
     tags: Annotated[list[str] | None, Field(description="Labels to filter by later.")] = None
     area: Annotated[str | None, Field(description="Area of responsibility it belongs to.")] = None
     state: Annotated[
-        Literal[SOURCE_STATES], Field(description="Project state of the document.")  # type: ignore[valid-type]
-    ] = "active"
+        Literal[SOURCE_STATES] | None,  # type: ignore[valid-type]
+        Field(description="Project state (default: none; only active or waiting is a project)."),
+    ] = None
     scopes: Scopes = None
 
 
@@ -289,6 +292,30 @@ class SearchArgs(Args):
         """`contexts` and `context` together, each once, in order."""
         named = [*self.contexts, *(() if self.context is None else (self.context,))]
         return tuple(dict.fromkeys(named))
+
+
+class CatalogArgs(Args):
+    query: Annotated[
+        str, Field(description="What the documents are about; `*` or `all` lists them all.")
+    ]
+    contexts: Annotated[list[str], Field(description="Contexts to list.")] = []
+    groups: Annotated[list[str], Field(description="Groups to list (nested ones too).")] = []
+    limit: Annotated[int, Field(ge=1, le=CATALOG_LIMIT, description="Sources per page.")] = 10
+    offset: Annotated[
+        int, Field(ge=0, le=MAX_OFFSET, description="`next_offset` of the previous page.")
+    ] = 0
+
+
+class CatalogExpectedIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    context: Annotated[
+        str | None, Field(description="Its context; default: the only context listed.")
+    ] = None
+    source_id: SourceId
+
+
+class CatalogExplainArgs(CatalogArgs):
+    expected: Annotated[CatalogExpectedIn, Field(description="The source you expected.")]
 
 
 class ExpectedIn(BaseModel):

@@ -10,7 +10,16 @@ from typing import Any
 
 from tabane.models.extractive import sentences
 from tabane.models.summarizer import strip_citations
-from tabane.recall.result import Citation, Evidence, Fact, Kind, LaneRank, Provenance, ScopeRef
+from tabane.recall.result import (
+    Citation,
+    Evidence,
+    Fact,
+    Kind,
+    LaneRank,
+    Provenance,
+    ScopeRef,
+    Stance,
+)
 from tabane.recall.statement import REPLY_FIELDS
 from tabane.types import SOURCE_STATES
 
@@ -133,14 +142,16 @@ def _claim_text(r: Any) -> str:
 
 
 def area_text(area: str, states: Any, titles: Any) -> str:
-    """An area item: its name, its sources by state (states with none left out) and its newest
-    titles, e.g. `area Work: 3 sources (2 active, 1 waiting); newest: Roadmap · Budget`."""
-    counts = [(s, int(n)) for s, n in zip(SOURCE_STATES, states or (), strict=False) if n]
-    total = sum(n for _, n in counts)
-    by_state = ", ".join(f"{n} {s}" for s, n in counts)
+    """An area item: its name, its sources (`states`: the counts in SOURCE_STATES order, then
+    every source's, stated or not) by state (states with none left out) and its newest titles,
+    e.g. `area Work: 4 sources (2 active, 1 waiting); newest: Roadmap · Budget`."""
+    found = [int(n) for n in states or ()]
+    counts = [(s, n) for s, n in zip(SOURCE_STATES, found, strict=False) if n]
+    total = found[len(SOURCE_STATES)] if len(found) > len(SOURCE_STATES) else sum(found)
+    by_state = f" ({', '.join(f'{n} {s}' for s, n in counts)})" if counts else ""
     head = f"area {' '.join(area.split())}: {total} source{'' if total == 1 else 's'}"
     newest = " · ".join(" ".join(str(t).split()) for t in titles or ())
-    return f"{head} ({by_state})" + (f"; newest: {newest}" if newest else "")
+    return head + by_state + (f"; newest: {newest}" if newest else "")
 
 
 def evidence(c: Candidate, scopes: dict[str, str], session_name: str | None) -> Evidence:
@@ -158,7 +169,16 @@ def evidence(c: Candidate, scopes: dict[str, str], session_name: str | None) -> 
         direct=c.direct,
         in_reply_to=asked_part(c.row.asked_text) if c.asked is not None else None,
         fact=_fact(c),
+        stance=_stance(c),
     )
+
+
+def _stance(c: Candidate) -> Stance | None:
+    """A claim's kind, perspective and role: whose view it is (the bundle says so, cite.py)."""
+    if c.kind != "claim":
+        return None
+    r = c.row
+    return Stance(str(r.claim_kind), str(r.claim_perspective or ""), r.claim_role or None)
 
 
 def _edge_weight(c: Candidate) -> float:

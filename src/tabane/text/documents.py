@@ -29,6 +29,7 @@ FORMATS = ("text", "markdown", "html", "pdf", "man")
 #    the blocks it swallowed, SVG figures' labels are a paragraph, SQLite's page headings in its
 #    `nosearch` chrome are kept, a page whose headings trafilatura drops is walked, a heading with
 #    nothing under it is a paragraph.
+#    Markdown front matter's `area` and `state` read (issue 34): both changes in one re-read.
 PARSER_VERSION = 5
 
 _EXTENSIONS = {
