@@ -3,8 +3,8 @@
 Two lanes per addressed context, fused by reciprocal rank fusion over sources (a source found
 at rank r adds 1/(RRF_K + r) per lane):
 
-- `title`: sources whose title holds the query's terms (tokenized as BM25 tokenizes; matched in
-  the title's normalized key), most terms first, then the shorter title;
+- `title`: sources whose title holds the query's words (the tokenizer's terms, unstemmed;
+  matched in the title's normalized key), most words first, then the shorter title;
 - `bm25`: search's paragraph BM25 lane, each source at the rank of its best paragraph.
 
 Each source comes once, with its title, area, state, date and a snippet of its best paragraph
@@ -27,8 +27,8 @@ from sqlalchemy.orm import Session
 
 from tabane.errors import InvalidInput, Issue
 from tabane.search import bm25
-from tabane.search.plan import RRF_K
 from tabane.storage.schema import Context, Paragraph, Source
+from tabane.text.analyze import index_terms
 from tabane.text.tokenize import tokenize
 from tabane.types import text_problems
 
@@ -37,6 +37,10 @@ MAX_LIMIT = 50
 MAX_OFFSET = 100_000
 POOL = 50  # sources per lane and context: search's pool for 10 hits
 SNIPPET = 240  # characters of a hit's best paragraph
+
+# The catalog fuses a title lane and the paragraph BM25 lane by rank: their scores do not
+# compare (a title match is a yes or no), so reciprocal rank fusion, k as it is usually set.
+RRF_K = 60
 
 
 @dataclass(frozen=True)
@@ -117,10 +121,11 @@ class Ranked:
 
 def rank(session: Session, contexts: Sequence[Context], query: str) -> Ranked:
     """The two lanes in every context, fused over sources (shared with the explain twin)."""
-    terms = tuple(bm25.unique_terms(tokenize(query)))
+    words = tuple(bm25.unique_terms(tokenize(query)))  # a title holds words, not stems
+    terms = tuple(bm25.unique_terms(index_terms(query)))  # BM25's analysis (text/analyze.py)
     found: dict[int, tuple[Context, list[CatalogLane], int | None]] = {}
     for ctx in contexts:
-        for r, pk in enumerate(_titles(session, ctx.id, terms), start=1):
+        for r, pk in enumerate(_titles(session, ctx.id, words), start=1):
             found.setdefault(pk, (ctx, [], None))[1].append(CatalogLane("title", r))
         for r, (pk, paragraph_id) in enumerate(_paragraphs(session, ctx.id, terms), start=1):
             c, lanes, _ = found.get(pk, (ctx, [], None))

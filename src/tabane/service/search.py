@@ -13,10 +13,9 @@ from tabane.contexts import groups
 from tabane.errors import InvalidInput, Issue
 from tabane.jobs import listing, queue
 from tabane.models.registry import default_floor
-from tabane.search import catalog
+from tabane.search import catalog, vectors
 from tabane.search import explain as explain_mod
 from tabane.search import search as search_mod
-from tabane.search import vectors
 from tabane.search.catalog import CatalogRequest, CatalogResult
 from tabane.search.catalog_explain import CatalogExplanation, explain_catalog
 from tabane.search.plan import SearchRequest
