@@ -35,10 +35,19 @@ def _stored(vsvc: Tabane, user, make_context) -> str:
     return context
 
 
-def _paragraphs(vsvc: Tabane, user, context: str, question: str, fusion: str) -> list[int]:
+def _fused(vsvc: Tabane, user, context: str, question: str, fusion: str) -> list[tuple[int, float]]:
+    """(paragraph id, fused value) of the paragraph candidates, in recall's order."""
     ask = RecallRequest(question, (context,), force=True)
     result = vsvc.recall(user, ask, tunables=Tunables(fusion=fusion, replies=False))
-    return [int(c.key.removeprefix("p:")) for c in result.trace.candidates if c.kind == "paragraph"]
+    return [
+        (int(c.key.removeprefix("p:")), c.fused)
+        for c in result.trace.candidates
+        if c.kind == "paragraph"
+    ]
+
+
+def _paragraphs(vsvc: Tabane, user, context: str, question: str, fusion: str) -> list[int]:
+    return [pid for pid, _ in _fused(vsvc, user, context, question, fusion)]
 
 
 def _idx(vsvc: Tabane, user, context: str) -> dict[int, int]:
@@ -65,3 +74,13 @@ def test_recall_orders_paragraphs_as_search_does(vsvc: Tabane, user, make_contex
         differs += ranked != searched
     # the averaged reciprocal ranks that shares replaced order at least one question otherwise
     assert differs >= 1
+
+
+def test_paragraphs_keep_their_values_as_a_group(vsvc: Tabane, user, make_context):
+    """Shares reorder the paragraphs; the values they compete with other kinds by are those the
+    lanes' reciprocal ranks gave them, so notes and edges meet the same paragraph values."""
+    context = _stored(vsvc, user, make_context)
+    for question in QUESTIONS:
+        shared = _fused(vsvc, user, context, question, "share")
+        ranked = _fused(vsvc, user, context, question, "per_kind")
+        assert [v for _, v in shared] == sorted((v for _, v in ranked), reverse=True)

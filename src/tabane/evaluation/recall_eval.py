@@ -189,6 +189,7 @@ def run_graph_recall(
     budget: int | None = None,
     load: bool = True,
     progress: Progress | None = None,
+    tunables: Tunables | None = None,
 ) -> GraphRecallReport:
     """Every graph question through recall under each plan (`load=False`: the contexts are
     already loaded, e.g. by `run_graph_eval` in the same run)."""
@@ -212,6 +213,7 @@ def run_graph_recall(
                 RecallRequest(
                     q.question, (prefix + q.context,), plan=plan, budget=chosen, force=True
                 ),
+                tunables=tunables,
             )
             got = served_associations(svc, user, result)
             signed = set(got)

@@ -102,7 +102,8 @@ def bind(
         "derived_pool": t.derived_pool,
         "replies": t.replies,
         "turn_scale": t.turn_scale,
-        "impute": t.impute and t.fusion == "per_kind",  # a missing lane only where lanes average
+        # a missing lane only where lanes average (share: the values shares reorder)
+        "impute": t.impute and t.fusion in ("per_kind", "share"),
         "share_fusion": t.fusion == "share",  # paragraphs placed by score shares (shares.py)
         "exchange": t.replies and t.exchange,  # a question is scored as served: with its reply
         "asking_notes": t.asking_notes,

@@ -1,13 +1,19 @@
-"""Paragraphs placed by their score shares, as search fuses them (search/fuse.py `combine`).
+"""Paragraphs ordered by their score shares, as search fuses them (search/fuse.py `combine`).
 
-Recall fuses many kinds of evidence by rank (statement.py); a paragraph's two lanes, though, are
-fused as search fuses them: each lane's score over that lane's best in the paragraph's context,
-averaged over the paragraph lanes that ran. Summing the lanes' reciprocal ranks let paragraphs
-both lanes found mid-list outrank the one a lane found first by far (docs/decisions/0005). The
-paragraphs of a context are ranked by that share, and the context's ranking is placed as
-scale.py places a context's BM25 rows: behind the other contexts' passages nearer the question
-than the context's best one. The statement then counts a paragraph once, at that place, as if
-every paragraph lane had ranked it there (bound `share_fusion` false: the lanes' own ranks).
+Recall fuses many kinds of evidence by rank (statement.py); which paragraph comes first among
+the paragraphs, though, is decided as search decides it: each lane's score over that lane's best
+in the paragraph's context, averaged over the paragraph lanes that ran. Averaging the lanes'
+reciprocal ranks let paragraphs both lanes found mid-list outrank the one a lane found first by
+far (docs/decisions/0005). The paragraphs of a context are ranked by that share and the
+context's ranking is placed as scale.py places a context's BM25 rows (behind the other contexts'
+passages nearer the question than the context's best one).
+
+The kinds still compete as before: the paragraphs keep the values their lanes' reciprocal ranks
+gave them as a group, reassigned in the order of their shares (`reassigned`) — the best share
+takes the best value. Counting a paragraph at its share place as if both lanes had ranked it
+there raised paragraphs above notes and edges: the graph sets through recall lost a tenth of
+their all-needed questions (docs/decisions/0005). Bound `share_fusion` false keeps the values
+where they fell.
 """
 
 from __future__ import annotations
@@ -60,3 +66,27 @@ def paragraph_places(hits: Any) -> Any:
         .select_from(per.outerjoin(standing, standing.c.context_id == per.c.context_id))
         .cte("paragraph_places")
     )
+
+
+def reassigned(grouped: Any, sharing_on: Any) -> tuple[Any, Any]:
+    """The grouped items numbered twice — by the paragraph lanes' value (`by_lanes`) and by
+    share place — and the values by their number, to join on `new_ordinal`: the n-th best share
+    takes the n-th best value. Only paragraphs a paragraph lane found take part (`sharing`)."""
+    g = grouped.c
+    sharing = and_(sharing_on, g.place.is_not(None))
+    numbered = select(
+        grouped,
+        sharing.label("sharing"),
+        func.row_number()
+        .over(partition_by=sharing, order_by=(g.by_lanes.desc(), g.item_id))
+        .label("ordinal"),
+        func.row_number()
+        .over(partition_by=sharing, order_by=(g.place, g.item_id))
+        .label("new_ordinal"),
+    ).subquery("numbered")
+    values = (
+        select(numbered.c.ordinal, numbered.c.by_lanes)
+        .where(numbered.c.sharing)
+        .subquery("lane_values")
+    )
+    return numbered, values

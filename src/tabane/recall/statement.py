@@ -37,7 +37,7 @@ from tabane.recall import lanes_catalog as catalog_lanes
 from tabane.recall import lanes_derived as derived_lanes
 from tabane.recall import lanes_memory as memory_lanes
 from tabane.recall.scale import on_one_scale
-from tabane.recall.shares import PARAGRAPH_LANES, paragraph_places
+from tabane.recall.shares import PARAGRAPH_LANES, paragraph_places, reassigned
 from tabane.storage.schema import (
     Association,
     Claim,
@@ -218,36 +218,55 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
     rrf_k = lane_mod.p("rrf_k", Float)
     # A paragraph's lanes are averaged, not summed (`paragraph_lanes`: how many paragraph lanes
     # ran and found something), so each kind of evidence competes by rank with the others: a
-    # claim first in its only lane ties with a paragraph first in both of its lanes. With
-    # `share_fusion` its two lanes count once, at its place by score shares (shares.py);
-    # without, a lane that missed the paragraph counts it just past its last row (`_unranked`).
-    lanes_n = lane_mod.p("paragraph_lanes", Float)
-    shared = and_(lane_mod.p("share_fusion", Boolean), hits.c.kind == "paragraph")
-    by_share = and_(shared, hits.c.lane.in_(PARAGRAPH_LANES))
-    own = case((by_share, 0.0), else_=1.0 / (rrf_k + hits.c.rank))
-    placed = func.max(case((by_share, lanes_n / (rrf_k + places.c.place))))
-    share = case((hits.c.kind == "paragraph", lanes_n), else_=1.0)
-    fused_score = (func.sum(own) + func.coalesce(placed, 0.0) + _unranked(hits, rrf_k)) / func.max(
-        share
-    )
-    joined = hits.outerjoin(
-        places, and_(hits.c.kind == "paragraph", places.c.item_id == hits.c.item_id)
-    )
-    fused = (
+    # claim first in its only lane ties with a paragraph first in both of its lanes. A lane that
+    # missed the paragraph counts it just past its last row (`_unranked`). With `share_fusion`
+    # the paragraphs keep those values as a group, in the order of their score shares (shares.py).
+    share = case((hits.c.kind == "paragraph", lane_mod.p("paragraph_lanes", Float)), else_=1.0)
+    mine = and_(hits.c.kind == "paragraph", hits.c.lane.in_(PARAGRAPH_LANES))
+    reciprocal = 1.0 / (rrf_k + hits.c.rank)
+    by_lanes = func.sum(case((mine, reciprocal), else_=0.0)) + _unranked(hits, rrf_k)
+    by_others = func.sum(case((mine, 0.0), else_=reciprocal))
+    grouped = (
         select(
             hits.c.kind,
             hits.c.item_id,
             func.max(hits.c.context_id).label("context_id"),
-            fused_score.label("fused"),
+            (by_lanes / func.max(share)).label("by_lanes"),
+            (by_others / func.max(share)).label("by_others"),
+            func.max(places.c.place).label("place"),
             func.array_agg(aggregate_order_by(hits.c.lane, hits.c.lane)).label("lanes"),
             func.array_agg(aggregate_order_by(hits.c.rank, hits.c.lane)).label("ranks"),
             func.array_agg(aggregate_order_by(hits.c.score, hits.c.lane)).label("scores"),
             func.bool_or(hits.c.direct).label("direct"),
             func.min(hits.c.rank).label("best_rank"),
         )
-        .select_from(joined)
+        .select_from(
+            hits.outerjoin(
+                places, and_(hits.c.kind == "paragraph", places.c.item_id == hits.c.item_id)
+            )
+        )
         .group_by(hits.c.kind, hits.c.item_id)
-        .order_by(fused_score.desc(), func.min(hits.c.rank), hits.c.kind, hits.c.item_id)
+        .subquery("grouped")
+    )
+    numbered, values = reassigned(grouped, lane_mod.p("share_fusion", Boolean))
+    n = numbered.c
+    fused_score = func.coalesce(values.c.by_lanes, n.by_lanes) + n.by_others
+    tie = case((n.sharing, n.new_ordinal))  # paragraphs tied on a value keep their share order
+    fused = (
+        select(
+            n.kind,
+            n.item_id,
+            n.context_id,
+            fused_score.label("fused"),
+            n.lanes,
+            n.ranks,
+            n.scores,
+            n.direct,
+            n.best_rank,
+            tie.label("tie"),
+        )
+        .select_from(numbered.outerjoin(values, and_(n.sharing, values.c.ordinal == n.new_ordinal)))
+        .order_by(fused_score.desc(), tie, n.best_rank, n.kind, n.item_id)
         .limit(lane_mod.p("candidates", Integer))
         .cte("fused")
     )
@@ -378,4 +397,6 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
     )
     for lateral in reply_laterals:
         stmt = stmt.outerjoin(lateral, true())
-    return stmt.order_by(fused.c.fused.desc(), fused.c.best_rank, fused.c.kind, fused.c.item_id)
+    return stmt.order_by(
+        fused.c.fused.desc(), fused.c.tie, fused.c.best_rank, fused.c.kind, fused.c.item_id
+    )
