@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import Boolean, and_, case, func, literal, select
 
+from tabane.recall import lanes as lane_mod
 from tabane.recall.scale import PASSAGE_LANES
 
 PARAGRAPH_LANES = ("vector", "bm25")
@@ -90,3 +91,22 @@ def reassigned(grouped: Any, sharing_on: Any) -> tuple[Any, Any]:
         .subquery("lane_values")
     )
     return numbered, values
+
+
+def unranked(hits: Any, rrf_k: Any) -> Any:
+    """What a paragraph missing from a paragraph lane (`vector`, `bm25`) that ran gets from it,
+    within its group: the rank just past the lane's last row. The lane ranked only its pool,
+    so the paragraph's rank there is unknown but no better than that; counting it as nothing
+    halved a paragraph only one lane found, and a far context's notes and edges went ahead of a
+    near context's paragraph, first on the common scale (scale.py). Bound `impute` false counts
+    nothing."""
+    total: Any = literal(0.0)
+    for lane in ("vector", "bm25"):
+        end = select(func.max(hits.c.rank) + 1).where(hits.c.lane == lane).scalar_subquery()
+        missing = and_(
+            lane_mod.p("impute", Boolean),
+            hits.c.kind == "paragraph",
+            ~func.bool_or(hits.c.lane == lane),
+        )
+        total = total + func.coalesce(case((missing, 1.0 / (rrf_k + end))), 0.0)
+    return total

@@ -24,7 +24,6 @@ from sqlalchemy import (
     and_,
     case,
     func,
-    literal,
     select,
     true,
     union_all,
@@ -37,7 +36,7 @@ from tabane.recall import lanes_catalog as catalog_lanes
 from tabane.recall import lanes_derived as derived_lanes
 from tabane.recall import lanes_memory as memory_lanes
 from tabane.recall.scale import on_one_scale
-from tabane.recall.shares import PARAGRAPH_LANES, paragraph_places, reassigned
+from tabane.recall.shares import PARAGRAPH_LANES, paragraph_places, reassigned, unranked
 from tabane.storage.schema import (
     Association,
     Claim,
@@ -190,25 +189,6 @@ def _replies(fused: Any) -> tuple[list[Any], list[Any]]:
     return laterals, columns
 
 
-def _unranked(hits: Any, rrf_k: Any) -> Any:
-    """What a paragraph missing from a paragraph lane (`vector`, `bm25`) that ran gets from it,
-    within its group: the rank just past the lane's last row. The lane ranked only its pool,
-    so the paragraph's rank there is unknown but no better than that; counting it as nothing
-    halved a paragraph only one lane found, and a far context's notes and edges went ahead of a
-    near context's paragraph, first on the common scale (scale.py). Bound `impute` false counts
-    nothing."""
-    total: Any = literal(0.0)
-    for lane in ("vector", "bm25"):
-        end = select(func.max(hits.c.rank) + 1).where(hits.c.lane == lane).scalar_subquery()
-        missing = and_(
-            lane_mod.p("impute", Boolean),
-            hits.c.kind == "paragraph",
-            ~func.bool_or(hits.c.lane == lane),
-        )
-        total = total + func.coalesce(case((missing, 1.0 / (rrf_k + end))), 0.0)
-    return total
-
-
 @lru_cache(maxsize=64)
 def build_recall_statement(shape: Shape) -> Select[Any]:
     """The statement for a shape; execute it with `params.bind(...)`'s parameters."""
@@ -219,12 +199,12 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
     # A paragraph's lanes are averaged, not summed (`paragraph_lanes`: how many paragraph lanes
     # ran and found something), so each kind of evidence competes by rank with the others: a
     # claim first in its only lane ties with a paragraph first in both of its lanes. A lane that
-    # missed the paragraph counts it just past its last row (`_unranked`). With `share_fusion`
+    # missed the paragraph counts it just past its last row (`shares.unranked`). With `share_fusion`
     # the paragraphs keep those values as a group, in the order of their score shares (shares.py).
     share = case((hits.c.kind == "paragraph", lane_mod.p("paragraph_lanes", Float)), else_=1.0)
     mine = and_(hits.c.kind == "paragraph", hits.c.lane.in_(PARAGRAPH_LANES))
     reciprocal = 1.0 / (rrf_k + hits.c.rank)
-    by_lanes = func.sum(case((mine, reciprocal), else_=0.0)) + _unranked(hits, rrf_k)
+    by_lanes = func.sum(case((mine, reciprocal), else_=0.0)) + unranked(hits, rrf_k)
     by_others = func.sum(case((mine, 0.0), else_=reciprocal))
     grouped = (
         select(
