@@ -209,6 +209,8 @@ def test_every_route_is_listed_here(client) -> None:
         ("POST", "/contexts/{context}/sources/search/explain"),
         ("POST", "/sources/search"),
         ("POST", "/sources/search/explain"),
+        ("POST", "/catalog/search"),
+        ("POST", "/catalog/search/explain"),
         ("GET", "/protocol"),
         ("POST", "/contexts/{context}/associations"),
         ("POST", "/contexts/{context}/associations/retract"),

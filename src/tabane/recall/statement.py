@@ -231,7 +231,13 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
     numbered, values = reassigned(grouped, lane_mod.p("share_fusion", Boolean))
     n = numbered.c
     fused_score = func.coalesce(values.c.by_lanes, n.by_lanes) + n.by_others
-    tie = case((n.sharing, n.new_ordinal))  # paragraphs tied on a value keep their share order
+    # ties: by best rank, then kind, as before; paragraphs tied on a value stand at their group's
+    # best rank and keep their share order among themselves
+    group_rank = case(
+        (n.sharing, func.min(n.best_rank).over(partition_by=(n.sharing, fused_score))),
+        else_=n.best_rank,
+    )
+    tie = case((n.sharing, n.new_ordinal))
     fused = (
         select(
             n.kind,
@@ -243,10 +249,11 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
             n.scores,
             n.direct,
             n.best_rank,
+            group_rank.label("group_rank"),
             tie.label("tie"),
         )
         .select_from(numbered.outerjoin(values, and_(n.sharing, values.c.ordinal == n.new_ordinal)))
-        .order_by(fused_score.desc(), tie, n.best_rank, n.kind, n.item_id)
+        .order_by(fused_score.desc(), group_rank, n.kind, tie, n.item_id)
         .limit(lane_mod.p("candidates", Integer))
         .cte("fused")
     )
@@ -378,5 +385,5 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
     for lateral in reply_laterals:
         stmt = stmt.outerjoin(lateral, true())
     return stmt.order_by(
-        fused.c.fused.desc(), fused.c.tie, fused.c.best_rank, fused.c.kind, fused.c.item_id
+        fused.c.fused.desc(), fused.c.group_rank, fused.c.kind, fused.c.tie, fused.c.item_id
     )
