@@ -96,6 +96,8 @@ def bind(
         "walk_seeds": t.walk_seeds,
         "gloss_seeds": t.gloss_seeds,
         "catalog_limit": t.catalog_limit,
+        "title_pks": [],  # the named sources (bind_titles), read by the catalog lane as well
+        "title_direct": [],
         "area_limit": t.area_limit,
         "derived_pool": t.derived_pool,
         "replies": t.replies,

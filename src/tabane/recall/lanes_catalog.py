@@ -1,7 +1,8 @@
 """The catalog lanes of recall's one statement (same row shape and parameters as lanes.py),
 database-derived candidates present whenever their rows exist:
 
-- `catalog`: the project catalog, live sources with an area whose state is active or waiting;
+- `catalog`: the project catalog, live sources with an area whose state is active or waiting,
+  score 1.0 where the question names the project (its title, titles.py) or its area, else 0.0;
 - `areas`: the area catalog, one item per (context, area) with live sources — item id the
   area's smallest source id — areas the question names first (`area_key`, written at ingest,
   occurs in the question's key: on word boundaries, or anywhere for scripts written without
@@ -16,6 +17,7 @@ from typing import Any
 
 from sqlalchemy import (
     ARRAY,
+    BigInteger,
     Integer,
     Select,
     Text,
@@ -23,7 +25,7 @@ from sqlalchemy import (
     case,
     false,
     func,
-    literal,
+    or_,
     select,
     true,
 )
@@ -45,9 +47,15 @@ _PUNCTUATION = "".join(chr(c) for c in range(0x21, 0x7F) if not chr(c).isalnum()
 
 def catalog_lane() -> Select[Any]:
     s = Source
+    named = or_(s.id == func.any(p("title_pks", ARRAY(BigInteger))), _named(s.area_key))
     order = (s.state != "active", func.coalesce(s.date, s.stored_at).desc(), s.id)
     projects = (
-        select(s.id, s.context_id, func.row_number().over(order_by=order).label("r"))
+        select(
+            s.id,
+            s.context_id,
+            case((named, 1.0), else_=0.0).label("score"),
+            func.row_number().over(order_by=order).label("r"),
+        )
         .where(
             s.context_id == func.any(p("ctx_ids", ARRAY(Integer))),
             s.retracted_at.is_(None),
@@ -63,7 +71,7 @@ def catalog_lane() -> Select[Any]:
             projects.c.context_id,
             "catalog",
             projects.c.r,
-            literal(0.0),
+            projects.c.score,
             false(),
         )
     ).where(projects.c.r <= p("catalog_limit", Integer))

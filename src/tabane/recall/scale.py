@@ -37,7 +37,16 @@ compare across contexts; `on_one_scale` re-ranks the lanes' rows on them:
   among the passages (then below the nearer turns), not the first places of a lane of its own.
   Bound `turn_scale` false keeps its place in the turns lane.
 
-Other lanes (`title`, which puts named sources first anyway, and the catalogs) keep their ranks.
+- A catalog row (`catalog`: a project; `areas`: an area) ranks by how well it matches the
+  question, never above the evidence that answers it. One the question names (the project's
+  title or area, the area's key; score 1.0) keeps the lane's rank, as a named source does. Any
+  other is placed just after its best evidence row — the best place among the passages and
+  BM25 rows of the project's paragraphs, or of the area's sources' — and one with no such row
+  after every evidence row. Kept at the lane's ranks, a rank-1 area and project fused above the
+  paragraph that BM25 ranked first and vectors second, and "How do I descale the kettle?" got
+  `area Work` and an unrelated project memo before its answer (issue 34).
+
+The `title` lane, which puts named sources first anyway, keeps its ranks.
 """
 
 from __future__ import annotations
@@ -48,6 +57,7 @@ from sqlalchemy import Boolean, and_, case, func, select
 from sqlalchemy.orm import aliased
 
 from tabane.recall.lanes import p
+from tabane.storage.schema import Paragraph, Source
 
 # The lanes of derived summaries, ranked on the passage lanes' scale.
 DERIVED_LANES = ("communities", "profiles", "raptor")
@@ -55,6 +65,8 @@ PASSAGE_LANES = ("vector", "claims")
 # Lanes ranked within a context, placed behind the other contexts' passages nearer the question
 # than the context's best one.
 PLACED_LANES = ("bm25", "walk", *DERIVED_LANES)  # the walk: its edges no named concept led to
+# The catalogs, placed after the evidence they match (module docstring).
+CATALOG_LANES = ("catalog", "areas")
 
 
 def _passages_above(pool: Any, score: Any, context_id: Any = None) -> Any:
@@ -102,24 +114,61 @@ def _within(lanes: Any, pool: Any) -> Any:
     return select(windows, local.label("local"), best.label("best_place")).subquery("within")
 
 
-def on_one_scale(lanes: Any) -> Any:
-    """The lanes' rows (the `lanes` CTE) re-ranked on one scale (module docstring)."""
-    pool = aliased(lanes, name="pool")
+def _placed(lanes: Any, pool: Any) -> Any:
+    """`_within`'s rows as a CTE with each evidence row's place on the common scale (`place`:
+    a passage's among every context's, a BM25 row's behind its context's standing; null for
+    the other lanes) and the last such place (`evidence_end`)."""
     within = _within(lanes, pool)
     row = within.c
     # after the other contexts' passages nearer the question than the context's best one (a
     # context with no passage keeps the local rank)
     placed = func.coalesce(row.best_place - 1, 0) + row.local
+    place = case((row.lane.in_(PASSAGE_LANES), row.among), (row.lane == "bm25", placed))
+    return select(
+        within, placed.label("placed"), place.label("place"), func.max(place).over().label("end")
+    ).cte("placed")
+
+
+def _catalog_match(rows: Any) -> Any:
+    """A catalog row's best evidence place: the best `place` of a paragraph of the project (a
+    `catalog` row's source), or of a source of the area (an `areas` row's source names it)."""
+    ev = aliased(rows, name="evidence")
+    mine = aliased(Source, name="evidence_source")
+    item = aliased(Source, name="catalog_item")
+    same = case(
+        (rows.c.lane == "catalog", mine.id == rows.c.item_id),
+        else_=and_(mine.context_id == item.context_id, mine.area == item.area),
+    )
+    return (
+        select(func.min(ev.c.place))
+        .select_from(ev)
+        .join(Paragraph, Paragraph.id == ev.c.item_id)
+        .join(mine, mine.id == Paragraph.source_pk)
+        .join(item, item.id == rows.c.item_id)
+        .where(ev.c.kind == "paragraph", ev.c.place.is_not(None), same)
+        .correlate(rows)
+        .scalar_subquery()
+    )
+
+
+def on_one_scale(lanes: Any) -> Any:
+    """The lanes' rows (the `lanes` CTE) re-ranked on one scale (module docstring)."""
+    pool = aliased(lanes, name="pool")
+    rows = _placed(lanes, pool)
+    row = rows.c
+    placed = row.placed
     is_turn = and_(row.lane == "turns", p("turn_scale", Boolean))
     turn_place = func.row_number().over(
         partition_by=is_turn, order_by=(row.score.desc(), row.item_id)
     )
     named = and_(row.lane == "walk", row.reach.is_(None))
+    unnamed_catalog = and_(row.lane.in_(CATALOG_LANES), row.score < 1.0)
     rank = case(
         (is_turn, _passages_above(pool, row.score) + turn_place),
         (row.lane.in_(PASSAGE_LANES), row.among),
         (named, row.rank),
         (row.lane.in_(PLACED_LANES), placed),
+        (unnamed_catalog, func.coalesce(_catalog_match(rows), row.end, 0) + row.rank),
         else_=row.rank,
     )
     cols = [rank.label("rank") if c.name == "rank" else row[c.name] for c in lanes.c]
