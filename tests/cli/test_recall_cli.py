@@ -91,6 +91,7 @@ def test_recall_explain_and_bad_input(cli, svc: Tabane, user: Principal, stored:
         "not_found",
         "below_candidates",
         "cut_by_rerank",
+        "cut_by_max_items",
         "cut_by_budget",
     )
 

@@ -65,6 +65,6 @@ def test_a_repeat_of_an_item_that_was_cut_is_cut_too_not_a_duplicate() -> None:
     placed = arrange("what does it watch?", [*filler, EDGE, CLAIM], None, max_items=2,
                      budget=1000, chars_per_token=4.0)  # fmt: skip
     assert [(p.item.key, p.outcome) for p in placed][2:] == [
-        ("a:1", "cut_by_rerank"),
-        ("c:1", "cut_by_rerank"),  # the edge was not served, so the claim is not its duplicate
+        ("a:1", "cut_by_max_items"),  # no reranker ordered them: the item cap cut them
+        ("c:1", "cut_by_max_items"),  # the edge was not served, so the claim is not its duplicate
     ]

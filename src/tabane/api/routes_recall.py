@@ -56,7 +56,7 @@ def explain_recall(body: RecallExplainIn, svc: Svc, user: User) -> RecallExplana
     `not_visible` (also anything you cannot see), `closed` (a claim closed by a newer one or
     retracted: recall reads current claims only), `gated`, `not_found` (with each lane's rank
     under a wide pool), `below_candidates`, `answered` (it asks; its reply took its place),
-    `duplicate`, `cut_by_rerank`, `cut_by_budget` or `served`."""
+    `duplicate`, `cut_by_rerank`, `cut_by_max_items`, `cut_by_budget` or `served`."""
     expected = body.expected.to_expected()
     return out(RecallExplanationOut, svc.explain_recall(user, body.to_request(), expected))
 

@@ -175,7 +175,9 @@ class CandidateOut(Response):
     direct: bool
     position: int = Field(description="1-based position after ordering")
     rerank: float | None = Field(description="the reranker's score, when one ran")
-    outcome: str = Field(description="served, duplicate, cut_by_rerank or cut_by_budget")
+    outcome: str = Field(
+        description="served, duplicate, cut_by_rerank, cut_by_max_items or cut_by_budget"
+    )
     tokens: int
     reply_to: str | None = Field(
         description="the key of the item that asked, when this candidate is its reply"
@@ -250,7 +252,7 @@ class StoredTraceOut(Response):
 class RecallExplanationOut(Response):
     verdict: str = Field(
         description="not_visible, closed, gated, not_found, below_candidates, answered, "
-        "duplicate, cut_by_rerank, cut_by_budget or served"
+        "duplicate, cut_by_rerank, cut_by_max_items, cut_by_budget or served"
     )
     detail: str
     key: str | None = Field(description="the item's key in the trace, e.g. `p:12`")

@@ -12,7 +12,8 @@ evidence — the first verdict that applies, from the same statement, ordering a
 6. `answered` — it asks a question, and its reply (the next paragraph or turn) carries it (in its
    place when it was found); the detail says what became of the reply (served, cut, …);
 7. `duplicate` — the same text is served as another item (a turn and the note made from it);
-8. `cut_by_rerank` — ordering put it past `max_items`;
+8. `cut_by_rerank` / `cut_by_max_items` — the reranker's order / the fused order (no
+   reranker, or one that failed) put it past `max_items`;
 9. `cut_by_budget` — it did not fit the token budget;
 10. `served`.
 """
@@ -217,7 +218,9 @@ def explain(
             "duplicate": "its text is served as another item (a turn and its note say one thing, "
             "an edge and the claim that only states its triple, or it repeats the question a "
             "served reply answers)",
-            "cut_by_rerank": f"ordered to position {best.position}, past max_items {t.max_items}",
+            "cut_by_rerank": f"reranked to position {best.position}, past max_items {t.max_items}",
+            "cut_by_max_items": f"at position {best.position} of the fused order, past max_items "
+            f"{t.max_items}",
             "cut_by_budget": f"{best.item.tokens} tokens did not fit: {outcome.used_tokens} of "
             f"{budget} were used by the items before it",
         }

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tabane.derive import raptor_topics as topics
+from tabane.errors import RerankerUnavailable, TabaneError
 from tabane.models.extractive import sentences
 from tabane.models.reranker import Reranker, checked_scores
 from tabane.recall import current
@@ -169,22 +170,29 @@ def arrange(
     summaries_after: bool = True,
     now_span: int = 0,
     now_always: bool = False,
+    notes: list[str] | None = None,
 ) -> list[Placed]:
     """Order (with `supersede` = (tau, span): the current statement of a revised value first;
     with `now_span`, a question about the present reads each holder's latest statement first:
     current.py), drop items whose text or fact repeats an earlier one's (outcome `duplicate`,
-    position 0), cut to `max_items`, then keep the longest prefix within `budget` tokens."""
+    position 0), cut to `max_items` (`cut_by_rerank` where the reranker ordered them, else
+    `cut_by_max_items`), then keep the longest prefix within `budget` tokens. A reranker that
+    fails orders nothing: the fused order stands and `notes` gets the reason (`_scores`)."""
     fused_at = {it.key: n for n, it in enumerate(items, start=1)}
     scores: dict[str, float] = {}
     spoken: set[str] = set()  # keys of the items the question names the speaker of
     groups = [[it for it in items if it.direct], [it for it in items if not it.direct]]
     ordered: list[Evidence] = []
+    reranked = False
     for group in groups:
-        if reranker is not None and len(group) > 1:
-            got = checked_scores(reranker.rerank(question, [it.text for it in group]), len(group))
+        got = _scores(reranker, question, group, notes) if len(group) > 1 else None
+        if got is None and len(group) > 1:
+            reranker = None  # it failed: the other group is not sent to it again
+        if got is not None:
+            reranked = True
             scores.update({it.key: s for it, s in zip(group, got, strict=True)})
             group = sorted(group, key=lambda it: (-scores[it.key], fused_at[it.key]))
-        elif reranker is not None and group:
+        elif reranker is not None and len(group) == 1:
             scores[group[0].key] = 0.0
         named = {it.key for it in group if voices and voiced(question, it.author)}
         ordered += named_first(group, named)
@@ -222,7 +230,7 @@ def arrange(
             continue
         position += 1
         if position > max_items:
-            outcome = "cut_by_rerank"
+            outcome = "cut_by_rerank" if reranked else "cut_by_max_items"
         elif full or used + sized.tokens > budget:
             full = True  # a prefix: nothing after the first item that does not fit
             outcome = "cut_by_budget"
@@ -238,6 +246,25 @@ def arrange(
             )
         )
     return placed
+
+
+def _scores(
+    reranker: Reranker | None, question: str, group: Sequence[Evidence], notes: list[str] | None
+) -> list[float] | None:
+    """The reranker's scores for `group`, or None: no reranker, or one that failed — a read
+    degrades to the fused order rather than fail, and says why in `notes`
+    (`reranker_unavailable`: it cannot be reached or keeps failing; `reranker_refused`)."""
+    if reranker is None:
+        return None
+    try:
+        return checked_scores(reranker.rerank(question, [it.text for it in group]), len(group))
+    except TabaneError as exc:
+        code = (
+            "reranker_unavailable" if isinstance(exc, RerankerUnavailable) else "reranker_refused"
+        )
+        if notes is not None:
+            notes.append(f"{code}: {exc.message}; served in fused order")
+        return None
 
 
 def served(placed: Sequence[Placed]) -> list[Evidence]:

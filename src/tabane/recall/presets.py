@@ -83,6 +83,21 @@ def view(preset: Preset, contexts: frozenset[str], groups: frozenset[str]) -> Pr
     )
 
 
+def usable(preset: Preset, shown: PresetView) -> bool:
+    """Whether a caller who sees `shown` of `preset` can recall with it: it names no context
+    or group (the request names them), or at least one the caller can see. Listing and use
+    agree on it; a preset that names only what the caller cannot see is refused like one that
+    does not exist, so its refusal never names what it hides."""
+    return not (preset.contexts or preset.groups) or bool(shown.contexts or shown.groups)
+
+
+def no_visible(preset: Preset) -> NoPreset:
+    return NoPreset(
+        f"preset {preset.name!r} names no context or group you can see",
+        issues=[Issue("preset", f"{preset.name}: names no context or group you can see")],
+    )
+
+
 DEFAULT = Preset(
     name=DEFAULT_PRESET,
     description="every lane over the contexts and groups the request names",

@@ -29,6 +29,7 @@ class Outcome:
     found: dict[str, Candidate]
     timings_ms: dict[str, float]
     used_tokens: int
+    notes: tuple[str, ...] = ()  # what ordering could not do (a reranker that failed)
 
 
 def run(
@@ -60,6 +61,7 @@ def run(
     model = qv.model if qv.vector is not None else None
     cosine = supersede is not None and t.supersede <= 1.0  # the cosine rule needs vectors
     vecs = current.vectors(session, items[: t.candidates], model) if cosine else {}
+    notes: list[str] = []
     placed = order.arrange(
         question,
         items,
@@ -74,6 +76,7 @@ def run(
         summaries_after=t.summaries_after,
         now_span=t.now_span,
         now_always=t.now_always,
+        notes=notes,
     )
     order_ms = (time.perf_counter() - started) * 1000
     used = sum(p.item.tokens for p in placed if p.outcome == "served")
@@ -83,4 +86,5 @@ def run(
         {c.key: c for c in gathered.candidates},
         {"statement": round(statement_ms, 3), "order": round(order_ms, 3)},
         used,
+        tuple(notes),
     )

@@ -20,7 +20,9 @@ Kind = Literal[
 ]
 
 # What happened to a candidate after the statement found it.
-Outcome = Literal["served", "duplicate", "cut_by_rerank", "cut_by_budget"]
+# `cut_by_rerank`: past `max_items` after the reranker ordered; `cut_by_max_items`: past it in
+# the fused order (no reranker, or one that failed).
+Outcome = Literal["served", "duplicate", "cut_by_rerank", "cut_by_max_items", "cut_by_budget"]
 
 
 @dataclass(frozen=True)

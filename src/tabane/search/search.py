@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
+from tabane.errors import EmbedderUnavailable, TabaneError
 from tabane.models.embedder import Embedder, Vectors
 from tabane.search import bm25, fuse, vectors
 from tabane.search.plan import (
@@ -78,11 +79,20 @@ class QueryVector:
 
 
 def embed_query(embedder: Embedder | None, query: str) -> QueryVector:
+    """The query's vector, or why there is none. An embedder that fails is a reason, not an
+    error: the read answers from the lanes that can run (the lexical ones, the catalogs, the
+    corpus map), and its plan names the lanes skipped with `embedder_unavailable` (the service
+    cannot be reached or keeps failing) or `embedder_refused` (it refused this query)."""
     if embedder is None:
         return QueryVector(None, None, None, "no_embedder")
-    if not query.strip():
-        return QueryVector(None, embedder.name, embedder.dim, "no_query_terms")
-    return QueryVector(embedder.embed_query(query), embedder.name, embedder.dim, None)
+    try:
+        if not query.strip():
+            return QueryVector(None, embedder.name, embedder.dim, "no_query_terms")
+        return QueryVector(embedder.embed_query(query), embedder.name, embedder.dim, None)
+    except EmbedderUnavailable:
+        return QueryVector(None, embedder.name, None, "embedder_unavailable")
+    except TabaneError:  # a 4xx answer, or a vector that fails its checks
+        return QueryVector(None, embedder.name, None, "embedder_refused")
 
 
 def rank_context(

@@ -33,7 +33,9 @@ from tabane.recall.presets import (
     Preset,
     PresetView,
     load_presets,
+    no_visible,
     preset_named,
+    usable,
     view,
 )
 from tabane.recall.recall import Outcome, run
@@ -56,10 +58,18 @@ class _Prepared:
     by_preset: frozenset[str] = frozenset()  # "contexts", "groups": the preset's, not the request's
 
     def reach(self, session: Session) -> list[Context]:
-        """The contexts read (groups expanded); one the preset names but that is gone or not
-        visible is the preset's fault, and named so, not the request's `contexts[0]`."""
+        """The contexts read (groups expanded). Of the preset's names, those the caller can see
+        (`presets.usable`: none at all is `no_preset`, naming none of them); one the preset
+        names that is gone meanwhile is the preset's fault, and named so, not the request's
+        `contexts[0]`."""
+        names = {"contexts": self.contexts, "groups": self.groups}
+        if self.by_preset:
+            shown = view(self.preset, *_visible(session, self.preset))
+            if len(self.by_preset) == 2 and not usable(self.preset, shown):
+                raise no_visible(self.preset)
+            names |= {field: getattr(shown, field) for field in self.by_preset}
         try:
-            return groups.expand(session, self.contexts, self.groups)
+            return groups.expand(session, names["contexts"], names["groups"])
         except NotFound as exc:
             exc.issues = tuple(
                 Issue("preset", f"{self.preset.name}: {i.path} {i.problem}")
@@ -68,6 +78,13 @@ class _Prepared:
                 for i in exc.issues
             )
             raise
+
+
+def _visible(session: Session, preset: Preset) -> tuple[frozenset[str], frozenset[str]]:
+    """The contexts and groups `preset` names that the session's caller can see."""
+    contexts = select(Context.name).where(Context.name.in_(preset.contexts))
+    named = select(Group.name).where(Group.name.in_(preset.groups))
+    return frozenset(session.scalars(contexts)), frozenset(session.scalars(named))
 
 
 def _ages(items: Sequence[Evidence]) -> tuple[str, ...]:
@@ -126,7 +143,8 @@ class RecallService(ServiceBase):
         with self.store.session(user) as session:
             seen = frozenset(session.scalars(select(Context.name)))
             groups = frozenset(session.scalars(select(Group.name)))
-        return [view(p, seen, groups) for _, p in sorted(self.recall_presets.items())]
+        shown = [(p, view(p, seen, groups)) for _, p in sorted(self.recall_presets.items())]
+        return [v for p, v in shown if usable(p, v)]
 
     def _preset(self, request: RecallRequest) -> Preset:
         return preset_named(self.recall_presets, request.preset or DEFAULT_PRESET)
@@ -215,7 +233,7 @@ class RecallService(ServiceBase):
             chars_per_token=self.settings.chars_per_token,
             timings_ms=timings,
             candidates=order.traces(outcome.placed, outcome.found) if outcome else (),
-            notes=(outcome.gathered.notes if outcome else ())
+            notes=(outcome.gathered.notes + outcome.notes if outcome else ())
             + _moved(request.question, outcome, tunables or Tunables())
             + _ages(items),
             floors={c.name: f for c, f in zip(reached, floors, strict=True)},
