@@ -124,6 +124,15 @@ class FactOut(Response):
     negated: bool = Field(description="a negative weight: the fact is denied")
 
 
+class StanceOut(Response):
+    kind: str = Field(
+        description="the claim's epistemic kind: world, experience, observation, opinion or "
+        "preference"
+    )
+    perspective: str = Field(description="the holder's key, or '' for the shared world")
+    role: str | None = Field(description="the role its author wrote it in, if given")
+
+
 class EvidenceOut(Response):
     key: str = Field(description="the item's identity in this recall and its trace, e.g. `p:12`")
     kind: str = Field(description=KINDS)
@@ -149,6 +158,9 @@ class EvidenceOut(Response):
         default=None,
         description="an earlier statement that a later one of the same holder revises: the "
         "later one's citation (it is served right before this one)",
+    )
+    stance: StanceOut | None = Field(
+        default=None, description="a claim's: whose view it is (kind, perspective, role)"
     )
 
 

@@ -8,7 +8,7 @@ import math
 import re
 from datetime import datetime, timedelta
 
-from tabane.recall.result import Evidence
+from tabane.recall.result import Evidence, Stance
 
 # Scripts written without spaces (kana, CJK ideographs, Hangul, half-width katakana).
 DENSE = re.compile(
@@ -42,11 +42,23 @@ def cite(item: Evidence) -> str:
     if c.session is not None:
         parts.append(f"session {c.session}" + (f" turn {c.turn}" if c.turn is not None else ""))
     turn = item.kind == "turn"
-    if item.author:
+    if item.stance is not None:
+        parts.append(view(item.stance, item.author))
+    elif item.author:
         parts.append(f"speaker {item.author}" if turn else f"by {item.author}")
     if item.when is not None:
         parts.append(_stamp(item.when) if turn else item.when.date().isoformat())
     return ", ".join(parts) or "uncited"
+
+
+def view(stance: Stance, author: str | None) -> str:
+    """Whose view a claim is, in words: `world, by ken (technician)` for a world claim, `opinion
+    of hana (barista)` for a personal one (its holder: the perspective key, else the author)."""
+    role = f" ({stance.role})" if stance.role else ""
+    if stance.kind == "world":
+        return "world" + (f", by {author}{role}" if author else role)
+    holder = stance.perspective or author
+    return f"{stance.kind}" + (f" of {holder}" if holder else "") + role
 
 
 def block(item: Evidence) -> str:

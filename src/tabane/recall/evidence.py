@@ -10,7 +10,16 @@ from typing import Any
 
 from tabane.models.extractive import sentences
 from tabane.models.summarizer import strip_citations
-from tabane.recall.result import Citation, Evidence, Fact, Kind, LaneRank, Provenance, ScopeRef
+from tabane.recall.result import (
+    Citation,
+    Evidence,
+    Fact,
+    Kind,
+    LaneRank,
+    Provenance,
+    ScopeRef,
+    Stance,
+)
 from tabane.recall.statement import REPLY_FIELDS
 from tabane.types import SOURCE_STATES
 
@@ -158,7 +167,16 @@ def evidence(c: Candidate, scopes: dict[str, str], session_name: str | None) -> 
         direct=c.direct,
         in_reply_to=asked_part(c.row.asked_text) if c.asked is not None else None,
         fact=_fact(c),
+        stance=_stance(c),
     )
+
+
+def _stance(c: Candidate) -> Stance | None:
+    """A claim's kind, perspective and role: whose view it is (the bundle says so, cite.py)."""
+    if c.kind != "claim":
+        return None
+    r = c.row
+    return Stance(str(r.claim_kind), str(r.claim_perspective or ""), r.claim_role or None)
 
 
 def _edge_weight(c: Candidate) -> float:

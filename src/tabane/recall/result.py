@@ -63,6 +63,17 @@ class Fact:
 
 
 @dataclass(frozen=True)
+class Stance:
+    """Whose view a claim is: its epistemic kind (`world`, or the personal `experience`,
+    `observation`, `opinion`, `preference`), its perspective key ('' for the shared world,
+    else the holder's) and the role its author wrote it in."""
+
+    kind: str
+    perspective: str
+    role: str | None = None
+
+
+@dataclass(frozen=True)
 class Evidence:
     # identity inside one recall: "p:<id>", "c:", "a:", "t:", "s:" (catalog), "g:" (area: its
     # smallest source id), "m:" (community), "f:" (profile), "r:" (RAPTOR overview)
@@ -83,6 +94,7 @@ class Evidence:
     # an earlier statement that a later one of the same holder revises: the later one's
     # citation (current.py); it is served right after that one
     superseded_by: str | None = None
+    stance: Stance | None = None  # a claim's: whose view it is
 
 
 @dataclass(frozen=True)

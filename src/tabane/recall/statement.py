@@ -304,6 +304,7 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
             Claim.weight.label("claim_weight"),
             Claim.author,
             Claim.kind.label("claim_kind"),
+            Claim.role.label("claim_role"),
             Claim.perspective.label("claim_perspective"),
             Claim.source.label("claim_source"),
             Claim.paragraph.label("claim_paragraph"),
