@@ -203,8 +203,12 @@ class IngestIn(Request):
     title: str | None = None
     date: str | None = Field(None, description="ISO 8601 date or date-time")
     tags: list[str] | None = None
-    area: str | None = None
-    state: str = "active"
+    area: str | None = Field(None, description="default: the front matter's `area`, if any")
+    state: str | None = Field(
+        None,
+        description="active, waiting, someday, done or archived; default: the front matter's "
+        "`state`, else none (a source with no state is no project)",
+    )
     scopes: list[str] | None = Field(None, description="default: the context's scopes")
 
     def to_document(self) -> DocumentInput:
@@ -290,7 +294,7 @@ class SourceOut(Response):
     date: datetime | None
     tags: list[str]
     area: str | None
-    state: str
+    state: str | None = Field(description="as stated (ingest, front matter); none: no project")
     stored_at: datetime
     content_hash: str
     byte_size: int

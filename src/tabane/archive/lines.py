@@ -86,8 +86,8 @@ def read_source(body: dict[str, Any], n: int, at: str, issues: list[Issue]) -> S
         f.time(date, f"{at}.date", issues)
     tags = f.checked(check_tags, body.get("tags", []), issues, f"{at}.tags")
     area = f.text(body.get("area"), f"{at}.area", issues, 200)
-    state = body.get("state", "active")
-    if state not in SOURCE_STATES:
+    state = body.get("state")
+    if state is not None and state not in SOURCE_STATES:
         issues.append(Issue(f"{at}.state", f"one of {', '.join(SOURCE_STATES)}"))
     scopes = f.scopes(body.get("scopes"), f"{at}.scopes", issues)
     origin = f.text(body.get("origin"), f"{at}.origin", issues, 4096)
@@ -105,7 +105,7 @@ def read_source(body: dict[str, Any], n: int, at: str, issues: list[Issue]) -> S
         date=date,
         tags=tags,
         area=area,
-        state=str(state),
+        state=None if state is None else str(state),
         scopes=scopes,
         questions=questions,
         origin=origin,

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tabane.cli.common import emit, finish_jobs, handled, service
+from tabane.cli.common import emit, finish_jobs, handled, named_as, service
 
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-    from tabane.ingest.files import IngestReport
+    from tabane.ingest.files import IngestReport, Labels
     from tabane.service import Tabane
 
 sources_app = typer.Typer(
@@ -25,6 +25,25 @@ Opt = typer.Option
 Wait = Annotated[
     bool, Opt("--wait/--no-wait", help="wait until the new paragraphs are embedded (default)")
 ]
+Area = Annotated[
+    str | None, Opt(help="area of every file stored (default: its front matter's `area`)")
+]
+State = Annotated[
+    str | None,
+    Opt(help="state of every file stored: active, waiting, someday, done or archived "
+        "(default: its front matter's; none stated, no project)"),
+]  # fmt: skip
+Tag = Annotated[
+    list[str] | None, Opt("--tag", help="tag of every file stored (repeat; default: its own)")
+]
+# The labels' fields as the options (an issue names what you typed).
+LABEL_OPTIONS = {"area": "--area", "state": "--state", "tags": "--tag"}
+
+
+def _labels(area: str | None, state: str | None, tags: list[str] | None) -> Labels:
+    from tabane.ingest.files import Labels
+
+    return Labels(area, state, tuple(tags) if tags else None)
 
 
 def _progress(total: int) -> Progress:
@@ -95,13 +114,17 @@ def ingest(
     paths: Annotated[list[Path], typer.Argument(help="files or folders")],
     context: Annotated[str, Opt("--context", "-c", help="context to store into")],
     scope: Annotated[list[str] | None, Opt("--scope", help="scope (repeat for a set)")] = None,
+    area: Area = None,
+    state: State = None,
+    tag: Tag = None,
     wait: Wait = True,
 ) -> None:
     """Ingest files (folders are walked) into an existing context (`tabane contexts create`
     first). Each file's source id is its path as typed (`notes/a.md`, or `/home/me/notes/a.md`):
     ingest from the same directory each time, or use `tabane sync`, whose ids are relative to the
-    folder.  Example: tabane ingest notes/*.md --context notes"""
-    with service() as (svc, user):
+    folder. --area, --state and --tag label every file (over its front matter's).
+    Example: tabane ingest notes/*.md --context notes --area Work --state active"""
+    with named_as(LABEL_OPTIONS), service() as (svc, user):
         with _progress(len(paths)) as bar:
             task = bar.add_task("ingest", total=None, current="")
             report = svc.ingest_paths(
@@ -109,6 +132,7 @@ def ingest(
                 context,
                 paths,
                 scopes=scope or None,
+                labels=_labels(area, state, tag),
                 progress=lambda p: bar.update(task, advance=1, current=p),
             )
         if wait:
@@ -122,12 +146,16 @@ def sync(
     context: Annotated[str, Opt("--context", "-c")],
     block: Annotated[list[str] | None, Opt("--block", help="glob to skip (repeat)")] = None,
     scope: Annotated[list[str] | None, Opt("--scope")] = None,
+    area: Area = None,
+    state: State = None,
+    tag: Tag = None,
     wait: Wait = True,
 ) -> None:
-    """Keep a context in step with a folder.  Example: tabane sync ~/notes --context notes"""
+    """Keep a context in step with a folder; --area, --state and --tag label every file (over
+    its front matter's).  Example: tabane sync ~/desk --context desk --area Desk"""
     from tabane.ingest.files import DEFAULT_BLOCKLIST
 
-    with service() as (svc, user):
+    with named_as(LABEL_OPTIONS), service() as (svc, user):
         with _progress(0) as bar:
             task = bar.add_task("sync", total=None, current="")
             report = svc.sync(
@@ -136,6 +164,7 @@ def sync(
                 folder,
                 blocklist=(*DEFAULT_BLOCKLIST, *(block or [])),
                 scopes=scope or None,
+                labels=_labels(area, state, tag),
                 progress=lambda p: bar.update(task, advance=1, current=p),
             )
         if wait:

@@ -51,8 +51,8 @@ class DocumentInput:
     title: str | None = None
     date: str | None = None
     tags: Sequence[str] | None = None
-    area: str | None = None
-    state: str = "active"
+    area: str | None = None  # None: the file's front matter's, if any
+    state: str | None = None  # None: the front matter's, else not stated (no project)
     scopes: Sequence[str] | None = None
     questions: Sequence[Sequence[str]] = field(default_factory=tuple)
     origin: str | None = None
@@ -148,13 +148,15 @@ def store_parsed(
         scopes=scopes,
         date=parse_date(doc.date or parsed.date, "date"),
         tags=check_tags(doc.tags if doc.tags is not None else parsed.tags),
-        area=doc.area,
-        state=check_state(doc.state),
+        area=doc.area if doc.area is not None else parsed.area,
+        state=check_state(doc.state if doc.state is not None else parsed.state),
         origin=doc.origin,
         raw_hash=raw_hash(doc.data) if doc.data is not None else None,
     )
     result = store(session, principal, ctx, meta, parsed.blocks, doc.questions)
-    said = [f for f, value in (("title", doc.title), ("date", doc.date)) if value]
+    said = [
+        f for f, value in (("title", doc.title), ("date", doc.date), ("state", doc.state)) if value
+    ]
     warnings = [w for w in parsed.warnings if not any(f in w.path for f in said)]  # theirs wins
     result = replace(result, warnings=tuple(warnings))
     _describe(session, result.source_pk, outline(meta.title, parsed.blocks), meta.area)
@@ -226,10 +228,8 @@ def stored_unchanged(
 ) -> WriteResult | None:
     """The stored result when `doc` is byte-for-byte what is stored and says nothing else about
     itself (no explicit metadata or scopes): then it need not even be parsed."""
-    explicit = (doc.title, doc.date, doc.tags, doc.area, doc.scopes, doc.format)
+    explicit = (doc.title, doc.date, doc.tags, doc.area, doc.state, doc.scopes, doc.format)
     if doc.data is None or doc.questions or any(v is not None for v in explicit):
-        return None
-    if doc.state != "active":
         return None
     digest = raw_hash(doc.data)
     with store_.session(principal) as session:
@@ -275,8 +275,9 @@ def check_source_id(value: object) -> str:
     return value
 
 
-def check_state(value: str) -> str:
-    if value not in SOURCE_STATES:
+def check_state(value: str | None) -> str | None:
+    """A source's state as stated, or None when none was (then it is no project)."""
+    if value is not None and value not in SOURCE_STATES:
         raise InvalidInput(
             f"unknown state {value!r}",
             issues=[Issue("state", f"one of {', '.join(SOURCE_STATES)}")],

@@ -22,6 +22,8 @@ from tabane.ingest import walk
 from tabane.ingest.documents import (
     MAX_PARAGRAPHS,
     DocumentInput,
+    check_state,
+    check_tags,
     ingest_parsed,
     parse,
     retract_source,
@@ -36,6 +38,24 @@ from tabane.types import Principal
 DEFAULT_BLOCKLIST = (".*", "*/.*", "__pycache__", "*.pyc", "*.lock", "*.swp", "*~")
 
 Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Labels:
+    """What the caller says of every file an ingest or sync stores (`--area`, `--state`,
+    `--tag`): it wins over each file's own front matter; None leaves the file's."""
+
+    area: str | None = None
+    state: str | None = None
+    tags: tuple[str, ...] | None = None
+
+    def check(self) -> None:
+        """Refuse a bad label before any file is read (`state`, `tags`, `area` issues)."""
+        check_state(self.state)
+        if self.tags is not None:
+            check_tags(self.tags)
+        if self.area is not None and (not self.area.strip() or len(self.area) > 200):
+            raise InvalidInput("invalid area", issues=[Issue("area", "empty or over 200 chars")])
 
 
 @dataclass
@@ -78,6 +98,7 @@ def ingest_file(
     source_id: str | None = None,
     scopes: Sequence[str] | None = None,
     origin: str | None = None,
+    labels: Labels = Labels(),
     max_bytes: int,
     max_paragraphs: int = MAX_PARAGRAPHS,
     embed: bool = False,
@@ -90,7 +111,15 @@ def ingest_file(
                 f"{path} is larger than {max_bytes} bytes (TABANE_MAX_BODY_BYTES)",
                 issues=[Issue(str(path), f"{size} bytes, at most {max_bytes}")],
             )
-        doc = DocumentInput(source_id=sid, data=path.read_bytes(), scopes=scopes, origin=origin)
+        doc = DocumentInput(
+            source_id=sid,
+            data=path.read_bytes(),
+            scopes=scopes,
+            origin=origin,
+            area=labels.area,
+            state=labels.state,
+            tags=labels.tags,
+        )
         same = stored_unchanged(store, principal, context, doc)
         if same is not None:
             return FileReport(str(path), sid, same.outcome, same.paragraphs)
@@ -117,12 +146,14 @@ def ingest_paths(
     paths: Iterable[Path],
     *,
     scopes: Sequence[str] | None = None,
+    labels: Labels = Labels(),
     max_bytes: int,
     max_paragraphs: int = MAX_PARAGRAPHS,
     progress: Progress | None = None,
     embed: bool = False,
 ) -> IngestReport:
     """Ingest files (folders are walked); each file's source id is its path as given."""
+    labels.check()
     with store.session(principal) as session:
         contexts.resolve(session, context)  # fail fast on an unknown context
     report = IngestReport()
@@ -134,6 +165,7 @@ def ingest_paths(
                 context,
                 path,
                 scopes=scopes,
+                labels=labels,
                 max_bytes=max_bytes,
                 max_paragraphs=max_paragraphs,
                 embed=embed,
@@ -152,6 +184,7 @@ def sync(
     *,
     blocklist: Sequence[str] = DEFAULT_BLOCKLIST,
     scopes: Sequence[str] | None = None,
+    labels: Labels = Labels(),
     max_bytes: int,
     max_paragraphs: int = MAX_PARAGRAPHS,
     progress: Progress | None = None,
@@ -161,6 +194,7 @@ def sync(
     if not root.is_dir():
         raise InvalidInput(f"{folder} is not a folder", issues=[Issue("folder", "not a directory")])
     origin = f"sync:{root}"
+    labels.check()
     with store.session(principal) as session:
         contexts.resolve(session, context)
     report = IngestReport()
@@ -179,6 +213,7 @@ def sync(
                 source_id=rel,
                 scopes=scopes,
                 origin=origin,
+                labels=labels,
                 max_bytes=max_bytes,
                 max_paragraphs=max_paragraphs,
                 embed=embed,

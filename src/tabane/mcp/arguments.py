@@ -226,8 +226,9 @@ class IngestArgs(Args):
     tags: Annotated[list[str] | None, Field(description="Labels to filter by later.")] = None
     area: Annotated[str | None, Field(description="Area of responsibility it belongs to.")] = None
     state: Annotated[
-        Literal[SOURCE_STATES], Field(description="Project state of the document.")  # type: ignore[valid-type]
-    ] = "active"
+        Literal[SOURCE_STATES] | None,  # type: ignore[valid-type]
+        Field(description="Project state (default: none; only active or waiting is a project)."),
+    ] = None
     scopes: Scopes = None
 
 

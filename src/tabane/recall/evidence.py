@@ -142,14 +142,16 @@ def _claim_text(r: Any) -> str:
 
 
 def area_text(area: str, states: Any, titles: Any) -> str:
-    """An area item: its name, its sources by state (states with none left out) and its newest
-    titles, e.g. `area Work: 3 sources (2 active, 1 waiting); newest: Roadmap · Budget`."""
-    counts = [(s, int(n)) for s, n in zip(SOURCE_STATES, states or (), strict=False) if n]
-    total = sum(n for _, n in counts)
-    by_state = ", ".join(f"{n} {s}" for s, n in counts)
+    """An area item: its name, its sources (`states`: the counts in SOURCE_STATES order, then
+    every source's, stated or not) by state (states with none left out) and its newest titles,
+    e.g. `area Work: 4 sources (2 active, 1 waiting); newest: Roadmap · Budget`."""
+    found = [int(n) for n in states or ()]
+    counts = [(s, n) for s, n in zip(SOURCE_STATES, found, strict=False) if n]
+    total = found[len(SOURCE_STATES)] if len(found) > len(SOURCE_STATES) else sum(found)
+    by_state = f" ({', '.join(f'{n} {s}' for s, n in counts)})" if counts else ""
     head = f"area {' '.join(area.split())}: {total} source{'' if total == 1 else 's'}"
     newest = " · ".join(" ".join(str(t).split()) for t in titles or ())
-    return f"{head} ({by_state})" + (f"; newest: {newest}" if newest else "")
+    return head + by_state + (f"; newest: {newest}" if newest else "")
 
 
 def evidence(c: Candidate, scopes: dict[str, str], session_name: str | None) -> Evidence:

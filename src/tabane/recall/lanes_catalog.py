@@ -130,7 +130,8 @@ def area_detail(fused: Any, source: Any) -> Any:
     """The lateral (area_states, area_titles, area_newest, area_scopes) of an `area` item,
     whose `source` (joined by the item id) names the area: its live sources' counts in
     SOURCE_STATES order, the newest AREA_TITLES titles (the source id where a title is blank),
-    when the newest was dated or stored, and the sorted union of their scopes."""
+    then their total, when the newest was dated or stored, and the sorted union of their
+    scopes."""
 
     def same(a: Any) -> tuple[Any, ...]:
         return (
@@ -160,7 +161,10 @@ def area_detail(fused: Any, source: Any) -> Any:
         .correlate(fused, source)
         .scalar_subquery()
     )
-    states = array([func.count().filter(a.state == state) for state in SOURCE_STATES])
+    # the counts by state, then every source's (a source with no state is in none of them)
+    states = array(
+        [*(func.count().filter(a.state == state) for state in SOURCE_STATES), func.count()]
+    )
     b = aliased(Source, name="area_scoped")
     scope = func.unnest(b.scopes).table_valued("scope").render_derived(name="area_scope")
     scopes = (

@@ -63,6 +63,7 @@ class SourcesService(ServiceBase):
         paths: Sequence[Path],
         *,
         scopes: Sequence[str] | None = None,
+        labels: files.Labels = files.Labels(),
         progress: Progress | None = None,
     ) -> IngestReport:
         self._writable()
@@ -72,6 +73,7 @@ class SourcesService(ServiceBase):
             context,
             paths,
             scopes=scopes,
+            labels=labels,
             max_bytes=self.settings.max_body_bytes,
             max_paragraphs=self.settings.max_paragraphs,
             progress=progress,
@@ -86,6 +88,7 @@ class SourcesService(ServiceBase):
         *,
         blocklist: Sequence[str] = files.DEFAULT_BLOCKLIST,
         scopes: Sequence[str] | None = None,
+        labels: files.Labels = files.Labels(),
         progress: Progress | None = None,
     ) -> IngestReport:
         self._writable()
@@ -96,6 +99,7 @@ class SourcesService(ServiceBase):
             folder,
             blocklist=blocklist,
             scopes=scopes,
+            labels=labels,
             max_bytes=self.settings.max_body_bytes,
             max_paragraphs=self.settings.max_paragraphs,
             progress=progress,

@@ -24,7 +24,7 @@ class SourceInfo:
     date: datetime | None
     tags: tuple[str, ...]
     area: str | None
-    state: str
+    state: str | None
     stored_at: datetime
     content_hash: str
     byte_size: int

@@ -38,7 +38,7 @@ class SourceMeta:
     date: datetime | None = None
     tags: tuple[str, ...] = ()
     area: str | None = None
-    state: str = "active"
+    state: str | None = None  # only as stated: a source nobody gave a state has none
     origin: str | None = None
     raw_hash: str | None = None
 

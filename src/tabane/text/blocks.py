@@ -91,6 +91,8 @@ class ParsedDocument:
     blocks: tuple[Block, ...]  # may be empty => the caller treats the document as empty
     date: str | None = None  # ISO date (or date-time) from front matter or HTML meta
     tags: tuple[str, ...] = ()  # from front matter `tags:`
+    area: str | None = None  # from front matter `area:`
+    state: str | None = None  # from front matter `state:` (one of SOURCE_STATES)
     # metadata the document declares that could not be read (a `date` that is not a date): the
     # document is stored without it, and the ingest answer says so
     warnings: tuple[Issue, ...] = ()

@@ -41,6 +41,8 @@ def parse_markdown(text: str) -> ParsedDocument:
         blocks=tuple(splitter.blocks),
         date=front.date if front else None,
         tags=front.tags if front else (),
+        area=front.area if front else None,
+        state=front.state if front else None,
         warnings=front.warnings if front else (),
     )
 

@@ -2,8 +2,8 @@
 
 Front matter is read with a hand parser for the few shapes documentation uses (`key: value`, `tags:
 [a, b]`, `tags: a, b` and block lists of `- a` items); anything else is ignored, never an error.
-A `title` or `date` that is there but cannot be read is a warning: the document is stored without
-it, and the ingest answer names the field.
+A `title`, `date` or `state` that is there but cannot be read is a warning: the document is stored
+without it, and the ingest answer names the field.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from tabane.errors import Issue
+from tabane.types import SOURCE_STATES
 
 _KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:(?:\s+(.*?))?\s*$")
 _ITEM = re.compile(r"^\s+-\s+(.*?)\s*$|^-\s+(.*?)\s*$")
@@ -26,6 +27,8 @@ class FrontMatter:
     date: str | None
     tags: tuple[str, ...]
     warnings: tuple[Issue, ...] = ()
+    area: str | None = None
+    state: str | None = None  # one of SOURCE_STATES; another value is a warning
 
 
 def read_front_matter(lines: list[str]) -> FrontMatter | None:
@@ -59,11 +62,17 @@ def read_front_matter(lines: list[str]) -> FrontMatter | None:
         warnings.append(Issue("front_matter.title", f"{_shown(raw_title)} {_UNREAD_TITLE}"))
     if when is None and (isinstance(raw_date, list) or _text(raw_date)) and raw_date:
         warnings.append(Issue("front_matter.date", f"{_shown(raw_date)} {UNREAD_DATE}"))
-    return FrontMatter(end + 1, title, when, _tags(fields.get("tags")), tuple(warnings))
+    state = _text(fields.get("state"))
+    if state is not None and state.lower() not in SOURCE_STATES:
+        warnings.append(Issue("front_matter.state", f"{_shown(state)} {_UNREAD_STATE}"))
+    state = state.lower() if state is not None and state.lower() in SOURCE_STATES else None
+    tags, area = _tags(fields.get("tags")), _text(fields.get("area"))
+    return FrontMatter(end + 1, title, when, tags, tuple(warnings), area, state)
 
 
 _UNREAD_TITLE = "is not a one-line title: the title is the first heading's, or the source id's"
 UNREAD_DATE = "is not an ISO 8601 date or date-time (2024-05-01): the source has no date"
+_UNREAD_STATE = f"is not a state ({', '.join(SOURCE_STATES)}): the source has none"
 
 
 def _shown(value: str | list[str]) -> str:
