@@ -8,6 +8,8 @@ from fastapi import APIRouter
 from tabane.api.deps import Svc, User
 from tabane.api.schemas import ERROR_RESPONSES, out
 from tabane.api.schemas_search import (
+    CatalogIn,
+    CatalogOut,
     CrossExplainIn,
     CrossSearchIn,
     ExplainIn,
@@ -62,3 +64,12 @@ def explain_across(body: CrossExplainIn, svc: Svc, user: User) -> ExplanationOut
         body.expected.paragraph,
     )
     return out(ExplanationOut, explanation)
+
+
+@router.post("/catalog/search")
+def search_catalog(body: CatalogIn, svc: Svc, user: User) -> CatalogOut:
+    """Which documents there are about `query`: sources (not paragraphs) by title and by their
+    paragraphs' BM25, fused and each source once, with title, area, state, date and a snippet;
+    `*`, `all` or an empty query lists every source you can see (browse). Capped by `limit`,
+    paged by `offset`, in a stable order; the plan says the mode and the total."""
+    return out(CatalogOut, svc.search_catalog(user, body.to_request()))

@@ -14,6 +14,8 @@ from typing import Any
 from pydantic import Field
 
 from tabane.api.schemas import LocatorOut, Request, Response
+from tabane.search.catalog import MAX_LIMIT as CATALOG_LIMIT
+from tabane.search.catalog import MAX_OFFSET, CatalogRequest
 from tabane.search.plan import MAX_LIMIT, SearchRequest
 from tabane.types import expected_context, parse_date
 
@@ -183,3 +185,56 @@ class ExplanationOut(Response):
     paragraph_terms: list[str]
     terms: list[TermEvidenceOut]
     vector: dict[str, Any] = Field(description="the cosine and floor, or why the lane did not run")
+
+
+# -- the catalog (search_catalog) ------------------------------------------------------------------
+
+
+class CatalogIn(Request):
+    """Which documents there are about `query`, over the contexts and groups named."""
+
+    query: str = Field(
+        description="what the documents are about; `*`, `all` or nothing lists them all (browse)"
+    )
+    contexts: list[str] = Field([], description="contexts to list")
+    groups: list[str] = Field([], description="groups to list (nested groups included)")
+    limit: int = Field(10, ge=1, le=CATALOG_LIMIT, description="sources per page")
+    offset: int = Field(0, ge=0, le=MAX_OFFSET, description="`next_offset` of the previous page")
+
+    def to_request(self) -> CatalogRequest:
+        return CatalogRequest(
+            self.query, tuple(self.contexts), tuple(self.groups), self.limit, self.offset
+        )
+
+
+class CatalogLaneOut(Response):
+    lane: str = Field(description="`title` or `bm25`")
+    rank: int = Field(description="1-based, within the source's context")
+
+
+class CatalogHitOut(Response):
+    context: str
+    source_id: str
+    title: str
+    area: str | None
+    state: str | None
+    date: datetime | None
+    paragraph: int | None = Field(description="the snippet's paragraph")
+    snippet: str = Field(
+        description="the best paragraph (the lead one when only the title matched)"
+    )
+    lanes: list[CatalogLaneOut] = Field(description="the lanes that found it (none when browsing)")
+    score: float = Field(description="reciprocal rank fusion over its lanes (0 when browsing)")
+
+
+class CatalogPlanOut(Response):
+    mode: str = Field(description="`search`, or `browse` for a query of `*`, `all` or nothing")
+    contexts: list[str]
+    query_terms: list[str]
+    total: int = Field(description="sources found (or visible, browsing) before the page")
+    next_offset: int | None = Field(description="pass back as `offset` for the next page")
+
+
+class CatalogOut(Response):
+    hits: list[CatalogHitOut]
+    plan: CatalogPlanOut

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from tabane.cli.common import emit, handled, service
+from tabane.cli.common import emit, handled, named_as, service
 from tabane.errors import InvalidInput, Issue
 
 Opt = typer.Option
@@ -71,3 +71,25 @@ def search(
             return
         where = expected_context(explain_context, contexts, groups, "--explain-context")
         emit(svc.explain_search(user, request, where, explain, paragraph))
+
+
+@handled
+def catalog(
+    query: Annotated[str, typer.Argument(help="what the documents are about; '*' lists all")],
+    context: Annotated[
+        list[str] | None, Opt("--context", "-c", help="context to list (repeat for more)")
+    ] = None,
+    group: Annotated[
+        list[str] | None, Opt("--group", "-g", help="group to list (repeat for more)")
+    ] = None,
+    limit: Annotated[int, Opt(help="sources per page (1-50)")] = 10,
+    offset: Annotated[int, Opt(help="`next_offset` of the previous page")] = 0,
+) -> None:
+    """Which documents there are about a subject: sources by title and by their paragraphs,
+    each once with title, area, state, date and a snippet; '*' or 'all' lists every source.
+    Example: tabane catalog "asyncio" -c python-docs"""
+    from tabane.search.catalog import CatalogRequest
+
+    request = CatalogRequest(query, tuple(context or ()), tuple(group or ()), limit, offset)
+    with named_as({"contexts": "--context", "groups": "--group"}), service() as (svc, user):
+        emit(svc.search_catalog(user, request))

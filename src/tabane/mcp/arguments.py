@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from tabane.contexts.contexts import ContextInfo, ContextStats
 from tabane.contexts.groups import GroupInfo
 from tabane.errors import Issue
+from tabane.search.catalog import MAX_LIMIT as CATALOG_LIMIT
+from tabane.search.catalog import MAX_OFFSET
 from tabane.search.plan import MAX_LIMIT
 from tabane.sources.read import MAX_PAGE, ParagraphView, SourceInfo
 from tabane.types import SOURCE_STATES, storable_text
@@ -281,6 +283,18 @@ class SearchArgs(Args):
     semantic_floor: Annotated[
         float | None, Field(ge=-1.0, le=1.0, description="Cosine floor of the vector lane.")
     ] = None
+
+
+class CatalogArgs(Args):
+    query: Annotated[
+        str, Field(description="What the documents are about; `*` or `all` lists them all.")
+    ]
+    contexts: Annotated[list[str], Field(description="Contexts to list.")] = []
+    groups: Annotated[list[str], Field(description="Groups to list (nested ones too).")] = []
+    limit: Annotated[int, Field(ge=1, le=CATALOG_LIMIT, description="Sources per page.")] = 10
+    offset: Annotated[
+        int, Field(ge=0, le=MAX_OFFSET, description="`next_offset` of the previous page.")
+    ] = 0
 
 
 class ExpectedIn(BaseModel):

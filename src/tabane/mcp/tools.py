@@ -8,6 +8,7 @@ from tabane.contexts.groups import GroupInfo
 from tabane.errors import InvalidInput, Issue
 from tabane.ingest.documents import DocumentInput, block
 from tabane.mcp.arguments import (
+    CatalogArgs,
     ChangeGroupArgs,
     CiteArgs,
     ContextDeleted,
@@ -30,6 +31,7 @@ from tabane.mcp.arguments import (
     UpdateContextArgs,
 )
 from tabane.mcp.registry import tool as _tool
+from tabane.search.catalog import CatalogRequest, CatalogResult
 from tabane.search.explain import Explanation
 from tabane.search.plan import SearchRequest
 from tabane.search.search import SearchResult
@@ -193,6 +195,17 @@ def search_passages(svc: Tabane, user: Principal, a: SearchArgs) -> SearchResult
     model_mismatch, no_query_terms), its floor, the filter's eligible_sources,
     pending_embeddings. Pass `next_after` back as `after` for more."""
     return svc.search(user, _request(a))
+
+
+@_tool("read")
+def search_catalog(svc: Tabane, user: Principal, a: CatalogArgs) -> CatalogResult:
+    """Which documents there are about `query` in `contexts` and/or `groups`: sources, not
+    passages, found by title and by their paragraphs, each once with title, area, state, date
+    and a snippet. Give a few subject words ('asyncio', 'kitchen budget'); `*` or `all` lists
+    every source you can see (browse). Page with `offset` = `plan.next_offset`. Then read a
+    source with `lookup`, or `search_passages` inside it."""
+    return svc.search_catalog(user, CatalogRequest(a.query, tuple(a.contexts), tuple(a.groups),
+                                                   a.limit, a.offset))  # fmt: skip
 
 
 @_tool("read")

@@ -13,8 +13,10 @@ from tabane.contexts import contexts, groups
 from tabane.errors import InvalidInput, Issue
 from tabane.jobs import listing, queue
 from tabane.models.registry import default_floor
+from tabane.search import catalog
 from tabane.search import explain as explain_mod
 from tabane.search import search as search_mod
+from tabane.search.catalog import CatalogRequest, CatalogResult
 from tabane.search.plan import SearchRequest
 from tabane.service.base import ServiceBase
 from tabane.storage.schema import Context, Job, Source
@@ -54,6 +56,13 @@ class SearchService(ServiceBase):
                 if stale and self.embedder is not None:
                     self._schedule_reembed(session, user, ctx)
         return result
+
+    def search_catalog(self, user: Principal, request: CatalogRequest) -> CatalogResult:
+        """Which documents there are about the query (search/catalog.py), or all of them."""
+        request.check()
+        with self.store.session(user) as session:
+            reached = groups.expand(session, request.contexts, request.groups)
+            return catalog.search_catalog(session, reached, request)
 
     def explain_search(
         self,
