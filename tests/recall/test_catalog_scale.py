@@ -66,3 +66,21 @@ def test_a_named_area_still_leads(vsvc: Tabane, user, make_context):
     vsvc.wait_for_jobs()
     result = vsvc.recall(user, RecallRequest("What is going on in Work?", (work, home), force=True))
     assert result.items[0].kind == "area", [it.citation.title for it in result.items]
+
+
+def test_without_vectors_the_catalog_follows_the_words(svc: Tabane, user, make_context):
+    # no embedder: no passage lane, so the end of the evidence is BM25's last place
+    work, home = make_context(), make_context()
+    _desk(svc, user, work)
+    _home(svc, user, home)
+    result = svc.recall(user, RecallRequest(QUESTION, (work, home), force=True))
+    assert not result.trace.lanes["vector"].ran
+    # (each context's BM25 ranks its own rows: the memo's "the" ties with the answer's words)
+    kinds = [it.kind for it in result.items]
+    assert _first_answer(result) < min(kinds.index("area"), kinds.index("catalog")), kinds
+    bm25 = max(r.rank for c in result.trace.candidates for r in c.lanes if r.lane == "bm25")
+    [area] = [c for c in result.trace.candidates if c.kind == "area"]
+    assert area.lanes[0].rank == bm25 + 1  # after every evidence row
+    # the project right after its own best paragraph: the memo's, first by BM25 in its context
+    [project] = [c for c in result.trace.candidates if c.kind == "catalog"]
+    assert project.lanes[0].rank == 1 + 1
