@@ -33,5 +33,9 @@ def test_search_catalog_finds_and_browses(
         }  # fmt: skip
         assert [h["source_id"] for h in listed["hits"]] == ["espresso.md"]
         await err(c, "search_catalog", {"query": "x", "contexts": []}, "invalid_input")
+        expected = {"source_id": "espresso.md"}
+        ask = {"query": "kettle", "contexts": [context], "expected": expected}
+        why = await ok(c, "explain_catalog", ask)
+        assert why["verdict"] == "not_found"
 
     connect(svc, user, body, transport)

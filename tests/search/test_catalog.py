@@ -104,3 +104,46 @@ def test_http_and_cli(svc: Tabane, user: Principal, shelf, tabane_home: Path) ->
     ran = CliRunner().invoke(app, ["catalog", "espresso", "-c", home], env=env)
     assert ran.exit_code == 0, ran.stderr
     assert [h["source_id"] for h in json.loads(ran.stdout)["hits"]] == ["espresso.md"]
+    ran = CliRunner().invoke(app, ["catalog", "espresso", "-c", home, "--explain", "kettle.md"],
+                             env=env)  # fmt: skip
+    assert ran.exit_code == 0, ran.stderr
+    assert json.loads(ran.stdout)["verdict"] == "not_found"
+    with serve(create_app(svc, lambda request: user)) as url:
+        body = {"query": "kettle", "contexts": [home], "expected": {"source_id": "garden.md"}}
+        got = httpx.post(f"{url}/catalog/search/explain", json=body)
+    assert got.status_code == 200, got.text
+    assert (got.json()["verdict"], got.json()["position"]) == ("served", 2)
+
+
+def test_the_explain_twin_says_why(svc: Tabane, user, make_user, make_context, shelf) -> None:
+    home, work = shelf
+    ask = CatalogRequest("kettle", (home, work), limit=1)
+    ranked = [
+        h.source_id for h in svc.search_catalog(user, CatalogRequest("kettle", (home, work))).hits
+    ]
+
+    def why(request: CatalogRequest, ctx: str, sid: str):
+        return svc.explain_catalog(user, request, ctx, sid)
+
+    first = why(ask, home, "kettle.md")
+    assert (first.verdict, first.position) == ("served", 1)
+    assert [lane.lane for lane in first.lanes] == ["title", "bm25"]
+    third = ranked[2]
+    later = why(ask, work if third == "budget.md" else home, third)
+    assert (later.verdict, later.position, later.offset_to_reach) == ("other_page", 3, 2)
+    assert why(ask, home, "espresso.md").verdict == "not_found"
+    assert why(ask, home, "nothing.md").verdict == "not_stored"
+    other = make_context()
+    assert why(ask, other, "kettle.md").verdict == "not_stored"  # no such source there
+    svc.ingest(user, other, DocumentInput("k.md", paragraphs=[block("kettle")]))
+    assert why(ask, other, "k.md").verdict == "context_not_searched"
+    svc.retract(user, home, "garden.md")
+    assert why(ask, home, "garden.md").verdict == "retracted"
+    listed = svc.search_catalog(user, CatalogRequest("*", (home, work), limit=50)).hits
+    at = 1 + [h.source_id for h in listed].index("budget.md")
+    browse = why(CatalogRequest("*", (home, work), limit=1, offset=at - 1), work, "budget.md")
+    assert (browse.verdict, browse.position) == ("served", at)  # browse's own order
+    stranger = make_user()
+    theirs = make_context(stranger)
+    hidden = svc.explain_catalog(stranger, CatalogRequest("*", (theirs,)), home, "kettle.md")
+    assert hidden.verdict == "not_stored"  # an invisible source is judged as a missing one

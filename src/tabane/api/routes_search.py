@@ -8,6 +8,8 @@ from fastapi import APIRouter
 from tabane.api.deps import Svc, User
 from tabane.api.schemas import ERROR_RESPONSES, out
 from tabane.api.schemas_search import (
+    CatalogExplainIn,
+    CatalogExplanationOut,
     CatalogIn,
     CatalogOut,
     CrossExplainIn,
@@ -73,3 +75,14 @@ def search_catalog(body: CatalogIn, svc: Svc, user: User) -> CatalogOut:
     `*`, `all` or an empty query lists every source you can see (browse). Capped by `limit`,
     paged by `offset`, in a stable order; the plan says the mode and the total."""
     return out(CatalogOut, svc.search_catalog(user, body.to_request()))
+
+
+@router.post("/catalog/search/explain")
+def explain_catalog(body: CatalogExplainIn, svc: Svc, user: User) -> CatalogExplanationOut:
+    """Why `expected` (a source; by default in the one context listed) is or is not on this page
+    of the catalog: the first verdict that applies (`not_stored`, also for what you cannot see;
+    `context_not_searched`, `retracted`, `not_found`, `other_page` with the offset that reaches
+    it, `served`), from the same ranking as the search."""
+    where = body.expected_context()
+    got = svc.explain_catalog(user, body.to_request(), where, body.expected.source_id)
+    return out(CatalogExplanationOut, got)

@@ -238,3 +238,28 @@ class CatalogPlanOut(Response):
 class CatalogOut(Response):
     hits: list[CatalogHitOut]
     plan: CatalogPlanOut
+
+
+class CatalogExpected(Request):
+    context: str | None = Field(None, description="its context; default: the only one listed")
+    source_id: str
+
+
+class CatalogExplainIn(CatalogIn):
+    expected: CatalogExpected
+
+    def expected_context(self) -> str:
+        path = "body.expected.context"
+        return expected_context(self.expected.context, self.contexts, self.groups, path)
+
+
+class CatalogExplanationOut(Response):
+    verdict: str = Field(
+        description="not_stored, context_not_searched, retracted, not_found, other_page or served"
+    )
+    detail: str
+    context: str
+    source_id: str
+    position: int | None = Field(description="1-based, in the whole order")
+    offset_to_reach: int | None = Field(description="an `offset` whose page holds it")
+    lanes: list[CatalogLaneOut]

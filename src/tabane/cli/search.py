@@ -84,12 +84,25 @@ def catalog(
     ] = None,
     limit: Annotated[int, Opt(help="sources per page (1-50)")] = 10,
     offset: Annotated[int, Opt(help="`next_offset` of the previous page")] = 0,
+    explain: Annotated[
+        str | None, Opt(metavar="SOURCE_ID", help="explain why this source is (not) listed")
+    ] = None,
+    explain_context: Annotated[
+        str | None, Opt(help="with --explain: its context (default: the only --context)")
+    ] = None,
 ) -> None:
     """Which documents there are about a subject: sources by title and by their paragraphs,
     each once with title, area, state, date and a snippet; '*' or 'all' lists every source.
+    --explain SOURCE_ID says why that source is or is not listed instead.
     Example: tabane catalog "asyncio" -c python-docs"""
     from tabane.search.catalog import CatalogRequest
+    from tabane.types import expected_context
 
-    request = CatalogRequest(query, tuple(context or ()), tuple(group or ()), limit, offset)
+    contexts, groups = tuple(context or ()), tuple(group or ())
+    request = CatalogRequest(query, contexts, groups, limit, offset)
     with named_as({"contexts": "--context", "groups": "--group"}), service() as (svc, user):
-        emit(svc.search_catalog(user, request))
+        if explain is None:
+            emit(svc.search_catalog(user, request))
+            return
+        where = expected_context(explain_context, contexts, groups, "--explain-context")
+        emit(svc.explain_catalog(user, request, where, explain))

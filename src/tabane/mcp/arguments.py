@@ -297,6 +297,18 @@ class CatalogArgs(Args):
     ] = 0
 
 
+class CatalogExpectedIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    context: Annotated[
+        str | None, Field(description="Its context; default: the only context listed.")
+    ] = None
+    source_id: SourceId
+
+
+class CatalogExplainArgs(CatalogArgs):
+    expected: Annotated[CatalogExpectedIn, Field(description="The source you expected.")]
+
+
 class ExpectedIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     context: Annotated[

@@ -9,6 +9,7 @@ from tabane.errors import InvalidInput, Issue
 from tabane.ingest.documents import DocumentInput, block
 from tabane.mcp.arguments import (
     CatalogArgs,
+    CatalogExplainArgs,
     ChangeGroupArgs,
     CiteArgs,
     ContextDeleted,
@@ -32,6 +33,7 @@ from tabane.mcp.arguments import (
 )
 from tabane.mcp.registry import tool as _tool
 from tabane.search.catalog import CatalogRequest, CatalogResult
+from tabane.search.catalog_explain import CatalogExplanation
 from tabane.search.explain import Explanation
 from tabane.search.plan import SearchRequest
 from tabane.search.search import SearchResult
@@ -204,8 +206,21 @@ def search_catalog(svc: Tabane, user: Principal, a: CatalogArgs) -> CatalogResul
     and a snippet. Give a few subject words ('asyncio', 'kitchen budget'); `*` or `all` lists
     every source you can see (browse). Page with `offset` = `plan.next_offset`. Then read a
     source with `lookup`, or `search_passages` inside it."""
-    return svc.search_catalog(user, CatalogRequest(a.query, tuple(a.contexts), tuple(a.groups),
-                                                   a.limit, a.offset))  # fmt: skip
+    return svc.search_catalog(user, _catalog(a))
+
+
+@_tool("read")
+def explain_catalog(svc: Tabane, user: Principal, a: CatalogExplainArgs) -> CatalogExplanation:
+    """Ask why a source you expected is not on this page of `search_catalog` (the same arguments
+    plus `expected`: context, source_id). Verdicts: not_stored (also anything you cannot see),
+    context_not_searched, retracted, not_found (neither its title nor its paragraphs match),
+    other_page (with offset_to_reach), served."""
+    context = expected_context(a.expected.context, a.contexts, a.groups, "expected.context")
+    return svc.explain_catalog(user, _catalog(a), context, a.expected.source_id)
+
+
+def _catalog(a: CatalogArgs) -> CatalogRequest:
+    return CatalogRequest(a.query, tuple(a.contexts), tuple(a.groups), a.limit, a.offset)
 
 
 @_tool("read")

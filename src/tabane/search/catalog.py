@@ -103,33 +103,54 @@ class CatalogResult:
     plan: CatalogPlan
 
 
+@dataclass(frozen=True)
+class Ranked:
+    """The search mode's fused order (source pks, best first) and what it was made of: each
+    source's context, lanes and best paragraph id, its fused score and its row."""
+
+    order: list[int]
+    found: dict[int, tuple[Context, list[CatalogLane], int | None]]
+    scored: dict[int, float]
+    rows: dict[int, Any]
+    terms: tuple[str, ...]
+
+
+def rank(session: Session, contexts: Sequence[Context], query: str) -> Ranked:
+    """The two lanes in every context, fused over sources (shared with the explain twin)."""
+    terms = tuple(bm25.unique_terms(tokenize(query)))
+    found: dict[int, tuple[Context, list[CatalogLane], int | None]] = {}
+    for ctx in contexts:
+        for r, pk in enumerate(_titles(session, ctx.id, terms), start=1):
+            found.setdefault(pk, (ctx, [], None))[1].append(CatalogLane("title", r))
+        for r, (pk, paragraph_id) in enumerate(_paragraphs(session, ctx.id, terms), start=1):
+            c, lanes, _ = found.get(pk, (ctx, [], None))
+            found[pk] = (c, [*lanes, CatalogLane("bm25", r)], paragraph_id)
+    scored = {pk: sum(1.0 / (RRF_K + lane.rank) for lane in f[1]) for pk, f in found.items()}
+    rows = _sources(session, list(found))
+    # ties by context and source id: the page order is stable
+    order = sorted(
+        (pk for pk in found if pk in rows),
+        key=lambda pk: (-scored[pk], found[pk][0].name, rows[pk].source_id),
+    )
+    return Ranked(order, found, scored, rows, terms)
+
+
 def search_catalog(
     session: Session, contexts: Sequence[Context], request: CatalogRequest
 ) -> CatalogResult:
     names = tuple(c.name for c in contexts)
     if request.browsing:
         return _browse(session, contexts, request, names)
-    terms = tuple(bm25.unique_terms(tokenize(request.query)))
-    found: dict[int, tuple[Context, list[CatalogLane], int | None]] = {}
-    for ctx in contexts:
-        for rank, pk in enumerate(_titles(session, ctx.id, terms), start=1):
-            found.setdefault(pk, (ctx, [], None))[1].append(CatalogLane("title", rank))
-        for rank, (pk, paragraph_id) in enumerate(_paragraphs(session, ctx.id, terms), start=1):
-            c, lanes, _ = found.get(pk, (ctx, [], None))
-            found[pk] = (c, [*lanes, CatalogLane("bm25", rank)], paragraph_id)
-    scored = {pk: sum(1.0 / (RRF_K + lane.rank) for lane in f[1]) for pk, f in found.items()}
-    rows = _sources(session, list(found))
-    # ties by context and source id: the page order is stable
-    order = sorted(found, key=lambda pk: (-scored[pk], found[pk][0].name, rows[pk].source_id))
-    page = order[request.offset : request.offset + request.limit]
-    best = {pk: found[pk][2] for pk in page}
-    snippets = _snippets(session, best)
+    r = rank(session, contexts, request.query)
+    page = r.order[request.offset : request.offset + request.limit]
+    snippets = _snippets(session, {pk: r.found[pk][2] for pk in page})
     hits = [
-        _hit(found[pk][0].name, rows[pk], snippets.get(pk), tuple(found[pk][1]), scored[pk])
+        _hit(r.found[pk][0].name, r.rows[pk], snippets.get(pk), tuple(r.found[pk][1]), r.scored[pk])
         for pk in page
     ]
     after = request.offset + len(page)
-    plan = CatalogPlan("search", names, terms, len(order), after if after < len(order) else None)
+    total = len(r.order)
+    plan = CatalogPlan("search", names, r.terms, total, after if after < total else None)
     return CatalogResult(hits, plan)
 
 

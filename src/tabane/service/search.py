@@ -17,6 +17,7 @@ from tabane.search import catalog
 from tabane.search import explain as explain_mod
 from tabane.search import search as search_mod
 from tabane.search.catalog import CatalogRequest, CatalogResult
+from tabane.search.catalog_explain import CatalogExplanation, explain_catalog
 from tabane.search.plan import SearchRequest
 from tabane.service.base import ServiceBase
 from tabane.storage.schema import Context, Job, Source
@@ -63,6 +64,20 @@ class SearchService(ServiceBase):
         with self.store.session(user) as session:
             reached = groups.expand(session, request.contexts, request.groups)
             return catalog.search_catalog(session, reached, request)
+
+    def explain_catalog(
+        self, user: Principal, request: CatalogRequest, context: str, source_id: str
+    ) -> CatalogExplanation:
+        """Why `source_id` (of `context`) is or is not on this page of the catalog: the first
+        verdict that applies, from the same ranking (search/catalog_explain.py)."""
+        request.check()
+        if not isinstance(source_id, str) or not source_id.strip():
+            raise InvalidInput(
+                "name the source to explain", issues=[Issue("expected.source_id", "empty")]
+            )
+        with self.store.session(user) as session:
+            reached = groups.expand(session, request.contexts, request.groups)
+            return explain_catalog(session, reached, request, context, source_id)
 
     def explain_search(
         self,
