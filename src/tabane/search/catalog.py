@@ -3,9 +3,10 @@
 Two lanes per addressed context, fused by reciprocal rank fusion over sources (a source found
 at rank r adds 1/(RRF_K + r) per lane):
 
-- `title`: sources whose title holds the query's terms (tokenized as BM25 tokenizes; matched in
-  the title's normalized key), most terms first, then the shorter title;
-- `bm25`: search's paragraph BM25 lane, each source at the rank of its best paragraph.
+- `title`: sources whose title holds the query's words (the tokenizer's terms, unstemmed,
+  matched in the title's normalized key), most terms first, then the shorter title;
+- `bm25`: search's paragraph BM25 lane (its stemmed index terms, text/analyze.py), each source
+  at the rank of its best paragraph.
 
 Each source comes once, with its title, area, state, date and a snippet of its best paragraph
 (the lead paragraph when only its title matched). A query of nothing but `*`, `all` or white
@@ -27,8 +28,8 @@ from sqlalchemy.orm import Session
 
 from tabane.errors import InvalidInput, Issue
 from tabane.search import bm25
-from tabane.search.plan import RRF_K
 from tabane.storage.schema import Context, Paragraph, Source
+from tabane.text.analyze import index_terms
 from tabane.text.tokenize import tokenize
 from tabane.types import text_problems
 
@@ -37,6 +38,10 @@ MAX_LIMIT = 50
 MAX_OFFSET = 100_000
 POOL = 50  # sources per lane and context: search's pool for 10 hits
 SNIPPET = 240  # characters of a hit's best paragraph
+# Reciprocal rank fusion over the two lanes' source ranks: a title rank and a best-paragraph
+# rank have no scores that compare (search fuses its paragraph lanes by score share instead),
+# so ranks are fused, with recall's constant (recall/plan.py `rrf_k`).
+RRF_K = 60.0
 
 
 @dataclass(frozen=True)
@@ -117,10 +122,11 @@ class Ranked:
 
 def rank(session: Session, contexts: Sequence[Context], query: str) -> Ranked:
     """The two lanes in every context, fused over sources (shared with the explain twin)."""
-    terms = tuple(bm25.unique_terms(tokenize(query)))
+    words = tuple(bm25.unique_terms(tokenize(query)))
+    terms = tuple(bm25.unique_terms(index_terms(query)))
     found: dict[int, tuple[Context, list[CatalogLane], int | None]] = {}
     for ctx in contexts:
-        for r, pk in enumerate(_titles(session, ctx.id, terms), start=1):
+        for r, pk in enumerate(_titles(session, ctx.id, words), start=1):
             found.setdefault(pk, (ctx, [], None))[1].append(CatalogLane("title", r))
         for r, (pk, paragraph_id) in enumerate(_paragraphs(session, ctx.id, terms), start=1):
             c, lanes, _ = found.get(pk, (ctx, [], None))
