@@ -120,7 +120,7 @@ def _within(lanes: Any, pool: Any) -> Any:
 def _placed(lanes: Any, pool: Any) -> Any:
     """`_within`'s rows as a CTE with each evidence row's place on the common scale (`place`:
     a passage's among every context's, a BM25 row's behind its context's standing; null for
-    the other lanes) and the last such place (`evidence_end`)."""
+    the other lanes) and the last such place (`end`)."""
     within = _within(lanes, pool)
     row = within.c
     # after the other contexts' passages nearer the question than the context's best one (a

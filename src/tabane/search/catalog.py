@@ -3,9 +3,10 @@
 Two lanes per addressed context, fused by reciprocal rank fusion over sources (a source found
 at rank r adds 1/(RRF_K + r) per lane):
 
-- `title`: sources whose title holds the query's words (the tokenizer's terms, unstemmed;
-  matched in the title's normalized key), most words first, then the shorter title;
-- `bm25`: search's paragraph BM25 lane, each source at the rank of its best paragraph.
+- `title`: sources whose title holds the query's words (the tokenizer's terms, unstemmed,
+  matched in the title's normalized key), most terms first, then the shorter title;
+- `bm25`: search's paragraph BM25 lane (its stemmed index terms, text/analyze.py), each source
+  at the rank of its best paragraph.
 
 Each source comes once, with its title, area, state, date and a snippet of its best paragraph
 (the lead paragraph when only its title matched). A query of nothing but `*`, `all` or white
@@ -37,10 +38,10 @@ MAX_LIMIT = 50
 MAX_OFFSET = 100_000
 POOL = 50  # sources per lane and context: search's pool for 10 hits
 SNIPPET = 240  # characters of a hit's best paragraph
-
-# The catalog fuses a title lane and the paragraph BM25 lane by rank: their scores do not
-# compare (a title match is a yes or no), so reciprocal rank fusion, k as it is usually set.
-RRF_K = 60
+# Reciprocal rank fusion over the two lanes' source ranks: a title rank and a best-paragraph
+# rank have no scores that compare (search fuses its paragraph lanes by score share instead),
+# so ranks are fused, with recall's constant (recall/plan.py `rrf_k`).
+RRF_K = 60.0
 
 
 @dataclass(frozen=True)
@@ -121,8 +122,8 @@ class Ranked:
 
 def rank(session: Session, contexts: Sequence[Context], query: str) -> Ranked:
     """The two lanes in every context, fused over sources (shared with the explain twin)."""
-    words = tuple(bm25.unique_terms(tokenize(query)))  # a title holds words, not stems
-    terms = tuple(bm25.unique_terms(index_terms(query)))  # BM25's analysis (text/analyze.py)
+    words = tuple(bm25.unique_terms(tokenize(query)))
+    terms = tuple(bm25.unique_terms(index_terms(query)))
     found: dict[int, tuple[Context, list[CatalogLane], int | None]] = {}
     for ctx in contexts:
         for r, pk in enumerate(_titles(session, ctx.id, words), start=1):

@@ -217,7 +217,7 @@ class Source(Scoped, Base):
     date: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     tags: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")
     area: Mapped[str | None] = mapped_column(Text)
-    state: Mapped[str | None] = mapped_column(Text)  # None: not stated (migration 0033)
+    state: Mapped[str | None] = mapped_column(Text)  # None: not stated (migration 0035)
     content_hash: Mapped[str] = mapped_column(Text)
     raw_hash: Mapped[str | None] = mapped_column(Text)  # of the bytes read; skips re-parsing
     byte_size: Mapped[int] = mapped_column(BigInteger, server_default="0")

@@ -29,8 +29,8 @@ FORMATS = ("text", "markdown", "html", "pdf", "man")
 #    the blocks it swallowed, SVG figures' labels are a paragraph, SQLite's page headings in its
 #    `nosearch` chrome are kept, a page whose headings trafilatura drops is walked, a heading with
 #    nothing under it is a paragraph.
-#    Markdown front matter's `area` and `state` read (issue 34): both changes in one re-read.
-PARSER_VERSION = 5
+# 6: Markdown front matter's `area` and `state` read (issue 34), so a file read before gets them.
+PARSER_VERSION = 6
 
 _EXTENSIONS = {
     ".md": "markdown",

@@ -3,7 +3,7 @@
 A source with an area and no explicit state was listed as an active project: the column said
 `active` for every source nobody gave a state. Now NULL means "not stated", and only `active`
 or `waiting` sources make the project catalog. Existing rows keep their value until their
-source is read again (PARSER_VERSION 5 makes the next ingest or sync of a file do so, and a
+source is read again (PARSER_VERSION 6 makes the next ingest or sync of a file do so, and a
 file that states nothing then gets NULL).
 
 Revision ID: 0035
