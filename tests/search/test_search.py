@@ -74,6 +74,8 @@ def test_fusion_averages_each_lanes_share_of_its_best(vsvc: Tabane, user, contex
     for hit in result.hits:
         expected = sum(lr.score / best[lane] for lane, lr in hit.lanes.items()) / 2
         assert hit.score == pytest.approx(expected)
+        for lane, lr in hit.lanes.items():  # each lane's share is shown, as fusion used it
+            assert lr.share == pytest.approx(lr.score / best[lane])
     assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
 
 

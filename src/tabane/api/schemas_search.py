@@ -91,6 +91,9 @@ class CrossExplainIn(CrossSearchIn):
 class LaneRankOut(Response):
     rank: int = Field(description="1-based rank within that lane")
     score: float = Field(description="the lane's own score: BM25, or cosine similarity")
+    share: float = Field(
+        description="the score over the lane's best for this query; the hit's score averages these"
+    )
 
 
 class HitOut(Response):

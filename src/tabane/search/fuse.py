@@ -24,6 +24,7 @@ T = TypeVar("T")
 class LaneRank:
     rank: int
     score: float
+    share: float = 0.0  # the score over the lane's best for this query: what fusion averaged
 
 
 @dataclass(frozen=True)
@@ -44,8 +45,9 @@ def combine(lanes: Mapping[str, Sequence[tuple[int, float]]], asked: int) -> lis
     for name, hits in lanes.items():
         best = max((score for _, score in hits), default=0.0)
         for rank, (pid, score) in enumerate(hits, start=1):
-            acc.setdefault(pid, {})[name] = LaneRank(rank, score)
-            shares[pid] = shares.get(pid, 0.0) + share(score, best)
+            part = share(score, best)
+            acc.setdefault(pid, {})[name] = LaneRank(rank, score, part)
+            shares[pid] = shares.get(pid, 0.0) + part
     fused = [Fused(pid, shares[pid] / max(asked, 1), found) for pid, found in acc.items()]
     fused.sort(key=lambda f: (-f.score, min(lr.rank for lr in f.lanes.values()), f.paragraph_id))
     return fused
