@@ -117,15 +117,21 @@ def _within(lanes: Any, pool: Any) -> Any:
     return select(windows, local.label("local"), best.label("best_place")).subquery("within")
 
 
+def behind_standing(best_place: Any, local: Any) -> Any:
+    """A row ranked `local` within its context, placed after the other contexts' passages
+    nearer the question than the context's best one (`best_place`; a context with no passage
+    keeps the local rank). BM25 rows are placed so, and recall's paragraphs by share
+    (shares.py)."""
+    return func.coalesce(best_place - 1, 0) + local
+
+
 def _placed(lanes: Any, pool: Any) -> Any:
     """`_within`'s rows as a CTE with each evidence row's place on the common scale (`place`:
     a passage's among every context's, a BM25 row's behind its context's standing; null for
     the other lanes) and the last such place (`end`)."""
     within = _within(lanes, pool)
     row = within.c
-    # after the other contexts' passages nearer the question than the context's best one (a
-    # context with no passage keeps the local rank)
-    placed = func.coalesce(row.best_place - 1, 0) + row.local
+    placed = behind_standing(row.best_place, row.local)
     place = case((row.lane.in_(PASSAGE_LANES), row.among), (row.lane == "bm25", placed))
     return select(
         within, placed.label("placed"), place.label("place"), func.max(place).over().label("end")
@@ -175,4 +181,4 @@ def on_one_scale(lanes: Any) -> Any:
         else_=row.rank,
     )
     cols = [rank.label("rank") if c.name == "rank" else row[c.name] for c in lanes.c]
-    return select(*cols).cte("hits")
+    return select(*cols, row.best_place).cte("hits")

@@ -23,14 +23,14 @@ from typing import Any
 from sqlalchemy import Boolean, and_, case, func, literal, select
 
 from tabane.recall import lanes as lane_mod
-from tabane.recall.scale import PASSAGE_LANES
+from tabane.recall.scale import behind_standing
 
 PARAGRAPH_LANES = ("vector", "bm25")
 
 
 def paragraph_places(hits: Any) -> Any:
     """(item_id, share, place) of every paragraph a paragraph lane found (`hits`: the lanes'
-    rows on one scale)."""
+    rows on one scale, with their context's standing `best_place`)."""
     c = hits.c
     mine = and_(c.kind == "paragraph", c.lane.in_(PARAGRAPH_LANES))
     best = func.max(c.score).over(partition_by=(c.context_id, c.lane))
@@ -38,6 +38,7 @@ def paragraph_places(hits: Any) -> Any:
         select(
             c.item_id,
             c.context_id,
+            c.best_place,
             (func.greatest(c.score, 0.0) / func.nullif(best, 0.0)).label("share"),
         )
         .where(mine)
@@ -47,26 +48,17 @@ def paragraph_places(hits: Any) -> Any:
         select(
             rows.c.item_id,
             rows.c.context_id,
+            func.min(rows.c.best_place).label("best_place"),
             func.sum(func.coalesce(rows.c.share, 0.0)).label("share"),
         )
         .group_by(rows.c.item_id, rows.c.context_id)
         .subquery("paragraph_shares")
     )
-    standing = (
-        select(c.context_id, func.min(c.rank).label("best_place"))
-        .where(c.lane.in_(PASSAGE_LANES))
-        .group_by(c.context_id)
-        .subquery("standing")
-    )
     local = func.row_number().over(
         partition_by=per.c.context_id, order_by=(per.c.share.desc(), per.c.item_id)
     )
-    place = func.coalesce(standing.c.best_place - 1, 0) + local
-    return (
-        select(per.c.item_id, per.c.share, place.label("place"))
-        .select_from(per.outerjoin(standing, standing.c.context_id == per.c.context_id))
-        .cte("paragraph_places")
-    )
+    place = behind_standing(per.c.best_place, local)
+    return select(per.c.item_id, per.c.share, place.label("place")).cte("paragraph_places")
 
 
 def reassigned(grouped: Any, sharing_on: Any) -> tuple[Any, Any]:
