@@ -7,11 +7,11 @@ not exist for them (`no_context`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import ARRAY, Text, func, literal, not_, select
+from sqlalchemy import ARRAY, BigInteger, Integer, Text, bindparam, func, literal, not_, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -236,16 +236,40 @@ def bump(
     session: Session, context_id: int, *, reads: int = 0, misses: int = 0, writes: int = 0
 ) -> None:
     """Count a read, a miss (a read that found nothing) or a write; anyone who can see it may."""
-    stmt = insert(ContextUsage).values(
-        context_id=context_id, reads=reads, misses=misses, writes=writes, last_access=func.now()
+    bump_many(session, [(context_id, reads, misses, writes)])
+
+
+def bump_many(session: Session, counts: Sequence[tuple[int, int, int, int]]) -> None:
+    """Add (context id, reads, misses, writes) to the usage counters in one statement, for the
+    contexts that still exist and the session's user can still see (a batched count can
+    outlive either: contexts/usage.py)."""
+    if not counts:
+        return
+    rows = (
+        func.unnest(
+            bindparam("usage_ids", [c[0] for c in counts], type_=ARRAY(Integer)),
+            bindparam("usage_reads", [c[1] for c in counts], type_=ARRAY(BigInteger)),
+            bindparam("usage_misses", [c[2] for c in counts], type_=ARRAY(BigInteger)),
+            bindparam("usage_writes", [c[3] for c in counts], type_=ARRAY(BigInteger)),
+        )
+        .table_valued("context_id", "reads", "misses", "writes")
+        .render_derived(name="counts")
+    )
+    visible = (
+        select(rows.c.context_id, rows.c.reads, rows.c.misses, rows.c.writes, func.now())
+        .select_from(rows)
+        .join(Context, Context.id == rows.c.context_id)
+    )
+    stmt = insert(ContextUsage).from_select(
+        ["context_id", "reads", "misses", "writes", "last_access"], visible
     )
     session.execute(
         stmt.on_conflict_do_update(
             index_elements=[ContextUsage.context_id],
             set_={
-                "reads": ContextUsage.reads + reads,
-                "misses": ContextUsage.misses + misses,
-                "writes": ContextUsage.writes + writes,
+                "reads": ContextUsage.reads + stmt.excluded.reads,
+                "misses": ContextUsage.misses + stmt.excluded.misses,
+                "writes": ContextUsage.writes + stmt.excluded.writes,
                 "last_access": func.now(),
             },
         )
