@@ -5,7 +5,7 @@ BM25 is tabane's formula over the same index terms (text + title + section path 
 length normalisation); the vector lane is the exact cosine over the stored vectors (the store's
 HNSW gives the same top 10s up to ties). It checks itself: the `rrf-surface` row must reproduce
 `tabane eval docs`'s fused row of the code before the change (0.756 / 0.542 / 0.604 / 0.855 /
-0.864 on the store of docs/eval.md; HNSW moves gitdocs by 0.002).
+0.864 on the store of docs/journal/eval.md; HNSW moves gitdocs by 0.002).
 
     python bench/docs_study_dump.py "$TABANE_HOME" /tmp/rankstudy ../shared/eval/dev
     python bench/docs_fusion_study.py /tmp/rankstudy [--grid]

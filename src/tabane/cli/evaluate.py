@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 eval_app = typer.Typer(
     help="Evaluate retrieval on graded question sets. Every command checks its options and reads "
     "its set before it writes anything: an unknown plan or loading, a value out of range or a set "
-    "it could not score is invalid_input at that option or place in the set (docs/eval.md).",
+    "it could not score is invalid_input at that option or place in the set (docs/quality.md).",
     short_help="Evaluate retrieval on graded question sets.",
     no_args_is_help=True,
     rich_markup_mode=None,

@@ -147,7 +147,7 @@ DEFAULT_RATE_RPS = 20.0
 DEFAULT_RATE_BURST = 40
 DEFAULT_HEAVY_CONCURRENCY = 4
 # A request's database work past this many seconds is cancelled (503 overloaded): a recall takes
-# well under a second, an ingest of a large manual page a few seconds (docs/benchmarks.md).
+# well under a second, an ingest of a large manual page a few seconds (docs/performance.md).
 DEFAULT_REQUEST_SECONDS = 60.0
 # A search writes its usage counts at most this often per user and context (contexts/usage.py):
 # the write made each search's commit wait for a WAL flush (bench/search_overhead.py).

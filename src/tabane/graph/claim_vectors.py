@@ -39,7 +39,7 @@ def claim_text(
     """What is embedded for a claim: its statement — after what it answers, when the writer
     said (a reply's topic is often only in the turn it answers: on the memory sets, embedding
     each turn after the one before it found every evidence turn of a question within the first
-    10 by cosine for 0.792 / 0.595 of the questions against 0.717 / 0.500; docs/eval.md) — else
+    10 by cosine for 0.792 / 0.595 of questions against 0.717 / 0.500; docs/journal/eval.md) — else
     its triple read as a phrase."""
     if statement is not None and statement.strip():
         if in_reply_to is not None and in_reply_to.strip():

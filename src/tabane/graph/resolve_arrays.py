@@ -2,7 +2,7 @@
 canonical spellings of a cue, exact, without aggregating its postings in the executor.
 
 A Latin typo shares a word with ~1,000 stored identifiers, and proving its top 10 needs ~8k of
-its ~12.5k postings whatever bound is guessed (docs/benchmarks.md): counted by PostgreSQL's hash
+its ~12.5k postings whatever the bound (docs/journal/benchmarks.md): counted by PostgreSQL's hash
 aggregate that was ~8 ms. Here the cue's informative grams are read as one row each (their pack
 and the postings written since, in one binary round trip), the number s of informative grams
 every spelling shares with the cue is counted exactly in numpy, and Dice's upper bound

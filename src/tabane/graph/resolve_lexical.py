@@ -35,7 +35,7 @@ from tabane.text.spelling import char_grams, spelling_key
 # grams' postings and reads only the spellings whose Dice bound reaches the floor
 # (`resolve_sql.fuzzy_candidates`). Measured by bench/resolve_latency.py (100k concepts, half
 # camelCase identifiers, half Japanese names; 2 shared cores): typo cue p50 was 138 ms with live
-# counting; see docs/benchmarks.md for the current numbers. A Latin typo shares a word with
+# counting; see docs/performance.md for the current numbers. A Latin typo shares a word with
 # ~1,000 identifiers above Dice 0.3: resolve ranks only its top `limit` exactly (top mode,
 # counted over packed postings in numpy: graph/resolve_arrays.py).
 STOP_SHARE = 20

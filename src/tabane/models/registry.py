@@ -99,7 +99,7 @@ DEFAULT_FLOORS: dict[str, float] = {}
 
 # Default cosine floor of resolve's semantic tier (cue against gloss) per model, when neither the
 # call, the context nor TABANE_SEMANTIC_FLOOR sets one. Measured by bench/resolve_floor.py with
-# `tabane eval graph --semantic-floor F` (docs/eval.md, issue 35): the
+# `tabane eval graph --semantic-floor F` (docs/journal/eval.md, issue 35): the
 # highest floor of the 0.05 grid that keeps coverage and resolution@5 of no floor on graph.json
 # was 0.20; on graph2.json (confirmation) 0.20 lost a needed triple, 0.15 kept everything and
 # cut semantic noise@5 from 50 to 43 — so 0.15. Glosses and paraphrase cues of this model are

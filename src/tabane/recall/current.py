@@ -14,7 +14,7 @@ either
 Statements of one day are one conversation's elaboration, not a revision. The latest successor
 of a superseded item takes the earlier one's place and the earlier one follows it, marked with
 the successor's citation (`Evidence.superseded_by`); the items between move down one place.
-`tau` and `span` were chosen by cross-validation on the memory sets (docs/eval.md,
+`tau` and `span` were chosen by cross-validation on the memory sets (docs/journal/eval.md,
 "Supersession"; `bench/recall_cv.py`).
 
 A question about the present ("Where does Tom work now?", "結局どこに住んでいる?") asks for a
@@ -23,7 +23,7 @@ question says so (`asks_now`), each holder's statements among the first `span` i
 newest first, in the places they hold (`newest_first`): an earlier plan ("we'll rent on Tannery
 Row") follows the later outcome. Nothing else moves, so the items served stay the same; which
 statements are "about the same thing" is left to the question, because no embedding measured
-here tells a revision from another statement of the same speaker (docs/eval.md).
+here tells a revision from another statement of the same speaker (docs/journal/eval.md).
 """
 
 from __future__ import annotations

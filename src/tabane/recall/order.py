@@ -116,7 +116,7 @@ def summaries_last(ordered: Sequence[Evidence]) -> list[Evidence]:
     """The profiles and communities moved behind every other item: a summary of edges and
     claims is read after the evidence it summarises and takes only a place that no direct
     evidence wants (on the graph sets they took 5–6 of 20 places and cost 0.05–0.10 of the
-    questions with every needed triple; docs/eval.md, "Supersession and summaries")."""
+    questions with every needed triple; docs/journal/eval.md, "Supersession and summaries")."""
     return [it for it in ordered if it.kind not in GRAPH_SUMMARIES] + [
         it for it in ordered if it.kind in GRAPH_SUMMARIES
     ]

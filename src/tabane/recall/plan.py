@@ -47,7 +47,7 @@ class Tunables:
     derived_pool: int = 3  # summaries per context and derived lane (communities, profiles, raptor)
     # Working memory: the newest turn (what the question continues) and the window's two turns
     # most similar to the question. On memory.json each further turn displaced evidence:
-    # recall@10 0.660 with 2 + 3, 0.698 with 1 + 2 (docs/eval.md, "Recall plans").
+    # recall@10 0.660 with 2 + 3, 0.698 with 1 + 2 (docs/journal/eval.md, "Recall plans").
     recent_turns: int = 1
     turn_hits: int = 2
     max_items: int = 20  # items kept after ordering, before the budget
@@ -69,15 +69,15 @@ class Tunables:
     # the same holder revises an earlier one with the same subject and label, or (the cosine
     # rule) one whose embedding is within cosine `supersede` of its own. The cosine rule is off
     # (1.1: above any cosine): with notes embedded after what they answer it lost on the dev
-    # set at every threshold (docs/eval.md, "Supersession"; bench/recall_cv.py).
+    # set at every threshold (docs/journal/eval.md, "Supersession"; bench/recall_cv.py).
     supersede: float = 1.1
     supersede_span: int = 10
     # A question about the present ("now", "in the end", "今"): each holder's statements among
     # the first `now_span` items served newest first (current.py `newest_first`; 0: off).
-    # Cross-validated on both memory sets (docs/eval.md, "Latest first"; bench/recall_cv.py).
+    # Cross-validated on the memory sets (docs/journal/eval.md, "Latest first"; bench/recall_cv.py).
     now_span: int = 10
     # The same order for every question, not only one about the present (for measurement: it
-    # moved the first evidence of other questions later; docs/eval.md).
+    # moved the first evidence of other questions later; docs/journal/eval.md).
     now_always: bool = False
     # Profiles and communities served after the other items of the first `max_items`
     # (order.py `summaries_last`).

@@ -3,7 +3,7 @@
 Each lane gathers its pool per context, so a context with nothing to say about the question
 still sends its best rows. Fusing those per-context ranks put each context's first row level with
 the others': asked about git over the git docs and two unrelated graph contexts, the unrelated
-contexts' rows took 4.9 of the first 5 places (docs/eval.md, "One scale across contexts").
+contexts' rows took 4.9 of the first 5 places (docs/journal/eval.md, "One scale across contexts").
 One model embeds paragraphs, notes, summaries and turns alike, so their cosines to the question
 compare across contexts; `on_one_scale` re-ranks the lanes' rows on them:
 
@@ -19,7 +19,7 @@ compare across contexts; `on_one_scale` re-ranks the lanes' rows on them:
   passage yet) the ranks are as the lane gave them. (Placing the r-th row at the r-th passage's
   place instead gave the graph set beside the docs contexts all-needed 0.667 against 0.833:
   same-language passages of an unrelated context interleave with the graph context's own, and
-  its rows placed through them lost their slots; docs/eval.md.)
+  its rows placed through them lost their slots; docs/journal/eval.md.)
 - A walked edge that a concept the question names led to keeps the walk's place (the question
   named that context's concept, as it names a source by its title). One that only concepts whose
   gloss is near the question led to (its `reach`: the best such gloss's cosine) is as relevant as
@@ -47,7 +47,7 @@ compare across contexts; `on_one_scale` re-ranks the lanes' rows on them:
   got `area Work` and an unrelated project memo before its answer (issue 34). An area placed
   after its sources' best evidence row instead took the second place on nearly every question
   of pydocs with its folders as areas (nDCG@10 0.730, against 0.744 without areas and 0.721
-  at the lane's ranks; docs/eval.md, "Catalog rows on the evidence's scale").
+  at the lane's ranks; docs/journal/eval.md, "Catalog rows on the evidence's scale").
 
 The `title` lane, which puts named sources first anyway, keeps its ranks.
 """

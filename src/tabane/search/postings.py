@@ -55,7 +55,7 @@ def heading_tokens(title: str | None, section: Sequence[str]) -> list[str]:
     """The tokens a paragraph inherits from its place: the source's title, then each heading
     of its section path. An option description, an "Example:" block or a reply in a
     conversation rarely repeats the command, module or person its headings name, while the
-    questions asked about it do (docs/eval.md, "headings")."""
+    questions asked about it do (docs/journal/eval.md, "headings")."""
     tokens = index_terms(title) if title else []
     for heading in section:
         tokens += index_terms(heading)

@@ -41,7 +41,7 @@ from tabane.storage.store import configure
 # is 0.98-0.99 at every value from 40 to 400, and the work doubles from 128 to 400. With larger
 # values PostgreSQL also planned some scans as reading a context's every vector instead (a
 # mid-sized context's paragraphs at 200+, recall's gloss seeds at 100-128): recall's statement
-# took 60.6 ms at 40, 118.2 ms at 400 (bench/recall_latency.py, docs/benchmarks.md).
+# took 60.6 ms at 40, 118.2 ms at 400 (bench/recall_latency.py, docs/journal/benchmarks.md).
 EF_SEARCH = 40
 
 

@@ -152,7 +152,7 @@ class RecallService(ServiceBase):
     def _query_vector(self, request: RecallRequest) -> QueryVector:
         # The question alone: prefixing the asker's label ("Ravi: …") pulled short turns that
         # carry that name above the evidence (memory dev set recall@10 0.642 → 0.698 without
-        # it, docs/eval.md); the speaker is named to the reader in the rendered bundle instead.
+        # it, docs/journal/eval.md); the speaker is named to the reader in the bundle instead.
         return embed_query(self.embedder, request.question)
 
     def _prepare(self, request: RecallRequest) -> _Prepared:

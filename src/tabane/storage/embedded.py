@@ -11,7 +11,7 @@ home's own, so a process stuck on one home never holds up another.
 The server is tuned for one machine's dedicated store (`HOME/pg/tabane.conf`, included from
 postgresql.conf): shared_buffers sized to the machine (PostgreSQL's 128 MB default keeps a
 100k-paragraph store's vectors out of its cache: recall's statement took 40–48 ms against 27–29 at
-1 GB, docs/benchmarks.md), no JIT compilation (it costs tens of milliseconds on the few reads
+1 GB, docs/journal/benchmarks.md), no JIT compilation (it costs tens of ms on the few reads
 whose estimated cost crosses its threshold), no TCP listener and the home's own socket directory.
 The file is written before each start; a server already running keeps its settings until it
 restarts.

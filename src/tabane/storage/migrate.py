@@ -1,7 +1,7 @@
 """Alembic migrations, applied at start-up and by `tabane migrate`, under an advisory lock.
 
 Alembic is imported only when the database is not at HEAD: an up-to-date store opens without it
-(it costs about 0.3 s of every CLI command otherwise; docs/benchmarks.md).
+(it costs about 0.3 s of every CLI command otherwise; docs/journal/benchmarks.md).
 """
 
 from __future__ import annotations
