@@ -20,9 +20,11 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from tabane.config import Settings
+    from tabane.graph.claim_input import ClaimInput
     from tabane.ingest.documents import DocumentInput
     from tabane.recall.explain import Expected
     from tabane.recall.plan import RecallRequest
+    from tabane.search.plan import SearchRequest
     from tabane.service import Tabane
 
 _LAZY = {
@@ -31,9 +33,20 @@ _LAZY = {
     "DocumentInput": "tabane.ingest.documents",
     "RecallRequest": "tabane.recall.plan",
     "Expected": "tabane.recall.explain",
+    "SearchRequest": "tabane.search.plan",
+    "ClaimInput": "tabane.graph.claim_input",
 }
 
-__all__ = ["DocumentInput", "Expected", "RecallRequest", "Settings", "Tabane", "__version__"]
+__all__ = [
+    "ClaimInput",
+    "DocumentInput",
+    "Expected",
+    "RecallRequest",
+    "SearchRequest",
+    "Settings",
+    "Tabane",
+    "__version__",
+]
 
 
 def __getattr__(name: str) -> Any:
