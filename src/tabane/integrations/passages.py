@@ -130,9 +130,14 @@ def _citation_fields(c: Mapping[str, Any]) -> dict[str, Any]:
         "title": c.get("title"),
         "section": list(c.get("section") or ()),
         "paragraph": c.get("paragraph"),
-        "locator": c.get("locator"),
+        "locator": _locator(c.get("locator")),
         "format": c.get("kind"),
     }
+
+
+def _locator(value: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """Lines, a page or an anchor; the HTTP schema's unset fields (null) left out."""
+    return None if value is None else {k: v for k, v in value.items() if v is not None}
 
 
 def _when(value: str | None) -> datetime | None:
