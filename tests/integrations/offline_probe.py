@@ -10,6 +10,7 @@ import json
 import sys
 from typing import Any
 
+ASK = "When does the roof garden open?"
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 LOOKUPS = ("socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr", "urllib.Request")
 reached: list[str] = []
@@ -28,37 +29,37 @@ def no_network(event: str, args: tuple[Any, ...]) -> None:
 
 sys.addaudithook(no_network)
 
-from tabane.integrations import langchain, llamaindex  # noqa: E402
 
-url, key, context = sys.argv[1:4]
-if sys.argv[4:] == ["control"]:  # the hook sees what a download would do
+def control() -> None:
+    """What a download would do, seen and refused by the hook."""
     import httpx
 
     with contextlib.suppress(httpx.HTTPError):
         httpx.get("https://pypi.org/simple/")
-got: dict[str, int] = {}
-for name, module in (("langchain", langchain), ("llamaindex", llamaindex)):
-    for kind in ("TabaneSearchRetriever", "TabaneRecallRetriever"):
-        cls = getattr(module, kind)
-        if name == "langchain":
-            retriever = cls(url=url, api_key=key, contexts=[context])
-            found = retriever.invoke("the roof garden") + asyncio.run(retriever.ainvoke("roof"))
-            texts = [d.page_content for d in found]
-        else:
-            retriever = cls(url=url, api_key=key, contexts=[context])
-            nodes = retriever.retrieve("the roof garden") + asyncio.run(retriever.aretrieve("roof"))
-            texts = [n.node.get_content(metadata_mode="llm") for n in nodes]
-        got[f"{name}.{kind}"] = len(texts)
-print(
-    json.dumps(
-        {
-            "reached": reached,
-            "got": got,
-            "modules": sorted(
-                m
-                for m in ("langchain_core", "llama_index.core", "nltk", "tiktoken")
-                if m in sys.modules
-            ),
-        }
-    )
-)
+    print(json.dumps({"reached": reached}))
+
+
+def main(url: str, key: str, context: str) -> None:
+    from tabane.integrations import langchain, llamaindex
+
+    got: dict[str, int] = {}
+    for name, module in (("langchain", langchain), ("llamaindex", llamaindex)):
+        for kind in ("TabaneSearchRetriever", "TabaneRecallRetriever"):
+            retriever = getattr(module, kind)(url=url, api_key=key, contexts=[context])
+            if name == "langchain":
+                docs = retriever.invoke(ASK) + asyncio.run(retriever.ainvoke(ASK))
+                texts = [d.page_content for d in docs]
+            else:
+                nodes = retriever.retrieve(ASK) + asyncio.run(retriever.aretrieve(ASK))
+                texts = [n.node.get_content(metadata_mode="llm") for n in nodes]
+            got[f"{name}.{kind}"] = len(texts)
+    frameworks = ("langchain_core", "llama_index.core", "nltk", "tiktoken")
+    loaded = sorted(m for m in frameworks if m in sys.modules)
+    print(json.dumps({"reached": reached, "got": got, "modules": loaded}))
+
+
+if __name__ == "__main__":
+    if sys.argv[4:] == ["control"]:
+        control()
+    else:
+        main(*sys.argv[1:4])
