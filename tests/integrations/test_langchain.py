@@ -131,3 +131,10 @@ def test_one_way_in_exactly(corpus: Any, way_in: dict[str, Any]) -> None:
     with pytest.raises(InvalidInput) as refused:
         TabaneSearchRetriever(contexts=["c"], **way_in)
     assert isinstance(refused.value, TabaneError) and refused.value.code == "invalid_input"
+
+
+@pytest.mark.parametrize("field", ["contexts", "groups", "source_tags"])
+def test_a_bare_name_where_a_list_belongs_is_invalid_input(corpus: Any, field: str) -> None:
+    with pytest.raises(InvalidInput, match=r"^invalid_input: ") as refused:
+        TabaneSearchRetriever(tabane=corpus.svc, **{"contexts": [corpus.context], field: "ab"})
+    assert [i.path for i in refused.value.issues] == [field]

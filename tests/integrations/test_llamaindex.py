@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tabane.errors import NoSession
+from tabane.errors import InvalidInput, NoSession
 from tabane.search.plan import SearchRequest
 
 from helpers import unique
@@ -81,3 +81,10 @@ def test_recall_with_a_session_serves_its_turns_with_their_citation(
         TabaneRecallRetriever(
             url=url, api_key=key, contexts=[corpus.context], session=unique("none")
         ).retrieve("x y z")
+
+
+def test_a_bare_context_name_is_invalid_input_not_read_letter_by_letter(corpus: Any) -> None:
+    for kind in (TabaneSearchRetriever, TabaneRecallRetriever):
+        with pytest.raises(InvalidInput, match=r"^invalid_input: contexts") as refused:
+            kind(corpus.svc, contexts=corpus.context)
+        assert [i.path for i in refused.value.issues] == ["contexts"]

@@ -168,6 +168,15 @@ class HttpBackend:
         return StoreUnavailable(f"store_unavailable: {self.url} did not answer ({exc})")
 
 
+def names(value: object, field: str) -> tuple[str, ...]:
+    """A list of context or group names; a bare string would be read letter by letter."""
+    if isinstance(value, (list, tuple)) and all(isinstance(n, str) for n in value):
+        return tuple(value)
+    raise InvalidInput(
+        f"invalid_input: {field} is a list of names", issues=[Issue(field, "a list of names")]
+    )
+
+
 def connect(
     tabane: Tabane | None = None,
     *,

@@ -21,9 +21,9 @@ from langchain_core.callbacks import (
 )
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import Field, PrivateAttr, SecretStr
+from pydantic import Field, PrivateAttr, SecretStr, ValidationInfo, field_validator
 
-from tabane.integrations.client import Backend, RecallOptions, SearchOptions, connect
+from tabane.integrations.client import Backend, RecallOptions, SearchOptions, connect, names
 from tabane.integrations.passages import Passage
 
 
@@ -45,6 +45,11 @@ class _TabaneRetriever(BaseRetriever):
 
     _backend: Backend = PrivateAttr()
 
+    @field_validator("contexts", "groups", mode="before")
+    @classmethod
+    def _names(cls, value: object, info: ValidationInfo) -> list[str]:
+        return list(names(value, str(info.field_name)))  # a bare string: invalid_input
+
     def model_post_init(self, context: Any, /) -> None:
         key = self.api_key.get_secret_value() if self.api_key is not None else None
         self._backend = connect(
@@ -60,6 +65,11 @@ class TabaneSearchRetriever(_TabaneRetriever):
     source_tags: list[str] | None = None
     """Only sources with any of these tags."""
     semantic_floor: float | None = None
+
+    @field_validator("source_tags", mode="before")
+    @classmethod
+    def _tags(cls, value: object) -> list[str] | None:
+        return None if value is None else list(names(value, "source_tags"))
 
     def _options(self) -> SearchOptions:
         tags = None if self.source_tags is None else tuple(self.source_tags)

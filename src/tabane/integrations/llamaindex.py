@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from tabane.integrations.client import Backend, RecallOptions, SearchOptions, connect
+from tabane.integrations.client import Backend, RecallOptions, SearchOptions, connect, names
 from tabane.integrations.passages import Passage
 from tabane.types import Principal
 
@@ -62,8 +62,10 @@ class TabaneSearchRetriever(_TabaneRetriever):
         semantic_floor: float | None = None,
         **kwargs: Any,
     ) -> None:
-        tags = None if source_tags is None else tuple(source_tags)
-        self.options = SearchOptions(tuple(contexts), tuple(groups), k, tags, semantic_floor)
+        tags = None if source_tags is None else names(source_tags, "source_tags")
+        self.options = SearchOptions(
+            names(contexts, "contexts"), names(groups, "groups"), k, tags, semantic_floor
+        )
         super().__init__(tabane, **kwargs)
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
@@ -92,7 +94,14 @@ class TabaneRecallRetriever(_TabaneRetriever):
         **kwargs: Any,
     ) -> None:
         self.options = RecallOptions(
-            tuple(contexts), tuple(groups), preset, session, speaker, budget, force, semantic_floor
+            names(contexts, "contexts"),
+            names(groups, "groups"),
+            preset,
+            session,
+            speaker,
+            budget,
+            force,
+            semantic_floor,
         )
         super().__init__(tabane, **kwargs)
 
