@@ -150,7 +150,7 @@ def main() -> None:
         base = Tabane.open(settings)
         try:
             model = UseEmbedder()
-            svc = Tabane(base.store, settings, model)
+            svc = Tabane.build(base.store, settings, model)
             svc.add_user("bench")
             user = svc.principal("bench")
             svc.create_context(user, "py")

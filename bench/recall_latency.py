@@ -450,7 +450,7 @@ def main() -> None:
     from tabane.models.fake_rerank import FakeRerankServer
     from tabane.models.http_reranker import HttpReranker
     from tabane.models.reranker import NoReranker
-    from tabane.recall import kernel
+    from tabane.recall import gather
     from tabane.recall import statement as st
     from tabane.recall.plan import MAX_QUESTION, RecallRequest, Tunables
     from tabane.search.search import QueryVector
@@ -488,25 +488,25 @@ def main() -> None:
             ctx = session.scalar(select(Context).where(Context.name == "bench"))
             assert ctx is not None
             chat = sessions.find(session, user, "chat")
-            window = kernel.TurnWindow(chat.id, chat.name, settings.session_turns, None)
+            window = gather.TurnWindow(chat.id, chat.name, settings.session_turns, None)
             qv0 = QueryVector(qvecs[0], emb.name, emb.dim, None)
-            shape, _ = kernel.shape_for("maximal", qv0, window)
+            shape, _ = gather.shape_for("maximal", qv0, window)
             stmt = st.build_recall_statement(shape)
             beside = svc.store.beside(user)
             lanes = {name: st._lane(name, shape.dim) for name in shape.lanes}
             detail = detail_statement()
             for i, (q, qv) in enumerate(zip(qs, qvecs, strict=True)):
                 vq = QueryVector(qv, emb.name, emb.dim, None)
-                params = kernel.bind(q, [ctx], [None], vq, window, t)
-                if getattr(t, "fusion", None) is not None:  # as kernel.gather binds it
+                params = gather.bind(q, [ctx], [None], vq, window, t)
+                if getattr(t, "fusion", None) is not None:  # as gather.gather binds it
                     lanes_in = len({"vector", "bm25"} & set(shape.lanes)) or 1
                     params["paragraph_lanes"] = float(lanes_in) if t.fusion == "per_kind" else 1.0
-                kernel._settings(session)
+                gather._settings(session)
 
                 def before(bound: dict[str, Any] = params) -> None:
                     """The BM25 lane's scoring (on a second connection, as recall does) and
                     the walk's seeds, bound into `bound`."""
-                    kernel.bind_before(session, shape, [ctx], bound, True, t, beside)
+                    gather.bind_before(session, shape, [ctx], bound, True, t, beside)
 
                 before()  # untimed here; each timed run does it again
                 if args.custom_plans:

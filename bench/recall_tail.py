@@ -231,7 +231,7 @@ def main() -> None:
     from sqlalchemy import func, select
 
     from tabane.config import Settings
-    from tabane.recall import kernel
+    from tabane.recall import gather
     from tabane.recall import statement as st
     from tabane.recall.plan import RecallRequest, Tunables
     from tabane.search.search import QueryVector
@@ -265,17 +265,17 @@ def main() -> None:
             asks = Paragraph.text.regexp_match("[?\uff1f][[:space:]]*$")
             result["paragraphs"] = session.scalar(select(func.count()).select_from(Paragraph))
             result["asking"] = session.scalar(select(func.count()).where(asks))
-            shape, _ = kernel.shape_for(
+            shape, _ = gather.shape_for(
                 "maximal", QueryVector(qvecs[0], emb.name, emb.dim, None), None
             )
             built = {"now": st.build_recall_statement(shape), "baseline": old_build(shape)}
             beside = svc.store.beside(user)
             for i, qv in enumerate(qvecs):
                 vq = QueryVector(qv, emb.name, emb.dim, None)
-                params = kernel.bind(qs[i], [ctx], [None], vq, None, t)
+                params = gather.bind(qs[i], [ctx], [None], vq, None, t)
                 params["paragraph_lanes"] = 2.0
-                kernel._settings(session)
-                kernel.bind_before(session, shape, [ctx], params, True, t, beside)
+                gather._settings(session)
+                gather.bind_before(session, shape, [ctx], params, True, t, beside)
                 if i == 0:  # warm both plans and caches, untimed
                     for stmt in built.values():
                         session.execute(stmt, params).all()
@@ -292,10 +292,10 @@ def main() -> None:
             plans = {}
             for which, (_, i) in slowest.items():
                 vq = QueryVector(qvecs[i], emb.name, emb.dim, None)
-                params = kernel.bind(qs[i], [ctx], [None], vq, None, t)
+                params = gather.bind(qs[i], [ctx], [None], vq, None, t)
                 params["paragraph_lanes"] = 2.0
-                kernel._settings(session)
-                kernel.bind_before(session, shape, [ctx], params, True, t, beside)
+                gather._settings(session)
+                gather.bind_before(session, shape, [ctx], params, True, t, beside)
                 plans[which] = {"question": i, **explain(session, built[which], params)}
             result["explain"] = plans
         svc.recall(user, RecallRequest(qs[0], contexts=("bench",), force=True))  # warm

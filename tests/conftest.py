@@ -56,7 +56,7 @@ def embedder() -> UseEmbedder:
 @pytest.fixture(scope="session")
 def vsvc(svc: Tabane, embedder: UseEmbedder) -> Tabane:
     """The same store with the default embedder; run `vsvc.wait_for_jobs()` to embed."""
-    return Tabane(svc.store, svc.settings, embedder)
+    return Tabane.build(svc.store, svc.settings, embedder)
 
 
 @pytest.fixture

@@ -38,7 +38,7 @@ def setup(
         f'[presets.both]\ncontexts = ["{mine}", "{shared}"]\n'
         f'[presets.private]\ncontexts = ["{mine}"]\n'
     )
-    served = Tabane(svc.store, replace(svc.settings, presets=presets), None)
+    served = Tabane.build(svc.store, replace(svc.settings, presets=presets), None)
     people = {"owner": owner, "guest": guest}
 
     def principal(request: Request) -> Principal:

@@ -210,7 +210,7 @@ def test_a_rebuild_embeds_only_the_summaries_that_changed(
 ) -> None:
     assert vsvc.embedder is not None
     counting = Counting(vsvc.embedder)
-    csvc = Tabane(vsvc.store, vsvc.settings, counting)
+    csvc = Tabane.build(vsvc.store, vsvc.settings, counting)
     one, two = group(unique("o")), group(unique("t"))
     csvc.add_claims(user, context, [*clique(one, "near"), *clique(two, "near")])
     assert csvc.wait_for_jobs(timeout=120) == 0

@@ -19,7 +19,7 @@ from tabane.service import Tabane
 def test_a_document_over_the_paragraph_limit_is_refused_and_nothing_stored(
     svc: Tabane, user, context
 ) -> None:
-    small = Tabane(svc.store, dataclasses.replace(svc.settings, max_paragraphs=50), None)
+    small = Tabane.build(svc.store, dataclasses.replace(svc.settings, max_paragraphs=50), None)
     html = "<html><body>" + "".join(f"<p>line {n}</p>" for n in range(51)) + "</body></html>"
     with pytest.raises(LimitExceeded) as caught:
         small.ingest(user, context, DocumentInput("big.html", data=html.encode()))
@@ -35,7 +35,7 @@ def test_a_document_over_the_paragraph_limit_is_refused_and_nothing_stored(
 def test_a_file_over_the_paragraph_limit_is_an_error_of_that_file(
     svc: Tabane, user, context, tmp_path: Path
 ) -> None:
-    small = Tabane(svc.store, dataclasses.replace(svc.settings, max_paragraphs=3), None)
+    small = Tabane.build(svc.store, dataclasses.replace(svc.settings, max_paragraphs=3), None)
     (tmp_path / "long.md").write_text("\n\n".join(f"para {n}" for n in range(4)))
     (tmp_path / "short.md").write_text("one\n\ntwo")
     report = small.ingest_paths(user, context, [tmp_path])

@@ -48,7 +48,7 @@ def test_an_edited_document_embeds_only_what_changed(
     svc: Tabane, embedder: UseEmbedder, make_user, context: str, user: Principal
 ) -> None:
     counting = Counting(embedder)
-    tsvc = Tabane(svc.store, svc.settings, counting)
+    tsvc = Tabane.build(svc.store, svc.settings, counting)
     texts = [
         "The kettle heats water to a boil in three minutes.",
         "Descale it monthly with citric acid.",
@@ -92,7 +92,7 @@ def test_kept_vectors_take_the_new_version_s_scopes(
 ) -> None:
     team = unique("team:")
     owner = make_user(extra_write=(team,))
-    tsvc = Tabane(svc.store, svc.settings, embedder)
+    tsvc = Tabane.build(svc.store, svc.settings, embedder)
     name = unique("kv")
     tsvc.create_context(owner, name, scopes=[team])
     doc = [block("The boathouse key hangs by the door."), block("Oars go on the left rack.")]

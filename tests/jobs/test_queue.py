@@ -187,7 +187,7 @@ def test_a_failing_embedder_leaves_the_job_queued_with_its_error(svc: Tabane, us
             session.execute(
                 update(Job).where(Job.state.in_(("queued", "running"))).values(state="done")
             )
-        svc_f = Tabane(svc.store, svc.settings, flaky)
+        svc_f = Tabane.build(svc.store, svc.settings, flaky)
         svc_f.ingest(user, context, DocumentInput(source_id="f", paragraphs=[block("x y")]))
         server.fail_next(1, status=500)
         assert svc_f.worker.run_once()

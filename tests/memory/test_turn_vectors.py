@@ -166,7 +166,7 @@ def test_nan_and_wrong_width_vectors_are_refused(svc: Tabane, user: Principal, m
     with pytest.raises(InvalidInput):
         turn_vectors.embed(bad, [turn_vectors.TurnText(1, ("user:x",), "x")])
     _settle(svc)
-    bad_svc = Tabane(svc.store, svc.settings, bad)
+    bad_svc = Tabane.build(svc.store, svc.settings, bad)
     name = unique("chat")
     bad_svc.add_turn(user, name, "Never stored as a vector.")
     pk = _session_pk(svc, user, name)

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from tabane.ingest.documents import DocumentInput
 from tabane.recall.evidence import Candidate, area_text, evidence
-from tabane.recall.kernel import gather
+from tabane.recall.gather import gather
 from tabane.recall.plan import PLANS, RecallRequest, Tunables
 from tabane.search.search import QueryVector
 from tabane.service import Tabane

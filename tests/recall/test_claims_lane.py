@@ -17,7 +17,7 @@ from tabane.jobs import queue
 from tabane.models.embedder import Embedder
 from tabane.recall import lanes_memory
 from tabane.recall.explain import Expected
-from tabane.recall.kernel import bind
+from tabane.recall.gather import bind
 from tabane.recall.plan import RecallRequest, Tunables
 from tabane.search.search import QueryVector
 from tabane.service import Tabane
@@ -209,7 +209,7 @@ def test_nan_and_wrong_width_vectors_are_refused(
         session.execute(
             update(Job).where(Job.state.in_(("queued", "running"))).values(state="done")
         )
-    bad_svc = Tabane(svc.store, svc.settings, bad)
+    bad_svc = Tabane.build(svc.store, svc.settings, bad)
     bad_svc.remember(user, context, {"text": "Never stored as a vector."})
     assert bad_svc.worker.run_once()
     ctx_id = _context_id(svc, user, context)

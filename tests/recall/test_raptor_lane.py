@@ -11,7 +11,7 @@ from sqlalchemy import event, select, text
 from tabane.api.app import create_app
 from tabane.api.ratelimit import RateLimiter, RateLimits
 from tabane.ingest.documents import DocumentInput, block
-from tabane.recall import kernel, statement
+from tabane.recall import gather, statement
 from tabane.recall.plan import RecallRequest, Tunables
 from tabane.search.search import QueryVector
 from tabane.service import Tabane
@@ -228,7 +228,7 @@ def test_a_derived_lane_can_read_its_summaries_through_the_width_index(
     dim = len(qv)
     with vsvc.store.session(user) as session:
         ctx = session.scalar(select(Context).where(Context.name == corpus))
-        params = kernel.bind(
+        params = gather.bind(
             GLOBAL, [ctx], [None], QueryVector(qv, vsvc.embedder.name, dim, None), None, Tunables()
         )
         # scans and sorts priced out: only an index read in distance order avoids both

@@ -324,7 +324,7 @@ def test_communities_are_built_in_the_background_and_recalled_by_their_summary(
 
 
 def test_the_bm25_lane_scored_beside_gathers_the_same_candidates(svc: Tabane, user, context):
-    from tabane.recall import kernel
+    from tabane.recall import gather
     from tabane.search.search import QueryVector
     from tabane.storage.schema import Context
 
@@ -337,8 +337,8 @@ def test_the_bm25_lane_scored_beside_gathers_the_same_candidates(svc: Tabane, us
     beside, submitted = counting_beside(svc.store, user)
     with svc.store.session(user) as session:
         ctx = session.scalar(select(Context).where(Context.name == context))
-        alone = kernel.gather(session, question, [ctx], [None], qv, None)
-        together = kernel.gather(session, question, [ctx], [None], qv, None, beside=beside)
+        alone = gather.gather(session, question, [ctx], [None], qv, None)
+        together = gather.gather(session, question, [ctx], [None], qv, None, beside=beside)
     assert len(submitted) == 1
     assert [(c.key, c.lanes) for c in together.candidates] == [
         (c.key, c.lanes) for c in alone.candidates

@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import func, select
 
 from tabane.ingest.documents import DocumentInput, block
-from tabane.recall.kernel import gather
+from tabane.recall.gather import gather
 from tabane.recall.plan import PLANS, RecallRequest
 from tabane.recall.statement import LANES, Shape, build_recall_statement
 from tabane.search.plan import SearchRequest

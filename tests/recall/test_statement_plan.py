@@ -16,7 +16,7 @@ from sqlalchemy import Integer, event, func, insert, literal, select, text
 from sqlalchemy.orm import Session
 
 from tabane.ingest.documents import DocumentInput, block
-from tabane.recall import kernel
+from tabane.recall import gather
 from tabane.recall.plan import Tunables
 from tabane.recall.statement import build_recall_statement
 from tabane.search import vectors
@@ -135,12 +135,12 @@ def test_recall_statement_scans_no_paragraphs_table(svc: Tabane, user, context):
     t = Tunables()
     with svc.store.session(user) as session:
         ctx = session.scalars(select(Context).where(Context.name == context)).one()
-        shape, _ = kernel.shape_for("maximal", qv, None)
+        shape, _ = gather.shape_for("maximal", qv, None)
         assert "vector" in shape.lanes
-        params = kernel.bind("how is it done?", [ctx], [None], qv, None, t)
+        params = gather.bind("how is it done?", [ctx], [None], qv, None, t)
         params["paragraph_lanes"] = 2.0
-        kernel._settings(session)
-        kernel.bind_before(session, shape, [ctx], params, True, t)
+        gather._settings(session)
+        gather.bind_before(session, shape, [ctx], params, True, t)
         assert params["exchange"]  # the reply scoring is in the plan
         plan = _plan(session, build_recall_statement(shape), params)
     whole = _whole_reads(plan)

@@ -42,7 +42,7 @@ def down_url() -> str:
 def down(svc: Tabane, down_url: str) -> Tabane:
     """The test store with an embedder that cannot be reached (no retries: the test is fast)."""
     embedder = OpenAIEmbedder(down_url, "m", dim=8, attempts=1)
-    return Tabane(svc.store, svc.settings, embedder)
+    return Tabane.build(svc.store, svc.settings, embedder)
 
 
 @pytest.fixture
@@ -101,7 +101,7 @@ def test_a_failing_reranker_orders_nothing_and_says_so(
     svc: Tabane, user: Principal, stored: str
 ) -> None:
     url = f"http://127.0.0.1:{_closed_port()}"
-    down = Tabane(svc.store, replace(svc.settings, reranker="http", rerank_url=url), None)
+    down = Tabane.build(svc.store, replace(svc.settings, reranker="http", rerank_url=url), None)
     ask = RecallRequest("How do I descale the kettle?", (stored,))
     result = down.recall(user, ask, tunables=Tunables(max_items=1))
     assert "vinegar" in result.items[0].text

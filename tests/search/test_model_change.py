@@ -18,7 +18,7 @@ def test_model_change_is_detected_and_reembeds(svc: Tabane, vsvc: Tabane, user, 
         FakeOpenAIServer(dim=32) as server,
         OpenAIEmbedder(server.url, "fake-model", dim=32) as other,
     ):
-        switched = Tabane(svc.store, svc.settings, other)
+        switched = Tabane.build(svc.store, svc.settings, other)
         request = SearchRequest("boiling water", contexts=(context,))
         first = switched.search(user, request)
         lane = first.plan.contexts[0].lanes["vector"]

@@ -12,7 +12,7 @@ from helpers import FakeClock, unique
 
 
 def _facade(svc: Tabane, clock: FakeClock, interval: float = 5.0) -> Tabane:
-    fresh = Tabane(svc.store, svc.settings, None)
+    fresh = Tabane.build(svc.store, svc.settings, None)
     fresh.usage = Tally(interval, clock=clock)
     return fresh
 

@@ -24,7 +24,7 @@ def _nearly_full(svc: Tabane) -> Tabane:
     """The same store, with a watermark above the disk's free space: as if it were full."""
     free = disk.free_mb(svc.settings.home / "pg")
     low = dataclasses.replace(svc.settings, disk_low_mb=free + 1024)
-    return Tabane(svc.store, low, None)
+    return Tabane.build(svc.store, low, None)
 
 
 def test_writes_are_refused_below_the_watermark_and_reads_go_on(svc: Tabane, user, context):

@@ -308,3 +308,13 @@ def retract_edges(
     # or_() of nothing would be no condition at all: every open claim of the context.
     matching = or_(false(), *clauses)
     return close_where(session, principal, ctx, matching, dry_run=dry_run, path="associations")
+
+
+def touch(session: Session, claim_ids: Sequence[int]) -> None:
+    """Count one more access of each claim (a recall served them), stamped now."""
+    if claim_ids:
+        session.execute(
+            update(Claim)
+            .where(Claim.id.in_(claim_ids))
+            .values(access_count=Claim.access_count + 1, last_access=func.now())
+        )

@@ -28,14 +28,23 @@ from sqlalchemy.orm import Session, aliased
 
 from tabane.errors import InvalidInput, Issue
 from tabane.models.reranker import Reranker
-from tabane.recall.kernel import TurnWindow, gather
+from tabane.recall import order
+from tabane.recall.gather import TurnWindow, gather
 from tabane.recall.order import Placed
-from tabane.recall.plan import Tunables
-from tabane.recall.recall import Outcome, run
+from tabane.recall.pipeline import Outcome, bundle, run
+from tabane.recall.plan import RecallRequest, Tunables
+from tabane.recall.prepare import Prepared, Setup
 from tabane.recall.result import LaneRank
 from tabane.search.search import QueryVector
 from tabane.storage.schema import Claim, ClaimVector, Context, Paragraph, Source
-from tabane.types import MAX_INT4, MAX_INT8, is_paragraph_index, text_problems
+from tabane.types import (
+    MAX_INT4,
+    MAX_INT8,
+    Principal,
+    is_paragraph_index,
+    only_context,
+    text_problems,
+)
 
 WIDE_POOL = 1000  # explain's pool per lane when the item was not among the candidates
 
@@ -300,4 +309,53 @@ def _unembedded(session: Session, keys: Sequence[str], qv: QueryVector) -> str:
     return (
         f"; it has no vector of {qv.model} yet, and the claims lane reads vectors (a worker with "
         "that embedder embeds it)"
+    )
+
+
+# -- the twin of recall's pipeline (pipeline.py) ---------------------------------------------
+
+
+def expected_item(ready: Prepared, expected: Expected) -> Expected:
+    """`expected`, checked before the store is read (a bad item is the input's fault); a source
+    named without its context is in the one context read (a preset's included)."""
+    if expected.source is not None and expected.context is None:
+        expected = replace(expected, context=only_context(ready.contexts, ready.groups))
+    expected.check()
+    return expected
+
+
+def explain_request(
+    session: Session,
+    setup: Setup,
+    user: Principal,
+    request: RecallRequest,
+    ready: Prepared,
+    expected: Expected,
+    *,
+    tunables: Tunables | None = None,
+) -> Explanation:
+    """`explain` for a recall request: the same contexts, floors, window, statement, ordering,
+    budget and template as recall's pipeline (`expected` from `expected_item`)."""
+    reached = ready.reach(session)
+    window = setup.window(session, user, request)
+    floors = [setup.floor(request, ctx.semantic_floor).value for ctx in reached]
+
+    def rendered(outcome: Outcome) -> str:  # as recall writes it (a broken template raises)
+        return bundle(setup, request, ready, order.served(outcome.placed), outcome)
+
+    return explain(
+        session,
+        request.question,
+        reached,
+        floors,
+        ready.qv,
+        window,
+        expected,
+        gated=ready.gated,
+        reranker=setup.reranker,
+        budget=ready.budget,
+        chars_per_token=setup.settings.chars_per_token,
+        plan=request.plan,
+        tunables=tunables,
+        rendered=rendered,
     )

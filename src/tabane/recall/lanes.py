@@ -221,7 +221,7 @@ def vector_lane(dim: int) -> Select[Any]:
 
 
 def bm25_lane() -> Select[Any]:
-    """The BM25 hits scored before the statement (kernel.py `bind_lexical`: search/bm25.py's
+    """The BM25 hits scored before the statement (gather.py `bind_lexical`: search/bm25.py's
     `lane` per addressed context over its packed postings), bound as parallel arrays."""
     hits = (
         func.unnest(
@@ -248,7 +248,7 @@ def bm25_lane() -> Select[Any]:
 
 def title_lane() -> Select[Any]:
     """The lead paragraphs of the sources the question names by title, found before the
-    statement (titles.py `title_lane`, kernel.py `bind_before`) and bound as parallel arrays."""
+    statement (titles.py `title_lane`, gather.py `bind_before`) and bound as parallel arrays."""
     named = (
         func.unnest(p("title_pks", ARRAY(BigInteger)), p("title_direct", ARRAY(Boolean)))
         .table_valued("source_pk", "direct")

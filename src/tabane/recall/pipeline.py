@@ -1,25 +1,40 @@
-"""recall's kernel inside one read transaction: gather candidates with the one statement, turn
-them into evidence, order and budget them, and say what happened (`Outcome`, lanes, timings).
+"""Recall's pipeline: gather → order → cut → render, and what it leaves behind.
 
-The service (service/recall.py) wraps it: preset, gate, the question's embedding, rendering, the
-persisted trace and the claims' access counters. Explain (explain.py) calls `run` as well."""
+1. `prepare.prepare` (before any transaction): the preset, budget, gate and the question's
+   embedding, once;
+2. `read` (inside the one read transaction the service opens): the contexts reached, each one's
+   floor, the session window, then `run` — gather the candidates with the one statement
+   (gather.py), turn them into evidence, order them and cut them to `max_items` and the token
+   budget (order.py) — and the corpus map when the preset asks for one;
+3. `finish` (no store): the bundle rendered by the request's template (`bundle`) and the trace;
+4. `record` (a short transaction of its own): the trace persisted and the served claims'
+   access counters bumped.
+
+The explain twin (explain.py `explain_request`) runs the same `prepare`, `read` steps and `run`,
+and checks the same `bundle`. The service (service/recall.py) opens the transactions and
+calls these; it holds no step of its own."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 
 from sqlalchemy.orm import Session
 
+from tabane.graph import claims
 from tabane.models.reranker import Reranker
-from tabane.recall import current, order
+from tabane.recall import current, order, overview, render, trace
 from tabane.recall.evidence import Candidate, evidence
-from tabane.recall.kernel import Gathered, TurnWindow, gather
-from tabane.recall.plan import Tunables
+from tabane.recall.gather import SETTINGS, Gathered, TurnWindow, gather
+from tabane.recall.plan import RecallRequest, Tunables, caps
+from tabane.recall.prepare import Prepared, Setup
+from tabane.recall.result import Evidence, Floor, RecallResult, RecallTrace
 from tabane.search.search import QueryVector
 from tabane.storage.schema import Context
 from tabane.storage.store import Beside
+from tabane.types import Principal
 
 
 @dataclass(frozen=True)
@@ -47,6 +62,8 @@ def run(
     tunables: Tunables | None = None,
     beside: Beside | None = None,
 ) -> Outcome:
+    """Gather the candidates with the one statement, turn them into evidence, order them and
+    cut them to `max_items` and the budget, in the caller's transaction."""
     t = tunables or Tunables()
     started = time.perf_counter()
     gathered = gather(
@@ -87,4 +104,161 @@ def run(
         {"statement": round(statement_ms, 3), "order": round(order_ms, 3)},
         used,
         tuple(notes),
+    )
+
+
+# -- the steps around `run` ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Read:
+    """What recall's read transaction found: the contexts reached, each one's floor, the
+    outcome (None: the gate answered the turn) and the corpus map block."""
+
+    reached: list[Context]
+    floors: list[Floor]
+    outcome: Outcome | None
+    overview: str | None
+
+
+def settings(ready: Prepared) -> dict[str, str] | None:
+    """Recall's transaction settings, sent in its first round trip (none for a gated turn)."""
+    return SETTINGS if ready.gated is None else None
+
+
+def read(
+    session: Session,
+    setup: Setup,
+    user: Principal,
+    request: RecallRequest,
+    ready: Prepared,
+    *,
+    tunables: Tunables | None = None,
+    beside: Beside | None = None,
+) -> Read:
+    """Everything recall reads, in the caller's one transaction."""
+    reached = ready.reach(session)
+    window = setup.window(session, user, request)
+    floors = [setup.floor(request, ctx.semantic_floor) for ctx in reached]
+    if ready.gated is not None:  # a trivial turn: no evidence, no corpus map
+        return Read(reached, floors, None, None)
+    outcome = run(
+        session,
+        request.question,
+        reached,
+        [f.value for f in floors],
+        ready.qv,
+        window,
+        reranker=setup.reranker,
+        budget=ready.budget,
+        chars_per_token=setup.settings.chars_per_token,
+        plan=request.plan,
+        tunables=tunables,
+        beside=beside,
+    )
+    block = (
+        overview.corpus_map(session, [c.id for c in reached], ready.preset.overview_chars)
+        if ready.preset.overview
+        else None
+    )
+    return Read(reached, floors, outcome, block)
+
+
+def bundle(
+    setup: Setup,
+    request: RecallRequest,
+    ready: Prepared,
+    items: Sequence[Evidence],
+    outcome: Outcome | None,
+    block: str | None = None,
+) -> str:
+    """The bundle as the request's template writes it (recall's, and explain's check)."""
+    template_file = ready.preset.template or setup.settings.recall_template
+    return render.render(
+        request.question,
+        items,
+        overview=block,
+        asker=request.speaker,
+        template=setup.templates[template_file],
+        cut=sum(p.outcome == "cut_by_budget" for p in outcome.placed) if outcome else 0,
+        budget=ready.budget,
+        name=template_file.name if template_file else None,
+        gated=ready.gated,
+        newest_first=_newest(request.question, outcome),
+    )
+
+
+def finish(
+    setup: Setup,
+    request: RecallRequest,
+    ready: Prepared,
+    found: Read,
+    *,
+    tunables: Tunables | None = None,
+    started: float,
+) -> RecallResult:
+    """The result: the served items, the rendered bundle and the trace (`started`: when the
+    recall began, by `time.perf_counter`)."""
+    outcome, t = found.outcome, tunables or Tunables()
+    items = order.served(outcome.placed) if outcome else []
+    rendered = bundle(setup, request, ready, items, outcome, found.overview)
+    timings = {"embed": ready.embed_ms, **(outcome.timings_ms if outcome else {})}
+    timings["total"] = round((time.perf_counter() - started) * 1000, 3)
+    result_trace = RecallTrace(
+        plan=request.plan,
+        contexts=tuple(c.name for c in found.reached),
+        lanes=outcome.gathered.lanes if outcome else {},
+        seeds=outcome.gathered.seeds if outcome else (),
+        gate=ready.gated,
+        reranker=getattr(setup.reranker, "name", "none"),
+        budget_tokens=ready.budget,
+        used_tokens=outcome.used_tokens if outcome else 0,
+        chars_per_token=setup.settings.chars_per_token,
+        timings_ms=timings,
+        candidates=order.traces(outcome.placed, outcome.found) if outcome else (),
+        notes=(outcome.gathered.notes + outcome.notes if outcome else ())
+        + _moved(request.question, outcome, t)
+        + _ages(items),
+        floors={c.name: f for c, f in zip(found.reached, found.floors, strict=True)},
+        caps=caps(t),
+    )
+    return RecallResult(request.question, tuple(items), rendered, result_trace, found.overview)
+
+
+def record(session: Session, user: Principal, result: RecallResult) -> RecallResult:
+    """Persist the trace and bump the served claims' access counters (the service runs it in a
+    short transaction of its own: a read's by-products never hold the read's snapshot open)."""
+    trace_id = trace.save_trace(session, user, result.question, result.trace)
+    claims.touch(session, [int(it.key[2:]) for it in result.items if it.kind == "claim"])
+    return replace(result, trace=replace(result.trace, id=trace_id))
+
+
+def _ages(items: Sequence[Evidence]) -> tuple[str, ...]:
+    """How old each served derived summary is: recall serves the last build and never waits."""
+    now = datetime.now(UTC)
+    return tuple(
+        f"{it.key} built {max(0, round((now - it.when).total_seconds()))} s ago"
+        for it in items
+        if it.kind in ("community", "profile", "raptor") and it.when is not None
+    )
+
+
+def _newest(question: str, outcome: Outcome | None) -> str | None:
+    """The word by which the question asks about the present, when that reordered the items it
+    serves (current.py `newest_first`): the bundle says so."""
+    moved = outcome is not None and any(
+        p.newest_first and p.outcome == "served" for p in outcome.placed
+    )
+    return current.asks_now(question) if moved else None
+
+
+def _moved(question: str, outcome: Outcome | None, t: Tunables) -> tuple[str, ...]:
+    """The trace's note on the newest-first order, when it moved anything."""
+    cue = _newest(question, outcome)
+    if cue is None or outcome is None:
+        return ()
+    n = sum(p.newest_first for p in outcome.placed)
+    return (
+        f'newest first: the question asks about the present ("{cue}"); each holder\'s '
+        f"statements among the first {t.now_span} items were ordered newest first ({n} moved)",
     )

@@ -116,7 +116,7 @@ def seeds_cte(dim: int | None = None) -> CTE:
 
 
 def bound_seeds() -> CTE:
-    """The walk's seeds as found by `seeds_cte` just before the statement (kernel.py
+    """The walk's seeds as found by `seeds_cte` just before the statement (gather.py
     `bind_before`), bound as parallel arrays: the trace reports the same seeds without a
     second query."""
     rows = (

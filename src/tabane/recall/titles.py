@@ -190,7 +190,7 @@ def title_lane(
     session: Session, context_ids: Sequence[int], question: str, names: str = "marked"
 ) -> list[TitleHit]:
     """The visible sources of the addressed contexts that the question names by title (recall
-    binds them before its statement: kernel.py `bind_before`)."""
+    binds them before its statement: gather.py `bind_before`)."""
     question_key = title_key(question)
     if not context_ids or len(question_key) < MIN_TITLE:
         return []

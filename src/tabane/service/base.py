@@ -1,4 +1,9 @@
-"""What every part of the service facade shares."""
+"""What every component of the service shares: the open store, the settings, the models, the
+usage tally and the background worker (`Core`), and the base of each component (`ServiceBase`).
+
+Each component (sources, search, recall, …) is one object per resource, built over one `Core`;
+the facade (facade.py) holds them and only delegates. A setting or model changed on the core
+(`Tabane.settings = …`, `Tabane.reranker = …`) is seen by every component at once."""
 
 from __future__ import annotations
 
@@ -6,18 +11,69 @@ from tabane.config import Settings
 from tabane.contexts.usage import Tally
 from tabane.jobs.worker import Worker
 from tabane.models.embedder import Embedder
+from tabane.models.registry import build_summarizer
 from tabane.models.reranker import Reranker
+from tabane.models.summarizer import Summarizer
 from tabane.storage import disk
 from tabane.storage.store import Store
 
 
+class Core:
+    """An open store, the settings it was opened with, the models and the background worker."""
+
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        embedder: Embedder | None,
+        reranker: Reranker | None,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.embedder = embedder
+        self.reranker = reranker
+        self.usage = Tally(settings.usage_seconds)
+        self.summarizer: Summarizer | None = None  # built from the settings on first use
+        self.worker = Worker(
+            store, embedder, summarizer=self.summarizer_model, disk_low_mb=settings.disk_low_mb
+        )
+
+    def summarizer_model(self) -> Summarizer:
+        """The configured summarizer, built at its first use (checked at `Tabane.open`)."""
+        if self.summarizer is None:
+            self.summarizer = build_summarizer(self.settings)
+        return self.summarizer
+
+
 class ServiceBase:
-    store: Store
-    settings: Settings
-    embedder: Embedder | None
-    reranker: Reranker | None
-    worker: Worker
-    usage: Tally
+    """A component of the service: its use cases over the shared `Core`."""
+
+    def __init__(self, core: Core) -> None:
+        self.core = core
+
+    @property
+    def store(self) -> Store:
+        return self.core.store
+
+    @property
+    def settings(self) -> Settings:
+        return self.core.settings
+
+    @property
+    def embedder(self) -> Embedder | None:
+        return self.core.embedder
+
+    @property
+    def reranker(self) -> Reranker | None:
+        return self.core.reranker
+
+    @property
+    def worker(self) -> Worker:
+        return self.core.worker
+
+    @property
+    def usage(self) -> Tally:
+        return self.core.usage
 
     def _writable(self) -> None:
         """`disk_low` when the embedded store's disk is nearly full (storage/disk.py): called

@@ -14,8 +14,6 @@ from tabane.derive.raptor import RaptorBuild
 from tabane.derive.raptor_read import RaptorMemberView, RaptorTree
 from tabane.errors import InvalidInput, Issue, NoConcept
 from tabane.graph import vocabulary
-from tabane.models.registry import build_summarizer
-from tabane.models.summarizer import Summarizer
 from tabane.service.base import ServiceBase
 from tabane.types import Principal
 
@@ -24,13 +22,6 @@ Build = CommunityBuild | ProfileBuild | RaptorBuild
 
 
 class DeriveService(ServiceBase):
-    summarizer: Summarizer | None = None  # built from the settings on first use
-
-    def _summarizer(self) -> Summarizer:
-        if self.summarizer is None:
-            self.summarizer = build_summarizer(self.settings)
-        return self.summarizer
-
     def build_communities(self, user: Principal, context: str) -> CommunityBuild:
         """Rebuild the context's communities now (Louvain over its shared association graph,
         with `edges-v2` summaries). Needs write access to the context's scopes."""
@@ -76,7 +67,7 @@ class DeriveService(ServiceBase):
         with self.store.session(user) as session:
             ctx = contexts.resolve(session, context)
             contexts.require_writable(user, ctx)
-            return prof.build(session, ctx, self._summarizer(), self.embedder, top=top)
+            return prof.build(session, ctx, self.core.summarizer_model(), self.embedder, top=top)
 
     def profile(self, user: Principal, context: str, concept: str) -> ProfileInfo:
         """The profile of `concept` (an alias reads its canonical concept), flagged `stale`
@@ -100,7 +91,7 @@ class DeriveService(ServiceBase):
         with self.store.session(user) as session:
             ctx = contexts.resolve(session, context)
             contexts.require_writable(user, ctx)
-            return raptor.build(session, ctx, self._summarizer(), self.embedder)
+            return raptor.build(session, ctx, self.core.summarizer_model(), self.embedder)
 
     def raptor_tree(self, user: Principal, context: str, level: int | None = None) -> RaptorTree:
         """The context's RAPTOR tree (one level or all, top level first), flagged `stale` when

@@ -1,72 +1,118 @@
 """The service facade: one method per use case, each taking the acting user explicitly.
 
-Surfaces (CLI, HTTP, MCP) are thin shells over this class and hold no logic of their own.
-"""
+Surfaces (CLI, HTTP, MCP) are thin shells over this class and hold no logic of their own. It
+holds one component per resource (service/<resource>.py: users, contexts, sources, search, …),
+all over one `Core` (the store, settings, models and worker), and only delegates: each public
+method is the component's own (same name, signature and docstring; `_to` below)."""
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Mapping, Sequence
-from typing import Any
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Concatenate, ParamSpec, TypeVar
 
-from tabane.access import users
 from tabane.config import Settings
-from tabane.contexts import contexts, groups
-from tabane.contexts.contexts import ContextInfo, ContextStats
-from tabane.contexts.groups import GroupInfo
 from tabane.contexts.usage import Tally
 from tabane.jobs.worker import Worker
 from tabane.models.embedder import Embedder
 from tabane.models.registry import build_embedder, build_reranker, check_summarizer
-from tabane.recall.presets import load_presets
+from tabane.models.reranker import Reranker
+from tabane.recall.prepare import templates
+from tabane.recall.presets import Preset, load_presets
 from tabane.service.archive import ArchiveService
+from tabane.service.base import Core
+from tabane.service.contexts import ContextsService
 from tabane.service.derive import DeriveService
 from tabane.service.graph import GraphWriteService
 from tabane.service.graph_read import GraphReadService
 from tabane.service.keys import KeysService
 from tabane.service.memory import MemoryService
-from tabane.service.recall import RecallService, templates
+from tabane.service.recall import RecallService
 from tabane.service.resolve import ResolveService
 from tabane.service.search import SearchService
 from tabane.service.sources import SourcesService
 from tabane.service.users import UsersService
-from tabane.storage import migrate
 from tabane.storage.opening import open_store
 from tabane.storage.store import Store
-from tabane.types import Principal
 
 _UNSET: object = object()
-log = logging.getLogger(__name__)
+P = ParamSpec("P")
+R = TypeVar("R")
+S = TypeVar("S")
 
 
-class Tabane(
-    SourcesService,
-    SearchService,
-    GraphWriteService,
-    ResolveService,
-    GraphReadService,
-    MemoryService,
-    RecallService,
-    DeriveService,
-    KeysService,
-    UsersService,
-    ArchiveService,
-):
-    """An open store, the settings it was opened with, the embedder and the background worker."""
+def _to(
+    part: Callable[[Tabane], S], method: Callable[Concatenate[S, P], R]
+) -> Callable[Concatenate[Tabane, P], R]:
+    """`method` of the component `part` picks, as a method of the facade (its signature and
+    docstring are the component's)."""
+
+    @functools.wraps(method)
+    def delegate(self: Tabane, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        return method(part(self), *args, **kwargs)
+
+    return delegate
+
+
+class Tabane:
+    """An open store and the components of the service over it; every method delegates."""
 
     def __init__(
-        self, store: Store, settings: Settings, embedder: Embedder | object | None = _UNSET
+        self,
+        core: Core,
+        *,
+        users: UsersService,
+        keys: KeysService,
+        contexts: ContextsService,
+        sources: SourcesService,
+        search: SearchService,
+        resolve: ResolveService,
+        graph_write: GraphWriteService,
+        graph_read: GraphReadService,
+        memory: MemoryService,
+        recall: RecallService,
+        derive: DeriveService,
+        archive: ArchiveService,
     ) -> None:
-        self.store = store
-        self.settings = settings
-        self.embedder = build_embedder(settings) if embedder is _UNSET else embedder  # type: ignore[assignment]
-        self.reranker = build_reranker(settings)
-        self.usage = Tally(settings.usage_seconds)
-        self.worker = Worker(
-            store, self.embedder, summarizer=self._summarizer, disk_low_mb=settings.disk_low_mb
+        self.core = core
+        self._users, self._keys, self._contexts = users, keys, contexts
+        self._sources, self._search, self._resolve = sources, search, resolve
+        self._graph_write, self._graph_read, self._memory = graph_write, graph_read, memory
+        self._recall, self._derive, self._archive = recall, derive, archive
+        if core.settings.worker == "thread":
+            core.worker.start()
+
+    @classmethod
+    def build(
+        cls,
+        store: Store,
+        settings: Settings,
+        embedder: Embedder | object | None = _UNSET,
+        *,
+        presets: dict[str, Preset] | None = None,
+        texts: dict[Path | None, str] | None = None,
+    ) -> Tabane:
+        """The facade over `store`: each component over one `Core` (the embedder the settings
+        name unless one is given; None: none). Recall reads its presets and templates at its
+        first use unless given (`open` reads them at start-up)."""
+        model = build_embedder(settings) if embedder is _UNSET else embedder
+        core = Core(store, settings, model, build_reranker(settings))  # type: ignore[arg-type]
+        return cls(
+            core,
+            users=UsersService(core),
+            keys=KeysService(core),
+            contexts=ContextsService(core),
+            sources=SourcesService(core),
+            search=SearchService(core),
+            resolve=ResolveService(core),
+            graph_write=GraphWriteService(core),
+            graph_read=GraphReadService(core),
+            memory=MemoryService(core),
+            recall=RecallService(core, presets, texts),
+            derive=DeriveService(core),
+            archive=ArchiveService(core),
         )
-        if settings.worker == "thread":
-            self.worker.start()
 
     @classmethod
     def open(
@@ -78,10 +124,7 @@ class Tabane(
         # (naming the file and each problem), not every recall after it.
         presets = load_presets(settings.presets)
         texts = templates(settings.recall_template, presets)
-        svc = cls(open_store(settings), settings, embedder)
-        # read once: a recall never reads these files again
-        vars(svc).update(recall_presets=presets, recall_templates=texts)
-        return svc
+        return cls.build(open_store(settings), settings, embedder, presets=presets, texts=texts)
 
     def close(self) -> None:
         self.worker.stop()
@@ -91,139 +134,167 @@ class Tabane(
             closer()
         self.store.close()
 
-    def write_usage(self) -> None:
-        """Write the usage counts searches left waiting (contexts/usage.py); `close` does."""
-        for user in self.usage.users():
-            try:
-                with self.store.session(user) as session:
-                    self.usage.write(session, user.user_id)
-            except Exception:  # a count is not worth a failed close
-                log.warning("usage counts of %s not written", user.name, exc_info=True)
-
-    def revision(self) -> str | None:
-        """The schema's migration revision (`store_unavailable` while the database is away,
-        which starts an embedded one again, as any call does)."""
-        with self.store.admin() as session:
-            return migrate.revision(session.connection())
-
     def __enter__(self) -> Tabane:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- users and scopes (owner operations) -------------------------------------------------
+    # -- what the components share (the core) --------------------------------------------------
 
-    def local_user(self) -> Principal:
-        """The implicit user of a local install, created on first use with a personal scope."""
-        return self.ensure_user(self.settings.local_user)
+    @property
+    def store(self) -> Store:
+        return self.core.store
 
-    def ensure_user(self, name: str) -> Principal:
-        with self.store.admin() as session:
-            users.add_user(session, name, exist_ok=True)
-            return users.principal(session, name)
+    @property
+    def settings(self) -> Settings:
+        return self.core.settings
 
-    def principal(self, name: str) -> Principal:
-        with self.store.admin() as session:
-            return users.principal(session, name)
+    @settings.setter
+    def settings(self, settings: Settings) -> None:
+        self.core.settings = settings
 
-    def add_user(self, name: str, *, public_write: bool = True) -> Principal:
-        """A new user with their personal scope and `public` (writable unless told not)."""
-        with self.store.admin() as session:
-            users.add_user(session, name, public_write=public_write)
-            return users.principal(session, name)
+    @property
+    def embedder(self) -> Embedder | None:
+        return self.core.embedder
 
-    def list_users(self) -> list[users.UserInfo]:
-        with self.store.admin() as session:
-            return users.list_users(session)
+    @property
+    def reranker(self) -> Reranker | None:
+        return self.core.reranker
 
-    def add_scope(self, name: str, description: str | None = None) -> bool:
-        """Create a scope (True), or keep an existing one (False), giving it `description` when
-        one is given."""
-        with self.store.admin() as session:
-            return users.add_scope(session, name, description)
+    @reranker.setter
+    def reranker(self, reranker: Reranker | None) -> None:
+        self.core.reranker = reranker
 
-    def list_scopes(self) -> list[users.ScopeInfo]:
-        with self.store.admin() as session:
-            return users.list_scopes(session)
+    @property
+    def worker(self) -> Worker:
+        return self.core.worker
 
-    def remove_scope(self, name: str) -> None:
-        with self.store.admin() as session:
-            users.remove_scope(session, name)
+    @property
+    def usage(self) -> Tally:
+        return self.core.usage
 
-    def grant(self, user: str, scope: str, *, write: bool = False) -> None:
-        with self.store.admin() as session:
-            users.grant(session, user, scope, write=write)
+    @usage.setter
+    def usage(self, usage: Tally) -> None:
+        self.core.usage = usage
 
-    def revoke(self, user: str, scope: str) -> bool:
-        with self.store.admin() as session:
-            return users.revoke(session, user, scope)
+    # -- users (UsersService) -------------------------------------------------------
 
-    # -- contexts ------------------------------------------------------------------------------
+    revision = _to(lambda t: t._users, UsersService.revision)
+    local_user = _to(lambda t: t._users, UsersService.local_user)
+    ensure_user = _to(lambda t: t._users, UsersService.ensure_user)
+    principal = _to(lambda t: t._users, UsersService.principal)
+    add_user = _to(lambda t: t._users, UsersService.add_user)
+    list_users = _to(lambda t: t._users, UsersService.list_users)
+    add_scope = _to(lambda t: t._users, UsersService.add_scope)
+    list_scopes = _to(lambda t: t._users, UsersService.list_scopes)
+    remove_scope = _to(lambda t: t._users, UsersService.remove_scope)
+    grant = _to(lambda t: t._users, UsersService.grant)
+    revoke = _to(lambda t: t._users, UsersService.revoke)
+    export_user = _to(lambda t: t._users, UsersService.export_user)
+    erase_user = _to(lambda t: t._users, UsersService.erase_user)
 
-    def create_context(self, user: Principal, name: str, **settings: Any) -> ContextInfo:
-        with self.store.session(user) as session:
-            return contexts.create(session, user, name, **settings)
+    # -- keys (KeysService) ---------------------------------------------------------
 
-    def get_context(self, user: Principal, name: str) -> ContextInfo:
-        with self.store.session(user) as session:
-            self.usage.write(session, user.user_id)  # your own reads, counted at once
-            return contexts.get(session, name)
+    authenticate = _to(lambda t: t._keys, KeysService.authenticate)
+    create_key = _to(lambda t: t._keys, KeysService.create_key)
+    list_keys = _to(lambda t: t._keys, KeysService.list_keys)
+    revoke_key = _to(lambda t: t._keys, KeysService.revoke_key)
 
-    def list_contexts(self, user: Principal) -> list[ContextInfo]:
-        with self.store.session(user) as session:
-            self.usage.write(session, user.user_id)
-            return contexts.list_all(session)
+    # -- contexts (ContextsService) -------------------------------------------------
 
-    def update_context(
-        self, user: Principal, name: str, changes: Mapping[str, object]
-    ) -> ContextInfo:
-        with self.store.session(user) as session:
-            return contexts.update(session, user, name, changes)
+    write_usage = _to(lambda t: t._contexts, ContextsService.write_usage)
+    create_context = _to(lambda t: t._contexts, ContextsService.create_context)
+    get_context = _to(lambda t: t._contexts, ContextsService.get_context)
+    list_contexts = _to(lambda t: t._contexts, ContextsService.list_contexts)
+    update_context = _to(lambda t: t._contexts, ContextsService.update_context)
+    rename_context = _to(lambda t: t._contexts, ContextsService.rename_context)
+    delete_context = _to(lambda t: t._contexts, ContextsService.delete_context)
+    create_group = _to(lambda t: t._contexts, ContextsService.create_group)
+    get_group = _to(lambda t: t._contexts, ContextsService.get_group)
+    list_groups = _to(lambda t: t._contexts, ContextsService.list_groups)
+    change_group = _to(lambda t: t._contexts, ContextsService.change_group)
+    delete_group = _to(lambda t: t._contexts, ContextsService.delete_group)
+    expand = _to(lambda t: t._contexts, ContextsService.expand)
 
-    def rename_context(self, user: Principal, name: str, new_name: str) -> ContextInfo:
-        with self.store.session(user) as session:
-            return contexts.rename(session, user, name, new_name)
+    # -- sources (SourcesService) ---------------------------------------------------
 
-    def delete_context(self, user: Principal, name: str) -> ContextStats:
-        def foreign(context_id: int) -> int:
-            with self.store.admin() as admin:
-                return contexts.foreign_rows(admin, context_id, user.write)
+    ingest = _to(lambda t: t._sources, SourcesService.ingest)
+    ingest_paths = _to(lambda t: t._sources, SourcesService.ingest_paths)
+    sync = _to(lambda t: t._sources, SourcesService.sync)
+    retract = _to(lambda t: t._sources, SourcesService.retract)
+    list_sources = _to(lambda t: t._sources, SourcesService.list_sources)
+    lookup = _to(lambda t: t._sources, SourcesService.lookup)
+    cite = _to(lambda t: t._sources, SourcesService.cite)
 
-        with self.store.session(user) as session:
-            return contexts.delete(session, user, name, foreign)
+    # -- search (SearchService) -----------------------------------------------------
 
-    # -- groups --------------------------------------------------------------------------------
+    search = _to(lambda t: t._search, SearchService.search)
+    explain_search = _to(lambda t: t._search, SearchService.explain_search)
+    search_catalog = _to(lambda t: t._search, SearchService.search_catalog)
+    explain_catalog = _to(lambda t: t._search, SearchService.explain_catalog)
+    jobs = _to(lambda t: t._search, SearchService.jobs)
+    wait_for_jobs = _to(lambda t: t._search, SearchService.wait_for_jobs)
 
-    def create_group(self, user: Principal, name: str, **fields: Any) -> GroupInfo:
-        with self.store.session(user) as session:
-            return groups.create(session, user, name, structure=self._group_edges, **fields)
+    # -- resolve (ResolveService) ---------------------------------------------------
 
-    def get_group(self, user: Principal, name: str) -> GroupInfo:
-        with self.store.session(user) as session:
-            return groups.get(session, name)
+    resolve = _to(lambda t: t._resolve, ResolveService.resolve)
+    resolve_label = _to(lambda t: t._resolve, ResolveService.resolve_label)
+    explain_resolve = _to(lambda t: t._resolve, ResolveService.explain_resolve)
+    calibrate_resolve = _to(lambda t: t._resolve, ResolveService.calibrate_resolve)
+    audit_vocabulary = _to(lambda t: t._resolve, ResolveService.audit_vocabulary)
 
-    def list_groups(self, user: Principal) -> list[GroupInfo]:
-        with self.store.session(user) as session:
-            return groups.list_all(session)
+    # -- graph write (GraphWriteService) --------------------------------------------
 
-    def change_group(self, user: Principal, name: str, **delta: Any) -> GroupInfo:
-        with self.store.session(user) as session:
-            return groups.change(session, user, name, structure=self._group_edges, **delta)
+    add_claims = _to(lambda t: t._graph_write, GraphWriteService.add_claims)
+    retract_associations = _to(lambda t: t._graph_write, GraphWriteService.retract_associations)
+    add_alias = _to(lambda t: t._graph_write, GraphWriteService.add_alias)
+    list_aliases = _to(lambda t: t._graph_write, GraphWriteService.list_aliases)
+    remove_alias = _to(lambda t: t._graph_write, GraphWriteService.remove_alias)
 
-    def _group_edges(self) -> list[tuple[int, int]]:
-        """The whole group DAG, read as the owner: a cycle or a chain too tall through a group
-        the caller cannot see is refused as well (its error names only the caller's groups)."""
-        with self.store.admin() as session:
-            return groups.all_edges(session)
+    # -- graph read (GraphReadService) ----------------------------------------------
 
-    def delete_group(self, user: Principal, name: str) -> None:
-        with self.store.session(user) as session:
-            groups.delete_group(session, user, name)
+    query = _to(lambda t: t._graph_read, GraphReadService.query)
+    describe = _to(lambda t: t._graph_read, GraphReadService.describe)
+    activate = _to(lambda t: t._graph_read, GraphReadService.activate)
+    explore = _to(lambda t: t._graph_read, GraphReadService.explore)
+    paths = _to(lambda t: t._graph_read, GraphReadService.paths)
+    unreachable_from = _to(lambda t: t._graph_read, GraphReadService.unreachable_from)
+    labels = _to(lambda t: t._graph_read, GraphReadService.labels)
+    association_citations = _to(lambda t: t._graph_read, GraphReadService.association_citations)
 
-    def expand(
-        self, user: Principal, contexts_: Sequence[str], groups_: Sequence[str]
-    ) -> list[str]:
-        """The names of every context reached by `contexts` and `groups`."""
-        with self.store.session(user) as session:
-            return [c.name for c in groups.expand(session, contexts_, groups_)]
+    # -- memory (MemoryService) -----------------------------------------------------
+
+    remember = _to(lambda t: t._memory, MemoryService.remember)
+    memories = _to(lambda t: t._memory, MemoryService.memories)
+    add_turn = _to(lambda t: t._memory, MemoryService.add_turn)
+    turns = _to(lambda t: t._memory, MemoryService.turns)
+    list_sessions = _to(lambda t: t._memory, MemoryService.list_sessions)
+    delete_session = _to(lambda t: t._memory, MemoryService.delete_session)
+
+    # -- recall (RecallService) -----------------------------------------------------
+
+    recall = _to(lambda t: t._recall, RecallService.recall)
+    explain_recall = _to(lambda t: t._recall, RecallService.explain_recall)
+    presets = _to(lambda t: t._recall, RecallService.presets)
+    recall_traces = _to(lambda t: t._recall, RecallService.recall_traces)
+    recall_trace = _to(lambda t: t._recall, RecallService.recall_trace)
+
+    # -- derive (DeriveService) -----------------------------------------------------
+
+    derive = _to(lambda t: t._derive, DeriveService.derive)
+    derive_targets = _to(lambda t: t._derive, DeriveService.derive_targets)
+    build_derived = _to(lambda t: t._derive, DeriveService.build_derived)
+    build_communities = _to(lambda t: t._derive, DeriveService.build_communities)
+    communities = _to(lambda t: t._derive, DeriveService.communities)
+    search_communities = _to(lambda t: t._derive, DeriveService.search_communities)
+    build_profiles = _to(lambda t: t._derive, DeriveService.build_profiles)
+    profile = _to(lambda t: t._derive, DeriveService.profile)
+    build_raptor = _to(lambda t: t._derive, DeriveService.build_raptor)
+    raptor_tree = _to(lambda t: t._derive, DeriveService.raptor_tree)
+    raptor_members = _to(lambda t: t._derive, DeriveService.raptor_members)
+
+    # -- archive (ArchiveService) ---------------------------------------------------
+
+    export_context = _to(lambda t: t._archive, ArchiveService.export_context)
+    import_context = _to(lambda t: t._archive, ArchiveService.import_context)

@@ -106,7 +106,7 @@ class SourcesService(ServiceBase):
             embed=self.embedder is not None,
         )
 
-    def list_sources(self, user: Principal, context: str, **page: Any) -> SourcePage:
+    def list_sources(self, /, user: Principal, context: str, **page: Any) -> SourcePage:
         with self.store.session(user) as session:
             ctx = contexts.resolve(session, context)
             return read.list_sources(session, ctx, **page)

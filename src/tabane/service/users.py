@@ -1,4 +1,5 @@
-"""Erasing and exporting a user on the facade (access/erasure.py has the rules).
+"""Users and scopes on the facade (the owner's operations: add, grant, revoke) and the schema's
+revision; erasing and exporting a user (access/erasure.py has the rules).
 
 Export first, then erase, is the documented flow: `export_user` yields every row erasure would
 delete, `erase_user` deletes them in one transaction and re-nets the associations the user's
@@ -10,12 +11,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from tabane.access import erasure
+from tabane.access import erasure, users
 from tabane.access import erasure_repair as repair
 from tabane.graph import forget, netting, vocabulary_stats
 from tabane.jobs import queue
 from tabane.service.base import ServiceBase
-from tabane.storage import guard
+from tabane.storage import guard, migrate
 from tabane.types import Principal
 
 # The job that rebuilds each derived table (debounced; one queued job per context and scopes).
@@ -48,6 +49,57 @@ class Erasure:
 
 
 class UsersService(ServiceBase):
+    def revision(self) -> str | None:
+        """The schema's migration revision (`store_unavailable` while the database is away,
+        which starts an embedded one again, as any call does)."""
+        with self.store.admin() as session:
+            return migrate.revision(session.connection())
+
+    def local_user(self) -> Principal:
+        """The implicit user of a local install, created on first use with a personal scope."""
+        return self.ensure_user(self.settings.local_user)
+
+    def ensure_user(self, name: str) -> Principal:
+        with self.store.admin() as session:
+            users.add_user(session, name, exist_ok=True)
+            return users.principal(session, name)
+
+    def principal(self, name: str) -> Principal:
+        with self.store.admin() as session:
+            return users.principal(session, name)
+
+    def add_user(self, name: str, *, public_write: bool = True) -> Principal:
+        """A new user with their personal scope and `public` (writable unless told not)."""
+        with self.store.admin() as session:
+            users.add_user(session, name, public_write=public_write)
+            return users.principal(session, name)
+
+    def list_users(self) -> list[users.UserInfo]:
+        with self.store.admin() as session:
+            return users.list_users(session)
+
+    def add_scope(self, name: str, description: str | None = None) -> bool:
+        """Create a scope (True), or keep an existing one (False), giving it `description` when
+        one is given."""
+        with self.store.admin() as session:
+            return users.add_scope(session, name, description)
+
+    def list_scopes(self) -> list[users.ScopeInfo]:
+        with self.store.admin() as session:
+            return users.list_scopes(session)
+
+    def remove_scope(self, name: str) -> None:
+        with self.store.admin() as session:
+            users.remove_scope(session, name)
+
+    def grant(self, user: str, scope: str, *, write: bool = False) -> None:
+        with self.store.admin() as session:
+            users.grant(session, user, scope, write=write)
+
+    def revoke(self, user: str, scope: str) -> bool:
+        with self.store.admin() as session:
+            return users.revoke(session, user, scope)
+
     def export_user(self, name: str, *, actor: Principal | None = None) -> Iterator[dict[str, Any]]:
         """Every row erasing `name` would delete, as `{"table", "row"}` objects (parents first).
         `actor` must be the user themself or an admin (None: the store owner, as the CLI is).
