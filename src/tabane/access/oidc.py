@@ -31,6 +31,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import jwt
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from tabane.access import users
@@ -38,6 +39,7 @@ from tabane.access.keys import narrow
 from tabane.access.oidc_scopes import ScopeMapping, load_mapping
 from tabane.config import Settings
 from tabane.errors import InvalidInput, InvalidName, Issue, NoUser, Unauthorized
+from tabane.storage.store import Store
 from tabane.types import PUBLIC, Principal, check_name, personal_scope
 
 logger = logging.getLogger("tabane.oidc")
@@ -264,6 +266,21 @@ class Verifier:
             return Identity(user=user, read=None, write=None)
         grant = config.mapping.scopes(claims)
         return Identity(user=user, read=grant.read, write=grant.write)
+
+
+def settle_principal(store: Store, identity: Identity, config: OidcConfig) -> Principal:
+    """`principal_for` as the store's owner; the two first requests of a new user may race to
+    create it, so a conflict is tried once more (then `unauthorized`: retry)."""
+    for attempt in (1, 2):
+        try:
+            with store.admin() as session:
+                return principal_for(session, identity, config)
+        except IntegrityError:
+            if attempt == 2:
+                raise Unauthorized(
+                    "the user could not be created", issues=[Issue("authorization", "retry")]
+                ) from None
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def principal_for(session: Session, identity: Identity, config: OidcConfig) -> Principal:

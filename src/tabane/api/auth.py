@@ -10,7 +10,6 @@ credential is 401 `unauthorized` in the one error body; `BearerChallenge` adds
 
 from __future__ import annotations
 
-from sqlalchemy.exc import IntegrityError
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -98,17 +97,7 @@ def resolver_for(
 
 
 def _jwt_principal(svc: Tabane, verifier: oidc.Verifier, token: str) -> Principal:
-    identity = verifier.verify(token)
-    for attempt in (1, 2):  # two first requests of a new user may race to create it
-        try:
-            with svc.store.admin() as session:
-                return oidc.principal_for(session, identity, verifier.config)
-        except IntegrityError:
-            if attempt == 2:
-                raise Unauthorized(
-                    "the user could not be created", issues=[Issue("authorization", "retry")]
-                ) from None
-    raise AssertionError("unreachable")  # pragma: no cover
+    return oidc.settle_principal(svc.store, verifier.verify(token), verifier.config)
 
 
 class BearerChallenge:

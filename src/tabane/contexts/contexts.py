@@ -91,6 +91,11 @@ def resolve(session: Session, name: str, path: str = "context") -> Context:
     return ctx
 
 
+def ids_named(session: Session, names: Sequence[str]) -> list[int]:
+    """The ids of the contexts named (those the session sees; an unknown name is skipped)."""
+    return list(session.scalars(select(Context.id).where(Context.name.in_(list(names)))))
+
+
 def _for_change(session: Session, principal: Principal, name: str) -> Context:
     """The context `name`, writable by `principal` and locked until the transaction ends, so
     concurrent renames, updates and deletes of it take turns: one that waited finds the name

@@ -19,18 +19,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import select
-
 from tabane.evaluation import questions as qs
 from tabane.evaluation.graph_eval import Coverage
 from tabane.evaluation.graph_set import Triple, install
 from tabane.evaluation.graph_set import load as load_graph
 from tabane.evaluation.metrics import Scores, documents, mean_of, section_key, section_ndcg
 from tabane.evaluation.options import choices, count, refuse
+from tabane.graph import edges
 from tabane.recall.plan import MAX_BUDGET, PLANS, RecallRequest, Tunables
 from tabane.recall.result import RecallResult
 from tabane.service import Tabane
-from tabane.storage.schema import Association
 from tabane.types import Principal
 
 Progress = Callable[[str], None]
@@ -168,14 +166,7 @@ def served_associations(
     if not ids:
         return []
     with svc.store.session(user) as session:
-        rows = {
-            r.id: (r.subject, r.label, r.object)
-            for r in session.execute(
-                select(
-                    Association.id, Association.subject, Association.label, Association.object
-                ).where(Association.id.in_(ids))
-            )
-        }
+        rows = edges.triples(session, ids)
     return [(rows[i], weights[f"a:{i}"] > 0) for i in ids if i in rows]
 
 

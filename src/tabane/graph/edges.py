@@ -231,3 +231,10 @@ def to_edge(row: Any, context: str, attrs: dict[EdgeId, tuple[Attribution, ...]]
         perspective=row.perspective or None,
         attributions=attrs.get(edge_id(row), ()),
     )
+
+
+def triples(session: Session, ids: Sequence[int]) -> dict[int, tuple[str, str, str]]:
+    """The (subject, label, object) of each association id the session's caller can see."""
+    a = Association
+    stmt = select(a.id, a.subject, a.label, a.object).where(a.id.in_(list(ids)))
+    return {r.id: (r.subject, r.label, r.object) for r in session.execute(stmt)}

@@ -100,6 +100,34 @@ def require_concepts(
     return tuple(wanted)
 
 
+def cues(value: str | Sequence[str], path: str) -> tuple[str, ...]:
+    """A spelling or a list of spellings (`cue_list`), or `invalid_input` naming what is wrong."""
+    issues: list[Issue] = []
+    names = cue_list(value, path, issues)
+    raise_if(issues, path)
+    return names or ()
+
+
+def concepts_named(
+    session: Session, ctx: Context, value: str | Sequence[str], path: str
+) -> tuple[str, ...]:
+    """The concepts `value` names (a walk's origins or targets): canonical, deduplicated in
+    order, each one the caller can see (`require_concepts`)."""
+    names = cues(value, path)
+    paths = [path] if isinstance(value, str) else [f"{path}[{i}]" for i in range(len(names))]
+    return tuple(dict.fromkeys(require_concepts(session, ctx, names, paths)))
+
+
+def labels_named(
+    session: Session, ctx: Context, labels: Sequence[str] | None
+) -> tuple[str, ...] | None:
+    """The canonical labels a walk may follow (None: every label)."""
+    if labels is None:
+        return None
+    names, _ = canonical_of(session, ctx.id, "label", cues(labels, "labels"))
+    return names
+
+
 def check_int(value: object, path: str, lo: int, hi: int, issues: list[Issue]) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         issues.append(Issue(path, "not an integer"))

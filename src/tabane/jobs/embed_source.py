@@ -8,13 +8,16 @@ from collections.abc import Callable
 
 import numpy as np
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from tabane.jobs import queue
 from tabane.jobs.pipeline import pipelined
 from tabane.models.embedder import Embedder, Vectors
 from tabane.search import vectors
-from tabane.storage.schema import Source
+from tabane.sources import read as sources_read
+from tabane.storage.schema import Context, Source
 from tabane.storage.store import Store
+from tabane.types import Principal
 
 PROGRESS_EVERY = 1.0  # seconds between an embedding job's progress notes (each renews its lease)
 
@@ -74,3 +77,19 @@ def run(
             note()
     if todo or job.attempts > 1:  # a retry: the run before may have died before this
         leaves_changed(context_id)
+
+
+def queue_again(session: Session, user: Principal, ctx: Context) -> None:
+    """The context holds no vectors of the configured model (another model's, or none — its
+    sources were stored with no embedder): queue an embedding of every live source the caller
+    can see (each job carries that source's scopes; the job skips embedded paragraphs)."""
+    for source in sources_read.live(session, ctx.id):
+        if not user.can_write(tuple(source.scopes)):
+            continue  # a reader cannot queue work that writes with the source's scopes
+        queue.enqueue_embedding(
+            session,
+            context_id=ctx.id,
+            context_scopes=ctx.scopes,
+            source_pk=source.id,
+            source_scopes=source.scopes,
+        )

@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
 
-from sqlalchemy.orm import Session
-
 from tabane.contexts import contexts as contexts_mod
 from tabane.contexts import groups as groups_mod
 from tabane.errors import InvalidInput, Issue
@@ -24,16 +22,7 @@ from tabane.graph.walk import ActivationResult, ExploreResult
 from tabane.graph.walk_fetch import Graph
 from tabane.graph.walk_paths import PathsResult, UnreachableResult
 from tabane.service.base import ServiceBase
-from tabane.storage.schema import Context
 from tabane.types import Principal
-
-
-def _cues(value: str | Sequence[str], path: str) -> tuple[str, ...]:
-    issues: list[Issue] = []
-    names = query_mod.cue_list(value, path, issues)
-    query_mod.raise_if(issues, path)
-    return names or ()
-
 
 R = TypeVar("R")
 
@@ -46,21 +35,6 @@ class _Walk:
     perspective: str | None
     since: datetime | None
     until: datetime | None
-
-
-def _labels(session: Session, ctx: Context, labels: Sequence[str] | None) -> tuple[str, ...] | None:
-    if labels is None:
-        return None
-    names, _ = query_mod.canonical_of(session, ctx.id, "label", _cues(labels, "labels"))
-    return names
-
-
-def _origins(
-    session: Session, ctx: Context, value: str | Sequence[str], path: str
-) -> tuple[str, ...]:
-    names = _cues(value, path)
-    paths = [path] if isinstance(value, str) else [f"{path}[{i}]" for i in range(len(names))]
-    return tuple(dict.fromkeys(query_mod.require_concepts(session, ctx, names, paths)))
 
 
 class GraphReadService(ServiceBase):
@@ -117,7 +91,7 @@ class GraphReadService(ServiceBase):
         its aliases."""
         with self.store.session(user) as session:
             ctx = contexts_mod.resolve(session, context)
-            (name,) = _origins(session, ctx, concept, "concept")
+            (name,) = query_mod.concepts_named(session, ctx, concept, "concept")
             result = query_concepts.describe(session, ctx, name)
             contexts_mod.bump(session, ctx.id, reads=1, misses=0 if result.degree else 1)
             return result
@@ -144,7 +118,7 @@ class GraphReadService(ServiceBase):
             context,
             origins,
             _Walk(labels, perspective, since, until),
-            lambda session, ctx, graph, start: walk.activate(
+            lambda graph, start: walk.activate(
                 graph, start, decay=decay, limit=limit, min_activation=min_activation
             ),
             lambda result: bool(result.concepts),
@@ -170,7 +144,7 @@ class GraphReadService(ServiceBase):
             context,
             origins,
             _Walk(labels, perspective, since, until),
-            lambda session, ctx, graph, start: walk.explore(graph, start, depth=depth, limit=limit),
+            lambda graph, start: walk.explore(graph, start, depth=depth, limit=limit),
             lambda result: bool(result.concepts),
         )
 
@@ -197,10 +171,10 @@ class GraphReadService(ServiceBase):
             context,
             origins,
             _Walk(labels, perspective, since, until),
-            lambda session, ctx, graph, start: walk_paths.paths(
+            lambda graph, start: walk_paths.paths(
                 graph,
                 start,
-                _origins(session, ctx, targets, "targets"),
+                query_mod.concepts_named(graph.session, graph.ctx, targets, "targets"),
                 max_depth=max_depth,
                 budget=budget,
                 limit=limit,
@@ -214,7 +188,7 @@ class GraphReadService(ServiceBase):
         context: str,
         origins: str | Sequence[str],
         how: _Walk,
-        run: Callable[[Session, Context, Graph, tuple[str, ...]], R],
+        run: Callable[[Graph, tuple[str, ...]], R],
         found: Callable[[R], bool],
     ) -> R:
         """One walk in one transaction: resolve the origins, build the caller's view of the
@@ -222,15 +196,15 @@ class GraphReadService(ServiceBase):
         found)."""
         with self.store.session(user) as session:
             ctx = contexts_mod.resolve(session, context)
-            start = _origins(session, ctx, origins, "origins")
+            start = query_mod.concepts_named(session, ctx, origins, "origins")
             graph = Graph(
                 session,
                 ctx,
-                labels=_labels(session, ctx, how.labels),
+                labels=query_mod.labels_named(session, ctx, how.labels),
                 perspective=how.perspective,
                 window=window(how.since, how.until),
             )
-            result = run(session, ctx, graph, start)
+            result = run(graph, start)
             contexts_mod.bump(session, ctx.id, reads=1, misses=0 if found(result) else 1)
             return result
 
@@ -247,7 +221,7 @@ class GraphReadService(ServiceBase):
         walk_paths.check_page(limit)
         with self.store.session(user) as session:
             ctx = contexts_mod.resolve(session, context)
-            (start,) = _origins(session, ctx, origin, "origin")
+            (start,) = query_mod.concepts_named(session, ctx, origin, "origin")
             result = walk_paths.unreachable_from(
                 Graph(session, ctx), start, limit=limit, after=after
             )

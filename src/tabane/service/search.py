@@ -6,12 +6,10 @@ import time
 from collections.abc import Callable, Collection
 from dataclasses import replace
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
-
+from tabane.contexts import contexts as contexts_mod
 from tabane.contexts import groups
 from tabane.errors import InvalidInput, Issue
-from tabane.jobs import listing, queue
+from tabane.jobs import embed_source, listing, queue
 from tabane.models.registry import default_floor
 from tabane.search import catalog, vectors
 from tabane.search import explain as explain_mod
@@ -21,7 +19,6 @@ from tabane.search.catalog_explain import CatalogExplanation, explain_catalog
 from tabane.search.plan import SearchRequest
 from tabane.search.reach import reach
 from tabane.service.base import ServiceBase
-from tabane.storage.schema import Context, Source
 from tabane.types import Principal
 
 
@@ -59,7 +56,7 @@ class SearchService(ServiceBase):
                     or (vector.reason == "no_vectors" and not plan.pending_embeddings)
                 )
                 if stale and self.embedder is not None:
-                    self._schedule_reembed(session, user, ctx)
+                    embed_source.queue_again(session, user, ctx)
         return result
 
     def search_catalog(self, user: Principal, request: CatalogRequest) -> CatalogResult:
@@ -141,8 +138,7 @@ class SearchService(ServiceBase):
         ids: list[int] = []
         if contexts:
             with self.store.admin() as session:
-                named = select(Context.id).where(Context.name.in_(list(contexts)))
-                ids = list(session.scalars(named))
+                ids = contexts_mod.ids_named(session, list(contexts))
             if not ids:
                 return 0
         deadline = time.monotonic() + timeout
@@ -157,20 +153,3 @@ class SearchService(ServiceBase):
                 time.sleep(0.2)
         with self.store.admin() as session:
             return self.worker.pending(session, only, ids)
-
-    def _schedule_reembed(self, session: Session, user: Principal, ctx: Context) -> None:
-        """The context holds no vectors of the configured model (another model's, or none — its
-        sources were stored with no embedder): queue an embedding of every live source the caller
-        can see (each job carries that source's scopes; the job skips embedded paragraphs)."""
-        for source in session.scalars(
-            select(Source).where(Source.context_id == ctx.id, Source.retracted_at.is_(None))
-        ):
-            if not user.can_write(tuple(source.scopes)):
-                continue  # a reader cannot queue work that writes with the source's scopes
-            queue.enqueue_embedding(
-                session,
-                context_id=ctx.id,
-                context_scopes=ctx.scopes,
-                source_pk=source.id,
-                source_scopes=source.scopes,
-            )

@@ -104,6 +104,12 @@ def list_sources(
     return SourcePage([to_info(s) for s in rows], rows[-1].source_id if more and rows else None)
 
 
+def live(session: Session, context_id: int) -> list[Source]:
+    """The context's sources not retracted (that the session's caller can see)."""
+    stmt = select(Source).where(Source.context_id == context_id, Source.retracted_at.is_(None))
+    return list(session.scalars(stmt))
+
+
 def find(session: Session, ctx: Context, source_id: str, *, live: bool = True) -> Source:
     stmt = select(Source).where(Source.context_id == ctx.id, Source.source_id == source_id)
     if live:
