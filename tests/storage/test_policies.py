@@ -131,9 +131,8 @@ def test_a_rule_that_differs_from_the_store_is_seen(fresh: Engine) -> None:
         changed = _enforced(conn)
         declared = _declared(conn)
         conn.rollback()
-    unlike = _unlike(changed, declared)
-    assert len(unlike) == 2
-    assert all("'contexts', 'contexts_select', 'SELECT'" in line for line in unlike)
+    seen = [line for line in _unlike(changed, declared) if "'contexts_select'" in line]
+    assert [line.split(":", 1)[0] for line in seen] == ["rules", "store"]  # both sides named
 
 
 def _load_0035(engine: Engine, revision: str = "0035") -> None:
