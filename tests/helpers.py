@@ -132,19 +132,6 @@ def counting_beside(store: Any, user: Any) -> tuple[Any, list[object]]:
     return beside, submitted
 
 
-def migrate_again(conn: Any, down: str, up: str) -> None:
-    """Run the migrations down to revision `down`, then up to `up`, on `conn` (inside the
-    caller's transaction, which the test rolls back)."""
-    from alembic import command
-
-    from tabane.storage import migrate
-
-    cfg = migrate.config()
-    cfg.attributes["connection"] = conn
-    command.downgrade(cfg, down)
-    command.upgrade(cfg, up)
-
-
 def race(*calls: Callable[[], object]) -> list[object]:
     """Run the calls at once (threads released together); each one's result or exception."""
     barrier = threading.Barrier(len(calls))

@@ -264,6 +264,12 @@ class StoreBusy(StoreUnavailable):
     code = "store_busy"
 
 
+class StoreTooOld(StoreUnavailable):
+    """The store's schema predates the baseline migration's starting point: nothing changed."""
+
+    code = "store_too_old"
+
+
 class Overloaded(StoreBusy, WaitSaid):
     """The server is at its capacity now (database connections, heavy operations at once, a
     request's deadline); refused, nothing done."""

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select, text, update
+from sqlalchemy import func, select, update
 
 from tabane.graph import gram_merge
 from tabane.graph.claim_input import ClaimInput
@@ -120,31 +120,3 @@ def test_a_merge_holds_off_the_writers_of_its_scope_set(
             )
         )
     assert late.count(False) > 0 and late.count(True) * gram_merge.RECORD.itemsize == packed
-
-
-def test_the_migration_packs_what_a_merge_packs(
-    svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
-) -> None:
-    """Inside one rolled-back transaction: 0022 down and up again packs every posting of a
-    store exactly as the merge of each scope set does."""
-    from helpers import migrate_again
-
-    owner = make_user(extra_write=("team:packs",))
-    ctx = make_context(owner, scopes=["team:packs"])
-    mine = [personal_scope(owner.name)]
-    svc.add_claims(owner, ctx, _claims(["oneFish", "twoFish", "redFish", "blueFish"]), scopes=mine)
-    svc.add_claims(owner, ctx, _claims(["株式会社あ", "株式会社い"]), scopes=["team:packs"])
-    ctx_id = _context_id(svc, owner, ctx)
-    with svc.store.session(owner) as session:
-        for scopes in (mine, ["team:packs"]):
-            assert gram_merge.merge(session, ctx_id, scopes, force=True)
-    with svc.store.owner.connect() as conn, conn.begin() as tx:
-        merged = _packs(conn, ctx_id)
-        assert len({scopes for _, _, scopes in merged}) == 2
-        migrate_again(conn, "0021", "0022")
-        migrated = _packs(conn, ctx_id)
-        unflagged = conn.execute(
-            text("SELECT count(*) FROM vocabulary_grams WHERE NOT merged")
-        ).scalar()
-        tx.rollback()
-    assert migrated == merged and unflagged == 0

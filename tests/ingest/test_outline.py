@@ -71,29 +71,3 @@ def test_the_map_reads_the_stored_outline(svc: Tabane, user: Principal, context:
         assert corpus_map(session, [cid], 1000).splitlines()[-1] == (
             "    - Notes [n.md] (2 paragraphs): Written · At ingest"
         )
-
-
-def test_the_migration_backfills_what_ingest_writes(
-    svc: Tabane, user: Principal, context: str
-) -> None:
-    """Down to 0017 and up again inside one rolled-back transaction: the backfill gives every
-    source the outline and area key that ingest wrote."""
-    from helpers import migrate_again
-
-    docs = {
-        "b1.md": (b"# Book\n\nB.\n\n## One\n\n1.\n\n## Two\n\n2.\n", "Área 51"),
-        "b2.md": (b"# Part A\n\nA.\n\n# Part B\n\nB.\n", None),
-        "b3.txt": (b"plain\n\ntext\n", "プロジェクト"),
-    }
-    for sid, (data, area) in docs.items():
-        svc.ingest(user, context, DocumentInput(source_id=sid, data=data, area=area))
-    stored = {sid: _row(svc, user, sid)[:2] for sid in docs}
-    assert stored["b1.md"] == (["One", "Two"], "área 51")
-    pick = select(Source.source_id, Source.outline, Source.area_key).where(
-        Source.source_id.in_(list(docs))
-    )
-    with svc.store.owner.connect() as conn, conn.begin() as tx:
-        migrate_again(conn, "0017", "0018")
-        again = {r.source_id: (list(r.outline), r.area_key) for r in conn.execute(pick)}
-        tx.rollback()
-    assert again == stored

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select, text
+from sqlalchemy import text
 
 from tabane.ingest.documents import DocumentInput, block
 from tabane.search import postings
 from tabane.search.plan import SearchRequest
 from tabane.service import Tabane
-from tabane.storage.schema import Context
 from tabane.types import Principal
 
 BODY = [
@@ -113,38 +112,3 @@ def _bm25_state(conn: Any, context_id: int) -> dict[str, Any]:
             ).all()
         ),
     }
-
-
-def test_the_migration_rebuilds_what_ingest_writes(
-    svc: Tabane, user: Principal, context: str
-) -> None:
-    """Inside one rolled-back transaction: the context's postings, statistics and lengths are
-    wiped, then 0032 → 0033 (the last rebuild: English stems) rebuilds them from the stored
-    paragraphs exactly as ingest wrote them (a retitled source included), and merges them."""
-    from helpers import migrate_again
-
-    svc.ingest(user, context, _doc("kettle manual", "a.html"))
-    svc.ingest(user, context, _doc("teapot manual", "a.html"))  # retitled
-    svc.ingest(user, context, _doc("日本語の説明書", "b.html"))
-    with svc.store.session(user) as session:
-        cid = int(session.scalar(select(Context.id).where(Context.name == context)))
-    with svc.store.owner.connect() as conn, conn.begin() as tx:
-        written = _bm25_state(conn, cid)
-        assert written["packs"] and written["terms"]
-        for table in ("bm25_packs", "bm25_corpus", "bm25_terms"):
-            conn.execute(text(f"DELETE FROM {table} WHERE context_id = :c"), {"c": cid})
-        conn.execute(
-            text("UPDATE paragraphs SET token_count = 0 WHERE context_id = :c"), {"c": cid}
-        )
-        migrate_again(conn, "0032", "0033")
-        rebuilt = _bm25_state(conn, cid)
-        unmerged = conn.execute(
-            text("SELECT count(*) FROM bm25_packs WHERE context_id = :c AND NOT merged"),
-            {"c": cid},
-        ).scalar()
-        merged = conn.execute(
-            text("SELECT count(*) FROM bm25_merged WHERE context_id = :c"), {"c": cid}
-        ).scalar()
-        tx.rollback()
-    assert rebuilt == written
-    assert unmerged == 0 and merged == len({term for _, term in written["packs"]})

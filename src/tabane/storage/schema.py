@@ -1,9 +1,9 @@
 """The schema as SQLAlchemy 2.0 typed mappings.
 
 Reference tables (users, scopes, grants) are read-only to the application role. Every content table
-mixes in `Scoped`: a non-empty scope set, indexed, compared by the row-level-security policies that
-the migrations install (see storage/rls.py). Per-context tables carry `context_id` so they can
-later be co-located on it.
+mixes in `Scoped`: a non-empty scope set, indexed, compared by the row-level-security policies of
+the rule each table declares in `__rls__` (storage/rls.py; `rules()` collects them). Per-context
+tables carry `context_id` so they can later be co-located on it.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
+from tabane.storage import rls
 from tabane.storage.schema_base import Base as Base
 from tabane.storage.schema_base import Scoped as Scoped
 from tabane.storage.schema_base import _now, _same_scopes
@@ -95,6 +96,7 @@ SCOPED_TABLES = (
 
 class User(Base):
     __tablename__ = "users"
+    __rls__ = rls.REFERENCE
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(Text, unique=True)
     created_at: Mapped[datetime] = _now()
@@ -102,6 +104,7 @@ class User(Base):
 
 class Scope(Base):
     __tablename__ = "scopes"
+    __rls__ = rls.REFERENCE
     name: Mapped[str] = mapped_column(Text, primary_key=True)
     description: Mapped[str] = mapped_column(Text, server_default="")
     created_at: Mapped[datetime] = _now()
@@ -111,6 +114,7 @@ class Grant(Base):
     """A user may read `scope`; with `can_write` also write it (write ⊆ read by construction)."""
 
     __tablename__ = "grants"
+    __rls__ = rls.REFERENCE
     user_id: Mapped[int] = mapped_column(
         ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
     )
@@ -126,6 +130,7 @@ class ApiKey(Base):
     grants. A reference table: the application role may only read it (access/keys.py)."""
 
     __tablename__ = "api_keys"
+    __rls__ = rls.REFERENCE
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     prefix: Mapped[str] = mapped_column(Text, unique=True)
@@ -153,6 +158,7 @@ class ContextUsage(Base):
     """Usage counters; anyone who can see the context may bump them (policy in rls.py)."""
 
     __tablename__ = "context_usage"
+    __rls__ = rls.child("contexts", "context_id")
     context_id: Mapped[int] = mapped_column(
         ForeignKey("contexts.id", ondelete="CASCADE"), primary_key=True
     )
@@ -198,6 +204,7 @@ class GroupChild(Scoped, Base):
 
 class Source(Scoped, Base):
     __tablename__ = "sources"
+    __rls__ = rls.SCOPED_IN_CONTEXT
     __extra_args__ = (
         UniqueConstraint("context_id", "source_id"),
         UniqueConstraint("id", "scopes"),
@@ -292,6 +299,7 @@ class ContextModel(Base):
     """An embedding model whose vectors a context holds (visible with the context; rls.py)."""
 
     __tablename__ = "context_models"
+    __rls__ = rls.child("contexts", "context_id")
     context_id: Mapped[int] = mapped_column(
         ForeignKey("contexts.id", ondelete="CASCADE"), primary_key=True
     )
@@ -307,6 +315,7 @@ class Job(Base):
     acts with exactly that scope set, so it never has more authority than its data needs."""
 
     __tablename__ = "jobs"
+    __rls__ = rls.JOBS
     __table_args__ = (
         Index("ix_jobs_ready", "state", "run_after"),
         CheckConstraint("state in ('queued', 'running', 'done', 'failed')", name="state_known"),
@@ -329,3 +338,14 @@ class Job(Base):
     run_after: Mapped[datetime] = _now()
     created_at: Mapped[datetime] = _now()
     updated_at: Mapped[datetime] = _now()
+
+
+def rules() -> dict[str, rls.Rule]:
+    """Every mapped table's row-level-security rule, by table name (each table must name one)."""
+    found: dict[str, rls.Rule] = {}
+    for mapper in Base.registry.mappers:
+        rule = getattr(mapper.class_, "__rls__", None)
+        if not isinstance(rule, rls.Rule):
+            raise TypeError(f"{mapper.class_.__name__} declares no __rls__ rule")
+        found[mapper.class_.__tablename__] = rule
+    return found

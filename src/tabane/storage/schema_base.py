@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import (
     ARRAY,
@@ -15,6 +15,8 @@ from sqlalchemy import (
     func,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column
+
+from tabane.storage import rls
 
 NAMING = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -49,7 +51,11 @@ def _same_scopes(column: str, parent: str) -> ForeignKeyConstraint:
 
 
 class Scoped:
-    """A content row: a non-empty set of scope names, compared by the RLS policies."""
+    """A content row: a non-empty set of scope names, compared by the RLS policies of its rule
+    (`rls.SCOPED` unless the table names another: `rls.SCOPED_IN_CONTEXT` for rows keyed on a
+    context rather than on a parent row)."""
+
+    __rls__: ClassVar[rls.Rule] = rls.SCOPED
 
     scopes: Mapped[list[str]] = mapped_column(ARRAY(Text), nullable=False)
 

@@ -18,6 +18,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Mapped, mapped_column
 
+from tabane.storage import rls
 from tabane.storage.schema_base import Base, Scoped, _same_scopes
 
 
@@ -55,6 +56,7 @@ class MergedPack(Scoped, Base):
 
     __no_scope_index__ = True
     __tablename__ = "bm25_merged"
+    __rls__ = rls.SCOPED_IN_CONTEXT
     context_id: Mapped[int] = mapped_column(
         ForeignKey("contexts.id", ondelete="CASCADE"), primary_key=True
     )
@@ -70,6 +72,7 @@ class DeadPostings(Scoped, Base):
 
     __no_scope_index__ = True
     __tablename__ = "bm25_dead"
+    __rls__ = rls.SCOPED_IN_CONTEXT
     __extra_args__ = (Index("ix_bm25_dead_context", "context_id"),)
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     context_id: Mapped[int] = mapped_column(ForeignKey("contexts.id", ondelete="CASCADE"))
@@ -82,6 +85,7 @@ class CorpusStats(Scoped, Base):
 
     __no_scope_index__ = True
     __tablename__ = "bm25_corpus"
+    __rls__ = rls.SCOPED_IN_CONTEXT
     __extra_args__ = (UniqueConstraint("context_id", "scopes"),)
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     context_id: Mapped[int] = mapped_column(ForeignKey("contexts.id", ondelete="CASCADE"))
@@ -94,6 +98,7 @@ class TermStats(Scoped, Base):
 
     __no_scope_index__ = True
     __tablename__ = "bm25_terms"
+    __rls__ = rls.SCOPED_IN_CONTEXT
     __extra_args__ = (UniqueConstraint("context_id", "term", "scopes"),)
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     context_id: Mapped[int] = mapped_column(ForeignKey("contexts.id", ondelete="CASCADE"))

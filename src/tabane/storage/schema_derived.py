@@ -23,6 +23,7 @@ from sqlalchemy import BigInteger, Float, ForeignKey, Index, Integer, Text, Uniq
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Mapped, mapped_column
 
+from tabane.storage import rls
 from tabane.storage.schema_base import Base, Scoped, _now, _same_scopes
 
 
@@ -36,6 +37,7 @@ class Community(Scoped, Base):
     `summary` is written by `summarizer`; `embedding` is filled later (NULL until then)."""
 
     __tablename__ = "communities"
+    __rls__ = rls.SCOPED_IN_CONTEXT
     __extra_args__ = (
         UniqueConstraint("context_id", "level", "ordinal", "scopes"),
         UniqueConstraint("id", "scopes"),  # community_members carry their community's scope set
@@ -84,6 +86,7 @@ class Profile(Scoped, Base):
     weighted degree. `embedding` is the summary's, when an embedder is configured."""
 
     __tablename__ = "profiles"
+    __rls__ = rls.SCOPED_IN_CONTEXT
     __extra_args__ = (UniqueConstraint("context_id", "concept", "scopes"),)
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     context_id: Mapped[int] = mapped_column(ForeignKey("contexts.id", ondelete="CASCADE"))
@@ -112,6 +115,7 @@ class RaptorNode(Scoped, Base):
     the member refs the summary cites; `embedding` is the summary's."""
 
     __tablename__ = "raptor_nodes"
+    __rls__ = rls.SCOPED_IN_CONTEXT
     __extra_args__ = (
         UniqueConstraint("context_id", "level", "ordinal", "scopes"),
         UniqueConstraint("id", "scopes"),  # raptor_members carry their node's scope set

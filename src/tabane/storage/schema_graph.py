@@ -25,6 +25,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
+from tabane.storage import rls
 from tabane.storage.schema_base import Base, Scoped, _now, _same_scopes
 
 
@@ -37,6 +38,7 @@ class VocabEntry(Scoped, Base):
     row names its canonical spelling in `alias_of` and is entry-only."""
 
     __tablename__ = "vocabulary"
+    __rls__ = rls.SCOPED_IN_CONTEXT
     __extra_args__ = (
         UniqueConstraint("context_id", "kind", "name", "scopes"),
         UniqueConstraint("id", "scopes"),
@@ -102,6 +104,7 @@ class VocabGramPack(Scoped, Base):
 
     __no_scope_index__ = True
     __tablename__ = "vocabulary_gram_packs"
+    __rls__ = rls.SCOPED_IN_CONTEXT
     __extra_args__ = (CheckConstraint("kind in ('concept', 'label')", name="kind_known"),)
     context_id: Mapped[int] = mapped_column(
         ForeignKey("contexts.id", ondelete="CASCADE"), primary_key=True
@@ -119,6 +122,7 @@ class VocabSize(Scoped, Base):
 
     __no_scope_index__ = True
     __tablename__ = "vocabulary_sizes"
+    __rls__ = rls.SCOPED_IN_CONTEXT
     __extra_args__ = (
         UniqueConstraint("context_id", "kind", "scopes"),
         CheckConstraint("kind in ('concept', 'label')", name="kind_known"),
@@ -136,6 +140,7 @@ class VocabGramStats(Scoped, Base):
 
     __no_scope_index__ = True
     __tablename__ = "vocabulary_gram_stats"
+    __rls__ = rls.SCOPED_IN_CONTEXT
     __extra_args__ = (
         UniqueConstraint("context_id", "kind", "gram", "scopes"),
         CheckConstraint("kind in ('concept', 'label')", name="kind_known"),
@@ -176,6 +181,7 @@ class Claim(Scoped, Base):
     true) or 'superseded' (true until `valid_until`, replaced by `closed_by`)."""
 
     __tablename__ = "claims"
+    __rls__ = rls.SCOPED_IN_CONTEXT
     __extra_args__ = (
         UniqueConstraint("id", "scopes"),  # claim_vectors carry their claim's scope set
         Index("ix_claims_triple", "context_id", "subject", "label", "object"),
@@ -233,6 +239,7 @@ class Association(Scoped, Base):
 
     __no_scope_index__ = True
     __tablename__ = "associations"
+    __rls__ = rls.SCOPED_IN_CONTEXT
     __extra_args__ = (
         UniqueConstraint("context_id", "perspective", "subject", "label", "object", "scopes"),
         Index("ix_associations_subject", "context_id", "subject"),
