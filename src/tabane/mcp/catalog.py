@@ -14,12 +14,15 @@ from tabane.mcp import (
 )
 from tabane.mcp.registry import ToolSpec, registered
 
-MODULES = (tools, tools_recall, tools_graph, tools_resolve, tools_graph_reads, tools_memory)
+# The order tools/list serves: by module as listed here, then as each module defines them —
+# never the order the modules happen to be imported in (which sorting imports would change).
+MODULES = (tools, tools_graph, tools_graph_reads, tools_memory, tools_recall, tools_resolve)
 
 
 def all_tools() -> tuple[ToolSpec, ...]:
-    """Every tool, in registration order."""
-    return registered()
+    """Every tool, module by module in MODULES' order."""
+    rank = {m.__name__: i for i, m in enumerate(MODULES)}
+    return tuple(sorted(registered(), key=lambda t: rank[t.run.__module__]))
 
 
 def by_name() -> Mapping[str, ToolSpec]:
