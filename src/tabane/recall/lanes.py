@@ -12,7 +12,7 @@ index answers for itself); scale.py then puts every context's rows on one scale:
 - `title`: the lead paragraphs of sources whose title key occurs in the question's key (a
   superset: word boundaries and the maximal-title rule are applied to the rows in Python);
 
-The memory lanes (claims, walk, turns, catalog) are in lanes_memory.py.
+The memory lanes (claims, turns) are in lanes_memory.py, the walk in lanes_graph.py.
 """
 
 from __future__ import annotations

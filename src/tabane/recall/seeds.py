@@ -1,4 +1,4 @@
-"""The walk's seeds (recall's `walk` lane, lanes_memory.py): the concepts a question names, and
+"""The walk's seeds (recall's `walk` lane, lanes_graph.py): the concepts a question names, and
 with a query vector the concepts whose glosses are nearest it.
 
 A concept (or alias) is named when its spelling key occurs in the question's spelling key. The

@@ -34,6 +34,7 @@ from sqlalchemy.orm import aliased
 from tabane.recall import lanes as lane_mod
 from tabane.recall import lanes_catalog as catalog_lanes
 from tabane.recall import lanes_derived as derived_lanes
+from tabane.recall import lanes_graph as graph_lanes
 from tabane.recall import lanes_memory as memory_lanes
 from tabane.recall.scale import on_one_scale
 from tabane.recall.shares import PARAGRAPH_LANES, paragraph_places, reassigned, unranked
@@ -88,7 +89,7 @@ def _lane(name: str, dim: int | None) -> Select[Any]:
     if name == "turns":
         return memory_lanes.turns_lane(dim)
     if name == "walk":
-        return memory_lanes.walk_lane()
+        return graph_lanes.walk_lane()
     if name == "communities":
         assert dim is not None
         return derived_lanes.communities_lane(dim)
