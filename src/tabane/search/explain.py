@@ -66,8 +66,65 @@ def explain(
     default_floor: float | None,
     rerun: Rerun,
 ) -> Explanation:
-    def verdict(name: str, detail: str, **kw: Any) -> Explanation:
-        return Explanation(name, detail, context, source_id, paragraph, **kw)
+    gate = _gate(session, reached, request, qv, context, source_id, paragraph)
+    if isinstance(gate, Explanation):
+        return gate
+    ctx, targets, terms = gate
+    offset = fuse.offset_of(request.after)
+    pool = max(4 * (offset + request.limit), MIN_POOL)
+    deepest = max(pool, 4 * MAX_LIMIT)  # the pool of the largest page a search can ask for
+
+    def placed(depth: int) -> tuple[list[Any], list[tuple[tuple[int, Any], int]]]:
+        """The fused order with each lane `depth` deep, and the targets' places in it."""
+        ranked = [
+            rank_context(session, c, request, terms, qv, pool=depth, default_floor=default_floor)
+            for c in reached
+        ]
+        order = fuse.interleave([[(r.context.id, f) for f in r.fused] for r in ranked])
+        position = {(cid, f.paragraph_id): (i, f) for i, (cid, f) in enumerate(order, start=1)}
+        return order, [(position[(ctx.id, p)], p) for p, _ in targets if (ctx.id, p) in position]
+
+    order, found = placed(pool)
+    deeper = not found and deepest > pool
+    if deeper:  # past this search's pools: where a larger limit would find it
+        order, found = placed(deepest)
+    stats = bm25.statistics(session, ctx.id, terms)
+    best_pid = min(found, key=lambda item: item[0][0])[1] if found else targets[0][0]
+    evidence = _evidence(session, ctx, request, qv, terms, stats, best_pid, default_floor)
+    at = (context, source_id, dict(targets)[best_pid])
+    common: dict[str, Any] = {"query_terms": tuple(terms), **evidence}
+    if found:
+        (rank, fused), _ = min(found, key=lambda item: item[0][0])
+        common["lanes"] = fused.lanes
+        pools = (pool, deepest) if deeper else None
+        return _ranked(request, order, rank, pools, at, rerun, common)
+    if not set(common["paragraph_terms"]) & set(terms):
+        return _no_overlap(at, common)
+    lane_rank = _bm25_rank(session, ctx, request, terms, stats, best_pid)
+    return Explanation(
+        "below_cutoff",
+        f"BM25 rank {lane_rank} is past every lane's pool of {deepest}; fused rank unknown",
+        *at,
+        rank=None,
+        limit_to_reach=None,
+        **common,
+    )
+
+
+def _gate(
+    session: Session,
+    reached: Sequence[Context],
+    request: SearchRequest,
+    qv: QueryVector,
+    context: str,
+    source_id: str,
+    paragraph: int | None,
+) -> Explanation | tuple[Context, list[tuple[int, int]], list[str]]:
+    """The verdicts that need no ranking (the source is not there, not reached, retracted, the
+    paragraph out of range, filtered out, nothing to match) — or what the ranking needs."""
+
+    def verdict(name: str, detail: str) -> Explanation:
+        return Explanation(name, detail, context, source_id, paragraph)
 
     ctx = session.scalar(select(Context).where(Context.name == context))
     source = (
@@ -94,98 +151,59 @@ def explain(
     terms = bm25.unique_terms(index_terms(request.query))
     if not terms and qv.vector is None:
         return verdict("no_query_terms", "the query has no index terms and no vector lane ran")
+    return ctx, targets, terms
 
+
+def _ranked(
+    request: SearchRequest,
+    order: list[Any],
+    rank: int,
+    pools: tuple[int, int] | None,
+    at: tuple[str, str, int],
+    rerun: Rerun,
+    common: dict[str, Any],
+) -> Explanation:
+    """A paragraph the fused order holds: served, on an earlier page, or below the cutoff.
+    `pools` is (this search's pool, the deepest) when it was found only past this search's."""
     offset = fuse.offset_of(request.after)
-    pool = max(4 * (offset + request.limit), MIN_POOL)
-    deepest = max(pool, 4 * MAX_LIMIT)  # the pool of the largest page a search can ask for
-
-    def placed(depth: int) -> tuple[list[Any], list[tuple[tuple[int, Any], int]]]:
-        """The fused order with each lane `depth` deep, and the targets' places in it."""
-        ranked = [
-            rank_context(session, c, request, terms, qv, pool=depth, default_floor=default_floor)
-            for c in reached
-        ]
-        order = fuse.interleave([[(r.context.id, f) for f in r.fused] for r in ranked])
-        position = {(cid, f.paragraph_id): (i, f) for i, (cid, f) in enumerate(order, start=1)}
-        return order, [(position[(ctx.id, p)], p) for p, _ in targets if (ctx.id, p) in position]
-
-    order, found = placed(pool)
-    deeper = not found and deepest > pool
-    if deeper:  # past this search's pools: where a larger limit would find it
-        order, found = placed(deepest)
-    stats = bm25.statistics(session, ctx.id, terms)
-    best_pid = min(found, key=lambda item: item[0][0])[1] if found else targets[0][0]
-    evidence = _evidence(session, ctx, request, qv, terms, stats, best_pid, default_floor)
-    idx = dict(targets)[best_pid]
-    common: dict[str, Any] = {"query_terms": tuple(terms), **evidence}
-
-    if found:
-        (rank, fused), _ = min(found, key=lambda item: item[0][0])
-        common["lanes"] = fused.lanes
-        page = f"ranks {offset + 1}..{offset + request.limit}" if offset else None
-        if offset < rank <= offset + request.limit and not deeper:
-            return Explanation(
-                "served", f"served at rank {rank}", context, source_id, idx, rank=rank, **common
-            )
-        if rank <= offset and not deeper:
-            return Explanation(
-                "earlier_page",
-                f"served at rank {rank}, on an earlier page (this page holds {page})",
-                context,
-                source_id,
-                idx,
-                rank=rank,
-                **common,
-            )
-        last = order[min(len(order), offset + request.limit) - 1][1] if order else None
-        reach = _verified_limit(rerun, rank, (context, source_id, idx))
-        past = f"past this page's {page}" if page else f"past the limit of {request.limit}"
-        beyond = f" (past every lane's pool of {pool}: ranked with pools of {deepest})"
+    page = f"ranks {offset + 1}..{offset + request.limit}" if offset else None
+    if offset < rank <= offset + request.limit and pools is None:
+        return Explanation("served", f"served at rank {rank}", *at, rank=rank, **common)
+    if rank <= offset and pools is None:
         return Explanation(
-            "below_cutoff",
-            f"ranked {rank}, {past}" + (beyond if deeper else ""),
-            context,
-            source_id,
-            idx,
+            "earlier_page",
+            f"served at rank {rank}, on an earlier page (this page holds {page})",
+            *at,
             rank=rank,
-            cutoff_score=last.score if last else None,
-            limit_to_reach=reach,
             **common,
         )
-    overlap = set(common["paragraph_terms"]) & set(terms)
-    vec = common["vector"]
-    if not overlap:
-        if (
-            vec.get("cosine") is not None
-            and vec.get("floor") is not None
-            and (vec["cosine"] < vec["floor"])
-        ):
-            return Explanation(
-                "below_floor",
-                "no shared term, and its cosine is under the floor",
-                context,
-                source_id,
-                idx,
-                **common,
-            )
-        return Explanation(
-            "no_term_overlap",
-            "the query and the paragraph share no term",
-            context,
-            source_id,
-            idx,
-            **common,
-        )
-    lane_rank = _bm25_rank(session, ctx, request, terms, stats, best_pid)
+    last = order[min(len(order), offset + request.limit) - 1][1] if order else None
+    reach = _verified_limit(rerun, rank, at)
+    past = f"past this page's {page}" if page else f"past the limit of {request.limit}"
+    beyond = (
+        f" (past every lane's pool of {pools[0]}: ranked with pools of {pools[1]})" if pools else ""
+    )
     return Explanation(
         "below_cutoff",
-        f"BM25 rank {lane_rank} is past every lane's pool of {deepest}; fused rank unknown",
-        context,
-        source_id,
-        idx,
-        rank=None,
-        limit_to_reach=None,
+        f"ranked {rank}, {past}{beyond}",
+        *at,
+        rank=rank,
+        cutoff_score=last.score if last else None,
+        limit_to_reach=reach,
         **common,
+    )
+
+
+def _no_overlap(at: tuple[str, str, int], common: dict[str, Any]) -> Explanation:
+    """An unranked paragraph sharing no term with the query: under the vector floor, or not."""
+    vec = common["vector"]
+    cosine, floor = vec.get("cosine"), vec.get("floor")
+    if cosine is not None and floor is not None and cosine < floor:
+        return Explanation(
+            "below_floor", "no shared term, and its cosine is under the floor", *at, **common
+        )
+    return Explanation(
+        "no_term_overlap", "the query and the paragraph share no term", *at, **common
     )
 
 
