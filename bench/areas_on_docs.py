@@ -19,9 +19,9 @@ from pathlib import Path
 from sqlalchemy import select, update
 
 from tabane.config import Settings
-from tabane.sources.write import title_key
 from tabane.storage.opening import open_store
 from tabane.storage.schema import Context, Source
+from tabane.text.tokenize import title_key
 
 
 def main(home: Path, contexts: list[str]) -> None:

@@ -23,12 +23,12 @@ from tabane.sources.write import (
     WriteResult,
     retract,
     store,
-    title_key,
 )
 from tabane.storage.schema import Context, Source
 from tabane.storage.store import Store
 from tabane.text.blocks import BLOCK_KINDS, BlockKind
 from tabane.text.documents import PARSER_VERSION, Block, Locator, ParsedDocument, read_document
+from tabane.text.tokenize import title_key
 from tabane.types import SOURCE_STATES, Principal, parse_date, scope_set
 
 MAX_SOURCE_ID = 1024

@@ -24,12 +24,11 @@ from tabane.recall.statement import LANES, VECTOR_LANES, Shape, build_recall_sta
 from tabane.recall.titles import title_lane
 from tabane.search import bm25, vectors
 from tabane.search.search import QueryVector
-from tabane.sources.write import title_key
 from tabane.storage.schema import Context, Scope
 from tabane.storage.store import Beside, configure
 from tabane.text.analyze import index_terms
 from tabane.text.spelling import spelling_key
-from tabane.text.tokenize import tokenize
+from tabane.text.tokenize import title_key, tokenize
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 

@@ -23,8 +23,9 @@ from sqlalchemy import Select, and_, bindparam, func, or_, select
 from sqlalchemy.orm import Session
 from sqlalchemy.types import Text
 
-from tabane.sources.write import name_key, spaced, title_key
+from tabane.sources.write import name_key, spaced
 from tabane.storage.schema import Source
+from tabane.text.tokenize import title_key
 
 # Shorter titles ("Go", "UI", "了解") would be named by most questions that touch them at all.
 MIN_TITLE = 3

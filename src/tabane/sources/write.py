@@ -19,7 +19,7 @@ from tabane.errors import Forbidden, Issue, NoSource, SourceTaken
 from tabane.sources import rows
 from tabane.storage.schema import Context, Paragraph, Section, Source
 from tabane.text.documents import Block
-from tabane.text.tokenize import normalize
+from tabane.text.tokenize import title_key
 from tabane.types import Principal
 
 Outcome = Literal["created", "replaced", "unchanged", "revived"]
@@ -195,13 +195,6 @@ def retract(
         session.flush()
         bump(session, ctx.id, writes=1)
     return RetractResult(source_id, dry_run, 1, paragraphs or 0, sections or 0)
-
-
-def title_key(title: str) -> str:
-    """A title as matched inside a question (recall's title lane): normalized (NFKC, case
-    folding, katakana → hiragana) with each run of whitespace one space, so word boundaries
-    still mean something (titles are phrases, not spellings)."""
-    return " ".join(normalize(title).split())
 
 
 # What separates a title's name from the rest: "subprocess — Subprocess management — Python 3.11.2

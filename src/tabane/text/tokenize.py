@@ -92,3 +92,10 @@ def _bigrams(run: str) -> list[str]:
 
 def katakana_to_hiragana(text: str) -> str:
     return text.translate(_KATAKANA)
+
+
+def title_key(title: str) -> str:
+    """A title as matched inside a question (recall's title lane): normalized (NFKC, case
+    folding, katakana → hiragana) with each run of whitespace one space, so word boundaries
+    still mean something (titles are phrases, not spellings)."""
+    return " ".join(normalize(title).split())
