@@ -222,43 +222,67 @@ def explain(
     replies = [p for p in outcome.placed if outcome.found[p.item.key].asked in keys]
     if placed or replies:
         best = min(placed or replies, key=lambda p: (p.outcome == "duplicate", p.position))
-        details = {
-            "served": "in the evidence",
-            "duplicate": "its text is served as another item (a turn and its note say one thing, "
-            "an edge and the claim that only states its triple, or it repeats the question a "
-            "served reply answers)",
-            "cut_by_rerank": f"reranked to position {best.position}, past max_items {t.max_items}",
-            "cut_by_max_items": f"at position {best.position} of the fused order, past max_items "
-            f"{t.max_items}",
-            "cut_by_budget": f"{best.item.tokens} tokens did not fit: {outcome.used_tokens} of "
-            f"{budget} were used by the items before it",
-        }
-        verdict: str = best.outcome
-        detail, key = details[best.outcome] + _voices(best, outcome.placed), best.item.key
-        if best.item.superseded_by:  # current.py: a later statement of its holder revises it
-            detail += f"; earlier, superseded by {best.item.superseded_by}: served after it"
-        if best.newest_first:  # current.py: a question about the present reads the latest first
-            detail += "; moved: the question asks about the present, so its holder's statements "
-            detail += "are ordered newest first"
-        asked = outcome.found[best.item.key].asked
-        if not placed and asked is not None:  # it asks: what became of its reply answers
-            verdict, key = "answered", asked
-            detail = (
-                f"it asks a question; its reply {best.item.key} carries it (in its place when "
-                f"it was found): {best.outcome}"
-            )
-        return Explanation(
-            verdict,
-            detail,
-            key=key,
-            lanes=outcome.found[best.item.key].lanes,
-            position=best.position,
-            fused_position=best.fused_position,
-            rerank=best.rerank,
-            tokens=best.item.tokens,
-            budget=budget,
-            used_tokens=outcome.used_tokens,
+        return _placed(best, asks=not placed, outcome=outcome, t=t, budget=budget)
+    reads = (session, question, contexts, floors, qv, window)
+    return _unplaced(reads, keys, plan=plan, t=t, budget=budget)
+
+
+Window = TurnWindow | None
+
+
+def _placed(best: Placed, *, asks: bool, outcome: Outcome, t: Tunables, budget: int) -> Explanation:
+    """The verdict of an item recall placed (or whose reply it placed, when `asks`): served,
+    duplicate, cut by the reranker, max_items or the budget — or answered by its reply."""
+    details = {
+        "served": "in the evidence",
+        "duplicate": "its text is served as another item (a turn and its note say one thing, "
+        "an edge and the claim that only states its triple, or it repeats the question a "
+        "served reply answers)",
+        "cut_by_rerank": f"reranked to position {best.position}, past max_items {t.max_items}",
+        "cut_by_max_items": f"at position {best.position} of the fused order, past max_items "
+        f"{t.max_items}",
+        "cut_by_budget": f"{best.item.tokens} tokens did not fit: {outcome.used_tokens} of "
+        f"{budget} were used by the items before it",
+    }
+    verdict: str = best.outcome
+    detail, key = details[best.outcome] + _voices(best, outcome.placed), best.item.key
+    if best.item.superseded_by:  # current.py: a later statement of its holder revises it
+        detail += f"; earlier, superseded by {best.item.superseded_by}: served after it"
+    if best.newest_first:  # current.py: a question about the present reads the latest first
+        detail += "; moved: the question asks about the present, so its holder's statements "
+        detail += "are ordered newest first"
+    asked = outcome.found[best.item.key].asked
+    if asks and asked is not None:  # it asks: what became of its reply answers
+        verdict, key = "answered", asked
+        detail = (
+            f"it asks a question; its reply {best.item.key} carries it (in its place when "
+            f"it was found): {best.outcome}"
         )
+    return Explanation(
+        verdict,
+        detail,
+        key=key,
+        lanes=outcome.found[best.item.key].lanes,
+        position=best.position,
+        fused_position=best.fused_position,
+        rerank=best.rerank,
+        tokens=best.item.tokens,
+        budget=budget,
+        used_tokens=outcome.used_tokens,
+    )
+
+
+def _unplaced(
+    reads: tuple[Session, str, Sequence[Context], Sequence[float | None], QueryVector, Window],
+    keys: Sequence[str],
+    *,
+    plan: str,
+    t: Tunables,
+    budget: int,
+) -> Explanation:
+    """The verdict of an item recall did not place: below the candidates kept, or not found by
+    any lane within its pool (with each lane's rank under a wide pool, if any ranks it)."""
+    session, question, contexts, floors, qv, window = reads
     # The same lanes and pools, every fused row kept: found there, it was cut by the candidates'
     # limit (a lane's rank is on the common scale of scale.py, so it says nothing of the pool).
     every = replace(t, candidates=WIDE_POOL * 8)
