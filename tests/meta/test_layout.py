@@ -45,8 +45,6 @@ def test_no_prefix_family_outside_a_package() -> None:
 # Functions over 60 lines today (module:function), to be cut; no new one joins them.
 LONG = {
     "tabane.recall.statement:build_recall_statement",
-    "tabane.recall.explain:explain",
-    "tabane.graph.resolve_explain:explain",
     "tabane.recall.order:arrange",
     "tabane.graph.query_cite:citations",
     "tabane.config:from_env",

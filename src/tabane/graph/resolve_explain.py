@@ -102,15 +102,7 @@ def explain(
     base = {"cue": request.cue, "expected": expected, "kind": request.kind, "dice_floor": dice}
     found = _canonical(session, ctx, request.kind, expected)
     if found is None:
-        near = res.lexical(session, ctx, request.kind, expected, 0.0, NEAREST)
-        nearest = tuple(s.canonical for s in near.ranked[:NEAREST])
-        return ResolveExplanation(
-            "not_in_vocabulary",
-            f"no {request.kind} spelled {expected!r} is stored where you can see it",
-            canonical=None,
-            nearest=nearest,
-            **base,  # type: ignore[arg-type]
-        )
+        return _not_stored(session, ctx, request.kind, expected, base)
     canonical = found[0]
     base["canonical"] = canonical
     lexed = res.lexical(
@@ -118,30 +110,7 @@ def explain(
     )
     ranks = {s.canonical: (i, s) for i, s in enumerate(lexed.ranked, start=1)}
     if canonical in ranks:
-        rank, s = ranks[canonical]
-        if rank <= request.limit:
-            return ResolveExplanation(
-                "served",
-                f"served at rank {rank} ({s.kind}, {s.score:.3f})",
-                rank=rank,
-                score=s.score,
-                match=s.kind,
-                tier="lexical",
-                limit=request.limit,
-                **base,  # type: ignore[arg-type]
-            )
-        reach = _verified_limit(rerun, request, canonical, rank, "lexical")
-        return ResolveExplanation(
-            "cut_by_limit",
-            f"ranked {rank}, past the limit of {request.limit}",
-            rank=rank,
-            score=s.score,
-            match=s.kind,
-            tier="lexical",
-            limit=request.limit,
-            limit_to_reach=reach,
-            **base,  # type: ignore[arg-type]
-        )
+        return _ranked(*ranks[canonical], request, canonical, rerun, base)
     if lexed.eclipsed:
         others = tuple(sorted({s.canonical for s in lexed.exact}))
         return ResolveExplanation(
@@ -150,15 +119,8 @@ def explain(
             eclipsed_by=others,
             **base,  # type: ignore[arg-type]
         )
-    # Its own best spelling's score, by the same scoring function.
-    best: rc.Scored | None = None
-    for name, key in _keys_of(session, ctx, request.kind, canonical):
-        score, how = rc.score_key(lexed.cue, key)
-        cand = rc.Scored(name, canonical, key, score, how)
-        if best is None or (score, -rc.KIND_ORDER[how]) > (best.score, -rc.KIND_ORDER[best.kind]):
-            best = cand
-    assert best is not None
-    if canonical not in ranks and best.score > 0 and best.score < dice.value:
+    best = _own_best(session, ctx, request.kind, canonical, lexed.cue)
+    if best.score > 0 and best.score < dice.value:
         return ResolveExplanation(
             "below_floor",
             f"Dice {best.score:.3f} is under the dice floor {dice.value} ({dice.source}); "
@@ -172,20 +134,91 @@ def explain(
     reason, _ = res.semantic_blocker(session, ctx, request.kind, lexed.best, embedder)
     if reason is not None:
         shared = sorted(lexed.cue.stop & char_grams(best.key))  # all it shared: over-common
-        overlap = (
-            f"its only shared bigrams ({', '.join(shared)}) are over-common, left out of Dice"
-            if shared
-            else "no lexical overlap"
-        )
-        return ResolveExplanation(
-            "semantic_never_ran",
-            f"{overlap}, and the semantic tier did not run: {reason}",
-            semantic_reason=reason,
-            semantic_floor=sem_floor,
-            **base,  # type: ignore[arg-type]
-        )
+        return _never_ran(reason, shared, sem_floor, base)
     assert embedder is not None
     return _semantic_verdict(session, ctx, request, canonical, embedder, sem_floor, rerun, base)
+
+
+def _not_stored(
+    session: Session, ctx: Context, kind: str, expected: str, base: dict[str, object]
+) -> ResolveExplanation:
+    """No such spelling in the vocabulary the caller sees: with the nearest stored ones (an
+    invisible spelling looks exactly like one that does not exist)."""
+    near = res.lexical(session, ctx, kind, expected, 0.0, NEAREST)
+    return ResolveExplanation(
+        "not_in_vocabulary",
+        f"no {kind} spelled {expected!r} is stored where you can see it",
+        canonical=None,
+        nearest=tuple(s.canonical for s in near.ranked[:NEAREST]),
+        **base,  # type: ignore[arg-type]
+    )
+
+
+def _never_ran(
+    reason: str, shared: list[str], sem_floor: Floor, base: dict[str, object]
+) -> ResolveExplanation:
+    """No lexical overlap that counts (none, or only over-common bigrams), and the semantic
+    tier did not run (`reason`)."""
+    overlap = (
+        f"its only shared bigrams ({', '.join(shared)}) are over-common, left out of Dice"
+        if shared
+        else "no lexical overlap"
+    )
+    return ResolveExplanation(
+        "semantic_never_ran",
+        f"{overlap}, and the semantic tier did not run: {reason}",
+        semantic_reason=reason,
+        semantic_floor=sem_floor,
+        **base,  # type: ignore[arg-type]
+    )
+
+
+def _ranked(
+    rank: int,
+    s: rc.Scored,
+    request: Request,
+    canonical: str,
+    rerun: Rerun,
+    base: dict[str, object],
+) -> ResolveExplanation:
+    """The expected spelling the lexical tiers ranked: served, or cut by the limit (with the
+    limit that would serve it, checked by resolving again)."""
+    if rank <= request.limit:
+        return ResolveExplanation(
+            "served",
+            f"served at rank {rank} ({s.kind}, {s.score:.3f})",
+            rank=rank,
+            score=s.score,
+            match=s.kind,
+            tier="lexical",
+            limit=request.limit,
+            **base,  # type: ignore[arg-type]
+        )
+    reach = _verified_limit(rerun, request, canonical, rank, "lexical")
+    return ResolveExplanation(
+        "cut_by_limit",
+        f"ranked {rank}, past the limit of {request.limit}",
+        rank=rank,
+        score=s.score,
+        match=s.kind,
+        tier="lexical",
+        limit=request.limit,
+        limit_to_reach=reach,
+        **base,  # type: ignore[arg-type]
+    )
+
+
+def _own_best(session: Session, ctx: Context, kind: str, canonical: str, cue: rc.Cue) -> rc.Scored:
+    """The expected concept's own best spelling against the cue, by the same scoring function
+    resolve ranks with."""
+    best: rc.Scored | None = None
+    for name, key in _keys_of(session, ctx, kind, canonical):
+        score, how = rc.score_key(cue, key)
+        cand = rc.Scored(name, canonical, key, score, how)
+        if best is None or (score, -rc.KIND_ORDER[how]) > (best.score, -rc.KIND_ORDER[best.kind]):
+            best = cand
+    assert best is not None
+    return best
 
 
 def _semantic_verdict(
