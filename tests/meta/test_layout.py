@@ -48,7 +48,6 @@ LONG = {
     "tabane.recall.order:arrange",
     "tabane.graph.query_cite:citations",
     "tabane.config:from_env",
-    "tabane.graph.walk:activate",
     "tabane.graph.edges:attributions",
     "tabane.memory.sessions:append",
     "tabane.recall.lanes:vector_lane",

@@ -82,13 +82,11 @@ def activate(
     min_activation: float = 1e-6,
 ) -> ActivationResult:
     """`origins` are canonical concepts of the graph's context (the service checks)."""
-    act: dict[str, float] = {}
-    depth: dict[str, int] = {}
+    act: dict[str, float] = dict.fromkeys(origins, 1.0)
+    depth: dict[str, int] = dict.fromkeys(origins, 0)
     parent: dict[str, tuple[str, Hop]] = {}
-    heap: list[tuple[float, int, int, str]] = []  # (-activation, kind, depth, concept)
-    for o in origins:
-        act[o], depth[o] = 1.0, 0
-        heapq.heappush(heap, (-1.0, _NODE, 0, o))
+    heap = [(-1.0, _NODE, 0, o) for o in origins]  # (-activation, kind, depth, concept)
+    heapq.heapify(heap)
     done: set[str] = set()
     cache: dict[str, Chunk] = {}
     found: list[str] = []
@@ -134,6 +132,20 @@ def activate(
             if bound >= min_activation:
                 heapq.heappush(heap, (-bound, _REST, depth[u] + 1, u))
 
+    return _activated(graph, origins, found, act, depth, parent, expanded)
+
+
+def _activated(
+    graph: Graph,
+    origins: Sequence[str],
+    found: list[str],
+    act: dict[str, float],
+    depth: dict[str, int],
+    parent: dict[str, tuple[str, Hop]],
+    expanded: int,
+) -> ActivationResult:
+    """The concepts found, each with the path that activated it (followed back through
+    `parent`), and every edge of those paths, strongest first."""
     used: dict[tuple[str, ...], Hop] = {}
     paths: dict[str, list[tuple[str, Hop]]] = {}
     for v in found:
