@@ -46,7 +46,6 @@ def test_no_prefix_family_outside_a_package() -> None:
 LONG = {
     "tabane.recall.statement:build_recall_statement",
     "tabane.recall.order:arrange",
-    "tabane.graph.query_cite:citations",
     "tabane.config:from_env",
     "tabane.graph.edges:attributions",
     "tabane.memory.sessions:append",

@@ -3,6 +3,7 @@ title, the section and the locator — the original sentence to verify an edge a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,41 +74,8 @@ def citations(
             f"no association ({subject!r}, {label!r}, {obj!r}) in context {ctx.name!r}",
             issues=[Issue("label", "no live edge with this subject, label and object")],
         )
-    c = Claim
-    rows = session.execute(
-        select(
-            c.id,
-            c.perspective,
-            c.weight,
-            c.author,
-            c.kind,
-            c.statement,
-            c.source,
-            c.paragraph,
-            Source.title,
-            Paragraph.text,
-            Paragraph.section_path,
-            Paragraph.locator,
-        )
-        .outerjoin(
-            Source,
-            and_(
-                Source.context_id == c.context_id,
-                Source.source_id == c.source,
-                Source.retracted_at.is_(None),
-            ),
-        )
-        .outerjoin(Paragraph, and_(Paragraph.source_pk == Source.id, Paragraph.idx == c.paragraph))
-        .where(
-            c.context_id == ctx.id,
-            c.subject == subject,
-            c.label == label,
-            c.object == obj,
-            c.perspective.in_([p.perspective for p in parts]),
-            *edges_mod.in_window(None),
-        )
-        .order_by(func.abs(c.weight).desc(), c.id)
-    ).all()
+    perspectives = [p.perspective for p in parts]
+    rows = _claim_rows(session, ctx, (subject, label, obj), perspectives)
     by_part: dict[str, list[ClaimCitation]] = {}
     for r in rows:
         bucket = by_part.setdefault(r.perspective, [])
@@ -142,3 +110,46 @@ def citations(
             for p in parts
         ),
     )
+
+
+def _claim_rows(
+    session: Session, ctx: Context, triple: tuple[str, str, str], perspectives: list[Any]
+) -> Sequence[Any]:
+    """The live claims of the edge in those perspectives, strongest first, each with the
+    paragraph it cites (when its source is live) and that source's title."""
+    subject, label, obj = triple
+    c = Claim
+    return session.execute(
+        select(
+            c.id,
+            c.perspective,
+            c.weight,
+            c.author,
+            c.kind,
+            c.statement,
+            c.source,
+            c.paragraph,
+            Source.title,
+            Paragraph.text,
+            Paragraph.section_path,
+            Paragraph.locator,
+        )
+        .outerjoin(
+            Source,
+            and_(
+                Source.context_id == c.context_id,
+                Source.source_id == c.source,
+                Source.retracted_at.is_(None),
+            ),
+        )
+        .outerjoin(Paragraph, and_(Paragraph.source_pk == Source.id, Paragraph.idx == c.paragraph))
+        .where(
+            c.context_id == ctx.id,
+            c.subject == subject,
+            c.label == label,
+            c.object == obj,
+            c.perspective.in_(perspectives),
+            *edges_mod.in_window(None),
+        )
+        .order_by(func.abs(c.weight).desc(), c.id)
+    ).all()
