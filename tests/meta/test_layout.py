@@ -47,7 +47,6 @@ LONG = {
     "tabane.recall.statement:build_recall_statement",
     "tabane.recall.order:arrange",
     "tabane.config:from_env",
-    "tabane.graph.edges:attributions",
     "tabane.memory.sessions:append",
     "tabane.recall.lanes:vector_lane",
     "tabane.archive.lines:read_claim",
