@@ -102,6 +102,7 @@ def serve(
 
     from tabane.api.app import create_app
     from tabane.api.auth import resolver_for
+    from tabane.api.logs import log_config
     from tabane.service import Tabane
 
     settings = Settings.from_env()
@@ -129,6 +130,8 @@ def serve(
             host=bind,
             port=settings.port if port is None else port,
             log_level="info",
+            log_config=log_config(settings.log_format),
+            access_log=False,  # api/observe.py logs each request, with its id and route template
             timeout_graceful_shutdown=SHUTDOWN_GRACE,
         )
 
