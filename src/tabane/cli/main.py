@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from tabane.cli import archive, derive, graph, graph_reads, jobs, memory, search, sources
+from tabane.cli import archive, backup, derive, graph, graph_reads, jobs, memory, search, sources
 from tabane.cli import recall as recall_cli
 from tabane.cli import resolve as resolve_cli
 from tabane.cli.common import emit, exit_on_sigterm, handled, service
@@ -53,6 +53,8 @@ app.command("audit")(resolve_cli.audit)
 app.command("derive")(derive.derive)
 app.command("export")(archive.export)
 app.command("import")(archive.import_)
+app.command("backup")(backup.backup)
+app.command("restore")(backup.restore)
 
 
 @app.command()
