@@ -127,6 +127,11 @@ def serve(
     with Tabane.open(settings) as svc:
         resolver = resolver_for(svc, mode, settings)
         app_ = create_app(svc, resolver, mcp_security=security, local_only=mode == "none")
+        if settings.tracing == "otel":
+            from tabane.api import tracing
+
+            tracing.exporting_provider()
+            tracing.instrument(app_, svc)
         uvicorn.run(
             app_,
             host=bind,

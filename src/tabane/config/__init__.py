@@ -109,6 +109,10 @@ SETTINGS: dict[str, str] = {
         "how long a /metrics scrape waits for the store's gauges (job queue, store size) before "
         "it answers without them (default 2)"
     ),
+    "TABANE_TRACING": (
+        "`off` (default) or `otel`: `tabane serve` traces requests, statements and recall lanes "
+        "with OpenTelemetry (needs the `tabane[otel]` extra)"
+    ),
     "TABANE_WORKER": "`thread` (default: a background worker in the process) or `off`",
     "TABANE_SESSION_TURNS": "turns of a session in working memory (default 20)",
     "TABANE_SESSION_HOURS": "only turns this recent are working memory (default: no age bound)",
@@ -232,6 +236,7 @@ class Settings:
     request_seconds: float = DEFAULT_REQUEST_SECONDS
     usage_seconds: float = DEFAULT_USAGE_SECONDS
     log_format: str = "text"
+    tracing: str = "off"
     metrics_seconds: float = DEFAULT_METRICS_SECONDS
     extra: Mapping[str, str] = field(default_factory=dict)
 
@@ -330,6 +335,7 @@ class Settings:
             )
             or 0.0,
             log_format=values.choice(env, "TABANE_LOG_FORMAT", "text", ("text", "json")),
+            tracing=values.choice(env, "TABANE_TRACING", "off", ("off", "otel")),
             metrics_seconds=values.number(
                 env, "TABANE_METRICS_SECONDS", DEFAULT_METRICS_SECONDS, 0.05, 60.0
             )
