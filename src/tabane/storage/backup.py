@@ -1,16 +1,16 @@
 """Backup and restore of a whole store: every table of the database (contexts, sources, paragraphs
 and their vectors, claims, sessions, groups, users, grants, keys, jobs, traces) in one file.
 
-A backup is `pg_dump --format=custom` of the owner's database, run with the embedded wheel's own
-client programs: one REPEATABLE READ snapshot, so a store that is being written while it runs is
-backed up as it stood at one instant, and nothing waits on it (docs/decisions/0017: chosen over
-pg_basebackup by bench/backup_formats.py — smaller, portable to any PostgreSQL ≥ 15 with
-pgvector, restorable into a store that is not stopped). Restore refuses a store that holds data
-(`store_not_empty`) unless forced, and a backup from a newer migration head than this tabane knows
-(`backup_too_new`); it empties the schema, loads the file in one transaction, migrates an older
-backup up to the head, and analyzes. The owner must be able to read past row-level security
-(a superuser, as the embedded store's owner is, or a role with BYPASSRLS): pg_dump refuses a
-table whose policies would hide rows from it.
+A backup is `pg_dump --format=custom --compress=1` of the owner's database, run with the embedded
+wheel's own client programs: one REPEATABLE READ snapshot, so a store that is being written while
+it runs is backed up as it stood at one instant, and nothing waits on it (docs/decisions/0017:
+chosen over pg_basebackup and pg_dump's other formats and levels by bench/backup_formats.py —
+smaller, portable to any PostgreSQL ≥ 15 with pgvector, restorable into a running store). Restore
+refuses a store that holds data (`store_not_empty`) unless forced, and a backup from a newer
+migration head than this tabane knows (`backup_too_new`); it empties the schema, loads the file in
+one transaction, migrates an older backup up to the head, and analyzes. The owner must be able to
+read past row-level security (a superuser, as the embedded store's owner is, or a role with
+BYPASSRLS): pg_dump refuses a table whose policies would hide rows from it.
 """
 
 from __future__ import annotations
@@ -39,6 +39,9 @@ from tabane.storage.pg_programs import bin_dir
 # Tables a first command fills in a store that holds nothing yet: its local user, the scopes
 # `public` and `user:<name>`, and that user's grants (plus the migration's own row).
 _FIRST_ROWS = frozenset({"alembic_version", "users", "scopes", "grants"})
+# gzip level 1: a fifth of the default level's time for a fifth more bytes (vectors are most of
+# a store and compress little; bench/backup_formats.py, docs/decisions/0017).
+COMPRESS = 1
 DUMP_SECONDS = 3600.0  # a client program running longer than this is stopped (StoreUnavailable)
 _COPY = re.compile(r"^COPY public\.alembic_version \(version_num\) FROM stdin;$", re.MULTILINE)
 
@@ -67,7 +70,9 @@ def backup(owner: Engine, path: Path) -> Backup:
     partial = path.with_name(f".{path.name}.partial")
     revision = migrate.current(owner)
     try:
-        _client(owner, ["pg_dump", "--format=custom", f"--file={partial}"])
+        _client(
+            owner, ["pg_dump", "--format=custom", f"--compress={COMPRESS}", f"--file={partial}"]
+        )
         partial.replace(path)
     finally:
         partial.unlink(missing_ok=True)
