@@ -39,7 +39,7 @@ from tabane.storage.pg_programs import bin_dir
 # Tables a first command fills in a store that holds nothing yet: its local user, the scopes
 # `public` and `user:<name>`, and that user's grants (plus the migration's own row).
 _FIRST_ROWS = frozenset({"alembic_version", "users", "scopes", "grants"})
-# gzip level 1: a fifth of the default level's time for a fifth more bytes (vectors are most of
+# gzip level 1: a fifth to a quarter of level 6's time for a fifth more bytes (vectors are most of
 # a store and compress little; bench/backup_formats.py, docs/decisions/0017).
 COMPRESS = 1
 DUMP_SECONDS = 3600.0  # a client program running longer than this is stopped (StoreUnavailable)
