@@ -77,7 +77,7 @@ def test_job_queue_depth_and_embedding_throughput(
 
 
 def test_a_slow_store_leaves_its_gauges_out_and_the_scrape_answers(svc: Tabane) -> None:
-    quick = Tabane(svc.store, dataclasses.replace(svc.settings, metrics_seconds=0.3), None)
+    quick = Tabane.build(svc.store, dataclasses.replace(svc.settings, metrics_seconds=0.3), None)
     client = TestClient(create_app(quick))
     locked, release = threading.Event(), threading.Event()
 

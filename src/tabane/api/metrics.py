@@ -23,14 +23,12 @@ from fastapi.responses import Response
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
-from sqlalchemy import func, select
-from sqlalchemy.engine import Engine
-from sqlalchemy.pool import QueuePool
 
 from tabane.api.deps import User
 from tabane.errors import Forbidden, Issue
 from tabane.jobs import meter
 from tabane.service import Tabane
+from tabane.storage import observed
 from tabane.storage.store import POOL_OVERFLOW, POOL_SIZE
 
 METRICS_SCOPE = "ops:metrics"  # the scope a caller reads to scrape, with authentication on
@@ -80,7 +78,7 @@ class Scraped:
 
     def collect(self) -> Iterator[Metric]:
         store = self.svc.store
-        yield from _pools(store.app, store.owner, store.waiting.count)
+        yield from _pools(observed.in_use(store), store.waiting.count)
         items, seconds = meter.EMBEDDED.read()
         yield CounterMetricFamily(
             "tabane_embedded_paragraphs",
@@ -119,27 +117,18 @@ class Scraped:
         yield took
 
     def _read(self) -> tuple[list[meter.Depth], int]:
-        ms = f"{max(1, int(self.seconds * 1000))}ms"
-        with self.svc.store.admin() as session:
-            session.execute(
-                select(
-                    func.set_config("statement_timeout", ms, True),
-                    func.set_config("lock_timeout", ms, True),
-                )
-            )
-            return meter.depths(session), meter.store_bytes(session)
+        return meter.store_gauges(self.svc.store, self.seconds)
 
 
-def _pools(app: Engine, owner: Engine, waiting: int) -> Iterator[Metric]:
+def _pools(in_use: dict[str, int], waiting: int) -> Iterator[Metric]:
     used = GaugeMetricFamily(
         "tabane_db_pool_connections_in_use",
         "Pooled database connections checked out now, per engine (app: callers; owner: "
         "workers and the reference tables)",
         labels=["engine"],
     )
-    for name, engine in (("app", app), ("owner", owner)):
-        pool = engine.pool
-        used.add_metric([name], pool.checkedout() if isinstance(pool, QueuePool) else 0)
+    for name, count in in_use.items():
+        used.add_metric([name], count)
     yield used
     yield GaugeMetricFamily(
         "tabane_db_pool_connections_max",

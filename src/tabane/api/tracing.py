@@ -23,16 +23,13 @@ from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI
-from sqlalchemy import Connection, event
-from sqlalchemy.engine import ExceptionContext
 
 from tabane.errors import InvalidInput, Issue
 from tabane.recall.result import RecallTrace
 from tabane.service import Tabane
+from tabane.storage import observed
 
 EXCLUDED = "health,metrics"  # probes and scrapes: no span
-MAX_STATEMENT = 2000  # characters of a statement's text a span keeps
-_SPANS = "tabane.spans"  # a connection's open statement spans (its `info`)
 
 
 @functools.cache
@@ -63,47 +60,12 @@ def instrument(app: FastAPI, svc: Tabane, provider: Any | None = None) -> Callab
     assert trace is not None
     FastAPIInstrumentor.instrument_app(app, tracer_provider=provider, excluded_urls=EXCLUDED)
     tracer = trace.get_tracer("tabane.storage", tracer_provider=provider)
-    hooks = [(engine, *hook) for engine in (svc.store.app, svc.store.owner)
-             for hook in _statements(tracer, trace)]  # fmt: skip
-    for engine, name, hook in hooks:
-        event.listen(engine, name, hook)
-
-    def undo() -> None:
-        for engine, name, hook in hooks:
-            event.remove(engine, name, hook)
-
-    return undo
-
-
-def _statements(tracer: Any, trace: Any) -> list[tuple[str, Callable[..., None]]]:
-    """A client span per statement, from the engine's own events (opentelemetry's SQLAlchemy
-    instrumentation stops at SQLAlchemy 2.0 and needs greenlet; these events are all it uses).
-    The span holds the statement's text with its placeholders, never a bound value."""
-
-    def before(conn: Connection, cursor: Any, statement: str, *_: Any) -> None:
-        verb = statement.split(None, 1)[0].upper() if statement.strip() else "SQL"
-        span = tracer.start_span(
-            verb,
-            kind=trace.SpanKind.CLIENT,
-            attributes={"db.system": "postgresql", "db.statement": statement[:MAX_STATEMENT]},
-        )
-        conn.info.setdefault(_SPANS, []).append(span)
-
-    def after(conn: Connection, *_: Any) -> None:
-        spans = conn.info.get(_SPANS)
-        if spans:
-            spans.pop().end()
-
-    def failed(context: ExceptionContext) -> None:
-        spans = context.connection.info.get(_SPANS) if context.connection is not None else None
-        if spans:
-            span = spans.pop()
-            span.set_status(trace.Status(trace.StatusCode.ERROR))
-            span.record_exception(context.original_exception)
-            span.end()
-
-    return [("before_cursor_execute", before), ("after_cursor_execute", after),
-            ("handle_error", failed)]  # fmt: skip
+    return observed.trace_statements(
+        svc.store,
+        tracer,
+        trace.SpanKind.CLIENT,
+        lambda exc: trace.Status(trace.StatusCode.ERROR, type(exc).__name__),
+    )
 
 
 def exporting_provider() -> None:

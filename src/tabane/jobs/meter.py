@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tabane.storage.schema import Job
+from tabane.storage.store import Store
 
 
 class Tally:
@@ -64,3 +65,17 @@ def depths(session: Session) -> list[Depth]:
 def store_bytes(session: Session) -> int:
     """The database's size on disk (tables, indexes, TOAST), as PostgreSQL counts it."""
     return int(session.scalar(select(func.pg_database_size(func.current_database()))) or 0)
+
+
+def store_gauges(store: Store, seconds: float) -> tuple[list[Depth], int]:
+    """The job queue's depths and the store's size in one owner transaction whose statements and
+    lock waits are bounded by `seconds` (a scrape's deadline: api/metrics.py)."""
+    ms = f"{max(1, int(seconds * 1000))}ms"
+    with store.admin() as session:
+        session.execute(
+            select(
+                func.set_config("statement_timeout", ms, True),
+                func.set_config("lock_timeout", ms, True),
+            )
+        )
+        return depths(session), store_bytes(session)
