@@ -94,3 +94,13 @@ def test_one_log_line_per_request_without_the_question_or_the_key(
     assert line["key"] == token[4:12] and line["duration_ms"] > 0
     for shown in (json.dumps(line), TextFormatter().format(record)):
         assert "lighthouse" not in shown and token not in shown and context not in shown
+
+
+def test_a_json_line_holds_a_record_and_its_extra_fields_and_nothing_else() -> None:
+    record = logging.LogRecord("uvicorn.error", logging.INFO, "f.py", 1, "Started %d", (7,), None)
+    record.color_message = "Started \x1b[36m%d\x1b[0m"  # uvicorn's own extra
+    record.request_id = "r1"
+    line = json.loads(JsonFormatter().format(record))
+    assert set(line) == {"ts", "level", "logger", "message", "request_id"}
+    assert (line["level"], line["message"], line["request_id"]) == ("info", "Started 7", "r1")
+    assert line["ts"].endswith("+00:00")

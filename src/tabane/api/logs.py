@@ -14,8 +14,12 @@ import logging
 from datetime import UTC, datetime
 from typing import Any
 
-# The attributes every LogRecord has; anything else on a record came in through `extra`.
-_STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message"}
+# The attributes every LogRecord has; anything else on a record came in through `extra` (less
+# uvicorn's `color_message`, the message again with terminal colour codes).
+_STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {
+    "message",
+    "color_message",
+}
 
 
 class JsonFormatter(logging.Formatter):

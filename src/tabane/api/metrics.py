@@ -13,6 +13,7 @@ user.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -37,6 +38,7 @@ METRICS_SCOPE = "ops:metrics"  # the scope a caller reads to scrape, with authen
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
 router = APIRouter()
+log = logging.getLogger(__name__)
 
 
 class Metrics:
@@ -95,7 +97,8 @@ class Scraped:
             depths, size = self.reader.submit(self._read).result(timeout=self.seconds)
         except FutureTimeout:
             ok = False
-        except Exception:  # the store is away or refused: the scrape still answers
+        except Exception as exc:  # the store is away or refused: the scrape still answers
+            log.warning("a scrape left the store's gauges out: %s", str(exc).splitlines()[0])
             ok = False
         else:
             ok = True
