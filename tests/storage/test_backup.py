@@ -182,3 +182,30 @@ def test_restore_refuses_data_a_newer_head_and_a_file_that_is_no_backup(
         backup.restore(into.owner, junk, force=True, login_role=True)
     into.close()
     source.close()
+
+
+def test_a_process_that_had_the_store_open_reads_the_restored_one(
+    homes: list[Path], tmp_path: Path
+) -> None:
+    """A server or the CLI's resident keeps its pooled connections (and psycopg's prepared
+    statements, made after five runs) across a restore: they must read the new tables."""
+    from tabane.search.plan import SearchRequest
+
+    source, open_ = Tabane.open(fresh(homes)), Tabane.open(fresh(homes))
+    for svc, text_ in ((source, "Otters eat urchins in the kelp."), (open_, "Gulls nest.")):
+        svc.create_context(svc.local_user(), "c")
+        doc = tmp_path / "d.md"
+        doc.write_text(text_)
+        svc.ingest_paths(svc.local_user(), "c", [doc])
+    ask = SearchRequest(query="otters urchins", contexts=("c",))
+    for _ in range(7):
+        assert open_.search(open_.local_user(), ask).hits == []
+    dump = tmp_path / "src.dump"
+    backup.backup(source.store.owner, dump)
+    into = open_store(open_.settings)
+    backup.restore(into.owner, dump, force=True, login_role=True)
+    into.close()
+    [hit] = open_.search(open_.local_user(), ask).hits
+    assert "Otters" in hit.text
+    source.close()
+    open_.close()
