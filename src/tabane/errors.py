@@ -11,7 +11,8 @@
     │   ├── LimitExceeded            limit_exceeded 422 (a count over a limit the issue names)
     │   ├── DocumentError            unreadable_document 422 (undecodable, binary or empty file)
     │   │   └── ReaderFailed         reader_failed 422 (a reader broke on the file: a tabane bug)
-    │   └── TemplateError            template_error 422 (a recall template fails to compile/render)
+    │   ├── TemplateError            template_error 422 (a recall template fails to compile/render)
+    │   └── BackupUnreadable         backup_unreadable 422 (not a backup `tabane restore` can read)
     ├── NotFound                     not_found     404
     │   ├── NoContext                no_context    404
     │   ├── NoGroup                  no_group      404
@@ -29,7 +30,9 @@
     │   ├── GroupCycle               group_cycle   409
     │   ├── GroupTooDeep             group_too_deep 409
     │   ├── AliasConflict            alias_conflict 409 (an alias would join two concepts)
-    │   └── SourceTaken              source_taken  409 (a source you cannot see holds the id)
+    │   ├── SourceTaken              source_taken  409 (a source you cannot see holds the id)
+    │   ├── StoreNotEmpty            store_not_empty 409 (restore into a store with data, unforced)
+    │   └── BackupTooNew             backup_too_new 409 (a backup from a newer migration head)
     ├── Forbidden                    forbidden     403  (the caller may not write these scopes)
     ├── RateLimited                  rate_limited  429  (too many requests; `Retry-After` says when)
     ├── StoreUnavailable             store_unavailable 503
@@ -149,6 +152,12 @@ class TemplateError(InvalidInput):
     code = "template_error"
 
 
+class BackupUnreadable(InvalidInput):
+    """A file `tabane restore` cannot read as a backup of a store."""
+
+    code = "backup_unreadable"
+
+
 class NotFound(TabaneError):
     code = "not_found"
     status = 404
@@ -225,6 +234,18 @@ class AliasConflict(Conflict):
 
 class SourceTaken(Conflict):
     code = "source_taken"
+
+
+class StoreNotEmpty(Conflict):
+    """`tabane restore` into a store that holds data, without --force."""
+
+    code = "store_not_empty"
+
+
+class BackupTooNew(Conflict):
+    """A backup taken at a newer migration head than this tabane knows."""
+
+    code = "backup_too_new"
 
 
 class Forbidden(TabaneError):

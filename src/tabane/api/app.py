@@ -1,10 +1,10 @@
 """`create_app`: the HTTP surface, a thin shell over the `Tabane` facade.
 
-Layers, outermost first: CatchAll (500 `internal`, logged) → PlainUrl (422 for a path or query
-that is not UTF-8) → BodyLimit (413 before any route runs) → RateLimit (429 per key or user,
-charged once the principal is resolved; 503 `overloaded` past the server's heavy limit; every 429
-and 503 gets Retry-After) → Deadline (the request's database work bounded) → FastAPI's
-exception handlers (one error body) → the
+Layers, outermost first: Observe (the request id, its log line, the request metrics) → CatchAll
+(500 `internal`, logged) → PlainUrl (422 for a path or query that is not UTF-8) → BodyLimit (413
+before any route runs) → RateLimit (429 per key or user, charged once the principal is resolved;
+503 `overloaded` past the server's heavy limit; every 429 and 503 gets Retry-After) → Deadline
+(the request's database work bounded) → FastAPI's exception handlers (one error body) → the
 routes, which authenticate through the principal resolver and call one facade method each.
 """
 
@@ -33,6 +33,9 @@ from tabane.api.deadline import Deadline
 from tabane.api.deps import PrincipalResolver, Svc, at_header
 from tabane.api.errors import BodyLimit, CatchAll, PlainUrl, install_handlers
 from tabane.api.local_only import LocalOnly
+from tabane.api.metrics import Metrics
+from tabane.api.metrics import router as metrics_router
+from tabane.api.observe import Observe, noting
 from tabane.api.ratelimit import RateLimit, RateLimiter, RateLimits
 from tabane.api.schemas import ERROR_RESPONSES, HealthOut
 from tabane.mcp.server import current_request, mount_mcp
@@ -73,6 +76,9 @@ def create_app(
     default the settings'); each request is charged once its principal is resolved.
     `local_only` answers only requests that name a loopback host (api/local_only.py: `tabane
     serve` sets it on a loopback server without authentication)."""
+    metrics = Metrics(
+        svc, store_seconds=svc.settings.metrics_seconds, open_to_all=principal is None
+    )
     if principal is None:
         local = svc.local_user()
 
@@ -81,7 +87,7 @@ def create_app(
 
     if limiter is None:
         limiter = RateLimiter(RateLimits.from_settings(svc.settings))
-    principal = limiter.guard(at_header(principal))
+    principal = noting(limiter.guard(at_header(principal)))
 
     app = FastAPI(
         title="tabane",
@@ -91,6 +97,7 @@ def create_app(
     )
     app.state.tabane = svc
     app.state.principal = principal
+    app.state.metrics = metrics
     install_handlers(app)
     app.include_router(health_router)
     app.include_router(routes_contexts.router)
@@ -106,6 +113,7 @@ def create_app(
     app.include_router(routes_recall.router)
     app.include_router(routes_derive.router)
     app.include_router(routes_users.router)
+    app.include_router(metrics_router)  # Prometheus's text, not in the OpenAPI
     app.include_router(web_pages.router)  # the inspector's HTML pages, not in the OpenAPI
     app.include_router(web_login.router)
     app.state.web = web_render.environment()
@@ -122,5 +130,6 @@ def create_app(
     app.add_middleware(PlainUrl)  # a path or query that is not UTF-8 never reaches a route
     if local_only:  # no DNS-rebinding page reaches the local user's memory
         app.add_middleware(LocalOnly)
-    app.add_middleware(CatchAll)  # added last = outermost
+    app.add_middleware(CatchAll)
+    app.add_middleware(Observe, metrics=metrics)  # added last = outermost: sees every answer
     return app

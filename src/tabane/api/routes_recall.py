@@ -18,6 +18,7 @@ from tabane.api.schemas_recall import (
     StoredTraceOut,
     TraceOut,
 )
+from tabane.api.tracing import recall_spans
 
 RESPONSES: dict[int | str, dict[str, object]] = {
     **ERROR_RESPONSES,
@@ -39,6 +40,7 @@ def recall(body: RecallAsk, svc: Svc, user: User) -> RecallOut:
     trace; with `trace: true` the trace rides along. A trivial turn ("hi") is answered with no
     evidence unless `force` (the trace's `gate` says why)."""
     result = svc.recall(user, body.to_request())
+    recall_spans(result.trace)  # OpenTelemetry, when on (api/tracing.py)
     return RecallOut(
         question=result.question,
         recall_id=result.recall_id,

@@ -69,7 +69,7 @@ def worker(
     # This process is the worker: never a second one in a thread, whatever TABANE_WORKER says.
     settings = dataclasses.replace(Settings.from_env(), worker="off")
     stop = threading.Event()
-    with _logging(), _stop_on_signals(stop), Tabane.open(settings) as svc:
+    with _logging(settings.log_format), _stop_on_signals(stop), Tabane.open(settings) as svc:
         kinds = ", ".join(svc.worker.kinds)
         if svc.embedder is not None:
             logger.info("worker: embedder %s; job kinds %s", _model(svc), kinds)
@@ -133,10 +133,17 @@ def _model(svc: Tabane) -> str:
 
 
 @contextmanager
-def _logging() -> Iterator[None]:
-    """Log lines on stderr for this command only (stdout stays JSON)."""
+def _logging(log_format: str) -> Iterator[None]:
+    """Log lines on stderr for this command only (stdout stays JSON), one JSON object each
+    under TABANE_LOG_FORMAT=json."""
+    from tabane.api.logs import JsonFormatter
+
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    handler.setFormatter(
+        JsonFormatter()
+        if log_format == "json"
+        else logging.Formatter("%(asctime)s %(levelname)s %(message)s")
+    )
     root = logging.getLogger("tabane")
     previous = root.level
     root.addHandler(handler)

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from tabane.cli import archive, derive, graph, graph_reads, jobs, memory, search, sources
+from tabane.cli import archive, backup, derive, graph, graph_reads, jobs, memory, search, sources
 from tabane.cli import recall as recall_cli
 from tabane.cli import resolve as resolve_cli
 from tabane.cli.common import emit, exit_on_sigterm, handled, service
@@ -53,6 +53,8 @@ app.command("audit")(resolve_cli.audit)
 app.command("derive")(derive.derive)
 app.command("export")(archive.export)
 app.command("import")(archive.import_)
+app.command("backup")(backup.backup)
+app.command("restore")(backup.restore)
 
 
 @app.command()
@@ -102,6 +104,7 @@ def serve(
 
     from tabane.api.app import create_app
     from tabane.api.auth import resolver_for
+    from tabane.api.logs import log_config
     from tabane.service import Tabane
 
     settings = Settings.from_env()
@@ -124,11 +127,18 @@ def serve(
     with Tabane.open(settings) as svc:
         resolver = resolver_for(svc, mode, settings)
         app_ = create_app(svc, resolver, mcp_security=security, local_only=mode == "none")
+        if settings.tracing == "otel":
+            from tabane.api import tracing
+
+            tracing.exporting_provider()
+            tracing.instrument(app_, svc)
         uvicorn.run(
             app_,
             host=bind,
             port=settings.port if port is None else port,
             log_level="info",
+            log_config=log_config(settings.log_format),
+            access_log=False,  # api/observe.py logs each request, with its id and route template
             timeout_graceful_shutdown=SHUTDOWN_GRACE,
         )
 

@@ -101,6 +101,18 @@ SETTINGS: dict[str, str] = {
         "a search's usage counts per user and context are written at most once per this many "
         "seconds (default 5; 0 = every search)"
     ),
+    "TABANE_LOG_FORMAT": (
+        "`text` (default) or `json`: `tabane serve` and `tabane worker` log lines as text or as "
+        "one JSON object each"
+    ),
+    "TABANE_METRICS_SECONDS": (
+        "how long a /metrics scrape waits for the store's gauges (job queue, store size) before "
+        "it answers without them (default 2)"
+    ),
+    "TABANE_TRACING": (
+        "`off` (default) or `otel`: `tabane serve` traces requests, statements and recall lanes "
+        "with OpenTelemetry (needs the `tabane[otel]` extra)"
+    ),
     "TABANE_WORKER": "`thread` (default: a background worker in the process) or `off`",
     "TABANE_SESSION_TURNS": "turns of a session in working memory (default 20)",
     "TABANE_SESSION_HOURS": "only turns this recent are working memory (default: no age bound)",
@@ -152,6 +164,9 @@ DEFAULT_REQUEST_SECONDS = 60.0
 # A search writes its usage counts at most this often per user and context (contexts/usage.py):
 # the write made each search's commit wait for a WAL flush (bench/search_overhead.py).
 DEFAULT_USAGE_SECONDS = 5.0
+# Not measured: Prometheus's default scrape timeout is 10 s; 2 s leaves a scrape room to answer
+# the request and pool gauges well inside it when the store is slow.
+DEFAULT_METRICS_SECONDS = 2.0
 
 
 def auto_heavy_total() -> int:
@@ -220,6 +235,9 @@ class Settings:
     heavy_total: int = field(default_factory=auto_heavy_total)
     request_seconds: float = DEFAULT_REQUEST_SECONDS
     usage_seconds: float = DEFAULT_USAGE_SECONDS
+    log_format: str = "text"
+    tracing: str = "off"
+    metrics_seconds: float = DEFAULT_METRICS_SECONDS
     extra: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -316,6 +334,12 @@ class Settings:
                 env, "TABANE_USAGE_SECONDS", DEFAULT_USAGE_SECONDS, 0.0, 86400.0
             )
             or 0.0,
+            log_format=values.choice(env, "TABANE_LOG_FORMAT", "text", ("text", "json")),
+            tracing=values.choice(env, "TABANE_TRACING", "off", ("off", "otel")),
+            metrics_seconds=values.number(
+                env, "TABANE_METRICS_SECONDS", DEFAULT_METRICS_SECONDS, 0.05, 60.0
+            )
+            or DEFAULT_METRICS_SECONDS,
         )
 
 

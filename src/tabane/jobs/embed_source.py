@@ -11,6 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tabane.jobs import queue
+from tabane.jobs.meter import EMBEDDED
 from tabane.jobs.pipeline import pipelined
 from tabane.models.embedder import Embedder, Vectors
 from tabane.search import vectors
@@ -39,6 +40,7 @@ def run(
         todo = vectors.missing(session, source.id, embedder.name)
     context_id, source_pk = source.context_id, source.id
     done, noted, noted_at = 0, 0, time.monotonic()
+    started = noted_at  # since the last write: the model's time and the write's
 
     def note() -> None:
         nonlocal noted, noted_at
@@ -50,14 +52,17 @@ def run(
         """One transaction for the batches the model finished while the last one ran (the
         job's first also records the model); progress, an owner transaction of its own, is
         noted at most every `PROGRESS_EVERY` seconds and once at the end."""
-        nonlocal done
+        nonlocal done, started
         keys = [key for batch, _ in ready for key in batch.keys]
         vecs = np.concatenate([v for _, v in ready])
         with store.session(principal) as session:
             vectors.store(
                 session, embedder, context_id, source_pk, scopes, keys, vecs, record=not done
             )
-        done += sum(batch.paragraphs for batch, _ in ready)
+        written = sum(batch.paragraphs for batch, _ in ready)
+        done += written
+        EMBEDDED.add(written, time.monotonic() - started)
+        started = time.monotonic()
         if time.monotonic() - noted_at >= PROGRESS_EVERY:
             note()
 

@@ -75,6 +75,29 @@ def _deadline() -> list[ColumnElement[Any]]:
     ]
 
 
+def _named() -> dict[str, str]:
+    """The transaction's `application_name` when it runs for an HTTP request: `tabane
+    req=<id>` (the id is checked by the surface: letters, digits and `._-`, at most 64)."""
+    request = REQUEST_ID.get()
+    return {} if request is None else {"application_name": f"{APP_NAME} req={request}"}
+
+
+class Waiting:
+    """How many transactions wait for a pooled connection now (the `/metrics` pool gauge)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.count = 0
+
+    def __enter__(self) -> None:
+        with self._lock:
+            self.count += 1
+
+    def __exit__(self, *_: object) -> None:
+        with self._lock:
+            self.count -= 1
+
+
 def _no_connection() -> Overloaded:
     return Overloaded(
         f"no database connection came free within {POOL_WAIT:g} s: the server is at capacity",
@@ -115,6 +138,10 @@ SETTINGS = "tabane.settings"
 # The monotonic time by which the current request's database work must end (set by the HTTP
 # surface per request, api/deadline.py); None: no deadline (the CLI, the worker, the library).
 DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("deadline", default=None)
+# The current HTTP request's id (api/observe.py), set as PostgreSQL's `application_name` for the
+# transactions of that request, so `pg_stat_activity` and the server's log name the request.
+REQUEST_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
+APP_NAME = "tabane"  # application_name outside a request; `tabane req=<id>` inside one
 # Pooled connections per engine, and how long a transaction waits for one before it is refused
 # (`overloaded`, 503 with Retry-After) instead of queueing: uvicorn runs up to 40 requests at
 # once, a heavy one uses two connections (Beside), and PostgreSQL's default allows 100 in all.
@@ -158,6 +185,7 @@ class Store:
         default_factory=lambda: ThreadPoolExecutor(BESIDE_THREADS, "tabane-beside")
     )
     _revive_lock: threading.Lock = field(default_factory=threading.Lock)
+    waiting: Waiting = field(default_factory=lambda: Waiting())  # for a pooled connection
 
     def beside(self, principal: Principal) -> Beside:
         """A runner of reads beside `principal`'s own transaction (see `Beside`)."""
@@ -187,10 +215,12 @@ class Store:
                     func.set_config("tabane.write_scopes", array_literal(principal.write), True),
                 ]
                 first.extend(_deadline())
-                first.extend(_set(session, settings or {}))
+                first.extend(_set(session, {**_named(), **(settings or {})}))
                 user = principal.user_id > 0  # a user, not a job (storage/guard.py)
                 if user:
                     first.append(guard.hold(principal.user_id))
+                with self.waiting:  # the pool's checkout, before the first round trip
+                    session.connection()
                 row = session.execute(select(*first)).one()
                 if user:
                     guard.check(str(row[-1]), principal.name)
@@ -221,6 +251,7 @@ class Store:
         deadlock with a concurrent write rolls it back as `store_busy` (retry)."""
         try:
             with Session(self.owner, expire_on_commit=False) as session, session.begin():
+                configure(session, _named())
                 yield session
         except OperationalError as exc:
             raise self._failed(exc) from None
