@@ -182,7 +182,7 @@ def test_a_worker_dead_after_storing_the_last_vectors_leaves_the_rebuild_to_the_
                 ).all()
             )
 
-    dying = DiesBeforeTheRebuild(vsvc.store, vsvc.embedder, summarizer=vsvc._summarizer)
+    dying = DiesBeforeTheRebuild(vsvc.store, vsvc.embedder, summarizer=vsvc.core.summarizer_model)
     with pytest.raises(SystemExit):
         dying.drain()  # the jobs before it run; the embedding job dies
     have, job = _state(vsvc, user, source_id)
@@ -191,7 +191,7 @@ def test_a_worker_dead_after_storing_the_last_vectors_leaves_the_rebuild_to_the_
         session.execute(
             update(Job).where(Job.id == job.id).values(run_after=func.now() - timedelta(seconds=1))
         )
-    Worker(vsvc.store, vsvc.embedder, summarizer=vsvc._summarizer).drain()
+    Worker(vsvc.store, vsvc.embedder, summarizer=vsvc.core.summarizer_model).drain()
     _, job = _state(vsvc, user, source_id)
     assert (job.state, job.attempts) == ("done", 2)
     assert rebuilds() == 1  # nothing was left to embed, and the rebuild is queued all the same

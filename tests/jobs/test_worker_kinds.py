@@ -33,9 +33,9 @@ def test_kinds_follow_the_models_the_worker_has(svc: Tabane) -> None:
     derived = [queue.DERIVE_COMMUNITIES, queue.DERIVE_PROFILES]
     merges = [queue.MERGE_BM25, queue.MERGE_GRAMS, queue.VACUUM]  # need no model
     assert Worker(svc.store, None).kinds == [queue.DERIVE_COMMUNITIES, *merges]
-    assert Worker(svc.store, None, summarizer=svc._summarizer).kinds == [*derived, *merges]
+    assert Worker(svc.store, None, summarizer=svc.core.summarizer_model).kinds == [*derived, *merges]
     assert svc.worker.kinds == [*derived, *merges]  # the facade's: the configured summarizer
-    full = Worker(svc.store, embedder, summarizer=svc._summarizer).kinds
+    full = Worker(svc.store, embedder, summarizer=svc.core.summarizer_model).kinds
     assert set(full) == {*NEEDS_EMBEDDER, *derived, *merges}
     assert full[-6:] == [*derived, "derive_raptor", *merges]
     alone = Worker(svc.store, embedder).kinds  # the tree needs the summarizer as well
@@ -46,8 +46,8 @@ def test_kinds_follow_the_models_the_worker_has(svc: Tabane) -> None:
 def test_pending_counts_only_the_kinds_it_runs(
     svc: Tabane, user: Principal, make_context: Callable[..., str]
 ) -> None:
-    plain = Worker(svc.store, None, summarizer=svc._summarizer)
-    full = Worker(svc.store, OnesEmbedder(), summarizer=svc._summarizer)
+    plain = Worker(svc.store, None, summarizer=svc.core.summarizer_model)
+    full = Worker(svc.store, OnesEmbedder(), summarizer=svc.core.summarizer_model)
     context = make_context()
     with svc.store.admin() as session:
         before = (plain.pending(session), full.pending(session))
