@@ -37,13 +37,13 @@ from tabane.api.metrics import Metrics
 from tabane.api.metrics import router as metrics_router
 from tabane.api.observe import Observe, noting
 from tabane.api.ratelimit import RateLimit, RateLimiter, RateLimits
-from tabane.api.schemas import ERROR_RESPONSES, HealthOut
 from tabane.mcp.server import current_request, mount_mcp
 from tabane.service import Tabane
 from tabane.types import Principal
 from tabane.web import login as web_login
 from tabane.web import pages as web_pages
 from tabane.web import render as web_render
+from tabane.wire.base import ERROR_RESPONSES, HealthOut
 
 health_router = APIRouter(tags=["health"], responses={s: ERROR_RESPONSES[s] for s in (500, 503)})
 

@@ -8,22 +8,12 @@ from fastapi import APIRouter, Body, Query
 from fastapi.responses import StreamingResponse
 
 from tabane.api.deps import JSON_LINES, Svc, User, json_lines
-from tabane.api.schemas import ERROR_RESPONSES, Response, out
 from tabane.archive.restore import scope_pairs
 from tabane.errors import InvalidInput, Issue, TabaneError
+from tabane.wire.archive import ImportOut
+from tabane.wire.base import ERROR_RESPONSES, out
 
 router = APIRouter(tags=["contexts"], responses=ERROR_RESPONSES)
-
-
-class ImportOut(Response):
-    context: str
-    sources: int
-    paragraphs: int
-    claims: int
-    open_claims: int
-    associations: int
-    aliases: int
-    scope_map: dict[str, str]
 
 
 @router.get(

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from tabane.api.deps import Svc, User
-from tabane.api.schemas import (
-    ERROR_RESPONSES,
+from tabane.wire.base import ERROR_RESPONSES, out
+from tabane.wire.contexts import (
     ContextCreate,
     ContextDeleted,
     ContextList,
@@ -19,7 +19,6 @@ from tabane.api.schemas import (
     GroupOut,
     GroupPatch,
     StatsOut,
-    out,
 )
 
 router = APIRouter(responses=ERROR_RESPONSES)

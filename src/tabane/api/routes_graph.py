@@ -10,8 +10,10 @@ from fastapi import Response as HttpResponse
 from fastapi.responses import PlainTextResponse
 
 from tabane.api.deps import Svc, User
-from tabane.api.schemas import ERROR_RESPONSES, out
-from tabane.api.schemas_graph_write import (
+from tabane.graph.claim_input import parse_claims
+from tabane.mcp.server import protocol_text
+from tabane.wire.base import ERROR_RESPONSES, out
+from tabane.wire.graph_write import (
     AliasIn,
     AliasList,
     AliasOut,
@@ -23,8 +25,6 @@ from tabane.api.schemas_graph_write import (
     RetractAssociationsIn,
     WriteReportOut,
 )
-from tabane.graph.claim_input import parse_claims
-from tabane.mcp.server import protocol_text
 
 router = APIRouter(prefix="/contexts/{context}", tags=["graph"], responses=ERROR_RESPONSES)
 protocol_router = APIRouter(tags=["protocol"])

@@ -9,8 +9,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from tabane.api.deps import Svc, User
-from tabane.api.schemas import ERROR_RESPONSES, out
-from tabane.api.schemas_graph import (
+from tabane.wire.base import ERROR_RESPONSES, out
+from tabane.wire.graph_read import (
     LABEL_PAGE,
     ActivateIn,
     ActivateOut,

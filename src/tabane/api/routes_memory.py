@@ -4,118 +4,27 @@ authenticated user, never a field."""
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
-from pydantic import Field
 
 from tabane.api.deps import Svc, User
-from tabane.api.schemas import ERROR_RESPONSES, Request, Response, out
 from tabane.memory.sessions import check_session_name
 from tabane.types import parse_date
+from tabane.wire.base import ERROR_RESPONSES, out
+from tabane.wire.memory import (
+    MemoryIn,
+    MemoryPageOut,
+    MemoryWritten,
+    SessionDeleted,
+    SessionOut,
+    SessionsOut,
+    TurnIn,
+    TurnOut,
+    TurnsOut,
+)
 
 router = APIRouter(tags=["memory"], responses=ERROR_RESPONSES)
-
-
-class MemoryIn(Request):
-    context: str
-    text: str = Field(description="the note, in the speaker's words")
-    in_reply_to: str | None = Field(
-        None,
-        description="what it answers (the turn before it): embedded with it, so a reply "
-        "without the topic's words is found",
-    )
-    speaker: str | None = Field(None, description="who said it (default: you)")
-    kind: str = Field("observation", description="world, experience, observation, opinion, …")
-    role: str | None = None
-    perspective: str | None = Field(None, description="partition key (default: the speaker)")
-    subject: str | None = Field(None, description="optional triple: subject")
-    label: str | None = Field(None, description="optional triple: label")
-    object: str | None = Field(None, description="optional triple: object")
-    weight: float | None = Field(None, description="the triple's weight; negative means 'not'")
-    source: str | None = Field(None, description="source_id it is attributed to")
-    paragraph: int | None = None
-    valid_from: str | None = Field(None, description="ISO 8601: when it starts to hold")
-    valid_until: str | None = Field(None, description="ISO 8601: when it stops holding")
-    closes: list[int] = Field(default_factory=list, description="earlier notes this corrects")
-    scopes: list[str] | None = None
-
-    def fields(self) -> dict[str, Any]:
-        raw = self.model_dump(exclude={"context", "speaker", "scopes"}, exclude_none=True)
-        return {k: v for k, v in raw.items() if v != []}
-
-
-class MemoryWritten(Response):
-    id: int
-
-
-class MemoryOut(Response):
-    id: int
-    statement: str | None
-    in_reply_to: str | None = Field(None, description="what it answers (embedded with it)")
-    subject: str | None
-    label: str | None
-    object: str | None
-    weight: float | None
-    author: str
-    role: str | None
-    kind: str
-    perspective: str | None
-    source: str | None
-    paragraph: int | None
-    valid_from: datetime | None
-    valid_until: datetime | None
-    recorded_at: datetime
-    closed_at: datetime | None
-    close_reason: str | None
-
-
-class MemoryPageOut(Response):
-    memories: list[MemoryOut]
-    next_after: int | None
-
-
-class TurnIn(Request):
-    text: str
-    speaker: str | None = Field(None, description="who said it (default: you)")
-    role: str = Field("user", description="user, assistant, system or tool")
-    at: str | None = Field(None, description="ISO 8601: when it was said (default: now)")
-    scopes: list[str] | None = Field(
-        None,
-        description="a new session's scopes (default: yours); an existing session keeps its "
-        "own, and other scopes are refused",
-    )
-
-
-class TurnOut(Response):
-    session: str
-    seq: int
-    speaker: str
-    role: str
-    text: str
-    at: datetime
-
-
-class TurnsOut(Response):
-    turns: list[TurnOut]
-
-
-class SessionOut(Response):
-    name: str
-    turns: int
-    scopes: list[str]
-    created_at: datetime
-    updated_at: datetime
-
-
-class SessionsOut(Response):
-    sessions: list[SessionOut]
-
-
-class SessionDeleted(Response):
-    deleted: str
-    turns: int
 
 
 @router.post("/memories", status_code=201)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from tabane.api.deps import Svc, User
-from tabane.api.schemas import ERROR_RESPONSES, ErrorBody, out
-from tabane.api.schemas_recall import (
+from tabane.wire.base import ERROR_RESPONSES, ErrorBody, out
+from tabane.wire.recall import (
     EvidenceOut,
     PresetOut,
     PresetsOut,

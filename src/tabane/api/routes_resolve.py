@@ -8,8 +8,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from tabane.api.deps import Svc, User
-from tabane.api.schemas import ERROR_RESPONSES, out
-from tabane.api.schemas_resolve import (
+from tabane.graph.vocabulary import check_kind
+from tabane.wire.base import ERROR_RESPONSES, out
+from tabane.wire.resolve import (
     AuditIn,
     AuditOut,
     CalibrationOut,
@@ -19,7 +20,6 @@ from tabane.api.schemas_resolve import (
     ResolveLabelExplainIn,
     ResolveOut,
 )
-from tabane.graph.vocabulary import check_kind
 
 router = APIRouter(prefix="/contexts/{context}", tags=["graph"], responses=ERROR_RESPONSES)
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from tabane.api.deps import Svc, User
-from tabane.api.schemas import ERROR_RESPONSES, out
-from tabane.api.schemas_search import (
+from tabane.wire.base import ERROR_RESPONSES, out
+from tabane.wire.search import (
     CatalogExplainIn,
     CatalogExplanationOut,
     CatalogIn,

@@ -7,8 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from tabane.api.deps import Svc, User
-from tabane.api.schemas import (
-    ERROR_RESPONSES,
+from tabane.sources.read import MAX_PAGE
+from tabane.wire.base import ERROR_RESPONSES, out
+from tabane.wire.sources import (
     CitationOut,
     CiteIn,
     IngestIn,
@@ -20,9 +21,7 @@ from tabane.api.schemas import (
     RetractOut,
     SourceOut,
     SourcePageOut,
-    out,
 )
-from tabane.sources.read import MAX_PAGE
 
 router = APIRouter(prefix="/contexts/{context}", tags=["sources"], responses=ERROR_RESPONSES)
 

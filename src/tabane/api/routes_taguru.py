@@ -11,10 +11,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Body
 
 from tabane.api.deps import Svc, User
-from tabane.api.schemas import ERROR_RESPONSES, ContextOut, ContextPut, GroupOut, GroupPut, out
-from tabane.api.schemas_graph import EdgeOut
-from tabane.api.schemas_graph_write import AliasRemoved
-from tabane.api.schemas_taguru import AliasDelete, CueRecallIn, CueRecallOut, MatchPlan
+from tabane.wire.base import ERROR_RESPONSES, out
+from tabane.wire.contexts import ContextOut, ContextPut, GroupOut, GroupPut
+from tabane.wire.graph_read import EdgeOut
+from tabane.wire.graph_write import AliasRemoved
+from tabane.wire.taguru import AliasDelete, CueRecallIn, CueRecallOut, MatchPlan
 
 router = APIRouter(responses=ERROR_RESPONSES)
 

@@ -4,28 +4,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
-from pydantic import Field
 
 from tabane.api.deps import JSON_LINES, Svc, User, json_lines
-from tabane.api.schemas import ERROR_RESPONSES, Response
+from tabane.wire.base import ERROR_RESPONSES
+from tabane.wire.users import ErasureOut
 
 router = APIRouter(tags=["users"], responses=ERROR_RESPONSES)
-
-
-class ErasureOut(Response):
-    user: str
-    deleted: dict[str, int]
-    total: int
-    renetted: int
-    pruned: int
-    rebuilds: int = Field(description="derived builds queued to run again over the rows left")
-    reopened: int = Field(description="others' claims the user's erased corrections had closed")
-    forgotten: int = Field(description="concepts and labels only the erased claims named")
-    keys_narrowed: int = Field(description="other users' API keys that lost the personal scope")
-    vacuumed: list[str] = Field(
-        description="tables vacuumed after the erasure committed, so no dead row version keeps "
-        "the user's rows (empty: VACUUM failed; the erasure stands)"
-    )
 
 
 @router.delete("/users/{name}")

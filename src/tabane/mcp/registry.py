@@ -1,10 +1,11 @@
 """The registry of MCP tools: a `ToolSpec` per tool, registered by the `@tool(kind)` decorator in
 the tool modules; `catalog.all_tools()` imports them all.
 
-A tool is a `ToolSpec`: a name, a description that teaches when to use it, a pydantic model of its
-arguments (its JSON schema is the tool's input schema; unknown arguments are refused, so no call can
-name a user or borrow authority), the type of its result (its schema is the output schema) and a
-function `(svc, user, args) -> result`. The acting user comes from the server, never from arguments.
+A tool is a `ToolSpec`: a name, a description that teaches when to use it, a wire model of its
+arguments (`tabane.wire`: its JSON schema is the tool's input schema; unknown arguments are refused,
+so no call can name a user or borrow authority), the type of its result (its schema is the output
+schema) and a function `(svc, user, args) -> result`. The acting user comes from the server, never
+from arguments.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from typing import Any, Literal, TypeVar, get_type_hints
 
 from pydantic import TypeAdapter
 
-from tabane.mcp.arguments import Args
 from tabane.service import Tabane
 from tabane.types import Principal
+from tabane.wire.base import Request
 
 # `write` adds rows, `update` may overwrite some, `destroy` removes some; `read` changes nothing.
 Kind = Literal["read", "write", "update", "destroy"]
@@ -28,7 +29,7 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 class ToolSpec:
     name: str
     description: str
-    args: type[Args]
+    args: type[Request]
     result: type[Any]
     run: Callable[[Tabane, Principal, Any], object]
     kind: Kind
@@ -53,7 +54,7 @@ _registered: list[ToolSpec] = []
 
 
 def tool(kind: Kind) -> Callable[[_F], _F]:
-    """Register a function `(svc, user, a: <Args>) -> <Result>` as a tool named after it."""
+    """Register a function `(svc, user, a: <Request>) -> <Result>` as a tool named after it."""
 
     def register(fn: _F) -> _F:
         hints = get_type_hints(fn)

@@ -47,6 +47,7 @@ from tabane.mcp import catalog, registry
 from tabane.mcp.stdio_guard import claimed_stdio, refusal, unparsed_reply
 from tabane.service import Tabane
 from tabane.types import Principal, issue_path, to_plain
+from tabane.wire.base import parse_json_strings
 
 logger = logging.getLogger(__name__)
 
@@ -76,7 +77,7 @@ def build_server(svc: Tabane, principal: PrincipalFn) -> Server[Any]:
         if spec is None:
             raise MCPError(code=mt.INVALID_PARAMS, message=f"unknown tool {params.name!r}")
         try:
-            args = spec.args.model_validate(params.arguments or {})
+            args = spec.args.model_validate(parse_json_strings(spec.args, params.arguments or {}))
         except ValidationError as exc:
             return error_result(invalid_arguments(spec.name, exc))
         try:

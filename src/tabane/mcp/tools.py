@@ -7,30 +7,6 @@ from tabane.contexts.contexts import ContextInfo
 from tabane.contexts.groups import GroupInfo
 from tabane.errors import InvalidInput, Issue
 from tabane.ingest.documents import DocumentInput, block
-from tabane.mcp.arguments import (
-    CatalogArgs,
-    CatalogExplainArgs,
-    ChangeGroupArgs,
-    CiteArgs,
-    ContextDeleted,
-    ContextList,
-    CreateContextArgs,
-    CreateGroupArgs,
-    ExplainArgs,
-    GroupDeleted,
-    GroupList,
-    IngestArgs,
-    Ingested,
-    ListSourcesArgs,
-    LookupArgs,
-    NameArgs,
-    NoArgs,
-    RenameArgs,
-    RetractArgs,
-    SearchArgs,
-    SourceLookup,
-    UpdateContextArgs,
-)
 from tabane.mcp.registry import tool as _tool
 from tabane.search.catalog import CatalogRequest, CatalogResult
 from tabane.search.catalog_explain import CatalogExplanation
@@ -41,14 +17,37 @@ from tabane.service import Tabane
 from tabane.sources.read import Citation, SourcePage
 from tabane.sources.write import RetractResult
 from tabane.types import Principal, expected_context, parse_date
+from tabane.wire.contexts import (
+    ChangeGroupArgs,
+    ContextDeletedResult,
+    ContextListResult,
+    CreateContextArgs,
+    CreateGroupArgs,
+    GroupDeletedResult,
+    GroupListResult,
+    NameArgs,
+    NoArgs,
+    RenameArgs,
+    UpdateContextArgs,
+)
+from tabane.wire.search import CatalogArgs, CatalogExplainArgs, ExplainArgs, SearchArgs
+from tabane.wire.sources import (
+    CiteArgs,
+    IngestArgs,
+    Ingested,
+    ListSourcesArgs,
+    LookupArgs,
+    RetractArgs,
+    SourceLookup,
+)
 
 
 @_tool("read")
-def list_contexts(svc: Tabane, user: Principal, a: NoArgs) -> ContextList:
+def list_contexts(svc: Tabane, user: Principal, a: NoArgs) -> ContextListResult:
     """Start here. Lists every context you can see with its description, stats (sources,
     paragraphs, sections) and usage. Choose the context whose description fits the task; a context
     is one frame of meaning (one spelling, one referent)."""
-    return ContextList(svc.list_contexts(user))
+    return ContextListResult(svc.list_contexts(user))
 
 
 @_tool("read")
@@ -79,17 +78,17 @@ def rename_context(svc: Tabane, user: Principal, a: RenameArgs) -> ContextInfo:
 
 
 @_tool("destroy")
-def delete_context(svc: Tabane, user: Principal, a: NameArgs) -> ContextDeleted:
+def delete_context(svc: Tabane, user: Principal, a: NameArgs) -> ContextDeletedResult:
     """Delete a context with every source in it (irreversible: ask the user first). Returns what
     was removed."""
-    return ContextDeleted(a.name, svc.delete_context(user, a.name))
+    return ContextDeletedResult(a.name, svc.delete_context(user, a.name))
 
 
 @_tool("read")
-def list_groups(svc: Tabane, user: Principal, a: NoArgs) -> GroupList:
+def list_groups(svc: Tabane, user: Principal, a: NoArgs) -> GroupListResult:
     """List groups: named bundles of contexts and child groups, for reading several contexts at
     once."""
-    return GroupList(svc.list_groups(user))
+    return GroupListResult(svc.list_groups(user))
 
 
 @_tool("read")
@@ -112,10 +111,10 @@ def change_group(svc: Tabane, user: Principal, a: ChangeGroupArgs) -> GroupInfo:
 
 
 @_tool("destroy")
-def delete_group(svc: Tabane, user: Principal, a: NameArgs) -> GroupDeleted:
+def delete_group(svc: Tabane, user: Principal, a: NameArgs) -> GroupDeletedResult:
     """Delete a group; its contexts and child groups stay."""
     svc.delete_group(user, a.name)
-    return GroupDeleted(a.name)
+    return GroupDeletedResult(a.name)
 
 
 @_tool("update")

@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from tabane.graph.claim_input import parse_claims
 from tabane.graph.claims import CloseReport, WriteReport
-from tabane.mcp.arguments_graph_write import (
+from tabane.mcp.registry import tool
+from tabane.service import Tabane
+from tabane.types import Principal
+from tabane.wire.graph_write import (
     AddAliasArgs,
     AddAssociationsArgs,
-    AliasList,
-    AliasRemoved,
-    AliasWritten,
+    AliasListResult,
+    AliasRemovedResult,
+    AliasWrittenResult,
     ListAliasesArgs,
     RemoveAliasArgs,
     RetractAssociationsArgs,
 )
-from tabane.mcp.registry import tool
-from tabane.service import Tabane
-from tabane.types import Principal
 
 
 @tool("write")
@@ -50,24 +50,24 @@ def retract_associations(svc: Tabane, user: Principal, a: RetractAssociationsArg
 
 
 @tool("write")
-def add_alias(svc: Tabane, user: Principal, a: AddAliasArgs) -> AliasWritten:
+def add_alias(svc: Tabane, user: Principal, a: AddAliasArgs) -> AliasWrittenResult:
     """Make `alias` an entry-only spelling of the existing concept (or label) `target`: writes
     and resolve accept it, every read answers the canonical spelling. Use it for abbreviations,
     transliterations and old names of the SAME thing. An alias cannot join two existing concepts
     (alias_conflict): a look-alike that is a different thing is not an alias; record it as
     distinct instead (a 'distinct_from' claim). Idempotent: created=false when it already was."""
     info, created = svc.add_alias(user, a.context, a.alias, a.target, kind=a.kind, scopes=a.scopes)
-    return AliasWritten(info, created)
+    return AliasWrittenResult(info, created)
 
 
 @tool("destroy")
-def remove_alias(svc: Tabane, user: Principal, a: RemoveAliasArgs) -> AliasRemoved:
+def remove_alias(svc: Tabane, user: Principal, a: RemoveAliasArgs) -> AliasRemovedResult:
     """Retract one alias; the canonical spelling and its edges stay."""
     removed = svc.remove_alias(user, a.context, a.alias, kind=a.kind)
-    return AliasRemoved(a.alias, a.kind, removed)
+    return AliasRemovedResult(a.alias, a.kind, removed)
 
 
 @tool("read")
-def list_aliases(svc: Tabane, user: Principal, a: ListAliasesArgs) -> AliasList:
+def list_aliases(svc: Tabane, user: Principal, a: ListAliasesArgs) -> AliasListResult:
     """A context's aliases with their canonical targets (optionally one kind)."""
-    return AliasList(svc.list_aliases(user, a.context, kind=a.kind))
+    return AliasListResult(svc.list_aliases(user, a.context, kind=a.kind))

@@ -10,7 +10,10 @@ from tabane.graph.query_cite import AssociationCitations
 from tabane.graph.query_concepts import ConceptDescription, LabelPage
 from tabane.graph.walk import ActivationResult, ExploreResult
 from tabane.graph.walk_paths import PathsResult, UnreachableResult
-from tabane.mcp.arguments_graph import (
+from tabane.mcp.registry import tool
+from tabane.service import Tabane
+from tabane.types import Principal, parse_date
+from tabane.wire.graph_read import (
     ActivateArgs,
     CiteAssociationArgs,
     DescribeArgs,
@@ -20,9 +23,6 @@ from tabane.mcp.arguments_graph import (
     QueryGraphArgs,
     UnreachableArgs,
 )
-from tabane.mcp.registry import tool
-from tabane.service import Tabane
-from tabane.types import Principal, parse_date
 
 
 @tool("read")

@@ -4,117 +4,26 @@ an identity: every call acts as the authenticated user."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import Field
-
-from tabane.mcp.arguments import Args, ContextArg, NoArgs, Scopes
 from tabane.mcp.registry import tool
 from tabane.memory.memories import MemoryPage
-from tabane.memory.sessions import SessionInfo, Turn, check_session_name
+from tabane.memory.sessions import Turn, check_session_name
 from tabane.service import Tabane
 from tabane.types import Principal, parse_date
-
-Speaker = Annotated[
-    str | None, Field(description="Who said it, as the conversation names them; default: you.")
-]
-SessionName = Annotated[str, Field(description="Your session's name (opened on first use).")]
-
-
-class RememberArgs(Args):
-    context: ContextArg
-    text: Annotated[str, Field(description="The note, in the speaker's own words.")]
-    in_reply_to: Annotated[
-        str | None,
-        Field(description="What it answers (the turn before it): found by that topic too."),
-    ] = None
-    speaker: Speaker = None
-    kind: Annotated[
-        Literal["world", "experience", "observation", "opinion", "preference"],
-        Field(description="world facts share one partition; the others are the speaker's own."),
-    ] = "observation"
-    subject: Annotated[str | None, Field(description="Optional triple: resolve it first.")] = None
-    label: Annotated[str | None, Field(description="Optional triple: the label.")] = None
-    object: Annotated[str | None, Field(description="Optional triple: resolve it first.")] = None
-    weight: Annotated[float | None, Field(description="The triple's weight; < 0 means not.")] = None
-    role: Annotated[str | None, Field(description="The speaker's role, as you name it.")] = None
-    perspective: Annotated[
-        str | None, Field(description="Whose view a personal note is (default: the speaker's).")
-    ] = None
-    source: Annotated[
-        str | None, Field(description="Where it comes from: a source_id, or any label.")
-    ] = None
-    paragraph: Annotated[
-        int | None, Field(description="The source's paragraph it is attributed to.")
-    ] = None
-    valid_from: Annotated[str | None, Field(description="ISO 8601: when it starts.")] = None
-    valid_until: Annotated[str | None, Field(description="ISO 8601: when it stops.")] = None
-    closes: Annotated[
-        list[int],
-        Field(default_factory=list, description="Ids of earlier notes this one corrects."),
-    ]
-    scopes: Scopes = None
-
-
-class AddTurnArgs(Args):
-    session: SessionName
-    text: Annotated[str, Field(description="What was said.")]
-    speaker: Speaker = None
-    role: Annotated[
-        Literal["user", "assistant", "system", "tool"], Field(description="The speaker's role.")
-    ] = "user"
-    at: Annotated[str | None, Field(description="ISO 8601: when it was said; default now.")] = None
-    scopes: Annotated[
-        list[str] | None,
-        Field(
-            description="A new session's scopes (default: yours); an existing session keeps its "
-            "own, and other scopes are refused."
-        ),
-    ] = None
-
-
-class TurnsArgs(Args):
-    session: SessionName
-    last: Annotated[
-        int | None, Field(ge=1, le=10_000, description="Turns to return; default: the window.")
-    ] = None
-    hours: Annotated[float | None, Field(gt=0, description="Only turns this recent.")] = None
-
-
-class MemoriesArgs(Args):
-    context: ContextArg
-    author: Annotated[str | None, Field(description="Only this speaker's notes.")] = None
-    limit: Annotated[int, Field(ge=1, le=200, description="Notes per page.")] = 50
-    after: Annotated[int | None, Field(description="`next_after` of the previous page.")] = None
-    include_closed: Annotated[
-        bool, Field(description="Also the notes a correction closed (their history).")
-    ] = False
-
-
-class SessionArgs(Args):
-    session: Annotated[str, Field(description="Your session's name.")]
-
-
-@dataclass(frozen=True)
-class SessionList:
-    sessions: list[SessionInfo]
-
-
-@dataclass(frozen=True)
-class SessionDeleted:
-    deleted: str
-    turns: int
-
-
-@dataclass(frozen=True)
-class Remembered:
-    id: int
-
-
-@dataclass(frozen=True)
-class TurnList:
-    turns: list[Turn]
+from tabane.wire.base import Request as Request
+from tabane.wire.contexts import NoArgs
+from tabane.wire.memory import (
+    AddTurnArgs,
+    MemoriesArgs,
+    RememberArgs,
+    Remembered,
+    SessionArgs,
+    SessionDeleted,
+    SessionList,
+    TurnList,
+    TurnsArgs,
+)
 
 
 @tool("write")

@@ -5,27 +5,20 @@ the authenticated user; the speaker is a label named in the bundle, never an ide
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from tabane.mcp.arguments import NoArgs
-from tabane.mcp.arguments_recall import (
+from tabane.mcp.registry import tool
+from tabane.recall.explain import Explanation
+from tabane.service import Tabane
+from tabane.types import Principal
+from tabane.wire.contexts import NoArgs
+from tabane.wire.recall import (
     AskArgs,
     ExplainRecallArgs,
     OverviewArgs,
     OverviewMembers,
+    PresetList,
     RecallAnswer,
     TraceArgs,
 )
-from tabane.mcp.registry import tool
-from tabane.recall.explain import Explanation
-from tabane.recall.presets import PresetView
-from tabane.service import Tabane
-from tabane.types import Principal
-
-
-@dataclass(frozen=True)
-class PresetList:
-    presets: list[PresetView]
 
 
 @tool("read")

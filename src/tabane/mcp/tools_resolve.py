@@ -5,15 +5,10 @@ from __future__ import annotations
 from tabane.graph.audit import Audit
 from tabane.graph.resolve import Resolution
 from tabane.graph.resolve_explain import ResolveExplanation
-from tabane.mcp.arguments_resolve import (
-    AuditArgs,
-    ExplainResolveArgs,
-    ResolveArgs,
-    ResolveLabelArgs,
-)
 from tabane.mcp.registry import tool
 from tabane.service import Tabane
 from tabane.types import Principal
+from tabane.wire.resolve import AuditArgs, ExplainResolveArgs, ResolveArgs, ResolveLabelArgs
 
 
 @tool("read")

@@ -9,15 +9,16 @@ plan is the answer to "why these hits (or none)".
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from tabane.api.schemas import LocatorOut, Request, Response
 from tabane.search.catalog import MAX_LIMIT as CATALOG_LIMIT
 from tabane.search.catalog import MAX_OFFSET, CatalogRequest
 from tabane.search.plan import MAX_LIMIT, SearchRequest
 from tabane.types import expected_context, parse_date
+from tabane.wire.base import Request, Response, SourceId
+from tabane.wire.sources import LocatorOut
 
 # -- requests -----------------------------------------------------------------------------------
 
@@ -266,3 +267,73 @@ class CatalogExplanationOut(Response):
     position: int | None = Field(description="1-based, in the whole order")
     offset_to_reach: int | None = Field(description="an `offset` whose page holds it")
     lanes: list[CatalogLaneOut]
+
+
+class SearchArgs(Request):
+    query: Annotated[
+        str,
+        Field(
+            description="Phrased like the ANSWER you expect: a plausible declarative sentence "
+            "from the passage you hope to find, not the question."
+        ),
+    ]
+    contexts: Annotated[list[str], Field(description="Contexts to search.")] = []
+    context: Annotated[
+        str | None,
+        Field(min_length=1, description="One context to search (Taguru's form; adds to contexts)."),
+    ] = None
+    groups: Annotated[list[str], Field(description="Groups to search (nested ones too).")] = []
+    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Hits per page.")] = 10
+    after: Annotated[str | None, Field(description="`next_after` of the previous page.")] = None
+    tags: Annotated[list[str] | None, Field(description="Only sources with any of these.")] = None
+    since: Annotated[
+        str | None, Field(description="ISO 8601: only sources dated (else stored) on or after.")
+    ] = None
+    until: Annotated[str | None, Field(description="ISO 8601: only sources dated before.")] = None
+    semantic_floor: Annotated[
+        float | None, Field(ge=-1.0, le=1.0, description="Cosine floor of the vector lane.")
+    ] = None
+
+    def searched(self) -> tuple[str, ...]:
+        """`contexts` and `context` together, each once, in order."""
+        named = [*self.contexts, *(() if self.context is None else (self.context,))]
+        return tuple(dict.fromkeys(named))
+
+
+class CatalogArgs(Request):
+    query: Annotated[
+        str, Field(description="What the documents are about; `*` or `all` lists them all.")
+    ]
+    contexts: Annotated[list[str], Field(description="Contexts to list.")] = []
+    groups: Annotated[list[str], Field(description="Groups to list (nested ones too).")] = []
+    limit: Annotated[int, Field(ge=1, le=CATALOG_LIMIT, description="Sources per page.")] = 10
+    offset: Annotated[
+        int, Field(ge=0, le=MAX_OFFSET, description="`next_offset` of the previous page.")
+    ] = 0
+
+
+class CatalogExpectedIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    context: Annotated[
+        str | None, Field(description="Its context; default: the only context listed.")
+    ] = None
+    source_id: SourceId
+
+
+class CatalogExplainArgs(CatalogArgs):
+    expected: Annotated[CatalogExpectedIn, Field(description="The source you expected.")]
+
+
+class ExpectedIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+    context: Annotated[
+        str | None, Field(description="Its context; default: the only context searched.")
+    ] = None
+    source_id: SourceId
+    paragraph: Annotated[
+        int | None, Field(ge=0, description="One paragraph; omit for the source's best one.")
+    ] = None
+
+
+class ExplainArgs(SearchArgs):
+    expected: Annotated[ExpectedIn, Field(description="The passage you expected to be found.")]

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from tabane.api.schemas import Request, Response
-from tabane.api.schemas_graph import EdgeOut
 from tabane.graph.query import DEFAULT_LIMIT, MAX_LIMIT
 from tabane.graph.vocabulary import Kind
+from tabane.wire.base import Request, Response
+from tabane.wire.graph_read import EdgeOut
 
 
 class AliasDelete(Request):

@@ -1,182 +1,18 @@
-"""The HTTP wire shapes: pydantic models at the edge, turned into the service's values at once.
-
-Request models are strict (a JSON number is not a string, `true` is not 1), refuse unknown fields
-(a typo, or an attempt to pass a user or scope as authority, is a 422 naming the field) and refuse
-NaN and Infinity. Semantic checks (names, ranges, states, dates) stay in the service, so every
-surface reports them with the same codes.
-"""
+"""The wire shapes of sources: ingest, list, lookup, retract, cite."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tabane.errors import InvalidInput, Issue
 from tabane.ingest.documents import DocumentInput, block
-from tabane.types import storable_text
-
-
-class Request(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
-
-    # fields holding a document's own text: the readers' one decoding rule judges them, as it
-    # judges a file's bytes (`unreadable_document`), instead of the field check
-    document_fields: ClassVar[frozenset[str]] = frozenset()
-
-    @field_validator("*", mode="before")
-    @classmethod
-    def _storable_text(cls, value: Any, info: ValidationInfo) -> Any:
-        """No NUL and no lone surrogate in any text of any field (nested ones included):
-        PostgreSQL could not store or compare it, so it never reaches the service."""
-        if info.field_name in cls.document_fields:
-            return value
-        return storable_text(value)
-
-
-class Response(BaseModel):
-    model_config = ConfigDict(from_attributes=True)
-
-
-R = TypeVar("R", bound=Response)
-
-
-# -- errors -------------------------------------------------------------------------------------
-
-
-class IssueOut(BaseModel):
-    path: str = Field(description="where the problem is, e.g. `body.name` or `dice_floor`")
-    problem: str
-
-
-class ErrorDetail(BaseModel):
-    code: str = Field(description="stable snake_case code to branch on, e.g. `no_context`")
-    message: str
-    issues: list[IssueOut]
-    written: str = Field(description="what was written before the error: `nothing` unless said")
-
-
-class ErrorBody(BaseModel):
-    """The one error body of every route."""
-
-    error: ErrorDetail
-
-
-# -- health -------------------------------------------------------------------------------------
-
-
-class HealthOut(BaseModel):
-    status: Literal["ok"]
-    version: str
-    database: Literal["embedded", "external"]
-    revision: str | None
-
-
-# -- contexts -----------------------------------------------------------------------------------
-
-
-class ContextPut(Request):
-    """A new context's settings (`PUT /contexts/{context}`: the name is the path's)."""
-
-    description: str = ""
-    dice_floor: float = 0.3
-    semantic_floor: float | None = None
-    scopes: list[str] | None = Field(None, description="default: the caller's default scopes")
-
-
-class ContextCreate(ContextPut):
-    name: str
-
-
-class ContextPatch(Request):
-    description: str = ""
-    dice_floor: float = 0.3
-    semantic_floor: float | None = Field(None, description="null clears it")
-
-
-class ContextRename(Request):
-    new_name: str
-
-
-class StatsOut(Response):
-    sources: int
-    paragraphs: int
-    sections: int
-    concepts: int = Field(0, description="canonical concept spellings you can see")
-    labels: int = Field(0, description="canonical label spellings you can see")
-    associations: int = Field(0, description="distinct live edges you can see")
-    top_concepts: list[str] = Field(default_factory=list, description="by degree")
-    label_samples: list[str] = Field(default_factory=list, description="most used labels")
-
-
-class UsageOut(Response):
-    reads: int
-    misses: int
-    writes: int
-    last_access: datetime | None
-
-
-class ContextOut(Response):
-    name: str
-    description: str
-    dice_floor: float
-    semantic_floor: float | None
-    scopes: list[str]
-    created_at: datetime
-    stats: StatsOut
-    usage: UsageOut
-
-
-class ContextList(BaseModel):
-    contexts: list[ContextOut]
-
-
-class ContextDeleted(BaseModel):
-    name: str
-    removed: StatsOut
-
-
-# -- groups -------------------------------------------------------------------------------------
-
-
-class GroupPut(Request):
-    """A new group's members (`PUT /groups/{group}`: the name is the path's)."""
-
-    description: str = ""
-    contexts: list[str] = []
-    groups: list[str] = []
-    scopes: list[str] | None = None
-
-
-class GroupCreate(GroupPut):
-    name: str
-
-
-class GroupPatch(Request):
-    description: str | None = None
-    add_contexts: list[str] = []
-    remove_contexts: list[str] = []
-    add_groups: list[str] = []
-    remove_groups: list[str] = []
-
-
-class GroupOut(Response):
-    name: str
-    description: str
-    scopes: list[str]
-    contexts: list[str]
-    groups: list[str]
-
-
-class GroupList(BaseModel):
-    groups: list[GroupOut]
-
-
-class GroupDeleted(BaseModel):
-    name: str
-    deleted: bool
-
+from tabane.sources.read import MAX_PAGE, ParagraphView, SourceInfo
+from tabane.types import SOURCE_STATES
+from tabane.wire.base import ContextArg, IssueOut, Request, Response, Scopes, SourceId
 
 # -- sources ------------------------------------------------------------------------------------
 
@@ -366,24 +202,104 @@ class CitationOut(Response):
     locator: LocatorOut | None
 
 
-def out(model: type[R], value: object) -> R:
-    """A service value (a frozen dataclass) as its wire model."""
-    return model.model_validate(value, from_attributes=True)
+@dataclass(frozen=True)
+class Ingested:
+    """What an ingest did (the store's internal source key stays inside)."""
+
+    source_id: str
+    outcome: str  # created | replaced | unchanged | revived
+    paragraphs: int
+    sections: int
+    reindexed: bool  # the same text under a new title: its search terms rewritten
+    claims_closed: int  # claims whose paragraph (or whole source) the replacement changed, closed
+    kept: int  # paragraphs the replacement repeated: kept with their embeddings
+    updated: tuple[str, ...] = ()  # the same text with new metadata: the fields stored
+    # metadata the document declares that could not be read ({path, problem}): stored without it
+    warnings: tuple[Issue, ...] = ()
 
 
-# Documented on every route: the error body with the statuses it comes with.
-ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
-    status: {"model": ErrorBody, "description": description}
-    for status, description in {
-        400: "malformed JSON (`invalid_json`)",
-        401: "no valid credential, where the server asks for one (`unauthorized`)",
-        403: "the caller may not write these scopes (`forbidden`)",
-        404: "unknown or invisible context, group, source or paragraph",
-        409: "name taken, group cycle, group too deep, alias conflict or source id taken",
-        413: "request body over the limit (`body_too_large`)",
-        422: "invalid input; `issues` name each field",
-        429: "too many requests from this caller (`rate_limited`; see `Retry-After`)",
-        500: "unexpected error (`internal`); the server log has the details",
-        503: "the store is unavailable, or busy with a conflicting write (`store_busy`: retry)",
-    }.items()
-}
+@dataclass(frozen=True)
+class SourceLookup:
+    source: SourceInfo
+    paragraphs: list[ParagraphView]
+
+
+class LocatorIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+    kind: Annotated[
+        Literal["page", "line_range", "slide", "sheet", "table"],
+        Field(description="What start counts."),
+    ] = "line_range"
+    start: Annotated[int, Field(ge=1, description="1-based page, first line, slide, ...")]
+    end: Annotated[int | None, Field(ge=1, description="Last line (inclusive), if a range.")] = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> LocatorIn:
+        if self.end is not None and self.end < self.start:
+            raise ValueError("end is before start")
+        return self
+
+
+class ParagraphArg(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+    text: Annotated[str, Field(min_length=1, pattern=r"\S", description="The paragraph's text.")]
+    section: Annotated[
+        list[str], Field(description="Heading path, outermost first, e.g. ['Guide', 'Install'].")
+    ] = []
+    locator: Annotated[LocatorIn | None, Field(description="Where it sits in the original.")] = None
+    questions: Annotated[list[str], Field(description="Questions this paragraph answers.")] = []
+
+
+class IngestArgs(Request):
+    context: ContextArg
+    source_id: SourceId
+    text: Annotated[
+        str | None, Field(description="The whole document (give this OR paragraphs).")
+    ] = None
+    paragraphs: Annotated[
+        list[ParagraphArg] | None, Field(description="The document split by you, in order.")
+    ] = None
+    format: Annotated[
+        Literal["markdown", "html", "text", "man"] | None,
+        Field(description="Format of `text`; default: guessed from source_id's extension."),
+    ] = None
+    title: Annotated[str | None, Field(description="Default: the first heading or file name.")] = (
+        None
+    )
+    date: Annotated[str | None, Field(description="ISO 8601 date of the content.")] = None
+    tags: Annotated[list[str] | None, Field(description="Labels to filter by later.")] = None
+    area: Annotated[str | None, Field(description="Area of responsibility it belongs to.")] = None
+    state: Annotated[
+        Literal[SOURCE_STATES] | None,  # type: ignore[valid-type]
+        Field(description="Project state (default: none; only active or waiting is a project)."),
+    ] = None
+    scopes: Scopes = None
+
+
+class ListSourcesArgs(Request):
+    context: ContextArg
+    limit: Annotated[int, Field(ge=1, le=MAX_PAGE, description="Sources per page.")] = 100
+    after: Annotated[str | None, Field(description="`next_after` of the previous page.")] = None
+    include_retracted: Annotated[bool, Field(description="Also list retracted tombstones.")] = False
+    state: Annotated[
+        Literal[SOURCE_STATES] | None,  # type: ignore[valid-type]
+        Field(description="Only sources in this state."),
+    ] = None
+
+
+class SourceArgs(Request):
+    context: ContextArg
+    source_id: SourceId
+
+
+class LookupArgs(SourceArgs):
+    offset: Annotated[int, Field(ge=0, description="First paragraph index to return.")] = 0
+    limit: Annotated[int, Field(ge=1, le=MAX_PAGE, description="Paragraphs to return.")] = 100
+
+
+class RetractArgs(SourceArgs):
+    dry_run: Annotated[bool, Field(description="Only report what would be removed.")] = False
+
+
+class CiteArgs(SourceArgs):
+    paragraph: Annotated[int, Field(ge=0, description="The paragraph's index (from lookup).")]

@@ -1,0 +1,143 @@
+"""The wire's base: the strict request model shared by every entrance (HTTP bodies and MCP tool
+arguments alike), the response base, the one error body and the annotated field types that
+several resources share.
+
+Request models are strict (a JSON number is not a string, `true` is not 1), refuse unknown fields
+(a typo, or an attempt to pass a user or scope as authority, is an error naming the field) and
+refuse NaN and Infinity. Semantic checks (names, ranges, states, dates) stay in the service, so
+every surface reports them with the same codes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import Annotated, Any, ClassVar, Literal, TypeVar, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from tabane.types import storable_text
+
+
+class Request(BaseModel):
+    """Base of every request: an HTTP body and a tool's arguments alike."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+    # fields holding a document's own text: the readers' one decoding rule judges them, as it
+    # judges a file's bytes (`unreadable_document`), instead of the field check
+    document_fields: ClassVar[frozenset[str]] = frozenset()
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _storable_text(cls, value: Any, info: ValidationInfo) -> Any:
+        """No NUL and no lone surrogate in any text of any field (nested ones included):
+        PostgreSQL could not store or compare it, so it never reaches the service."""
+        if info.field_name in cls.document_fields:
+            return value
+        return storable_text(value)
+
+
+class Response(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+
+R = TypeVar("R", bound=Response)
+
+
+# -- errors -------------------------------------------------------------------------------------
+
+
+class IssueOut(BaseModel):
+    path: str = Field(description="where the problem is, e.g. `body.name` or `dice_floor`")
+    problem: str
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="stable snake_case code to branch on, e.g. `no_context`")
+    message: str
+    issues: list[IssueOut]
+    written: str = Field(description="what was written before the error: `nothing` unless said")
+
+
+class ErrorBody(BaseModel):
+    """The one error body of every route."""
+
+    error: ErrorDetail
+
+
+# -- health -------------------------------------------------------------------------------------
+
+
+class HealthOut(BaseModel):
+    status: Literal["ok"]
+    version: str
+    database: Literal["embedded", "external"]
+    revision: str | None
+
+
+def out(model: type[R], value: object) -> R:
+    """A service value (a frozen dataclass) as its wire model."""
+    return model.model_validate(value, from_attributes=True)
+
+
+# Documented on every route: the error body with the statuses it comes with.
+ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
+    status: {"model": ErrorBody, "description": description}
+    for status, description in {
+        400: "malformed JSON (`invalid_json`)",
+        401: "no valid credential, where the server asks for one (`unauthorized`)",
+        403: "the caller may not write these scopes (`forbidden`)",
+        404: "unknown or invisible context, group, source or paragraph",
+        409: "name taken, group cycle, group too deep, alias conflict or source id taken",
+        413: "request body over the limit (`body_too_large`)",
+        422: "invalid input; `issues` name each field",
+        429: "too many requests from this caller (`rate_limited`; see `Retry-After`)",
+        500: "unexpected error (`internal`); the server log has the details",
+        503: "the store is unavailable, or busy with a conflicting write (`store_busy`: retry)",
+    }.items()
+}
+
+
+def parse_json_strings(model: type[BaseModel], data: Any) -> Any:
+    """A tool call's arguments with each list or object that came as a JSON string (some MCP
+    clients send them so) parsed, where the field takes no string; the model then validates
+    them as strictly as an HTTP body."""
+    if not isinstance(data, dict):
+        return data
+    out = dict(data)
+    for name, field in model.model_fields.items():
+        value = out.get(name)
+        if isinstance(value, str) and value[:1] in "[{" and not _accepts_str(field.annotation):
+            with contextlib.suppress(ValueError):
+                out[name] = json.loads(value)
+    return out
+
+
+def _accepts_str(annotation: Any) -> bool:
+    if annotation is str:
+        return True
+    origin = get_origin(annotation)
+    if origin is Literal:
+        return any(isinstance(a, str) for a in get_args(annotation))
+    if origin in (list, dict):
+        return False
+    return any(_accepts_str(a) for a in get_args(annotation))
+
+
+Name = Annotated[str, Field(description="A context or group name: letters, digits, '.', '_', '-'.")]
+ContextArg = Annotated[str, Field(description="The context to act in (see `list_contexts`).")]
+SourceId = Annotated[
+    str,
+    Field(description="The caller-chosen id of the document: its path or URI, stable over time."),
+]
+Description = Annotated[
+    str, Field(description="What this holds, written so a later reader can choose by it.")
+]
+Scopes = Annotated[
+    list[str] | None,
+    Field(
+        description="Visibility of the NEW row (e.g. ['org:acme']); omit for your default. "
+        "Only scopes you may write are accepted."
+    ),
+]

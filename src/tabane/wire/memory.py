@@ -1,0 +1,208 @@
+"""The wire shapes of memories (remembered notes) and sessions (working memory)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from tabane.memory.sessions import SessionInfo, Turn
+from tabane.wire.base import ContextArg, Request, Response, Scopes
+
+
+class MemoryIn(Request):
+    context: str
+    text: str = Field(description="the note, in the speaker's words")
+    in_reply_to: str | None = Field(
+        None,
+        description="what it answers (the turn before it): embedded with it, so a reply "
+        "without the topic's words is found",
+    )
+    speaker: str | None = Field(None, description="who said it (default: you)")
+    kind: str = Field("observation", description="world, experience, observation, opinion, …")
+    role: str | None = None
+    perspective: str | None = Field(None, description="partition key (default: the speaker)")
+    subject: str | None = Field(None, description="optional triple: subject")
+    label: str | None = Field(None, description="optional triple: label")
+    object: str | None = Field(None, description="optional triple: object")
+    weight: float | None = Field(None, description="the triple's weight; negative means 'not'")
+    source: str | None = Field(None, description="source_id it is attributed to")
+    paragraph: int | None = None
+    valid_from: str | None = Field(None, description="ISO 8601: when it starts to hold")
+    valid_until: str | None = Field(None, description="ISO 8601: when it stops holding")
+    closes: list[int] = Field(default_factory=list, description="earlier notes this corrects")
+    scopes: list[str] | None = None
+
+    def fields(self) -> dict[str, Any]:
+        raw = self.model_dump(exclude={"context", "speaker", "scopes"}, exclude_none=True)
+        return {k: v for k, v in raw.items() if v != []}
+
+
+class MemoryWritten(Response):
+    id: int
+
+
+class MemoryOut(Response):
+    id: int
+    statement: str | None
+    in_reply_to: str | None = Field(None, description="what it answers (embedded with it)")
+    subject: str | None
+    label: str | None
+    object: str | None
+    weight: float | None
+    author: str
+    role: str | None
+    kind: str
+    perspective: str | None
+    source: str | None
+    paragraph: int | None
+    valid_from: datetime | None
+    valid_until: datetime | None
+    recorded_at: datetime
+    closed_at: datetime | None
+    close_reason: str | None
+
+
+class MemoryPageOut(Response):
+    memories: list[MemoryOut]
+    next_after: int | None
+
+
+class TurnIn(Request):
+    text: str
+    speaker: str | None = Field(None, description="who said it (default: you)")
+    role: str = Field("user", description="user, assistant, system or tool")
+    at: str | None = Field(None, description="ISO 8601: when it was said (default: now)")
+    scopes: list[str] | None = Field(
+        None,
+        description="a new session's scopes (default: yours); an existing session keeps its "
+        "own, and other scopes are refused",
+    )
+
+
+class TurnOut(Response):
+    session: str
+    seq: int
+    speaker: str
+    role: str
+    text: str
+    at: datetime
+
+
+class TurnsOut(Response):
+    turns: list[TurnOut]
+
+
+class SessionOut(Response):
+    name: str
+    turns: int
+    scopes: list[str]
+    created_at: datetime
+    updated_at: datetime
+
+
+class SessionsOut(Response):
+    sessions: list[SessionOut]
+
+
+Speaker = Annotated[
+    str | None, Field(description="Who said it, as the conversation names them; default: you.")
+]
+SessionName = Annotated[str, Field(description="Your session's name (opened on first use).")]
+
+
+class RememberArgs(Request):
+    context: ContextArg
+    text: Annotated[str, Field(description="The note, in the speaker's own words.")]
+    in_reply_to: Annotated[
+        str | None,
+        Field(description="What it answers (the turn before it): found by that topic too."),
+    ] = None
+    speaker: Speaker = None
+    kind: Annotated[
+        Literal["world", "experience", "observation", "opinion", "preference"],
+        Field(description="world facts share one partition; the others are the speaker's own."),
+    ] = "observation"
+    subject: Annotated[str | None, Field(description="Optional triple: resolve it first.")] = None
+    label: Annotated[str | None, Field(description="Optional triple: the label.")] = None
+    object: Annotated[str | None, Field(description="Optional triple: resolve it first.")] = None
+    weight: Annotated[float | None, Field(description="The triple's weight; < 0 means not.")] = None
+    role: Annotated[str | None, Field(description="The speaker's role, as you name it.")] = None
+    perspective: Annotated[
+        str | None, Field(description="Whose view a personal note is (default: the speaker's).")
+    ] = None
+    source: Annotated[
+        str | None, Field(description="Where it comes from: a source_id, or any label.")
+    ] = None
+    paragraph: Annotated[
+        int | None, Field(description="The source's paragraph it is attributed to.")
+    ] = None
+    valid_from: Annotated[str | None, Field(description="ISO 8601: when it starts.")] = None
+    valid_until: Annotated[str | None, Field(description="ISO 8601: when it stops.")] = None
+    closes: Annotated[
+        list[int],
+        Field(default_factory=list, description="Ids of earlier notes this one corrects."),
+    ]
+    scopes: Scopes = None
+
+
+class AddTurnArgs(Request):
+    session: SessionName
+    text: Annotated[str, Field(description="What was said.")]
+    speaker: Speaker = None
+    role: Annotated[
+        Literal["user", "assistant", "system", "tool"], Field(description="The speaker's role.")
+    ] = "user"
+    at: Annotated[str | None, Field(description="ISO 8601: when it was said; default now.")] = None
+    scopes: Annotated[
+        list[str] | None,
+        Field(
+            description="A new session's scopes (default: yours); an existing session keeps its "
+            "own, and other scopes are refused."
+        ),
+    ] = None
+
+
+class TurnsArgs(Request):
+    session: SessionName
+    last: Annotated[
+        int | None, Field(ge=1, le=10_000, description="Turns to return; default: the window.")
+    ] = None
+    hours: Annotated[float | None, Field(gt=0, description="Only turns this recent.")] = None
+
+
+class MemoriesArgs(Request):
+    context: ContextArg
+    author: Annotated[str | None, Field(description="Only this speaker's notes.")] = None
+    limit: Annotated[int, Field(ge=1, le=200, description="Notes per page.")] = 50
+    after: Annotated[int | None, Field(description="`next_after` of the previous page.")] = None
+    include_closed: Annotated[
+        bool, Field(description="Also the notes a correction closed (their history).")
+    ] = False
+
+
+class SessionArgs(Request):
+    session: Annotated[str, Field(description="Your session's name.")]
+
+
+@dataclass(frozen=True)
+class SessionList:
+    sessions: list[SessionInfo]
+
+
+@dataclass(frozen=True)
+class SessionDeleted:
+    deleted: str
+    turns: int
+
+
+@dataclass(frozen=True)
+class Remembered:
+    id: int
+
+
+@dataclass(frozen=True)
+class TurnList:
+    turns: list[Turn]
