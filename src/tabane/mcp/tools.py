@@ -8,15 +8,15 @@ from tabane.contexts.groups import GroupInfo
 from tabane.errors import InvalidInput, Issue
 from tabane.ingest.documents import DocumentInput, block
 from tabane.mcp.registry import tool as _tool
-from tabane.search.catalog import CatalogRequest, CatalogResult
+from tabane.search.catalog import CatalogResult
 from tabane.search.catalog_explain import CatalogExplanation
 from tabane.search.explain import Explanation
-from tabane.search.plan import SearchRequest
 from tabane.search.search import SearchResult
 from tabane.service import Tabane
 from tabane.sources.read import Citation, SourcePage
 from tabane.sources.write import RetractResult
-from tabane.types import Principal, expected_context, parse_date
+from tabane.types import Principal
+from tabane.wire.base import NoArgs
 from tabane.wire.contexts import (
     ChangeGroupArgs,
     ContextDeletedResult,
@@ -26,11 +26,10 @@ from tabane.wire.contexts import (
     GroupDeletedResult,
     GroupListResult,
     NameArgs,
-    NoArgs,
     RenameArgs,
     UpdateContextArgs,
 )
-from tabane.wire.search import CatalogArgs, CatalogExplainArgs, ExplainArgs, SearchArgs
+from tabane.wire.search import CatalogExplainIn, CatalogIn, ExplainArgs, SearchArgs
 from tabane.wire.sources import (
     CiteArgs,
     IngestArgs,
@@ -196,31 +195,27 @@ def search_passages(svc: Tabane, user: Principal, a: SearchArgs) -> SearchResult
     wrong, read `plan` before rewording: a lane skipped and why (no_embedder, no_vectors yet,
     model_mismatch, no_query_terms), its floor, the filter's eligible_sources,
     pending_embeddings. Pass `next_after` back as `after` for more."""
-    return svc.search(user, _request(a))
+    return svc.search(user, a.scoped())
 
 
 @_tool("read")
-def search_catalog(svc: Tabane, user: Principal, a: CatalogArgs) -> CatalogResult:
+def search_catalog(svc: Tabane, user: Principal, a: CatalogIn) -> CatalogResult:
     """Which documents there are about `query` in `contexts` and/or `groups`: sources, not
     passages, found by title and by their paragraphs, each once with title, area, state, date
     and a snippet. Give a few subject words ('asyncio', 'kitchen budget'); `*` or `all` lists
     every source you can see (browse). Page with `offset` = `plan.next_offset`. Then read a
     source with `lookup`, or `search_passages` inside it."""
-    return svc.search_catalog(user, _catalog(a))
+    return svc.search_catalog(user, a.to_request())
 
 
 @_tool("read")
-def explain_catalog(svc: Tabane, user: Principal, a: CatalogExplainArgs) -> CatalogExplanation:
+def explain_catalog(svc: Tabane, user: Principal, a: CatalogExplainIn) -> CatalogExplanation:
     """Ask why a source you expected is not on this page of `search_catalog` (the same arguments
     plus `expected`: context, source_id). Verdicts: not_stored (also anything you cannot see),
     context_not_searched, retracted, not_found (neither its title nor its paragraphs match),
     other_page (with offset_to_reach), served."""
-    context = expected_context(a.expected.context, a.contexts, a.groups, "expected.context")
-    return svc.explain_catalog(user, _catalog(a), context, a.expected.source_id)
-
-
-def _catalog(a: CatalogArgs) -> CatalogRequest:
-    return CatalogRequest(a.query, tuple(a.contexts), tuple(a.groups), a.limit, a.offset)
+    context = a.expected_context(at="")
+    return svc.explain_catalog(user, a.to_request(), context, a.expected.source_id)
 
 
 @_tool("read")
@@ -232,21 +227,6 @@ def explain_search(svc: Tabane, user: Principal, a: ExplainArgs) -> Explanation:
     paragraph_out_of_range, filtered_out, no_query_terms, no_term_overlap (both sides' terms
     shown), below_floor, below_cutoff (rank and a verified limit_to_reach) or served, with each
     query term's tf, df, idf and BM25 contribution and the vector cosine."""
-    context = expected_context(a.expected.context, a.searched(), a.groups, "expected.context")
     return svc.explain_search(
-        user, _request(a), context, a.expected.source_id, a.expected.paragraph
-    )
-
-
-def _request(a: SearchArgs) -> SearchRequest:
-    return SearchRequest(
-        query=a.query,
-        contexts=a.searched(),
-        groups=tuple(a.groups),
-        limit=a.limit,
-        after=a.after,
-        tags=None if a.tags is None else tuple(a.tags),
-        since=parse_date(a.since, "since"),
-        until=parse_date(a.until, "until"),
-        semantic_floor=a.semantic_floor,
+        user, a.scoped(), a.expected_context(), a.expected.source_id, a.expected.paragraph
     )

@@ -11,8 +11,8 @@ from tabane.memory.memories import MemoryPage
 from tabane.memory.sessions import Turn, check_session_name
 from tabane.service import Tabane
 from tabane.types import Principal, parse_date
+from tabane.wire.base import NoArgs
 from tabane.wire.base import Request as Request
-from tabane.wire.contexts import NoArgs
 from tabane.wire.memory import (
     AddTurnArgs,
     MemoriesArgs,

@@ -9,14 +9,13 @@ from tabane.mcp.registry import tool
 from tabane.recall.explain import Explanation
 from tabane.service import Tabane
 from tabane.types import Principal
-from tabane.wire.contexts import NoArgs
+from tabane.wire.base import NoArgs
+from tabane.wire.derive import OverviewArgs, OverviewMembers
 from tabane.wire.recall import (
     AskArgs,
-    ExplainRecallArgs,
-    OverviewArgs,
-    OverviewMembers,
     PresetList,
     RecallAnswer,
+    RecallExplainIn,
     TraceArgs,
 )
 
@@ -37,13 +36,13 @@ def recall(svc: Tabane, user: Principal, a: AskArgs) -> RecallAnswer:
     found, say so instead of guessing. Pass `session` to include your conversation's recent
     turns and `speaker` for who asks. When an item you expected is missing, ask
     `explain_recall` instead of rewording."""
-    result = svc.recall(user, a.request())
+    result = svc.recall(user, a.to_request())
     items = list(result.items) if a.items else None
     return RecallAnswer(result.recall_id, result.rendered, items)
 
 
 @tool("read")
-def explain_recall(svc: Tabane, user: Principal, a: ExplainRecallArgs) -> Explanation:
+def explain_recall(svc: Tabane, user: Principal, a: RecallExplainIn) -> Explanation:
     """Ask why a paragraph (`expected`: context, source, optionally paragraph) or a claim
     (`expected`: claim) is or is not in the evidence of `recall` with the same arguments. Returns
     the first verdict that applies: not_visible (also anything you cannot see), closed (a claim
@@ -52,7 +51,7 @@ def explain_recall(svc: Tabane, user: Principal, a: ExplainRecallArgs) -> Explan
     a question; its reply took its place), duplicate, cut_by_rerank, cut_by_max_items,
     cut_by_budget (a larger
     budget reaches it) or served."""
-    return svc.explain_recall(user, a.request(), a.expected_item())
+    return svc.explain_recall(user, a.to_request(), a.expected.to_expected())
 
 
 @tool("read")

@@ -99,6 +99,10 @@ ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
 }
 
 
+class NoArgs(Request):
+    """A tool that takes no arguments."""
+
+
 def parse_json_strings(model: type[BaseModel], data: Any) -> Any:
     """A tool call's arguments with each list or object that came as a JSON string (some MCP
     clients send them so) parsed, where the field takes no string; the model then validates

@@ -141,10 +141,6 @@ class GroupDeletedResult:
     deleted: str
 
 
-class NoArgs(Request):
-    pass
-
-
 class NameArgs(Request):
     name: Name
 

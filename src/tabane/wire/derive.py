@@ -3,11 +3,15 @@ members (over HTTP and the `overview_members` tool)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Annotated
 
 from pydantic import Field
 
-from tabane.wire.base import Request, Response
+from tabane.derive.raptor_read import RaptorMemberView
+from tabane.derive.shared import MAX_ORDINAL
+from tabane.wire.base import ContextArg, Request, Response
 
 
 class MemberOut(Response):
@@ -110,3 +114,18 @@ class RaptorMemberOut(Response):
     claim_id: int | None = None
     level: int | None = None
     ordinal: int | None = None
+
+
+class OverviewArgs(Request):
+    context: ContextArg
+    level: Annotated[
+        int, Field(ge=1, le=MAX_ORDINAL, description="L of an item cited `overview L.O`.")
+    ]
+    ordinal: Annotated[
+        int, Field(ge=0, le=MAX_ORDINAL, description="O of an item cited `overview L.O`.")
+    ]
+
+
+@dataclass(frozen=True)
+class OverviewMembers:
+    members: list[RaptorMemberView]

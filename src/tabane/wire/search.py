@@ -9,9 +9,9 @@ plan is the answer to "why these hits (or none)".
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from tabane.search.catalog import MAX_LIMIT as CATALOG_LIMIT
 from tabane.search.catalog import MAX_OFFSET, CatalogRequest
@@ -27,7 +27,8 @@ class SearchIn(Request):
     """A search of the context in the path."""
 
     query: str = Field(
-        description="phrased like the answer you expect (a plausible sentence), not the question"
+        description="Phrased like the ANSWER you expect: a plausible declarative sentence from "
+        "the passage you hope to find, not the question."
     )
     limit: int = Field(10, ge=1, le=MAX_LIMIT, description="hits per page")
     after: str | None = Field(None, description="`next_after` of the previous page")
@@ -41,8 +42,10 @@ class SearchIn(Request):
     )
 
     def to_request(
-        self, contexts: tuple[str, ...] = (), groups: tuple[str, ...] = ()
+        self, contexts: tuple[str, ...] = (), groups: tuple[str, ...] = (), at: str = "body."
     ) -> SearchRequest:
+        """The service's request; `at` prefixes the paths of a date's issue (`body.since`
+        over HTTP, `since` for a tool)."""
         return SearchRequest(
             query=self.query,
             contexts=contexts,
@@ -50,8 +53,8 @@ class SearchIn(Request):
             limit=self.limit,
             after=self.after,
             tags=None if self.tags is None else tuple(self.tags),
-            since=parse_date(self.since, "body.since"),
-            until=parse_date(self.until, "body.until"),
+            since=parse_date(self.since, f"{at}since"),
+            until=parse_date(self.until, f"{at}until"),
             semantic_floor=self.semantic_floor,
         )
 
@@ -70,7 +73,7 @@ class Expected(Request):
     context: str | None = Field(
         None, description="where the source is stored; default: the only context searched"
     )
-    source_id: str
+    source_id: SourceId
     paragraph: int | None = Field(None, ge=0, description="null: the source's best paragraph")
 
 
@@ -79,11 +82,35 @@ class ExplainIn(SearchIn):
 
 
 class CrossExplainIn(CrossSearchIn):
-    expected: Expected
+    expected: Expected = Field(description="the passage you expected to be found")
 
     def expected_context(self) -> str:
         path = "body.expected.context"
         return expected_context(self.expected.context, self.contexts, self.groups, path)
+
+
+class SearchArgs(CrossSearchIn):
+    """The `search_passages` tool's arguments: a cross search that also takes Taguru's one
+    `context`."""
+
+    context: str | None = Field(
+        None, min_length=1, description="one context to search (Taguru's form; adds to contexts)"
+    )
+
+    def searched(self) -> tuple[str, ...]:
+        """`contexts` and `context` together, each once, in order."""
+        named = [*self.contexts, *(() if self.context is None else (self.context,))]
+        return tuple(dict.fromkeys(named))
+
+    def scoped(self) -> SearchRequest:
+        return self.to_request(self.searched(), tuple(self.groups), at="")
+
+
+class ExplainArgs(SearchArgs, CrossExplainIn):
+    def expected_context(self) -> str:
+        return expected_context(
+            self.expected.context, self.searched(), self.groups, "expected.context"
+        )
 
 
 # -- responses ----------------------------------------------------------------------------------
@@ -246,14 +273,14 @@ class CatalogOut(Response):
 
 class CatalogExpected(Request):
     context: str | None = Field(None, description="its context; default: the only one listed")
-    source_id: str
+    source_id: SourceId
 
 
 class CatalogExplainIn(CatalogIn):
-    expected: CatalogExpected
+    expected: CatalogExpected = Field(description="the source you expected")
 
-    def expected_context(self) -> str:
-        path = "body.expected.context"
+    def expected_context(self, at: str = "body.") -> str:
+        path = f"{at}expected.context"
         return expected_context(self.expected.context, self.contexts, self.groups, path)
 
 
@@ -267,73 +294,3 @@ class CatalogExplanationOut(Response):
     position: int | None = Field(description="1-based, in the whole order")
     offset_to_reach: int | None = Field(description="an `offset` whose page holds it")
     lanes: list[CatalogLaneOut]
-
-
-class SearchArgs(Request):
-    query: Annotated[
-        str,
-        Field(
-            description="Phrased like the ANSWER you expect: a plausible declarative sentence "
-            "from the passage you hope to find, not the question."
-        ),
-    ]
-    contexts: Annotated[list[str], Field(description="Contexts to search.")] = []
-    context: Annotated[
-        str | None,
-        Field(min_length=1, description="One context to search (Taguru's form; adds to contexts)."),
-    ] = None
-    groups: Annotated[list[str], Field(description="Groups to search (nested ones too).")] = []
-    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Hits per page.")] = 10
-    after: Annotated[str | None, Field(description="`next_after` of the previous page.")] = None
-    tags: Annotated[list[str] | None, Field(description="Only sources with any of these.")] = None
-    since: Annotated[
-        str | None, Field(description="ISO 8601: only sources dated (else stored) on or after.")
-    ] = None
-    until: Annotated[str | None, Field(description="ISO 8601: only sources dated before.")] = None
-    semantic_floor: Annotated[
-        float | None, Field(ge=-1.0, le=1.0, description="Cosine floor of the vector lane.")
-    ] = None
-
-    def searched(self) -> tuple[str, ...]:
-        """`contexts` and `context` together, each once, in order."""
-        named = [*self.contexts, *(() if self.context is None else (self.context,))]
-        return tuple(dict.fromkeys(named))
-
-
-class CatalogArgs(Request):
-    query: Annotated[
-        str, Field(description="What the documents are about; `*` or `all` lists them all.")
-    ]
-    contexts: Annotated[list[str], Field(description="Contexts to list.")] = []
-    groups: Annotated[list[str], Field(description="Groups to list (nested ones too).")] = []
-    limit: Annotated[int, Field(ge=1, le=CATALOG_LIMIT, description="Sources per page.")] = 10
-    offset: Annotated[
-        int, Field(ge=0, le=MAX_OFFSET, description="`next_offset` of the previous page.")
-    ] = 0
-
-
-class CatalogExpectedIn(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    context: Annotated[
-        str | None, Field(description="Its context; default: the only context listed.")
-    ] = None
-    source_id: SourceId
-
-
-class CatalogExplainArgs(CatalogArgs):
-    expected: Annotated[CatalogExpectedIn, Field(description="The source you expected.")]
-
-
-class ExpectedIn(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
-    context: Annotated[
-        str | None, Field(description="Its context; default: the only context searched.")
-    ] = None
-    source_id: SourceId
-    paragraph: Annotated[
-        int | None, Field(ge=0, description="One paragraph; omit for the source's best one.")
-    ] = None
-
-
-class ExplainArgs(SearchArgs):
-    expected: Annotated[ExpectedIn, Field(description="The passage you expected to be found.")]
