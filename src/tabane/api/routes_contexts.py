@@ -47,7 +47,7 @@ def get_context(context: str, svc: Svc, user: User) -> ContextOut:
 def update_context(context: str, body: ContextPatch, svc: Svc, user: User) -> ContextOut:
     """Change the description or floors; only the fields sent change (`semantic_floor: null`
     clears it)."""
-    return out(ContextOut, svc.update_context(user, context, body.model_dump(exclude_unset=True)))
+    return out(ContextOut, svc.update_context(user, context, body.changes()))
 
 
 @router.post("/contexts/{context}/rename", tags=["contexts"])

@@ -36,9 +36,7 @@ def resolve(context: str, body: ResolveIn, svc: Svc, user: User) -> ResolveOut:
         user,
         context,
         body.cue,
-        limit=body.limit,
-        dice_floor=body.dice_floor,
-        semantic_floor=body.semantic_floor,
+        **body.options(),
     )
     return out(ResolveOut, result)
 
@@ -52,9 +50,7 @@ def resolve_label(context: str, body: ResolveIn, svc: Svc, user: User) -> Resolv
         context,
         body.cue,
         kind="label",
-        limit=body.limit,
-        dice_floor=body.dice_floor,
-        semantic_floor=body.semantic_floor,
+        **body.options(),
     )
     return out(ResolveOut, result)
 
@@ -87,9 +83,7 @@ def _explain(
         body.cue,
         body.expected,
         kind=check_kind(kind),
-        limit=body.limit,
-        dice_floor=body.dice_floor,
-        semantic_floor=body.semantic_floor,
+        **body.options(),
     )
 
 
@@ -111,8 +105,7 @@ def audit(context: str, body: AuditIn, svc: Svc, user: User) -> AuditOut:
     not verdicts: the same referent → choose a canonical and add an alias; genuinely different
     → record (a, 別物, b) and both spellings warn at resolve time (such pairs come back flagged
     `distinct`). `capped` says a work bound cut the search."""
-    kind = None if body.kind is None else check_kind(body.kind)
-    return out(AuditOut, svc.audit_vocabulary(user, context, kind=kind, limit=body.limit))
+    return out(AuditOut, svc.audit_vocabulary(user, context, kind=body.kind, limit=body.limit))
 
 
 @router.get("/vocabulary/audit")

@@ -19,10 +19,10 @@ from tabane.types import Principal
 from tabane.wire.base import NoArgs
 from tabane.wire.contexts import (
     ChangeGroupArgs,
+    ContextCreate,
     ContextDeletedResult,
     ContextListResult,
-    CreateContextArgs,
-    CreateGroupArgs,
+    GroupCreate,
     GroupDeletedResult,
     GroupListResult,
     NameArgs,
@@ -56,18 +56,17 @@ def get_context(svc: Tabane, user: Principal, a: NameArgs) -> ContextInfo:
 
 
 @_tool("write")
-def create_context(svc: Tabane, user: Principal, a: CreateContextArgs) -> ContextInfo:
+def create_context(svc: Tabane, user: Principal, a: ContextCreate) -> ContextInfo:
     """Create a context: a frame of meaning where one spelling names one referent ('Apple' the
     fruit and the company belong in different contexts). Check `list_contexts` first; write a
     description a later reader can choose by."""
-    return svc.create_context(user, a.name, **a.model_dump(exclude={"name"}))
+    return svc.create_context(user, a.name, **a.model_dump(exclude_unset=True, exclude={"name"}))
 
 
 @_tool("update")
 def update_context(svc: Tabane, user: Principal, a: UpdateContextArgs) -> ContextInfo:
     """Change a context's description or floors. Only the fields you pass change."""
-    changes = {k: getattr(a, k) for k in sorted(a.model_fields_set - {"name"})}
-    return svc.update_context(user, a.name, changes)
+    return svc.update_context(user, a.name, a.changes())
 
 
 @_tool("update")
@@ -97,9 +96,9 @@ def get_group(svc: Tabane, user: Principal, a: NameArgs) -> GroupInfo:
 
 
 @_tool("write")
-def create_group(svc: Tabane, user: Principal, a: CreateGroupArgs) -> GroupInfo:
+def create_group(svc: Tabane, user: Principal, a: GroupCreate) -> GroupInfo:
     """Create a group of existing contexts and child groups (a DAG at most 3 groups tall)."""
-    return svc.create_group(user, a.name, **a.model_dump(exclude={"name"}))
+    return svc.create_group(user, a.name, **a.model_dump(exclude_unset=True, exclude={"name"}))
 
 
 @_tool("update")

@@ -8,7 +8,7 @@ from tabane.graph.resolve_explain import ResolveExplanation
 from tabane.mcp.registry import tool
 from tabane.service import Tabane
 from tabane.types import Principal
-from tabane.wire.resolve import AuditArgs, ExplainResolveArgs, ResolveArgs, ResolveLabelArgs
+from tabane.wire.resolve import AuditArgs, ExplainResolveArgs, ResolveArgs
 
 
 @tool("read")
@@ -26,14 +26,12 @@ def resolve(svc: Tabane, user: Principal, a: ResolveArgs) -> Resolution:
         user,
         a.context,
         a.cue,
-        limit=a.limit,
-        dice_floor=a.dice_floor,
-        semantic_floor=a.semantic_floor,
+        **a.options(),
     )
 
 
 @tool("read")
-def resolve_label(svc: Tabane, user: Principal, a: ResolveLabelArgs) -> Resolution:
+def resolve_label(svc: Tabane, user: Principal, a: ResolveArgs) -> Resolution:
     """Resolve an edge label before coining one: label vocabularies fork silently (創業年 vs
     設立年) and a query pinned to one label then misses the other's facts. Reuse the existing
     spelling when one fits."""
@@ -41,9 +39,7 @@ def resolve_label(svc: Tabane, user: Principal, a: ResolveLabelArgs) -> Resoluti
         user,
         a.context,
         a.cue,
-        limit=a.limit,
-        dice_floor=a.dice_floor,
-        semantic_floor=a.semantic_floor,
+        **a.options(),
     )
 
 
@@ -61,9 +57,7 @@ def explain_resolve(svc: Tabane, user: Principal, a: ExplainResolveArgs) -> Reso
         a.cue,
         a.expected,
         kind=a.kind,
-        limit=a.limit,
-        dice_floor=a.dice_floor,
-        semantic_floor=a.semantic_floor,
+        **a.options(),
     )
 
 

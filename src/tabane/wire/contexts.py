@@ -18,24 +18,39 @@ from tabane.wire.base import Description, Name, Request, Response, Scopes
 class ContextPut(Request):
     """A new context's settings (`PUT /contexts/{context}`: the name is the path's)."""
 
-    description: str = ""
-    dice_floor: float = 0.3
-    semantic_floor: float | None = None
+    description: Description = ""
+    dice_floor: float = Field(
+        0.3, ge=0.0, le=1.0, description="Lexical match floor for name resolution."
+    )
+    semantic_floor: float | None = Field(
+        None, ge=-1.0, le=1.0, description="Semantic match floor; null = default."
+    )
     scopes: list[str] | None = Field(None, description="default: the caller's default scopes")
 
 
 class ContextCreate(ContextPut):
-    name: str
+    """A new context (`POST /contexts`, the `create_context` tool)."""
+
+    name: Name
 
 
 class ContextPatch(Request):
-    description: str = ""
-    dice_floor: float = 0.3
-    semantic_floor: float | None = Field(None, description="null clears it")
+    """Only the fields sent change; `semantic_floor: null` clears it."""
+
+    description: str = Field("", description="New description.")
+    dice_floor: float = Field(0.3, ge=0.0, le=1.0, description="New lexical match floor.")
+    semantic_floor: float | None = Field(None, ge=-1.0, le=1.0, description="null clears it")
+
+    def changes(self) -> dict[str, object]:
+        """The fields sent, by name: what the service changes."""
+        return {
+            k: getattr(self, k)
+            for k in sorted(self.model_fields_set & set(ContextPatch.model_fields))
+        }
 
 
 class ContextRename(Request):
-    new_name: str
+    new_name: str = Field(description="The new name.")
 
 
 class StatsOut(Response):
@@ -82,22 +97,28 @@ class ContextDeleted(BaseModel):
 class GroupPut(Request):
     """A new group's members (`PUT /groups/{group}`: the name is the path's)."""
 
-    description: str = ""
-    contexts: list[str] = []
-    groups: list[str] = []
-    scopes: list[str] | None = None
+    description: Description = ""
+    contexts: Annotated[list[str], Field(description="Member contexts.")] = []
+    groups: Annotated[
+        list[str], Field(description="Child groups (at most 3 tall, no cycles).")
+    ] = []
+    scopes: Scopes = None
 
 
 class GroupCreate(GroupPut):
-    name: str
+    """A new group (`POST /groups`, the `create_group` tool)."""
+
+    name: Name
 
 
 class GroupPatch(Request):
-    description: str | None = None
-    add_contexts: list[str] = []
-    remove_contexts: list[str] = []
-    add_groups: list[str] = []
-    remove_groups: list[str] = []
+    """A group's changes, by deltas."""
+
+    description: Annotated[str | None, Field(description="New description.")] = None
+    add_contexts: Annotated[list[str], Field(description="Contexts to add.")] = []
+    remove_contexts: Annotated[list[str], Field(description="Contexts to remove.")] = []
+    add_groups: Annotated[list[str], Field(description="Child groups to add.")] = []
+    remove_groups: Annotated[list[str], Field(description="Child groups to remove.")] = []
 
 
 class GroupOut(Response):
@@ -145,50 +166,15 @@ class NameArgs(Request):
     name: Name
 
 
-class CreateContextArgs(Request):
-    name: Name
-    description: Description = ""
-    dice_floor: Annotated[
-        float, Field(ge=0.0, le=1.0, description="Lexical match floor for name resolution.")
-    ] = 0.3
-    semantic_floor: Annotated[
-        float | None, Field(ge=-1.0, le=1.0, description="Semantic match floor; null = default.")
-    ] = None
-    scopes: Scopes = None
-
-
-class UpdateContextArgs(Request):
+class UpdateContextArgs(ContextPatch):
     """Only the fields you pass change; `semantic_floor: null` clears it."""
 
     name: Name
-    description: Annotated[str | None, Field(description="New description.")] = None
-    dice_floor: Annotated[
-        float | None, Field(ge=0.0, le=1.0, description="New lexical match floor.")
-    ] = None
-    semantic_floor: Annotated[
-        float | None, Field(ge=-1.0, le=1.0, description="New semantic floor; null clears it.")
-    ] = None
 
 
-class RenameArgs(Request):
+class RenameArgs(ContextRename):
     name: Name
-    new_name: Annotated[str, Field(description="The new name.")]
 
 
-class CreateGroupArgs(Request):
+class ChangeGroupArgs(GroupPatch):
     name: Name
-    description: Description = ""
-    contexts: Annotated[list[str], Field(description="Member contexts.")] = []
-    groups: Annotated[
-        list[str], Field(description="Child groups (at most 3 tall, no cycles).")
-    ] = []
-    scopes: Scopes = None
-
-
-class ChangeGroupArgs(Request):
-    name: Name
-    description: Annotated[str | None, Field(description="New description.")] = None
-    add_contexts: Annotated[list[str], Field(description="Contexts to add.")] = []
-    remove_contexts: Annotated[list[str], Field(description="Contexts to remove.")] = []
-    add_groups: Annotated[list[str], Field(description="Child groups to add.")] = []
-    remove_groups: Annotated[list[str], Field(description="Child groups to remove.")] = []

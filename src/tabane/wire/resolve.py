@@ -7,10 +7,11 @@ service's `Resolution`, `ResolveExplanation` and `Audit` in full.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Any
 
 from pydantic import Field
 
+from tabane.graph.vocabulary import Kind
 from tabane.wire.base import ContextArg, Request, Response
 
 
@@ -18,13 +19,24 @@ class ResolveIn(Request):
     """A resolve of a concept (or, at `resolve_label`, a label)."""
 
     cue: str = Field(description="any spelling of the name you mean (a typo or variant is fine)")
-    limit: int = Field(10, description="candidates to return per tier (1-100)")
+    limit: int = Field(10, ge=1, le=100, description="candidates to return per tier (1-100)")
     dice_floor: float | None = Field(
-        None, description="Dice floor of the fuzzy tier for this call (default: the context's)"
+        None,
+        ge=0.0,
+        le=1.0,
+        description="Dice floor of the fuzzy tier for this call (default: the context's)",
     )
     semantic_floor: float | None = Field(
-        None, description="cosine floor of the semantic tier for this call"
+        None, ge=-1.0, le=1.0, description="cosine floor of the semantic tier for this call"
     )
+
+    def options(self) -> dict[str, Any]:
+        """The keyword arguments of the service's resolve, resolve_label and explain_resolve."""
+        return {
+            "limit": self.limit,
+            "dice_floor": self.dice_floor,
+            "semantic_floor": self.semantic_floor,
+        }
 
 
 class ResolveLabelExplainIn(ResolveIn):
@@ -33,6 +45,16 @@ class ResolveLabelExplainIn(ResolveIn):
 
 class ResolveExplainIn(ResolveIn):
     expected: str = Field(description="the stored spelling you expected resolve to return")
+
+
+class ResolveArgs(ResolveIn):
+    """The `resolve` and `resolve_label` tools' arguments: a resolve in `context`."""
+
+    context: ContextArg
+
+
+class ExplainResolveArgs(ResolveArgs, ResolveExplainIn):
+    kind: Kind = Field("concept", description="explain resolve (concept) or resolve_label (label)")
 
 
 class FloorOut(Response):
@@ -107,8 +129,12 @@ class ResolveExplanationOut(Response):
 
 
 class AuditIn(Request):
-    kind: str | None = Field(None, description="concept or label; default: both")
-    limit: int = Field(100, description="twin pairs per tier (1-1000)")
+    kind: Kind | None = Field(None, description="concept or label; default: both")
+    limit: int = Field(100, ge=1, le=1000, description="twin pairs per tier (1-1000)")
+
+
+class AuditArgs(AuditIn):
+    context: ContextArg
 
 
 class TwinOut(Response):
@@ -162,41 +188,3 @@ class CalibrationOut(Response):
     lower: BandOut | None
     probes: int
     examples: list[ProbeOut] = Field(description="the weakest probes first")
-
-
-Cue = Annotated[str, Field(description="Any spelling of the name you mean; typos are fine.")]
-Limit = Annotated[int, Field(ge=1, le=100, description="Candidates to return per tier.")]
-DiceFloor = Annotated[
-    float | None,
-    Field(ge=0.0, le=1.0, description="Fuzzy (Dice) floor for this call; default the context's."),
-]
-SemanticFloor = Annotated[
-    float | None, Field(ge=-1.0, le=1.0, description="Cosine floor of the semantic tier.")
-]
-
-
-class ResolveArgs(Request):
-    context: ContextArg
-    cue: Cue
-    limit: Limit = 10
-    dice_floor: DiceFloor = None
-    semantic_floor: SemanticFloor = None
-
-
-class ResolveLabelArgs(ResolveArgs):
-    pass
-
-
-class ExplainResolveArgs(ResolveArgs):
-    expected: Annotated[str, Field(description="The stored spelling you expected to get back.")]
-    kind: Annotated[
-        Literal["concept", "label"], Field(description="Explain resolve or resolve_label.")
-    ] = "concept"
-
-
-class AuditArgs(Request):
-    context: ContextArg
-    kind: Annotated[
-        Literal["concept", "label"] | None, Field(description="Only this kind; default both.")
-    ] = None
-    limit: Annotated[int, Field(ge=1, le=1000, description="Twin pairs per tier.")] = 100
