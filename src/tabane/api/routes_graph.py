@@ -10,7 +10,6 @@ from fastapi import Response as HttpResponse
 from fastapi.responses import PlainTextResponse
 
 from tabane.api.deps import Svc, User
-from tabane.graph.claim_input import parse_claims
 from tabane.mcp.server import protocol_text
 from tabane.wire.base import ERROR_RESPONSES, out
 from tabane.wire.graph_write import (
@@ -36,8 +35,7 @@ def add_associations(context: str, body: AssociationsIn, svc: Svc, user: User) -
     one issue per problem (`associations[17].weight: not finite`) and writes nothing. The report
     lists the claim ids and the concept and label spellings the batch minted, so a caller sees at
     once when it created a new spelling instead of reusing one (resolve before you mint)."""
-    claims = parse_claims(body.associations, "associations")
-    return out(WriteReportOut, svc.add_claims(user, context, claims, scopes=body.scopes))
+    return out(WriteReportOut, svc.add_claims(user, context, body.claims(), scopes=body.scopes))
 
 
 @router.post("/associations/retract")
@@ -47,8 +45,8 @@ def retract_associations(
     """Close the live claims of each (subject, label, object) edge, optionally only one
     perspective's or one source's; weights drop, concepts and edges stay. `dry_run` counts what
     would close and closes nothing."""
-    edges = [(e.subject, e.label, e.object, e.perspective, e.source) for e in body.associations]
-    return out(CloseReportOut, svc.retract_associations(user, context, edges, dry_run=body.dry_run))
+    report = svc.retract_associations(user, context, body.edges(), dry_run=body.dry_run)
+    return out(CloseReportOut, report)
 
 
 @router.get("/aliases")

@@ -68,12 +68,7 @@ def activate(context: str, body: ActivateIn, svc: Svc, user: User) -> ActivateOu
         user,
         context,
         body.origins,
-        decay=body.decay,
-        limit=body.limit,
-        min_activation=body.min_activation,
-        labels=body.labels,
-        perspective=body.perspective,
-        **body.window(),
+        **body.options(),
     )
     return out(ActivateOut, result)
 
@@ -86,11 +81,7 @@ def explore(context: str, body: ExploreIn, svc: Svc, user: User) -> ExploreOut:
         user,
         context,
         body.origins,
-        depth=body.depth,
-        labels=body.labels,
-        limit=body.limit,
-        perspective=body.perspective,
-        **body.window(),
+        **body.options(),
     )
     return out(ExploreOut, result)
 
@@ -104,12 +95,7 @@ def paths(context: str, body: PathsIn, svc: Svc, user: User) -> PathsOut:
         context,
         body.origins,
         body.targets,
-        max_depth=body.max_depth,
-        budget=body.budget,
-        limit=body.limit,
-        labels=body.labels,
-        perspective=body.perspective,
-        **body.window(),
+        **body.options(),
     )
     return out(PathsOut, result)
 

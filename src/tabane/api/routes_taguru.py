@@ -14,8 +14,8 @@ from tabane.api.deps import Svc, User
 from tabane.wire.base import ERROR_RESPONSES, out
 from tabane.wire.contexts import ContextOut, ContextPut, GroupOut, GroupPut
 from tabane.wire.graph_read import EdgeOut
-from tabane.wire.graph_write import AliasRemoved
-from tabane.wire.taguru import AliasDelete, CueRecallIn, CueRecallOut, MatchPlan
+from tabane.wire.graph_write import AliasDelete, AliasRemoved
+from tabane.wire.taguru import CueRecallIn, CueRecallOut, MatchPlan
 
 router = APIRouter(responses=ERROR_RESPONSES)
 
@@ -43,7 +43,7 @@ def delete_alias(context: str, body: AliasDelete, svc: Svc, user: User) -> Alias
     """Retract one alias named in the body (Taguru's form of
     `DELETE /contexts/{context}/aliases/{alias}`); the canonical spelling and its edges stay."""
     removed = svc.remove_alias(user, context, body.alias, kind=body.kind)
-    return AliasRemoved(alias=body.alias, kind=body.kind, removed=removed)
+    return AliasRemoved(body.alias, body.kind, removed)
 
 
 @router.post("/contexts/{context}/recall", tags=["graph"])

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from tabane.contexts.contexts import ContextInfo
 from tabane.contexts.groups import GroupInfo
-from tabane.errors import InvalidInput, Issue
-from tabane.ingest.documents import DocumentInput, block
 from tabane.mcp.registry import tool as _tool
 from tabane.search.catalog import CatalogResult
 from tabane.search.catalog_explain import CatalogExplanation
@@ -122,24 +120,7 @@ def ingest_source(svc: Tabane, user: Principal, a: IngestArgs) -> Ingested:
     so citations are precise. Same content again -> 'unchanged', nothing rewritten; changed content
     under the same source_id -> 'replaced'. Check `list_sources` or `lookup_source` first to reuse
     the document's existing source_id."""
-    if (a.text is None) == (a.paragraphs is None):
-        raise InvalidInput(
-            "give either text or paragraphs",
-            issues=[Issue("text", "exactly one of text, paragraphs")],
-        )
-    blocks = [
-        block(p.text, p.section, p.locator.model_dump() if p.locator else None, f"paragraphs[{i}]")
-        for i, p in enumerate(a.paragraphs or ())
-    ]
-    doc = DocumentInput(
-        source_id=a.source_id,
-        data=None if a.text is None else a.text.encode(),
-        paragraphs=None if a.paragraphs is None else blocks,
-        questions=[p.questions for p in a.paragraphs or ()],
-        origin="mcp",
-        **a.model_dump(include={"format", "title", "date", "tags", "area", "state", "scopes"}),
-    )
-    r = svc.ingest(user, a.context, doc)
+    r = svc.ingest(user, a.context, a.to_document(origin="mcp"))
     return Ingested(
         r.source_id,
         r.outcome,
@@ -213,7 +194,7 @@ def explain_catalog(svc: Tabane, user: Principal, a: CatalogExplainIn) -> Catalo
     plus `expected`: context, source_id). Verdicts: not_stored (also anything you cannot see),
     context_not_searched, retracted, not_found (neither its title nor its paragraphs match),
     other_page (with offset_to_reach), served."""
-    context = a.expected_context(at="")
+    context = a.expected_context()
     return svc.explain_catalog(user, a.to_request(), context, a.expected.source_id)
 
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from tabane.graph.claim_input import parse_claims
 from tabane.graph.claims import CloseReport, WriteReport
 from tabane.mcp.registry import tool
 from tabane.service import Tabane
@@ -12,7 +11,7 @@ from tabane.wire.graph_write import (
     AddAliasArgs,
     AddAssociationsArgs,
     AliasListResult,
-    AliasRemovedResult,
+    AliasRemoved,
     AliasWrittenResult,
     ListAliasesArgs,
     RemoveAliasArgs,
@@ -35,8 +34,7 @@ def add_associations(svc: Tabane, user: Principal, a: AddAssociationsArgs) -> Wr
     returns, invariant, purpose. Weights add up: writing the same claim twice doubles it, so
     retract a source's claims (`retract_associations` with source, or `retract_source`) before
     re-ingesting it. A correction lists the claim ids it replaces in `closes`."""
-    claims = parse_claims([c.model_dump(exclude_unset=True) for c in a.associations])
-    return svc.add_claims(user, a.context, claims, scopes=a.scopes)
+    return svc.add_claims(user, a.context, a.claims(), scopes=a.scopes)
 
 
 @tool("destroy")
@@ -45,8 +43,7 @@ def retract_associations(svc: Tabane, user: Principal, a: RetractAssociationsArg
     `perspective` or attributed to one `source`: the weights drop, the concepts and edges stay
     (history is kept, nothing is overwritten). Run with dry_run=true first to see how many claims
     would close. Retract what a withdrawn or changed source claimed before writing it again."""
-    edges = [(e.subject, e.label, e.object, e.perspective, e.source) for e in a.associations]
-    return svc.retract_associations(user, a.context, edges, dry_run=a.dry_run)
+    return svc.retract_associations(user, a.context, a.edges(), dry_run=a.dry_run)
 
 
 @tool("write")
@@ -61,10 +58,10 @@ def add_alias(svc: Tabane, user: Principal, a: AddAliasArgs) -> AliasWrittenResu
 
 
 @tool("destroy")
-def remove_alias(svc: Tabane, user: Principal, a: RemoveAliasArgs) -> AliasRemovedResult:
+def remove_alias(svc: Tabane, user: Principal, a: RemoveAliasArgs) -> AliasRemoved:
     """Retract one alias; the canonical spelling and its edges stay."""
     removed = svc.remove_alias(user, a.context, a.alias, kind=a.kind)
-    return AliasRemovedResult(a.alias, a.kind, removed)
+    return AliasRemoved(a.alias, a.kind, removed)
 
 
 @tool("read")

@@ -3,8 +3,6 @@ citations. Each is a thin shell over the `Tabane` facade."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from tabane.graph.query import QueryResult
 from tabane.graph.query_cite import AssociationCitations
 from tabane.graph.query_concepts import ConceptDescription, LabelPage
@@ -12,7 +10,7 @@ from tabane.graph.walk import ActivationResult, ExploreResult
 from tabane.graph.walk_paths import PathsResult, UnreachableResult
 from tabane.mcp.registry import tool
 from tabane.service import Tabane
-from tabane.types import Principal, parse_date
+from tabane.types import Principal
 from tabane.wire.graph_read import (
     ActivateArgs,
     CiteAssociationArgs,
@@ -38,12 +36,7 @@ def query_graph(svc: Tabane, user: Principal, a: QueryGraphArgs) -> QueryResult:
     every match; pass `next` back as `after` for more. Weights drop, edges stay: an edge whose
     claims were all retracted comes last at weight 0, its attributions its closed claims (pass
     include_retracted=false for live edges only)."""
-    return svc.query(
-        user,
-        **a.model_dump(exclude={"since", "until"}),
-        since=parse_date(a.since, "since"),
-        until=parse_date(a.until, "until"),
-    )
+    return svc.query(user, contexts=a.contexts, groups=a.groups, **a.kwargs())
 
 
 @tool("read")
@@ -61,7 +54,7 @@ def activate(svc: Tabane, user: Principal, a: ActivateArgs) -> ActivationResult:
     many edges (its flow is divided by its total |weight|); reported edge weights are the real
     ones. A chain A→B→C is shown, never asserted as A→C: transitivity is your judgment. Read
     `edges` for their attributions before relying on one."""
-    return svc.activate(user, a.context, a.origins, **_walk(a, {"context", "origins"}))
+    return svc.activate(user, a.context, a.origins, **a.options())
 
 
 @tool("read")
@@ -70,7 +63,7 @@ def explore(svc: Tabane, user: Principal, a: ExploreArgs) -> ExploreResult:
     direction; a shared label never connects two edges). Hop distance is not order: membership
     edges through a procedure's hub make shortcuts, so replay steps with `query_graph` on
     next_step edges instead."""
-    return svc.explore(user, a.context, a.origins, **_walk(a, {"context", "origins"}))
+    return svc.explore(user, a.context, a.origins, **a.options())
 
 
 @tool("read")
@@ -84,7 +77,7 @@ def find_paths(svc: Tabane, user: Principal, a: FindPathsArgs) -> PathsResult:
         a.context,
         a.origins,
         a.targets,
-        **_walk(a, {"context", "origins", "targets"}),
+        **a.options(),
     )
 
 
@@ -111,9 +104,3 @@ def cite_association(svc: Tabane, user: Principal, a: CiteAssociationArgs) -> As
     return svc.association_citations(
         user, a.context, a.subject, a.label, a.object, perspective=a.perspective
     )
-
-
-def _walk(a: ActivateArgs | ExploreArgs | FindPathsArgs, exclude: set[str]) -> dict[str, Any]:
-    """The walk's keyword arguments, with since/until parsed (their issues name the argument)."""
-    out = a.model_dump(exclude=exclude | {"since", "until"})
-    return {**out, "since": parse_date(a.since, "since"), "until": parse_date(a.until, "until")}

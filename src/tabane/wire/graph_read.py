@@ -45,10 +45,11 @@ class QueryIn(Request):
     )
 
     def kwargs(self) -> dict[str, Any]:
+        """The service query's keyword arguments (but the contexts and groups read)."""
         return {
             **self.model_dump(exclude={"since", "until", "contexts", "groups"}),
-            "since": parse_date(self.since, "body.since"),
-            "until": parse_date(self.until, "body.until"),
+            "since": parse_date(self.since, "since"),
+            "until": parse_date(self.until, "until"),
         }
 
 
@@ -58,7 +59,7 @@ class CrossQueryIn(QueryIn):
 
 
 class DescribeIn(Request):
-    concept: str
+    concept: str = Field(description="The concept's spelling (an alias works too).")
 
 
 class WalkIn(Request):
@@ -68,10 +69,12 @@ class WalkIn(Request):
     since: str | None = Field(None, description="ISO 8601: weights from claims valid from it")
     until: str | None = Field(None, description="ISO 8601: weights from claims valid before it")
 
-    def window(self) -> dict[str, datetime | None]:
+    def options(self) -> dict[str, Any]:
+        """The walk's keyword arguments (but its origins and targets), dates parsed."""
         return {
-            "since": parse_date(self.since, "body.since"),
-            "until": parse_date(self.until, "body.until"),
+            **self.model_dump(exclude={"context", "origins", "targets", "since", "until"}),
+            "since": parse_date(self.since, "since"),
+            "until": parse_date(self.until, "until"),
         }
 
 
@@ -95,14 +98,14 @@ class PathsIn(WalkIn):
 
 class UnreachableIn(Request):
     origin: str = Field(description="the document's main concept")
-    limit: int = Field(100, ge=1, le=MAX_UNREACHABLE_PAGE)
+    limit: int = Field(100, ge=1, le=MAX_UNREACHABLE_PAGE, description="Concepts per page.")
     after: str | None = Field(None, description="`next` of the previous page")
 
 
 class CitationsIn(Request):
-    subject: str
-    label: str
-    object: str
+    subject: str = Field(description="The edge's subject concept.")
+    label: str = Field(description="The edge's label.")
+    object: str = Field(description="The edge's object concept.")
     perspective: str | None = Field(None, description=PERSPECTIVE)
 
 
@@ -258,100 +261,28 @@ class CitationsOut(Response):
 LABEL_PAGE = MAX_LABEL_PAGE
 
 
-Perspective = Annotated[
-    str | None,
-    Field(description="Only this partition: a holder's key, or '' for shared world facts."),
-]
-Labels = Annotated[list[str] | None, Field(description="Follow only edges with these labels.")]
-Origins = Annotated[
-    Cue, Field(description="Concept(s) to start from: resolved, canonical spellings.")
-]
-After = Annotated[str | None, Field(description="`next` of the previous page.")]
+class QueryGraphArgs(CrossQueryIn):
+    """The `query_graph` tool's arguments: the cross-context query."""
 
 
-class QueryGraphArgs(Request):
-    contexts: list[str] = Field(default_factory=list, description="Contexts to read.")
-    groups: list[str] = Field(default_factory=list, description="Groups to read (nested ones too).")
-    subject: Annotated[Cue | None, Field(description="Subject spelling(s), OR.")] = None
-    label: Annotated[Cue | None, Field(description="Label spelling(s), OR.")] = None
-    object: Annotated[Cue | None, Field(description="Object spelling(s), OR.")] = None
-    any: Annotated[
-        Cue | None,
-        Field(description="Edges touching any of these concepts as subject or object."),
-    ] = None
-    perspective: Perspective = None
-    since: Annotated[
-        str | None, Field(description="ISO 8601: weights from claims valid on or after it.")
-    ] = None
-    until: Annotated[
-        str | None, Field(description="ISO 8601: weights from claims valid before it.")
-    ] = None
-    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Edges per page.")] = 50
-    after: After = None
-    include_retracted: Annotated[
-        bool,
-        Field(description="Also edges whose claims were all retracted (weight 0, with history)."),
-    ] = True
-
-
-class DescribeArgs(Request):
+class DescribeArgs(DescribeIn):
     context: ContextArg
-    concept: Annotated[str, Field(description="The concept's spelling (an alias works too).")]
 
 
-Since = Annotated[
-    str | None, Field(description="ISO 8601: weights from claims valid on or after it.")
-]
-Until = Annotated[str | None, Field(description="ISO 8601: weights from claims valid before it.")]
-
-
-class ActivateArgs(Request):
+class ActivateArgs(ActivateIn):
     context: ContextArg
-    origins: Origins
-    decay: Annotated[float, Field(gt=0.0, le=1.0, description="Share passed on per hop.")] = 0.5
-    limit: Annotated[int, Field(ge=1, le=MAX_ACTIVATE, description="Concepts to return.")] = 20
-    min_activation: Annotated[
-        float, Field(gt=0.0, le=1.0, description="Stop spreading below this activation.")
-    ] = 1e-6
-    labels: Labels = None
-    perspective: Perspective = None
-    since: Since = None
-    until: Until = None
 
 
-class ExploreArgs(Request):
+class ExploreArgs(ExploreIn):
     context: ContextArg
-    origins: Origins
-    depth: Annotated[int, Field(ge=1, le=MAX_DEPTH, description="Hops.")] = 2
-    limit: Annotated[int, Field(ge=1, le=MAX_EXPLORE, description="Concepts to return.")] = 1000
-    labels: Labels = None
-    perspective: Perspective = None
-    since: Since = None
-    until: Until = None
 
 
-class FindPathsArgs(Request):
+class FindPathsArgs(PathsIn):
     context: ContextArg
-    origins: Origins
-    targets: Annotated[Cue, Field(description="Concept(s) a path may end at.")]
-    max_depth: Annotated[int, Field(ge=1, le=MAX_DEPTH, description="Edges per path.")] = 4
-    budget: Annotated[
-        int, Field(ge=1, le=MAX_BUDGET, description="Concepts whose edges may be read.")
-    ] = 1000
-    limit: Annotated[int, Field(ge=1, le=MAX_PATHS, description="Paths to return.")] = 10
-    labels: Labels = None
-    perspective: Perspective = None
-    since: Since = None
-    until: Until = None
 
 
-class UnreachableArgs(Request):
+class UnreachableArgs(UnreachableIn):
     context: ContextArg
-    origin: Annotated[str, Field(description="The document's main concept.")]
-    limit: Annotated[
-        int, Field(ge=1, le=MAX_UNREACHABLE_PAGE, description="Concepts per page.")
-    ] = 100
-    after: After = None
 
 
 class ListLabelsArgs(Request):
@@ -360,12 +291,8 @@ class ListLabelsArgs(Request):
         str | None, Field(description="Only labels starting with this (case-insensitive).")
     ] = None
     limit: Annotated[int, Field(ge=1, le=MAX_LABEL_PAGE, description="Labels per page.")] = 100
-    after: After = None
+    after: str | None = Field(None, description="`next` of the previous page")
 
 
-class CiteAssociationArgs(Request):
+class CiteAssociationArgs(CitationsIn):
     context: ContextArg
-    subject: Annotated[str, Field(description="The edge's subject concept.")]
-    label: Annotated[str, Field(description="The edge's label.")]
-    object: Annotated[str, Field(description="The edge's object concept.")]
-    perspective: Perspective = None

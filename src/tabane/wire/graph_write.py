@@ -11,11 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
-from tabane.graph.claim_input import MAX_BATCH, MAX_STATEMENT, MAX_WEIGHT
+from tabane.graph.claim_input import (
+    MAX_BATCH,
+    MAX_STATEMENT,
+    MAX_WEIGHT,
+    ClaimInput,
+    parse_claims,
+)
 from tabane.graph.vocabulary import MAX_SPELLING, AliasInfo
-from tabane.wire.base import ContextArg, Request, Response, Scopes
+from tabane.wire.base import ContextArg, Request, Response
 
 Kind = Literal["concept", "label"]
 
@@ -64,6 +70,11 @@ class AssociationsIn(Request):
         None, description="scopes the claims are stored under (default: the context's)"
     )
 
+    def claims(self) -> list[ClaimInput]:
+        """The batch, checked item by item by the service's one parser (nothing is written
+        when any item has a problem)."""
+        return parse_claims(self.associations, "associations")
+
 
 class WriteReportOut(Response):
     claims: list[int] = Field(description="the new claim ids, in input order")
@@ -77,9 +88,9 @@ class WriteReportOut(Response):
 
 
 class EdgeIn(Request):
-    subject: str
-    label: str
-    object: str
+    subject: str = Field(description="An exact spelling (resolve it first).")
+    label: str = Field(description="An exact spelling (resolve it first).")
+    object: str = Field(description="An exact spelling (resolve it first).")
     perspective: str | None = Field(None, description="only this partition ('' = world)")
     source: str | None = Field(None, description="only claims attributed to this source")
 
@@ -89,6 +100,9 @@ class RetractAssociationsIn(Request):
         min_length=1, max_length=MAX_BATCH, description="edges whose live claims to close"
     )
     dry_run: bool = Field(False, description="count what would close, close nothing")
+
+    def edges(self) -> list[tuple[str, str, str, str | None, str | None]]:
+        return [(e.subject, e.label, e.object, e.perspective, e.source) for e in self.associations]
 
 
 class CloseReportOut(Response):
@@ -119,10 +133,18 @@ class AliasList(BaseModel):
     aliases: list[AliasOut]
 
 
-class AliasRemoved(BaseModel):
+class AliasDelete(Request):
+    """`DELETE /contexts/{context}/aliases` with the alias in the body (Taguru's form)."""
+
+    alias: str = Field(description="the entry-only spelling to retract")
+    kind: Kind = Field("concept", description="`concept` or `label`")
+
+
+@dataclass(frozen=True)
+class AliasRemoved:
     alias: str
     kind: str
-    removed: int = Field(description="alias rows retracted (one per scope set)")
+    removed: Annotated[int, Field(description="alias rows retracted (one per scope set)")]
 
 
 # -- results ------------------------------------------------------------------------------------
@@ -135,111 +157,27 @@ class AliasWrittenResult:
 
 
 @dataclass(frozen=True)
-class AliasRemovedResult:
-    alias: str
-    kind: str
-    removed: int
-
-
-@dataclass(frozen=True)
 class AliasListResult:
     aliases: list[AliasInfo]
 
 
-# -- arguments --------------------------------------------------------------------------------
-
-Spelling = Annotated[StrictStr, Field(description="An exact spelling (resolve it first).")]
-KindArg = Annotated[Literal["concept", "label"], Field(description="Concept or label spelling.")]
+# -- tool arguments: the bodies above with the path's context ----------------------------------
 
 
-class ClaimArg(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
-    subject: Annotated[StrictStr, Field(description="Concept spelling: reuse what resolve found.")]
-    label: Annotated[
-        StrictStr, Field(description="Edge label from a small vocabulary (list_labels).")
-    ]
-    object: Annotated[StrictStr, Field(description="Concept spelling: reuse what resolve found.")]
-    weight: Annotated[
-        float,
-        Field(
-            strict=True,  # an integer is a number; "1" and true are not
-            description="Finite, |weight| <= 1e6; negative means 'not' (does not cause).",
-        ),
-    ]
-    statement: Annotated[
-        StrictStr | None, Field(description="The sentence the claim was read from.")
-    ] = None
-    source: Annotated[
-        StrictStr | None, Field(description="source_id it is attributed to: attribute every edge.")
-    ] = None
-    paragraph: Annotated[
-        StrictInt | None, Field(ge=0, description="Paragraph index within source (lookup_source).")
-    ] = None
-    author: Annotated[StrictStr | None, Field(description="Who holds it; default: you.")] = None
-    role: Annotated[StrictStr | None, Field(description="The author's role.")] = None
-    kind: Annotated[
-        Literal["world", "experience", "observation", "opinion", "preference"],
-        Field(description="Epistemic kind; personal kinds get one partition per author."),
-    ] = "world"
-    perspective: Annotated[
-        StrictStr | None, Field(description="Partition key of a personal kind; default: author.")
-    ] = None
-    valid_from: Annotated[
-        StrictStr | None, Field(description="ISO 8601: when it starts to hold.")
-    ] = None
-    valid_until: Annotated[StrictStr | None, Field(description="ISO 8601: when it stops.")] = None
-    closes: Annotated[
-        list[StrictInt], Field(description="Ids of earlier claims this one corrects.")
-    ] = []
-
-
-class AddAssociationsArgs(Request):
+class AddAssociationsArgs(AssociationsIn):
     context: ContextArg
-    associations: Annotated[
-        list[ClaimArg],
-        Field(
-            min_length=1,
-            max_length=MAX_BATCH,
-            description=f"Up to {MAX_BATCH} claims, written all or nothing.",
-        ),
-    ]
-    scopes: Scopes = None
 
 
-class EdgeArg(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
-    subject: Spelling
-    label: Spelling
-    object: Spelling
-    perspective: Annotated[
-        StrictStr | None, Field(description="Only this partition ('' = world claims).")
-    ] = None
-    source: Annotated[
-        StrictStr | None, Field(description="Only claims attributed to this source_id.")
-    ] = None
-
-
-class RetractAssociationsArgs(Request):
+class RetractAssociationsArgs(RetractAssociationsIn):
     context: ContextArg
-    associations: Annotated[
-        list[EdgeArg],
-        Field(min_length=1, max_length=MAX_BATCH, description="The edges whose claims to close."),
-    ]
-    dry_run: Annotated[bool, Field(description="Only count what would close.")] = False
 
 
-class AddAliasArgs(Request):
+class AddAliasArgs(AliasIn):
     context: ContextArg
-    alias: Annotated[StrictStr, Field(description="The new entry-only spelling.")]
-    target: Annotated[StrictStr, Field(description="The existing canonical spelling.")]
-    kind: KindArg = "concept"
-    scopes: Scopes = None
 
 
-class RemoveAliasArgs(Request):
+class RemoveAliasArgs(AliasDelete):
     context: ContextArg
-    alias: Annotated[StrictStr, Field(description="The alias to retract.")]
-    kind: KindArg = "concept"
 
 
 class ListAliasesArgs(Request):

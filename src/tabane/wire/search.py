@@ -42,10 +42,10 @@ class SearchIn(Request):
     )
 
     def to_request(
-        self, contexts: tuple[str, ...] = (), groups: tuple[str, ...] = (), at: str = "body."
+        self, contexts: tuple[str, ...] = (), groups: tuple[str, ...] = ()
     ) -> SearchRequest:
-        """The service's request; `at` prefixes the paths of a date's issue (`body.since`
-        over HTTP, `since` for a tool)."""
+        """The service's request (an issue's path names the field; HTTP places it under
+        `body.`)."""
         return SearchRequest(
             query=self.query,
             contexts=contexts,
@@ -53,8 +53,8 @@ class SearchIn(Request):
             limit=self.limit,
             after=self.after,
             tags=None if self.tags is None else tuple(self.tags),
-            since=parse_date(self.since, f"{at}since"),
-            until=parse_date(self.until, f"{at}until"),
+            since=parse_date(self.since, "since"),
+            until=parse_date(self.until, "until"),
             semantic_floor=self.semantic_floor,
         )
 
@@ -85,8 +85,9 @@ class CrossExplainIn(CrossSearchIn):
     expected: Expected = Field(description="the passage you expected to be found")
 
     def expected_context(self) -> str:
-        path = "body.expected.context"
-        return expected_context(self.expected.context, self.contexts, self.groups, path)
+        return expected_context(
+            self.expected.context, self.contexts, self.groups, "expected.context"
+        )
 
 
 class SearchArgs(CrossSearchIn):
@@ -103,7 +104,7 @@ class SearchArgs(CrossSearchIn):
         return tuple(dict.fromkeys(named))
 
     def scoped(self) -> SearchRequest:
-        return self.to_request(self.searched(), tuple(self.groups), at="")
+        return self.to_request(self.searched(), tuple(self.groups))
 
 
 class ExplainArgs(SearchArgs, CrossExplainIn):
@@ -279,9 +280,10 @@ class CatalogExpected(Request):
 class CatalogExplainIn(CatalogIn):
     expected: CatalogExpected = Field(description="the source you expected")
 
-    def expected_context(self, at: str = "body.") -> str:
-        path = f"{at}expected.context"
-        return expected_context(self.expected.context, self.contexts, self.groups, path)
+    def expected_context(self) -> str:
+        return expected_context(
+            self.expected.context, self.contexts, self.groups, "expected.context"
+        )
 
 
 class CatalogExplanationOut(Response):

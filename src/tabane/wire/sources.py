@@ -6,13 +6,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, Field
 
 from tabane.errors import InvalidInput, Issue
 from tabane.ingest.documents import DocumentInput, block
 from tabane.sources.read import MAX_PAGE, ParagraphView, SourceInfo
 from tabane.types import SOURCE_STATES
-from tabane.wire.base import ContextArg, IssueOut, Request, Response, Scopes, SourceId
+from tabane.wire.base import ContextArg, IssueOut, Request, Response, SourceId
 
 # -- sources ------------------------------------------------------------------------------------
 
@@ -20,7 +20,7 @@ LocatorKind = Literal["page", "line_range", "slide", "sheet", "table"]
 
 
 class LocatorModel(Request):
-    kind: LocatorKind = "line_range"
+    kind: LocatorKind = Field("line_range", description="What start counts.")
     start: int = Field(ge=1, description="1-based page number or first line")
     end: int | None = Field(None, ge=1, description="inclusive last line; null for one page")
 
@@ -33,22 +33,28 @@ class LocatorOut(Response):
 
 
 class ParagraphIn(Request):
-    text: str
+    text: str = Field(min_length=1, pattern=r"\S", description="The paragraph's text.")
     section: list[str] = Field([], description="heading path, outermost first")
-    locator: LocatorModel | None = None
+    locator: LocatorModel | None = Field(None, description="Where it sits in the original.")
     questions: list[str] = Field([], description="questions this paragraph answers (doc2query)")
 
 
 class IngestIn(Request):
+    """A document to store in the context in the path (`POST /contexts/{context}/sources`)."""
+
     document_fields: ClassVar[frozenset[str]] = frozenset({"text"})
 
-    source_id: str
+    source_id: SourceId
     text: str | None = Field(None, description="the document itself (UTF-8), parsed by format")
-    paragraphs: list[ParagraphIn] | None = None
-    format: str | None = None
-    title: str | None = None
+    paragraphs: list[ParagraphIn] | None = Field(
+        None, description="The document split by you, in order."
+    )
+    format: str | None = Field(
+        None, description="Format of `text`; default: guessed from source_id's extension."
+    )
+    title: str | None = Field(None, description="Default: the first heading or file name.")
     date: str | None = Field(None, description="ISO 8601 date or date-time")
-    tags: list[str] | None = None
+    tags: list[str] | None = Field(None, description="Labels to filter by later.")
     area: str | None = Field(None, description="default: the front matter's `area`, if any")
     state: str | None = Field(
         None,
@@ -57,33 +63,29 @@ class IngestIn(Request):
     )
     scopes: list[str] | None = Field(None, description="default: the context's scopes")
 
-    def to_document(self) -> DocumentInput:
-        """The service's input; exactly one of `text` and `paragraphs` must be given."""
+    def to_document(self, origin: str | None = None) -> DocumentInput:
+        """The service's input; exactly one of `text` and `paragraphs` must be given. `origin`
+        names the entrance a tool's ingest came through (`mcp`)."""
         if (self.text is None) == (self.paragraphs is None):
             raise InvalidInput(
                 "give exactly one of text and paragraphs",
-                issues=[Issue("body.text", "give text or paragraphs, not both or neither")],
+                issues=[Issue("text", "give text or paragraphs, not both or neither")],
             )
         blocks = None
         if self.paragraphs is not None:
             for i, p in enumerate(self.paragraphs):
-                if not p.text.strip():
-                    raise InvalidInput(
-                        "a paragraph is empty",
-                        issues=[Issue(f"body.paragraphs[{i}].text", "empty")],
-                    )
                 loc = p.locator
                 if loc is not None and loc.end is not None and loc.end < loc.start:
                     raise InvalidInput(
                         "a locator ends before it starts",
-                        issues=[Issue(f"body.paragraphs[{i}].locator.end", "less than start")],
+                        issues=[Issue(f"paragraphs[{i}].locator.end", "less than start")],
                     )
             blocks = [
                 block(
                     p.text,
                     p.section,
                     p.locator.model_dump() if p.locator else None,
-                    path=f"body.paragraphs[{i}]",
+                    path=f"paragraphs[{i}]",
                 )
                 for i, p in enumerate(self.paragraphs)
             ]
@@ -100,6 +102,7 @@ class IngestIn(Request):
             state=self.state,
             scopes=self.scopes,
             questions=tuple(tuple(p.questions) for p in self.paragraphs or ()),
+            origin=origin,
         )
 
 
@@ -155,9 +158,9 @@ class SourcePageOut(Response):
 
 
 class LookupIn(Request):
-    source_id: str
-    offset: int = Field(0, ge=0)
-    limit: int = Field(500, ge=1, le=500)
+    source_id: SourceId
+    offset: int = Field(0, ge=0, description="First paragraph index to return.")
+    limit: int = Field(MAX_PAGE, ge=1, le=MAX_PAGE, description="Paragraphs to return.")
 
 
 class ParagraphOut(Response):
@@ -174,8 +177,8 @@ class LookupOut(BaseModel):
 
 
 class RetractIn(Request):
-    source_id: str
-    dry_run: bool = False
+    source_id: SourceId
+    dry_run: bool = Field(False, description="Only report what would be removed.")
 
 
 class RetractOut(Response):
@@ -189,8 +192,8 @@ class RetractOut(Response):
 
 
 class CiteIn(Request):
-    source_id: str
-    paragraph: int
+    source_id: SourceId
+    paragraph: int = Field(ge=0, description="The paragraph's index (from lookup).")
 
 
 class CitationOut(Response):
@@ -224,56 +227,10 @@ class SourceLookup:
     paragraphs: list[ParagraphView]
 
 
-class LocatorIn(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
-    kind: Annotated[
-        Literal["page", "line_range", "slide", "sheet", "table"],
-        Field(description="What start counts."),
-    ] = "line_range"
-    start: Annotated[int, Field(ge=1, description="1-based page, first line, slide, ...")]
-    end: Annotated[int | None, Field(ge=1, description="Last line (inclusive), if a range.")] = None
+class IngestArgs(IngestIn):
+    """The `ingest_source` tool's arguments: an ingest into `context`."""
 
-    @model_validator(mode="after")
-    def _ordered(self) -> LocatorIn:
-        if self.end is not None and self.end < self.start:
-            raise ValueError("end is before start")
-        return self
-
-
-class ParagraphArg(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
-    text: Annotated[str, Field(min_length=1, pattern=r"\S", description="The paragraph's text.")]
-    section: Annotated[
-        list[str], Field(description="Heading path, outermost first, e.g. ['Guide', 'Install'].")
-    ] = []
-    locator: Annotated[LocatorIn | None, Field(description="Where it sits in the original.")] = None
-    questions: Annotated[list[str], Field(description="Questions this paragraph answers.")] = []
-
-
-class IngestArgs(Request):
     context: ContextArg
-    source_id: SourceId
-    text: Annotated[
-        str | None, Field(description="The whole document (give this OR paragraphs).")
-    ] = None
-    paragraphs: Annotated[
-        list[ParagraphArg] | None, Field(description="The document split by you, in order.")
-    ] = None
-    format: Annotated[
-        Literal["markdown", "html", "text", "man"] | None,
-        Field(description="Format of `text`; default: guessed from source_id's extension."),
-    ] = None
-    title: Annotated[str | None, Field(description="Default: the first heading or file name.")] = (
-        None
-    )
-    date: Annotated[str | None, Field(description="ISO 8601 date of the content.")] = None
-    tags: Annotated[list[str] | None, Field(description="Labels to filter by later.")] = None
-    area: Annotated[str | None, Field(description="Area of responsibility it belongs to.")] = None
-    state: Annotated[
-        Literal[SOURCE_STATES] | None,  # type: ignore[valid-type]
-        Field(description="Project state (default: none; only active or waiting is a project)."),
-    ] = None
-    scopes: Scopes = None
 
 
 class ListSourcesArgs(Request):
@@ -287,19 +244,16 @@ class ListSourcesArgs(Request):
     ] = None
 
 
-class SourceArgs(Request):
+class LookupArgs(LookupIn):
+    """The `lookup_source` tool's arguments: a tool reads a smaller window by default."""
+
     context: ContextArg
-    source_id: SourceId
+    limit: int = Field(100, ge=1, le=MAX_PAGE, description="Paragraphs to return.")
 
 
-class LookupArgs(SourceArgs):
-    offset: Annotated[int, Field(ge=0, description="First paragraph index to return.")] = 0
-    limit: Annotated[int, Field(ge=1, le=MAX_PAGE, description="Paragraphs to return.")] = 100
+class RetractArgs(RetractIn):
+    context: ContextArg
 
 
-class RetractArgs(SourceArgs):
-    dry_run: Annotated[bool, Field(description="Only report what would be removed.")] = False
-
-
-class CiteArgs(SourceArgs):
-    paragraph: Annotated[int, Field(ge=0, description="The paragraph's index (from lookup).")]
+class CiteArgs(CiteIn):
+    context: ContextArg

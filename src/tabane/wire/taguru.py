@@ -6,16 +6,8 @@ from __future__ import annotations
 from pydantic import Field
 
 from tabane.graph.query import DEFAULT_LIMIT, MAX_LIMIT
-from tabane.graph.vocabulary import Kind
 from tabane.wire.base import Request, Response
 from tabane.wire.graph_read import EdgeOut
-
-
-class AliasDelete(Request):
-    """`DELETE /contexts/{context}/aliases` with the alias in the body (Taguru's form)."""
-
-    alias: str = Field(description="the entry-only spelling to retract")
-    kind: Kind = Field("concept", description="`concept` or `label`")
 
 
 class CueRecallIn(Request):
