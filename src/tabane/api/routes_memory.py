@@ -10,7 +10,6 @@ from fastapi import APIRouter, Query
 
 from tabane.api.deps import Svc, User
 from tabane.memory.sessions import check_session_name
-from tabane.types import parse_date
 from tabane.wire.base import ERROR_RESPONSES, out
 from tabane.wire.memory import (
     MemoryIn,
@@ -59,15 +58,7 @@ def memories(
 def add_turn(session: str, body: TurnIn, svc: Svc, user: User) -> TurnOut:
     """Append a turn to one of your sessions (opened on first use): the working memory recall
     reads. Another user's session of the same name is theirs, not yours."""
-    turn = svc.add_turn(
-        user,
-        session,
-        body.text,
-        speaker=body.speaker,
-        role=body.role,
-        at=parse_date(body.at, "body.at"),
-        scopes=body.scopes,
-    )
+    turn = svc.add_turn(user, session, body.text, **body.options())
     return out(TurnOut, turn)
 
 

@@ -182,15 +182,11 @@ def contexts_update(
     semantic_floor: Annotated[float | None, Opt()] = None,
 ) -> None:
     """Change description or floors.  Example: tabane contexts update notes --dice-floor 0.4"""
-    changes = {
-        k: v
-        for k, v in (
-            ("description", description),
-            ("dice_floor", dice_floor),
-            ("semantic_floor", semantic_floor),
-        )
-        if v is not None
-    }
+    from tabane.wire.base import built
+    from tabane.wire.contexts import ContextPatch
+
+    floors = {"dice_floor": dice_floor, "semantic_floor": semantic_floor}
+    changes = built(ContextPatch, description=description, **floors).changes()
     with service() as (svc, user):
         emit(svc.update_context(user, name, changes))
 

@@ -56,21 +56,23 @@ def recall(
     prints the rendered bundle. --explain SOURCE_ID (or --explain-claim ID) prints why that
     item is or is not served instead, as JSON.
     Example: tabane recall "how deep can groups nest?" -c tabane-demo --trace"""
-    from tabane.recall.plan import RecallRequest
+    from tabane.wire.base import built
+    from tabane.wire.recall import RecallIn
 
     contexts = tuple(context or ())
-    request = RecallRequest(
-        question=question,
-        contexts=contexts,
-        groups=tuple(group or ()),
-        budget=budget,
-        session=session,
-        speaker=speaker,
-        preset=preset,
-        force=force,
-        semantic_floor=floor,
-    )
     with named_as(OPTIONS):
+        request = built(
+            RecallIn,
+            question=question,
+            contexts=contexts,
+            groups=group,
+            budget=budget,
+            session=session,
+            speaker=speaker,
+            preset=preset,
+            force=force,
+            semantic_floor=floor,
+        ).to_request()
         expected = _expected(contexts, group, explain, paragraph, explain_context, explain_claim)
         with service() as (svc, user):
             if expected is not None:

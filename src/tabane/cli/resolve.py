@@ -55,33 +55,17 @@ def resolve(
     """Resolve a cue to stored spellings (lexical and semantic tiers, with glosses), or with
     --explain say why an expected spelling is or is not among them.
     Example: tabane resolve notes 東京 --explain 東京都"""
+    from tabane.wire.base import built
+    from tabane.wire.resolve import ResolveIn
+
     kind: Kind = "label" if label else "concept"
+    floors = {"dice_floor": dice_floor, "semantic_floor": semantic_floor}
+    options = built(ResolveIn, cue=cue, limit=limit, **floors).options()
     with service() as (svc, user):
         if explain is not None:
-            emit(
-                svc.explain_resolve(
-                    user,
-                    context,
-                    cue,
-                    explain,
-                    kind=kind,
-                    limit=limit,
-                    dice_floor=dice_floor,
-                    semantic_floor=semantic_floor,
-                )
-            )
+            emit(svc.explain_resolve(user, context, cue, explain, kind=kind, **options))
             return
-        emit(
-            svc.resolve(
-                user,
-                context,
-                cue,
-                kind=kind,
-                limit=limit,
-                dice_floor=dice_floor,
-                semantic_floor=semantic_floor,
-            )
-        )
+        emit(svc.resolve(user, context, cue, kind=kind, **options))
 
 
 @resolve_app.command("calibrate")

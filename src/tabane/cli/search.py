@@ -41,21 +41,24 @@ def search(
 ) -> None:
     """Search paragraphs; prints the hits and the plan (which lanes ran, or why not).
     Example: tabane search "the kettle switches off when the water boils" -c notes"""
-    from tabane.search.plan import SearchRequest
-    from tabane.types import expected_context, parse_date
+    from tabane.types import expected_context
+    from tabane.wire.base import built
+    from tabane.wire.search import CrossSearchIn
 
     contexts, groups = tuple(context or ()), tuple(group or ())
-    request = SearchRequest(
-        query=query,
-        contexts=contexts,
-        groups=groups,
-        limit=limit,
-        after=after,
-        tags=tuple(tag) if tag else None,
-        since=parse_date(since, "--since"),
-        until=parse_date(until, "--until"),
-        semantic_floor=floor,
-    )
+    with named_as({"since": "--since", "until": "--until", "tags": "--tag"}):
+        request = built(
+            CrossSearchIn,
+            query=query,
+            contexts=contexts,
+            groups=groups,
+            limit=limit,
+            after=after,
+            tags=tag or None,
+            since=since,
+            until=until,
+            semantic_floor=floor,
+        ).scoped()
     if explain is None and (paragraph is not None or explain_context is not None):
         raise InvalidInput(
             "--paragraph and --explain-context go with --explain",
@@ -95,12 +98,14 @@ def catalog(
     each once with title, area, state, date and a snippet; '*' or 'all' lists every source.
     --explain SOURCE_ID says why that source is or is not listed instead.
     Example: tabane catalog "asyncio" -c python-docs"""
-    from tabane.search.catalog import CatalogRequest
     from tabane.types import expected_context
+    from tabane.wire.base import built
+    from tabane.wire.search import CatalogIn
 
     contexts, groups = tuple(context or ()), tuple(group or ())
-    request = CatalogRequest(query, contexts, groups, limit, offset)
     with named_as({"contexts": "--context", "groups": "--group"}), service() as (svc, user):
+        fields = {"contexts": contexts, "groups": groups, "limit": limit, "offset": offset}
+        request = built(CatalogIn, query=query, **fields).to_request()
         if explain is None:
             emit(svc.search_catalog(user, request))
             return

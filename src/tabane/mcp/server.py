@@ -38,7 +38,6 @@ from tabane.errors import (
     BadRequest,
     BodyTooLarge,
     Forbidden,
-    InvalidInput,
     Issue,
     MethodNotAllowed,
     TabaneError,
@@ -46,8 +45,8 @@ from tabane.errors import (
 from tabane.mcp import catalog, registry
 from tabane.mcp.stdio_guard import claimed_stdio, refusal, unparsed_reply
 from tabane.service import Tabane
-from tabane.types import Principal, issue_path, to_plain
-from tabane.wire.base import parse_json_strings
+from tabane.types import Principal, to_plain
+from tabane.wire.base import invalid_input, parse_json_strings
 
 logger = logging.getLogger(__name__)
 
@@ -79,7 +78,7 @@ def build_server(svc: Tabane, principal: PrincipalFn) -> Server[Any]:
         try:
             args = spec.args.model_validate(parse_json_strings(spec.args, params.arguments or {}))
         except ValidationError as exc:
-            return error_result(invalid_arguments(spec.name, exc))
+            return error_result(invalid_input(f"invalid arguments for {spec.name}", exc))
         try:
             value = await anyio.to_thread.run_sync(lambda: spec.run(svc, principal(), args))
         except TabaneError as exc:
@@ -115,15 +114,6 @@ def _tool(spec: registry.ToolSpec) -> mt.Tool:
             open_world_hint=False,
         ),
     )
-
-
-def invalid_arguments(tool: str, exc: ValidationError) -> InvalidInput:
-    """Arguments that do not fit the tool's schema, one issue per problem (`paragraphs[0].text`)."""
-    issues = [
-        Issue(issue_path(e["loc"], (e.get("ctx") or {}).get("at", "")) or "arguments", e["msg"])
-        for e in exc.errors()
-    ]
-    return InvalidInput(f"invalid arguments for {tool}", issues=issues)
 
 
 def named_as_argument(spec: registry.ToolSpec, exc: TabaneError) -> TabaneError:

@@ -4,20 +4,18 @@ an identity: every call acts as the authenticated user."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from tabane.mcp.registry import tool
 from tabane.memory.memories import MemoryPage
 from tabane.memory.sessions import Turn, check_session_name
 from tabane.service import Tabane
-from tabane.types import Principal, parse_date
+from tabane.types import Principal
 from tabane.wire.base import NoArgs
 from tabane.wire.base import Request as Request
 from tabane.wire.memory import (
     AddTurnArgs,
     MemoriesArgs,
-    RememberArgs,
-    Remembered,
+    MemoryIn,
+    MemoryWritten,
     SessionArgs,
     SessionDeleted,
     SessionList,
@@ -27,20 +25,15 @@ from tabane.wire.memory import (
 
 
 @tool("write")
-def remember(svc: Tabane, user: Principal, a: RememberArgs) -> Remembered:
+def remember(svc: Tabane, user: Principal, a: MemoryIn) -> MemoryWritten:
     """Remember something a person said or you observed, as a note with its speaker's
     perspective: `opinion`, `preference`, `experience` and `observation` notes are kept apart per
     speaker, so two people can disagree without overwriting each other; `world` is for shared
     facts. Add a triple (resolve its names first) when the note has a skeleton. When a value
     changes (a move, a new job), write the new note with `closes` naming the old one: the old
     note stays as history, no longer current."""
-    fields: dict[str, Any] = a.model_dump(
-        exclude={"context", "speaker", "scopes"}, exclude_none=True
-    )
-    if not fields.get("closes"):
-        fields.pop("closes", None)
-    claim = svc.remember(user, a.context, fields, speaker=a.speaker, scopes=a.scopes)
-    return Remembered(claim)
+    claim = svc.remember(user, a.context, a.fields(), speaker=a.speaker, scopes=a.scopes)
+    return MemoryWritten(claim)
 
 
 @tool("write")
@@ -48,15 +41,7 @@ def add_turn(svc: Tabane, user: Principal, a: AddTurnArgs) -> Turn:
     """Append one message to one of your sessions (working memory): who said it, their role,
     what, and when (not in the future). Sessions are yours alone unless you open one with
     other `scopes`."""
-    return svc.add_turn(
-        user,
-        a.session,
-        a.text,
-        speaker=a.speaker,
-        role=a.role,
-        at=parse_date(a.at, "at"),
-        scopes=a.scopes,
-    )
+    return svc.add_turn(user, a.session, a.text, **a.options())
 
 
 @tool("read")

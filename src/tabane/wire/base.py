@@ -14,9 +14,17 @@ import contextlib
 import json
 from typing import Annotated, Any, ClassVar, Literal, TypeVar, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
-from tabane.types import storable_text
+from tabane.errors import InvalidInput, Issue
+from tabane.types import issue_path, storable_text
 
 
 class Request(BaseModel):
@@ -101,6 +109,30 @@ ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
 
 class NoArgs(Request):
     """A tool that takes no arguments."""
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def invalid_input(message: str, exc: ValidationError) -> InvalidInput:
+    """A request that does not fit its model, one issue per problem at the field's path
+    (`paragraphs[0].text`, `contexts[1]`): how a tool's arguments and a command's options are
+    refused (HTTP names the same problems under `body.`)."""
+    issues = [
+        Issue(issue_path(e["loc"], (e.get("ctx") or {}).get("at", "")) or "arguments", e["msg"])
+        for e in exc.errors()
+    ]
+    return InvalidInput(message, issues=issues)
+
+
+def built(model: type[M], **fields: Any) -> M:
+    """A request built from a command's options: the fields given (None: left to the model's
+    default; a tuple as the JSON list it stands for), checked as an HTTP body is."""
+    given = {k: list(v) if isinstance(v, tuple) else v for k, v in fields.items() if v is not None}
+    try:
+        return model.model_validate(given)
+    except ValidationError as exc:
+        raise invalid_input("invalid options", exc) from None
 
 
 def parse_json_strings(model: type[BaseModel], data: Any) -> Any:

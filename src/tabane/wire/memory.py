@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import Field
 
 from tabane.memory.sessions import SessionInfo, Turn
+from tabane.types import parse_date
 from tabane.wire.base import ContextArg, Request, Response, Scopes
 
 
@@ -22,25 +23,29 @@ class MemoryIn(Request):
     )
     speaker: str | None = Field(None, description="who said it (default: you)")
     kind: str = Field("observation", description="world, experience, observation, opinion, …")
-    role: str | None = None
+    role: str | None = Field(None, description="The speaker's role, as you name it.")
     perspective: str | None = Field(None, description="partition key (default: the speaker)")
     subject: str | None = Field(None, description="optional triple: subject")
     label: str | None = Field(None, description="optional triple: label")
     object: str | None = Field(None, description="optional triple: object")
     weight: float | None = Field(None, description="the triple's weight; negative means 'not'")
     source: str | None = Field(None, description="source_id it is attributed to")
-    paragraph: int | None = None
+    paragraph: int | None = Field(None, description="The source's paragraph it is attributed to.")
     valid_from: str | None = Field(None, description="ISO 8601: when it starts to hold")
     valid_until: str | None = Field(None, description="ISO 8601: when it stops holding")
     closes: list[int] = Field(default_factory=list, description="earlier notes this corrects")
-    scopes: list[str] | None = None
+    scopes: Scopes = None
 
     def fields(self) -> dict[str, Any]:
+        """The note's fields as the service's remember takes them (the ones given)."""
         raw = self.model_dump(exclude={"context", "speaker", "scopes"}, exclude_none=True)
         return {k: v for k, v in raw.items() if v != []}
 
 
-class MemoryWritten(Response):
+@dataclass(frozen=True)
+class MemoryWritten:
+    """A remembered note's claim id (`POST /memories`, the `remember` tool)."""
+
     id: int
 
 
@@ -71,7 +76,7 @@ class MemoryPageOut(Response):
 
 
 class TurnIn(Request):
-    text: str
+    text: str = Field(description="What was said.")
     speaker: str | None = Field(None, description="who said it (default: you)")
     role: str = Field("user", description="user, assistant, system or tool")
     at: str | None = Field(None, description="ISO 8601: when it was said (default: now)")
@@ -80,6 +85,15 @@ class TurnIn(Request):
         description="a new session's scopes (default: yours); an existing session keeps its "
         "own, and other scopes are refused",
     )
+
+    def options(self) -> dict[str, Any]:
+        """The service's add_turn keyword arguments (the date parsed)."""
+        return {
+            "speaker": self.speaker,
+            "role": self.role,
+            "at": parse_date(self.at, "at"),
+            "scopes": self.scopes,
+        }
 
 
 class TurnOut(Response):
@@ -107,62 +121,11 @@ class SessionsOut(Response):
     sessions: list[SessionOut]
 
 
-Speaker = Annotated[
-    str | None, Field(description="Who said it, as the conversation names them; default: you.")
-]
 SessionName = Annotated[str, Field(description="Your session's name (opened on first use).")]
 
 
-class RememberArgs(Request):
-    context: ContextArg
-    text: Annotated[str, Field(description="The note, in the speaker's own words.")]
-    in_reply_to: Annotated[
-        str | None,
-        Field(description="What it answers (the turn before it): found by that topic too."),
-    ] = None
-    speaker: Speaker = None
-    kind: Annotated[
-        Literal["world", "experience", "observation", "opinion", "preference"],
-        Field(description="world facts share one partition; the others are the speaker's own."),
-    ] = "observation"
-    subject: Annotated[str | None, Field(description="Optional triple: resolve it first.")] = None
-    label: Annotated[str | None, Field(description="Optional triple: the label.")] = None
-    object: Annotated[str | None, Field(description="Optional triple: resolve it first.")] = None
-    weight: Annotated[float | None, Field(description="The triple's weight; < 0 means not.")] = None
-    role: Annotated[str | None, Field(description="The speaker's role, as you name it.")] = None
-    perspective: Annotated[
-        str | None, Field(description="Whose view a personal note is (default: the speaker's).")
-    ] = None
-    source: Annotated[
-        str | None, Field(description="Where it comes from: a source_id, or any label.")
-    ] = None
-    paragraph: Annotated[
-        int | None, Field(description="The source's paragraph it is attributed to.")
-    ] = None
-    valid_from: Annotated[str | None, Field(description="ISO 8601: when it starts.")] = None
-    valid_until: Annotated[str | None, Field(description="ISO 8601: when it stops.")] = None
-    closes: Annotated[
-        list[int],
-        Field(default_factory=list, description="Ids of earlier notes this one corrects."),
-    ]
-    scopes: Scopes = None
-
-
-class AddTurnArgs(Request):
+class AddTurnArgs(TurnIn):
     session: SessionName
-    text: Annotated[str, Field(description="What was said.")]
-    speaker: Speaker = None
-    role: Annotated[
-        Literal["user", "assistant", "system", "tool"], Field(description="The speaker's role.")
-    ] = "user"
-    at: Annotated[str | None, Field(description="ISO 8601: when it was said; default now.")] = None
-    scopes: Annotated[
-        list[str] | None,
-        Field(
-            description="A new session's scopes (default: yours); an existing session keeps its "
-            "own, and other scopes are refused."
-        ),
-    ] = None
 
 
 class TurnsArgs(Request):
@@ -196,11 +159,6 @@ class SessionList:
 class SessionDeleted:
     deleted: str
     turns: int
-
-
-@dataclass(frozen=True)
-class Remembered:
-    id: int
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,7 @@ class IngestIn(Request):
     date: str | None = Field(None, description="ISO 8601 date or date-time")
     tags: list[str] | None = Field(None, description="Labels to filter by later.")
     area: str | None = Field(None, description="default: the front matter's `area`, if any")
-    state: str | None = Field(
+    state: Literal[SOURCE_STATES] | None = Field(  # type: ignore[valid-type]
         None,
         description="active, waiting, someday, done or archived; default: the front matter's "
         "`state`, else none (a source with no state is no project)",
