@@ -10,8 +10,8 @@ from fastapi.responses import StreamingResponse
 from tabane.api.deps import JSON_LINES, Svc, User, json_lines
 from tabane.archive.restore import scope_pairs
 from tabane.errors import InvalidInput, Issue, TabaneError
-from tabane.wire.archive import ImportOut
-from tabane.wire.base import ERROR_RESPONSES, out
+from tabane.wire.archive import ImportReport
+from tabane.wire.base import ERROR_RESPONSES
 
 router = APIRouter(tags=["contexts"], responses=ERROR_RESPONSES)
 
@@ -41,7 +41,7 @@ def import_context(
         list[str],
         Query(alias="map", description="`OLD=NEW`: rows under scope OLD are written under NEW"),
     ] = [],  # noqa: B006 - FastAPI copies a default list per request
-) -> ImportOut:
+) -> ImportReport:
     """Import an archive (the body, `application/jsonl`, as the export wrote it; at most
     `TABANE_MAX_BODY_BYTES`) as a new context, in one transaction: every line is checked first
     (a problem names its line and field, and nothing is written). By default your personal
@@ -64,4 +64,4 @@ def import_context(
             for i in exc.issues
         )
         raise
-    return out(ImportOut, report)
+    return report

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from tabane.api.deps import Svc, User
+from tabane.contexts.groups import GroupInfo
 from tabane.wire.base import ERROR_RESPONSES, out
 from tabane.wire.contexts import (
     ContextCreate,
@@ -16,7 +17,6 @@ from tabane.wire.contexts import (
     GroupCreate,
     GroupDeleted,
     GroupList,
-    GroupOut,
     GroupPatch,
     StatsOut,
 )
@@ -65,26 +65,26 @@ def delete_context(context: str, svc: Svc, user: User) -> ContextDeleted:
 @router.get("/groups", tags=["groups"])
 def list_groups(svc: Svc, user: User) -> GroupList:
     """Every group the caller can see, with its members."""
-    return GroupList(groups=[out(GroupOut, g) for g in svc.list_groups(user)])
+    return GroupList(list(svc.list_groups(user)))
 
 
 @router.post("/groups", status_code=201, tags=["groups"])
-def create_group(body: GroupCreate, svc: Svc, user: User) -> GroupOut:
+def create_group(body: GroupCreate, svc: Svc, user: User) -> GroupInfo:
     """Create a group of contexts and child groups (at most three groups tall, no cycles)."""
     fields = body.model_dump(exclude_unset=True, exclude={"name"})
-    return out(GroupOut, svc.create_group(user, body.name, **fields))
+    return svc.create_group(user, body.name, **fields)
 
 
 @router.get("/groups/{group}", tags=["groups"])
-def get_group(group: str, svc: Svc, user: User) -> GroupOut:
+def get_group(group: str, svc: Svc, user: User) -> GroupInfo:
     """One group with its member contexts and child groups."""
-    return out(GroupOut, svc.get_group(user, group))
+    return svc.get_group(user, group)
 
 
 @router.patch("/groups/{group}", tags=["groups"])
-def change_group(group: str, body: GroupPatch, svc: Svc, user: User) -> GroupOut:
+def change_group(group: str, body: GroupPatch, svc: Svc, user: User) -> GroupInfo:
     """Change the description and membership, by deltas (members must exist)."""
-    return out(GroupOut, svc.change_group(user, group, **body.model_dump(exclude_unset=True)))
+    return svc.change_group(user, group, **body.model_dump(exclude_unset=True))
 
 
 @router.delete("/groups/{group}", tags=["groups"])

@@ -9,6 +9,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from tabane.api.deps import Svc, User
+from tabane.graph.query_concepts import LabelPage
+from tabane.graph.walk import ExploreResult
+from tabane.graph.walk_paths import UnreachableResult
 from tabane.wire.base import ERROR_RESPONSES, out
 from tabane.wire.graph_read import (
     LABEL_PAGE,
@@ -20,14 +23,11 @@ from tabane.wire.graph_read import (
     DescribeIn,
     DescribeOut,
     ExploreIn,
-    ExploreOut,
-    LabelsOut,
     PathsIn,
     PathsOut,
     QueryIn,
     QueryOut,
     UnreachableIn,
-    UnreachableOut,
 )
 
 router = APIRouter(tags=["graph"], responses=ERROR_RESPONSES)
@@ -74,7 +74,7 @@ def activate(context: str, body: ActivateIn, svc: Svc, user: User) -> ActivateOu
 
 
 @router.post("/contexts/{context}/explore")
-def explore(context: str, body: ExploreIn, svc: Svc, user: User) -> ExploreOut:
+def explore(context: str, body: ExploreIn, svc: Svc, user: User) -> ExploreResult:
     """Concepts within `depth` hops of the origins with their hop distance (labels never bridge).
     Hop distance is not order: replay a procedure by its next-step edges with `query`."""
     result = svc.explore(
@@ -83,7 +83,7 @@ def explore(context: str, body: ExploreIn, svc: Svc, user: User) -> ExploreOut:
         body.origins,
         **body.options(),
     )
-    return out(ExploreOut, result)
+    return result
 
 
 @router.post("/contexts/{context}/paths")
@@ -101,13 +101,10 @@ def paths(context: str, body: PathsIn, svc: Svc, user: User) -> PathsOut:
 
 
 @router.post("/contexts/{context}/unreachable_from")
-def unreachable_from(context: str, body: UnreachableIn, svc: Svc, user: User) -> UnreachableOut:
+def unreachable_from(context: str, body: UnreachableIn, svc: Svc, user: User) -> UnreachableResult:
     """The coverage audit: the context's concepts that no chain of edges joins to `origin`
     (islands a document forgot to connect to its main entity), a page at a time."""
-    return out(
-        UnreachableOut,
-        svc.unreachable_from(user, context, body.origin, limit=body.limit, after=body.after),
-    )
+    return svc.unreachable_from(user, context, body.origin, limit=body.limit, after=body.after)
 
 
 @router.get("/contexts/{context}/labels")
@@ -118,10 +115,10 @@ def labels(
     prefix: Annotated[str | None, Query(description="spelling or normalized prefix")] = None,
     limit: Annotated[int, Query(ge=1, le=LABEL_PAGE)] = 100,
     after: Annotated[str | None, Query(description="`next` of the previous page")] = None,
-) -> LabelsOut:
+) -> LabelPage:
     """The label vocabulary with live edge counts, in spelling order. Reuse a label before
     minting a new one."""
-    return out(LabelsOut, svc.labels(user, context, prefix=prefix, limit=limit, after=after))
+    return svc.labels(user, context, prefix=prefix, limit=limit, after=after)
 
 
 @router.post("/contexts/{context}/associations/citations")

@@ -9,18 +9,16 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from tabane.api.deps import Svc, User
-from tabane.memory.sessions import check_session_name
+from tabane.memory.sessions import Turn, check_session_name
 from tabane.wire.base import ERROR_RESPONSES, out
 from tabane.wire.memory import (
     MemoryIn,
     MemoryPageOut,
     MemoryWritten,
     SessionDeleted,
-    SessionOut,
-    SessionsOut,
+    SessionList,
     TurnIn,
-    TurnOut,
-    TurnsOut,
+    TurnList,
 )
 
 router = APIRouter(tags=["memory"], responses=ERROR_RESPONSES)
@@ -55,11 +53,11 @@ def memories(
 
 
 @router.post("/sessions/{session}/turns", status_code=201)
-def add_turn(session: str, body: TurnIn, svc: Svc, user: User) -> TurnOut:
+def add_turn(session: str, body: TurnIn, svc: Svc, user: User) -> Turn:
     """Append a turn to one of your sessions (opened on first use): the working memory recall
     reads. Another user's session of the same name is theirs, not yours."""
     turn = svc.add_turn(user, session, body.text, **body.options())
-    return out(TurnOut, turn)
+    return turn
 
 
 @router.get("/sessions/{session}/turns")
@@ -69,18 +67,18 @@ def turns(
     user: User,
     last: Annotated[int | None, Query(ge=1, le=10_000)] = None,
     hours: Annotated[float | None, Query(gt=0)] = None,
-) -> TurnsOut:
+) -> TurnList:
     """The session's working memory: its last `last` turns said within `hours` hours, oldest
     first (unset: the server's window, TABANE_SESSION_TURNS and TABANE_SESSION_HOURS). A session
     you cannot see answers 404 `no_session`, like one that does not exist."""
     found = svc.turns(user, session, last=last, hours=hours)
-    return TurnsOut(turns=[out(TurnOut, t) for t in found])
+    return TurnList(list(found))
 
 
 @router.get("/sessions")
-def sessions(svc: Svc, user: User) -> SessionsOut:
+def sessions(svc: Svc, user: User) -> SessionList:
     """Your sessions, most recently used first."""
-    return SessionsOut(sessions=[out(SessionOut, s) for s in svc.list_sessions(user)])
+    return SessionList(list(svc.list_sessions(user)))
 
 
 @router.delete("/sessions/{session}")

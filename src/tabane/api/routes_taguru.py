@@ -11,8 +11,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Body
 
 from tabane.api.deps import Svc, User
+from tabane.contexts.groups import GroupInfo
 from tabane.wire.base import ERROR_RESPONSES, out
-from tabane.wire.contexts import ContextOut, ContextPut, GroupOut, GroupPut
+from tabane.wire.contexts import ContextOut, ContextPut, GroupPut
 from tabane.wire.graph_read import EdgeOut
 from tabane.wire.graph_write import AliasDelete, AliasRemoved
 from tabane.wire.taguru import CueRecallIn, CueRecallOut, MatchPlan
@@ -31,11 +32,11 @@ def put_context(
 
 
 @router.put("/groups/{group}", status_code=201, tags=["groups"])
-def put_group(group: str, svc: Svc, user: User, body: GroupPut | None = Body(None)) -> GroupOut:
+def put_group(group: str, svc: Svc, user: User, body: GroupPut | None = Body(None)) -> GroupInfo:
     """Create the group named by the path (Taguru's form of `POST /groups`; the body is
     optional). Change its members by deltas with `PATCH /groups/{group}`."""
     fields = body.model_dump(exclude_unset=True) if body is not None else {}
-    return out(GroupOut, svc.create_group(user, group, **fields))
+    return svc.create_group(user, group, **fields)
 
 
 @router.delete("/contexts/{context}/aliases", tags=["graph"])

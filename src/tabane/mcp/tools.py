@@ -22,7 +22,7 @@ from tabane.wire.contexts import (
     ContextListResult,
     GroupCreate,
     GroupDeletedResult,
-    GroupListResult,
+    GroupList,
     NameArgs,
     RenameArgs,
     UpdateContextArgs,
@@ -81,10 +81,10 @@ def delete_context(svc: Tabane, user: Principal, a: NameArgs) -> ContextDeletedR
 
 
 @_tool("read")
-def list_groups(svc: Tabane, user: Principal, a: NoArgs) -> GroupListResult:
+def list_groups(svc: Tabane, user: Principal, a: NoArgs) -> GroupList:
     """List groups: named bundles of contexts and child groups, for reading several contexts at
     once."""
-    return GroupListResult(svc.list_groups(user))
+    return GroupList(svc.list_groups(user))
 
 
 @_tool("read")

@@ -1,16 +1,8 @@
-"""The wire shape of an archive's import (the export is a stream of JSON lines)."""
+"""The wire shape of an archive's import (the export is a stream of JSON lines): the restore's
+`ImportReport` as it is, no copy."""
 
 from __future__ import annotations
 
-from tabane.wire.base import Response
+from tabane.archive.restore import ImportReport
 
-
-class ImportOut(Response):
-    context: str
-    sources: int
-    paragraphs: int
-    claims: int
-    open_claims: int
-    associations: int
-    aliases: int
-    scope_map: dict[str, str]
+__all__ = ["ImportReport"]

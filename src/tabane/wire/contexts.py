@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from tabane.contexts.contexts import ContextInfo, ContextStats
+from tabane.contexts.contexts import ContextInfo, ContextStats, ContextUsageStats
 from tabane.contexts.groups import GroupInfo
 from tabane.wire.base import Description, Name, Request, Response, Scopes
 
@@ -64,13 +64,6 @@ class StatsOut(Response):
     label_samples: list[str] = Field(default_factory=list, description="most used labels")
 
 
-class UsageOut(Response):
-    reads: int
-    misses: int
-    writes: int
-    last_access: datetime | None
-
-
 class ContextOut(Response):
     name: str
     description: str
@@ -79,7 +72,7 @@ class ContextOut(Response):
     scopes: list[str]
     created_at: datetime
     stats: StatsOut
-    usage: UsageOut
+    usage: ContextUsageStats
 
 
 class ContextList(BaseModel):
@@ -121,16 +114,9 @@ class GroupPatch(Request):
     remove_groups: Annotated[list[str], Field(description="Child groups to remove.")] = []
 
 
-class GroupOut(Response):
-    name: str
-    description: str
-    scopes: list[str]
-    contexts: list[str]
-    groups: list[str]
-
-
-class GroupList(BaseModel):
-    groups: list[GroupOut]
+@dataclass(frozen=True)
+class GroupList:
+    groups: list[GroupInfo]
 
 
 class GroupDeleted(BaseModel):
@@ -150,11 +136,6 @@ class ContextListResult:
 class ContextDeletedResult:
     deleted: str
     removed: ContextStats
-
-
-@dataclass(frozen=True)
-class GroupListResult:
-    groups: list[GroupInfo]
 
 
 @dataclass(frozen=True)

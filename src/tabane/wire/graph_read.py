@@ -181,19 +181,6 @@ class ActivateOut(Response):
     statements: int
 
 
-class ReachedOut(Response):
-    concept: str
-    distance: int
-
-
-class ExploreOut(Response):
-    context: str
-    origins: list[str]
-    depth: int
-    concepts: list[ReachedOut]
-    capped: bool
-
-
 class PathOut(Response):
     concepts: list[str]
     edges: list[EdgeOut]
@@ -207,26 +194,6 @@ class PathsOut(Response):
     expanded: int
     capped: bool = Field(description="the budget ran out: more paths may exist")
     truncated: bool = Field(description="`limit` paths were returned: more may exist")
-
-
-class UnreachableOut(Response):
-    context: str
-    origin: str
-    reachable: int
-    total: int
-    concepts: list[str]
-    next: str | None
-
-
-class LabelUseOut(Response):
-    label: str
-    edges: int
-
-
-class LabelsOut(Response):
-    context: str
-    labels: list[LabelUseOut]
-    next: str | None
 
 
 class ClaimCitationOut(Response):

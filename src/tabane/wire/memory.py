@@ -96,31 +96,6 @@ class TurnIn(Request):
         }
 
 
-class TurnOut(Response):
-    session: str
-    seq: int
-    speaker: str
-    role: str
-    text: str
-    at: datetime
-
-
-class TurnsOut(Response):
-    turns: list[TurnOut]
-
-
-class SessionOut(Response):
-    name: str
-    turns: int
-    scopes: list[str]
-    created_at: datetime
-    updated_at: datetime
-
-
-class SessionsOut(Response):
-    sessions: list[SessionOut]
-
-
 SessionName = Annotated[str, Field(description="Your session's name (opened on first use).")]
 
 

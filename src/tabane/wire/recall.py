@@ -17,7 +17,7 @@ from pydantic import Field
 from tabane.recall.explain import Expected
 from tabane.recall.plan import RecallRequest
 from tabane.recall.presets import PresetView
-from tabane.recall.result import Evidence
+from tabane.recall.result import Evidence, ScopeRef
 from tabane.wire.base import Request, Response
 
 # -- requests -----------------------------------------------------------------------------------
@@ -95,11 +95,6 @@ class RecallExplainIn(RecallIn):
 # -- responses ----------------------------------------------------------------------------------
 
 
-class ScopeOut(Response):
-    name: str
-    description: str
-
-
 KINDS = "paragraph, claim, association, turn, catalog, area, community, profile or raptor"
 
 
@@ -144,7 +139,7 @@ class EvidenceOut(Response):
         description="`source excerpt`, `derived memory` or `recent session memory`"
     )
     citation: CitationOut
-    scopes: list[ScopeOut] = Field(description="the item's scopes exactly as stored")
+    scopes: list[ScopeRef] = Field(description="the item's scopes exactly as stored")
     author: str | None = Field(description="a turn's speaker, a claim's perspective holder")
     when: datetime | None = Field(description="when it was said or recorded, if known")
     direct: bool = Field(description="its source is named by title in the question")

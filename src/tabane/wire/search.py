@@ -15,7 +15,7 @@ from pydantic import Field
 
 from tabane.search.catalog import MAX_LIMIT as CATALOG_LIMIT
 from tabane.search.catalog import MAX_OFFSET, CatalogRequest
-from tabane.search.plan import MAX_LIMIT, SearchRequest
+from tabane.search.plan import MAX_LIMIT, FilterPlan, SearchRequest
 from tabane.types import expected_context, parse_date
 from tabane.wire.base import Request, Response, SourceId
 from tabane.wire.sources import LocatorOut
@@ -157,18 +157,10 @@ class LanePlanOut(Response):
     model: str | None
 
 
-class FilterPlanOut(Response):
-    tags: list[str] | None
-    since: datetime | None
-    until: datetime | None
-    eligible_sources: int
-    total_sources: int
-
-
 class ContextPlanOut(Response):
     context: str
     lanes: dict[str, LanePlanOut]
-    filter: FilterPlanOut | None
+    filter: FilterPlan | None
     pending_embeddings: int = Field(description="embedding jobs still queued for this context")
 
 
