@@ -55,7 +55,7 @@ def list_aliases(
 ) -> AliasList:
     """The context's aliases (entry-only spellings) with their canonical targets."""
     found = svc.list_aliases(user, context, kind=kind)
-    return AliasList(aliases=[out(AliasOut, a) for a in found])
+    return AliasList(list(found))
 
 
 @router.post(

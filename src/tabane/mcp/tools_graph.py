@@ -10,7 +10,7 @@ from tabane.types import Principal
 from tabane.wire.graph_write import (
     AddAliasArgs,
     AddAssociationsArgs,
-    AliasListResult,
+    AliasList,
     AliasRemoved,
     AliasWrittenResult,
     ListAliasesArgs,
@@ -65,6 +65,6 @@ def remove_alias(svc: Tabane, user: Principal, a: RemoveAliasArgs) -> AliasRemov
 
 
 @tool("read")
-def list_aliases(svc: Tabane, user: Principal, a: ListAliasesArgs) -> AliasListResult:
+def list_aliases(svc: Tabane, user: Principal, a: ListAliasesArgs) -> AliasList:
     """A context's aliases with their canonical targets (optionally one kind)."""
-    return AliasListResult(svc.list_aliases(user, a.context, kind=a.kind))
+    return AliasList(svc.list_aliases(user, a.context, kind=a.kind))

@@ -124,7 +124,9 @@ class GroupDeleted(BaseModel):
     deleted: bool
 
 
-# -- tool results and arguments --
+# -- the tools' answers where they differ from HTTP's (MCP names the deleted row `deleted`, and
+# serialises the service's dataclasses as they are), and the tools' arguments: the bodies above with
+# the name HTTP reads from the path ---------------------------------------------------------------
 
 
 @dataclass(frozen=True)

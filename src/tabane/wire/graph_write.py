@@ -129,8 +129,9 @@ class AliasWritten(AliasOut):
     created: bool = Field(description="false when the alias already existed")
 
 
-class AliasList(BaseModel):
-    aliases: list[AliasOut]
+@dataclass(frozen=True)
+class AliasList:
+    aliases: list[AliasInfo]
 
 
 class AliasDelete(Request):
@@ -147,18 +148,13 @@ class AliasRemoved:
     removed: Annotated[int, Field(description="alias rows retracted (one per scope set)")]
 
 
-# -- results ------------------------------------------------------------------------------------
+# -- the add_alias tool's answer (HTTP flattens the alias into AliasWritten) ----------------------
 
 
 @dataclass(frozen=True)
 class AliasWrittenResult:
     alias: AliasInfo
     created: bool
-
-
-@dataclass(frozen=True)
-class AliasListResult:
-    aliases: list[AliasInfo]
 
 
 # -- tool arguments: the bodies above with the path's context ----------------------------------
