@@ -4,13 +4,13 @@ each one facade call printed as JSON."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from typing import Annotated
 
 import typer
 
-from tabane.cli.common import emit, handled, service
-from tabane.types import parse_date
+from tabane.cli.common import emit, handled, named_as, service
+from tabane.wire.base import built
+from tabane.wire.graph_read import ActivateIn, CrossQueryIn, ExploreIn, PathsIn
 
 Opt = typer.Option
 Arg = typer.Argument
@@ -22,6 +22,17 @@ PerspectiveOpt = Annotated[
 ]
 SinceOpt = Annotated[str | None, Opt(help="ISO 8601: weights from claims valid on or after")]
 UntilOpt = Annotated[str | None, Opt(help="ISO 8601: weights from claims valid before")]
+
+
+# The requests' fields as these commands' options (an issue names what you typed).
+OPTIONS = {
+    "since": "--since",
+    "until": "--until",
+    "labels": "--label",
+    "contexts": "--context",
+    "groups": "--group",
+    "targets": "--to",
+}
 
 
 def _cue(values: Many) -> list[str] | None:
@@ -48,24 +59,15 @@ def query(
     """Edges matching every position given, strongest |weight| first, with attributions; an
     edge whose claims were all retracted follows at weight 0 with its history.
     Example: tabane query -c health -l causes -o insomnia"""
+    with named_as(OPTIONS):
+        q = built(
+            CrossQueryIn, contexts=context, groups=group, subject=_cue(subject),
+            label=_cue(label), object=_cue(object_), any=_cue(any_), perspective=perspective,
+            since=since, until=until, limit=limit, after=after, include_retracted=not live_only,
+        )  # fmt: skip
+        kwargs = q.kwargs()
     with service() as (svc, user):
-        emit(
-            svc.query(
-                user,
-                contexts=list(context or ()),
-                groups=list(group or ()),
-                subject=_cue(subject),
-                label=_cue(label),
-                object=_cue(object_),
-                any=_cue(any_),
-                perspective=perspective,
-                since=parse_date(since, "--since"),
-                until=parse_date(until, "--until"),
-                limit=limit,
-                after=after,
-                include_retracted=not live_only,
-            )
-        )
+        emit(svc.query(user, contexts=q.contexts, groups=q.groups, **kwargs))
 
 
 @handled
@@ -93,14 +95,14 @@ def activate(
 ) -> None:
     """Spreading activation: the concepts most associated with the origins, with their paths.
     Example: tabane activate stress -c health --limit 10"""
+    walk = {"labels": _cue(label), "perspective": perspective, "since": since, "until": until}
+    with named_as(OPTIONS):
+        options = built(
+            ActivateIn, origins=origins, decay=decay, limit=limit, min_activation=min_activation,
+            **walk,
+        ).options()  # fmt: skip
     with service() as (svc, user):
-        emit(
-            svc.activate(
-                user, context, origins, decay=decay, limit=limit,
-                min_activation=min_activation, labels=_cue(label), perspective=perspective,
-                **_window(since, until),
-            )
-        )  # fmt: skip
+        emit(svc.activate(user, context, origins, **options))
 
 
 @handled
@@ -116,13 +118,11 @@ def explore(
 ) -> None:
     """Concepts within `depth` hops of the origins with their distance.
     Example: tabane explore brewing -c sake --depth 3"""
+    walk = {"labels": _cue(label), "perspective": perspective, "since": since, "until": until}
+    with named_as(OPTIONS):
+        options = built(ExploreIn, origins=origins, depth=depth, limit=limit, **walk).options()
     with service() as (svc, user):
-        emit(
-            svc.explore(
-                user, context, origins, depth=depth, limit=limit, labels=_cue(label),
-                perspective=perspective, **_window(since, until),
-            )
-        )  # fmt: skip
+        emit(svc.explore(user, context, origins, **options))
 
 
 @handled
@@ -140,13 +140,14 @@ def paths(
 ) -> None:
     """Simple paths between origins and targets, shortest first; says when the budget capped it.
     Example: tabane paths --from stress --to fatigue -c health"""
+    walk = {"labels": _cue(label), "perspective": perspective, "since": since, "until": until}
+    with named_as(OPTIONS):
+        options = built(
+            PathsIn, origins=origin, targets=target, max_depth=max_depth, budget=budget,
+            limit=limit, **walk,
+        ).options()  # fmt: skip
     with service() as (svc, user):
-        emit(
-            svc.paths(
-                user, context, origin, target, max_depth=max_depth, budget=budget, limit=limit,
-                labels=_cue(label), perspective=perspective, **_window(since, until),
-            )
-        )  # fmt: skip
+        emit(svc.paths(user, context, origin, target, **options))
 
 
 @handled
@@ -189,7 +190,3 @@ def register(app: typer.Typer) -> None:
     """Add the graph read commands to the `tabane` command."""
     for name, fn in COMMANDS.items():
         app.command(name)(fn)
-
-
-def _window(since: str | None, until: str | None) -> dict[str, datetime | None]:
-    return {"since": parse_date(since, "--since"), "until": parse_date(until, "--until")}

@@ -3,12 +3,20 @@ memory. An issue names the option you typed (`--valid-from`), not the request's 
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from tabane.cli.common import emit, finish_jobs, graph_jobs, handled, named_as, service
-from tabane.types import parse_date
+from tabane.wire.base import built
+from tabane.wire.memory import (
+    MemoryIn,
+    MemoryWritten,
+    SessionDeleted,
+    SessionList,
+    TurnIn,
+    TurnList,
+)
 
 sessions_app = typer.Typer(
     help="Your conversation sessions: append turns, read working memory.",
@@ -78,24 +86,16 @@ def remember(
 ) -> None:
     """Remember a note with its speaker's perspective; prints its id.
     Example: tabane remember family "I moved to Montana." --speaker Hannah --kind experience"""
-    given = {
-        "in_reply_to": in_reply_to,
-        "subject": subject,
-        "label": label,
-        "object": obj,
-        "weight": weight,
-        "role": role,
-        "perspective": perspective,
-        "source": source,
-        "paragraph": paragraph,
-        "valid_from": valid_from,
-        "valid_until": valid_until,
-        "closes": closes or None,
-    }
-    fields: dict[str, Any] = {"text": text, "kind": kind}
-    fields.update({key: value for key, value in given.items() if value is not None})
+    with named_as(NOTE_OPTIONS):
+        note = built(
+            MemoryIn, context=context, text=text, kind=kind, in_reply_to=in_reply_to,
+            subject=subject, label=label, object=obj, weight=weight, role=role,
+            perspective=perspective, source=source, paragraph=paragraph, valid_from=valid_from,
+            valid_until=valid_until, closes=closes,
+        )  # fmt: skip
     with service() as (svc, user), named_as(NOTE_OPTIONS):
-        emit({"id": svc.remember(user, context, fields, speaker=speaker, scopes=scope)})
+        claim = svc.remember(user, context, note.fields(), speaker=speaker, scopes=scope)
+        emit(MemoryWritten(claim))
         finish_jobs(svc, graph_jobs(), (context,))
 
 
@@ -132,8 +132,8 @@ def add(
     """Append a turn to a session; `--scope` opens a new session under those scopes (default:
     yours). Example: tabane sessions add trip "Greetings from the canyon!" --speaker Hannah"""
     with service() as (svc, user), named_as(TURN_OPTIONS):
-        when = parse_date(at, "at")
-        emit(svc.add_turn(user, session, text, speaker=speaker, role=role, at=when, scopes=scope))
+        turn = built(TurnIn, text=text, speaker=speaker, role=role, at=at, scopes=scope)
+        emit(svc.add_turn(user, session, text, **turn.options()))
         from tabane.jobs.queue import EMBED_TURNS
 
         finish_jobs(svc, (EMBED_TURNS,))
@@ -149,7 +149,7 @@ def show(
     """Print a session's working memory, oldest turn first.
     Example: tabane sessions show trip --last 10"""
     with service() as (svc, user), named_as(TURN_OPTIONS):
-        emit({"turns": svc.turns(user, session, last=last, hours=hours)})
+        emit(TurnList(list(svc.turns(user, session, last=last, hours=hours))))
 
 
 @sessions_app.command("list")
@@ -158,7 +158,7 @@ def list_() -> None:
     """List your sessions, most recently used first.
     Example: tabane sessions list"""
     with service() as (svc, user):
-        emit({"sessions": svc.list_sessions(user)})
+        emit(SessionList(list(svc.list_sessions(user))))
 
 
 @sessions_app.command("delete")
@@ -170,4 +170,4 @@ def delete(session: Annotated[str, Arg(help="your session's name")]) -> None:
         turns = svc.delete_session(user, session)
         from tabane.memory.sessions import check_session_name
 
-        emit({"deleted": check_session_name(session), "turns": turns})
+        emit(SessionDeleted(check_session_name(session), turns))
