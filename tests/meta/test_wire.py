@@ -4,6 +4,8 @@ declared in `tabane.wire`, and a tool's arguments are the HTTP body of the same 
 from __future__ import annotations
 
 import ast
+import importlib
+import pkgutil
 from pathlib import Path
 
 from fastapi.routing import APIRoute
@@ -86,33 +88,11 @@ def test_a_tool_and_its_route_share_the_request() -> None:
 
 
 def _routes() -> list[APIRoute]:
-    from tabane.api import (
-        routes_archive,
-        routes_contexts,
-        routes_derive,
-        routes_graph,
-        routes_graph_reads,
-        routes_memory,
-        routes_recall,
-        routes_resolve,
-        routes_search,
-        routes_sources,
-        routes_taguru,
-        routes_users,
-    )
+    """Every route of every router under `tabane.api`."""
+    import tabane.api
 
-    modules = (
-        routes_archive,
-        routes_contexts,
-        routes_derive,
-        routes_graph,
-        routes_graph_reads,
-        routes_memory,
-        routes_recall,
-        routes_resolve,
-        routes_search,
-        routes_sources,
-        routes_taguru,
-        routes_users,
-    )
-    return [r for m in modules for r in m.router.routes if isinstance(r, APIRoute)]
+    routes = []
+    for info in pkgutil.walk_packages(tabane.api.__path__, "tabane.api."):
+        router = getattr(importlib.import_module(info.name), "router", None)
+        routes += [r for r in getattr(router, "routes", ()) if isinstance(r, APIRoute)]
+    return routes

@@ -9,11 +9,11 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from tabane.api.deps import Svc, User
+from tabane.memory.memories import MemoryPage
 from tabane.memory.sessions import Turn, check_session_name
-from tabane.wire.base import ERROR_RESPONSES, out
+from tabane.wire.base import ERROR_RESPONSES
 from tabane.wire.memory import (
     MemoryIn,
-    MemoryPageOut,
     MemoryWritten,
     SessionDeleted,
     SessionList,
@@ -44,12 +44,12 @@ def memories(
     include_closed: Annotated[bool, Query()] = False,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     after: Annotated[int | None, Query()] = None,
-) -> MemoryPageOut:
+) -> MemoryPage:
     """A context's remembered notes you can see, newest first; `next_after` pages on."""
     page = svc.memories(
         user, context, author=author, include_closed=include_closed, limit=limit, after=after
     )
-    return out(MemoryPageOut, page)
+    return page
 
 
 @router.post("/sessions/{session}/turns", status_code=201)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Annotated, Any
 
 from pydantic import Field
 
 from tabane.memory.sessions import SessionInfo, Turn
 from tabane.types import parse_date
-from tabane.wire.base import ContextArg, Request, Response, Scopes
+from tabane.wire.base import ContextArg, Request, Scopes
 
 
 class MemoryIn(Request):
@@ -47,32 +46,6 @@ class MemoryWritten:
     """A remembered note's claim id (`POST /memories`, the `remember` tool)."""
 
     id: int
-
-
-class MemoryOut(Response):
-    id: int
-    statement: str | None
-    in_reply_to: str | None = Field(None, description="what it answers (embedded with it)")
-    subject: str | None
-    label: str | None
-    object: str | None
-    weight: float | None
-    author: str
-    role: str | None
-    kind: str
-    perspective: str | None
-    source: str | None
-    paragraph: int | None
-    valid_from: datetime | None
-    valid_until: datetime | None
-    recorded_at: datetime
-    closed_at: datetime | None
-    close_reason: str | None
-
-
-class MemoryPageOut(Response):
-    memories: list[MemoryOut]
-    next_after: int | None
 
 
 class TurnIn(Request):
