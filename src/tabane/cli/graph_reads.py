@@ -9,8 +9,6 @@ from typing import Annotated
 import typer
 
 from tabane.cli.common import emit, handled, named_as, service
-from tabane.wire.base import built
-from tabane.wire.graph_read import ActivateIn, CrossQueryIn, ExploreIn, PathsIn
 
 Opt = typer.Option
 Arg = typer.Argument
@@ -59,6 +57,9 @@ def query(
     """Edges matching every position given, strongest |weight| first, with attributions; an
     edge whose claims were all retracted follows at weight 0 with its history.
     Example: tabane query -c health -l causes -o insomnia"""
+    from tabane.wire.base import built
+    from tabane.wire.graph_read import CrossQueryIn
+
     with named_as(OPTIONS):
         q = built(
             CrossQueryIn, contexts=context, groups=group, subject=_cue(subject),
@@ -95,6 +96,9 @@ def activate(
 ) -> None:
     """Spreading activation: the concepts most associated with the origins, with their paths.
     Example: tabane activate stress -c health --limit 10"""
+    from tabane.wire.base import built
+    from tabane.wire.graph_read import ActivateIn
+
     walk = {"labels": _cue(label), "perspective": perspective, "since": since, "until": until}
     with named_as(OPTIONS):
         options = built(
@@ -118,6 +122,9 @@ def explore(
 ) -> None:
     """Concepts within `depth` hops of the origins with their distance.
     Example: tabane explore brewing -c sake --depth 3"""
+    from tabane.wire.base import built
+    from tabane.wire.graph_read import ExploreIn
+
     walk = {"labels": _cue(label), "perspective": perspective, "since": since, "until": until}
     with named_as(OPTIONS):
         options = built(ExploreIn, origins=origins, depth=depth, limit=limit, **walk).options()
@@ -140,6 +147,9 @@ def paths(
 ) -> None:
     """Simple paths between origins and targets, shortest first; says when the budget capped it.
     Example: tabane paths --from stress --to fatigue -c health"""
+    from tabane.wire.base import built
+    from tabane.wire.graph_read import PathsIn
+
     walk = {"labels": _cue(label), "perspective": perspective, "since": since, "until": until}
     with named_as(OPTIONS):
         options = built(

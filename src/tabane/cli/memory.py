@@ -8,15 +8,6 @@ from typing import Annotated
 import typer
 
 from tabane.cli.common import emit, finish_jobs, graph_jobs, handled, named_as, service
-from tabane.wire.base import built
-from tabane.wire.memory import (
-    MemoryIn,
-    MemoryWritten,
-    SessionDeleted,
-    SessionList,
-    TurnIn,
-    TurnList,
-)
 
 sessions_app = typer.Typer(
     help="Your conversation sessions: append turns, read working memory.",
@@ -86,6 +77,9 @@ def remember(
 ) -> None:
     """Remember a note with its speaker's perspective; prints its id.
     Example: tabane remember family "I moved to Montana." --speaker Hannah --kind experience"""
+    from tabane.wire.base import built
+    from tabane.wire.memory import MemoryIn, MemoryWritten
+
     with named_as(NOTE_OPTIONS):
         note = built(
             MemoryIn, context=context, text=text, kind=kind, in_reply_to=in_reply_to,
@@ -131,6 +125,9 @@ def add(
 ) -> None:
     """Append a turn to a session; `--scope` opens a new session under those scopes (default:
     yours). Example: tabane sessions add trip "Greetings from the canyon!" --speaker Hannah"""
+    from tabane.wire.base import built
+    from tabane.wire.memory import TurnIn
+
     with service() as (svc, user), named_as(TURN_OPTIONS):
         turn = built(TurnIn, text=text, speaker=speaker, role=role, at=at, scopes=scope)
         emit(svc.add_turn(user, session, text, **turn.options()))
@@ -148,6 +145,8 @@ def show(
 ) -> None:
     """Print a session's working memory, oldest turn first.
     Example: tabane sessions show trip --last 10"""
+    from tabane.wire.memory import TurnList
+
     with service() as (svc, user), named_as(TURN_OPTIONS):
         emit(TurnList(list(svc.turns(user, session, last=last, hours=hours))))
 
@@ -157,6 +156,8 @@ def show(
 def list_() -> None:
     """List your sessions, most recently used first.
     Example: tabane sessions list"""
+    from tabane.wire.memory import SessionList
+
     with service() as (svc, user):
         emit(SessionList(list(svc.list_sessions(user))))
 
@@ -166,6 +167,8 @@ def list_() -> None:
 def delete(session: Annotated[str, Arg(help="your session's name")]) -> None:
     """Delete a session with all its turns.
     Example: tabane sessions delete trip"""
+    from tabane.wire.memory import SessionDeleted
+
     with service() as (svc, user), named_as(TURN_OPTIONS):
         turns = svc.delete_session(user, session)
         from tabane.memory.sessions import check_session_name
