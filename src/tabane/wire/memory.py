@@ -13,7 +13,7 @@ from tabane.wire.base import ContextArg, Request, Scopes
 
 
 class MemoryIn(Request):
-    context: str
+    context: ContextArg
     text: str = Field(description="the note, in the speaker's words")
     in_reply_to: str | None = Field(
         None,
