@@ -46,19 +46,10 @@ def search(
     from tabane.wire.search import CrossSearchIn
 
     contexts, groups = tuple(context or ()), tuple(group or ())
+    window = {"since": since, "until": until, "tags": tag or None, "semantic_floor": floor}
     with named_as({"since": "--since", "until": "--until", "tags": "--tag"}):
-        request = built(
-            CrossSearchIn,
-            query=query,
-            contexts=contexts,
-            groups=groups,
-            limit=limit,
-            after=after,
-            tags=tag or None,
-            since=since,
-            until=until,
-            semantic_floor=floor,
-        ).scoped()
+        page = {"contexts": contexts, "groups": groups, "limit": limit, "after": after}
+        request = built(CrossSearchIn, query=query, **page, **window).scoped()
     if explain is None and (paragraph is not None or explain_context is not None):
         raise InvalidInput(
             "--paragraph and --explain-context go with --explain",
