@@ -6,6 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from tabane.api.deps import Svc, User
+from tabane.api.tracing import recall_spans
 from tabane.wire.base import ERROR_RESPONSES, ErrorBody, out
 from tabane.wire.recall import (
     EvidenceOut,
@@ -18,7 +19,6 @@ from tabane.wire.recall import (
     StoredTraceOut,
     TraceOut,
 )
-from tabane.api.tracing import recall_spans
 
 RESPONSES: dict[int | str, dict[str, object]] = {
     **ERROR_RESPONSES,
