@@ -33,9 +33,10 @@ def test_kinds_follow_the_models_the_worker_has(svc: Tabane) -> None:
     derived = [queue.DERIVE_COMMUNITIES, queue.DERIVE_PROFILES]
     merges = [queue.MERGE_BM25, queue.MERGE_GRAMS, queue.VACUUM]  # need no model
     assert Worker(svc.store, None).kinds == [queue.DERIVE_COMMUNITIES, *merges]
-    assert Worker(svc.store, None, summarizer=svc.core.summarizer_model).kinds == [*derived, *merges]
+    summarizer = svc.core.summarizer_model
+    assert Worker(svc.store, None, summarizer=summarizer).kinds == [*derived, *merges]
     assert svc.worker.kinds == [*derived, *merges]  # the facade's: the configured summarizer
-    full = Worker(svc.store, embedder, summarizer=svc.core.summarizer_model).kinds
+    full = Worker(svc.store, embedder, summarizer=summarizer).kinds
     assert set(full) == {*NEEDS_EMBEDDER, *derived, *merges}
     assert full[-6:] == [*derived, "derive_raptor", *merges]
     alone = Worker(svc.store, embedder).kinds  # the tree needs the summarizer as well
