@@ -35,6 +35,7 @@ from tabane.recall.pipeline import Outcome, bundle, run
 from tabane.recall.plan import RecallRequest, Tunables
 from tabane.recall.prepare import Prepared, Setup
 from tabane.recall.result import LaneRank
+from tabane.recall.voice import Embed
 from tabane.search.search import QueryVector
 from tabane.storage.schema import Claim, ClaimVector, Context, Paragraph, Source
 from tabane.types import (
@@ -182,6 +183,7 @@ def explain(
     plan: str = "maximal",
     tunables: Tunables | None = None,
     rendered: Callable[[Outcome], object] | None = None,
+    embed: Embed | None = None,
 ) -> Explanation:
     """The first verdict that applies to `expected`. `rendered` renders an outcome as recall
     would (its template's error is raised as recall raises it: no verdict for a bundle that
@@ -215,6 +217,7 @@ def explain(
         chars_per_token=chars_per_token,
         plan=plan,
         tunables=t,
+        embed=embed,
     )
     if rendered is not None:
         rendered(outcome)
@@ -382,4 +385,5 @@ def explain_request(
         plan=request.plan,
         tunables=tunables,
         rendered=rendered,
+        embed=setup.embed,
     )

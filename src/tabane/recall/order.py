@@ -49,14 +49,20 @@ def voiced(question: str, author: str | None) -> bool:
     return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", asked) is not None
 
 
-def named_first(group: Sequence[Evidence], named: set[str]) -> list[Evidence]:
+def named_first(
+    group: Sequence[Evidence], named: set[str], voice: Mapping[str, float] | None = None
+) -> list[Evidence]:
     """The items with a speaker, in the places they hold, reordered: those in `named` first.
     Items nobody said (paragraphs, summaries) keep their places — the voice a question names
-    ranks among voices, not above evidence that has none."""
+    ranks among voices, not above evidence that has none. With `voice` (voice.py: a named
+    item's similarity to the question in its holder's voice), the named items it scores come
+    first among them, most similar first."""
     said = [it for it in group if it.author]
-    queue = iter(
-        [it for it in said if it.key in named] + [it for it in said if it.key not in named]
-    )
+    first = [it for it in said if it.key in named]
+    if voice:
+        scored = sorted((it for it in first if it.key in voice), key=lambda it: -voice[it.key])
+        first = scored + [it for it in first if it.key not in voice]
+    queue = iter(first + [it for it in said if it.key not in named])
     return [next(queue) if it.author else it for it in group]
 
 
@@ -171,13 +177,15 @@ def arrange(
     now_span: int = 0,
     now_always: bool = False,
     notes: list[str] | None = None,
+    voice: Mapping[str, float] | None = None,
 ) -> list[Placed]:
     """Order (with `supersede` = (tau, span): the current statement of a revised value first;
     with `now_span`, a question about the present reads each holder's latest statement first:
     current.py), drop items whose text or fact repeats an earlier one's (outcome `duplicate`,
     position 0), cut to `max_items` (`cut_by_rerank` where the reranker ordered them, else
     `cut_by_max_items`), then keep the longest prefix within `budget` tokens. A reranker that
-    fails orders nothing: the fused order stands and `notes` gets the reason (`_scores`)."""
+    fails orders nothing: the fused order stands and `notes` gets the reason (`_scores`).
+    `voice` orders the named speaker's items where no reranker did (`named_first`)."""
     fused_at = {it.key: n for n, it in enumerate(items, start=1)}
     scores: dict[str, float] = {}
     spoken: set[str] = set()  # keys of the items the question names the speaker of
@@ -195,7 +203,7 @@ def arrange(
         elif reranker is not None and len(group) == 1:
             scores[group[0].key] = 0.0
         named = {it.key for it in group if voices and voiced(question, it.author)}
-        ordered += named_first(group, named)
+        ordered += named_first(group, named, voice if got is None else None)
         spoken |= named
     ordered = answers_first(ordered)
     if supersede is not None:

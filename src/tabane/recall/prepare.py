@@ -20,7 +20,7 @@ from tabane.config import Settings
 from tabane.contexts import groups
 from tabane.errors import InvalidInput, Issue, NotFound
 from tabane.memory import sessions
-from tabane.models.embedder import Embedder
+from tabane.models.embedder import Embedder, Vectors
 from tabane.models.registry import default_floor
 from tabane.models.reranker import Reranker
 from tabane.recall import render
@@ -60,6 +60,11 @@ class Setup:
         if context_floor is not None:
             return Floor(context_floor, "context")
         return Floor(default_floor(self.settings, self.embedder), "default")
+
+    def embed(self, text: str) -> Vectors | None:
+        """`text` embedded as a query, or None (no embedder, or one that failed: the caller
+        goes on without the vector, as recall does without the question's)."""
+        return embed_query(self.embedder, text).vector
 
     def window(
         self, session: Session, user: Principal, request: RecallRequest
