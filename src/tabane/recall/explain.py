@@ -206,12 +206,7 @@ def explain(
             budget=budget,
         )
     outcome = run(
-        session,
-        question,
-        contexts,
-        floors,
-        qv,
-        window,
+        *(session, question, contexts, floors, qv, window),
         reranker=reranker,
         budget=budget,
         chars_per_token=chars_per_token,

@@ -17,7 +17,7 @@ calls these; it holds no step of its own."""
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -63,9 +63,8 @@ def run(
     beside: Beside | None = None,
     embed: voice.Embed | None = None,
 ) -> Outcome:
-    """Gather the candidates with the one statement, turn them into evidence, order them and
-    cut them to `max_items` and the budget, in the caller's transaction. `embed` (the
-    question's embedder) lets the named holder's statements be ordered in their voice."""
+    """Gather the candidates with the one statement, turn them into evidence, order them
+    (`embed`: voice.py) and cut them to `max_items` and the budget, in the caller's transaction."""
     t = tunables or Tunables()
     started = time.perf_counter()
     gathered = gather(
@@ -81,10 +80,6 @@ def run(
     cosine = supersede is not None and t.supersede <= 1.0  # the cosine rule needs vectors
     vecs = current.vectors(session, items[: t.candidates], model) if cosine else {}
     notes: list[str] = []
-    heard: Mapping[str, float] = {}
-    if embed is not None and t.voices and t.holder_voice > 0:  # off: lost on memory.json
-        heard = voice.voice_scores(session, question, items, embed, model)
-        heard = voice.blend(heard, items, t.rrf_k, t.holder_voice)
     placed = order.arrange(
         question,
         items,
@@ -100,7 +95,7 @@ def run(
         now_span=t.now_span,
         now_always=t.now_always,
         notes=notes,
-        voice=heard,
+        voice=voice.heard(session, question, items, embed, model, t) if embed else None,
     )
     order_ms = (time.perf_counter() - started) * 1000
     used = sum(p.item.tokens for p in placed if p.outcome == "served")

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from tabane.recall import current
 from tabane.recall.cite import DENSE
 from tabane.recall.order import voiced
+from tabane.recall.plan import Tunables
 from tabane.recall.result import Evidence
 
 Embed = Callable[[str], "current.Vec | None"]
@@ -76,3 +77,20 @@ def blend(
     heard = sorted(placed, key=lambda key: -scores[key])
     at = {key: n for n, key in enumerate(heard, start=1)}
     return {key: 1 / (k + n) + weight / (k + at[key]) for n, key in enumerate(placed, start=1)}
+
+
+def heard(
+    session: Session,
+    question: str,
+    items: Sequence[Evidence],
+    embed: Embed,
+    model: str | None,
+    t: Tunables,
+) -> Mapping[str, float]:
+    """What `named_first` orders the named holder's statements by: `blend` of their order and
+    `voice_scores` at weight `holder_voice`; empty (their order) when it or `voices` is off."""
+    if not t.voices or t.holder_voice <= 0:  # off: it lost on memory.json (decision 0014)
+        return {}
+    return blend(
+        voice_scores(session, question, items, embed, model), items, t.rrf_k, t.holder_voice
+    )
