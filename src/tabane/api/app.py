@@ -36,7 +36,8 @@ from tabane.api.local_only import LocalOnly
 from tabane.api.metrics import Metrics
 from tabane.api.metrics import router as metrics_router
 from tabane.api.observe import Observe, noting
-from tabane.api.ratelimit import RateLimit, RateLimiter, RateLimits
+from tabane.api.ratelimit import RateLimit, RateLimiter
+from tabane.api.ratelimit_shared import limiter_for
 from tabane.mcp.server import current_request, mount_mcp
 from tabane.service import Tabane
 from tabane.types import Principal
@@ -86,7 +87,7 @@ def create_app(
             return local
 
     if limiter is None:
-        limiter = RateLimiter(RateLimits.from_settings(svc.settings))
+        limiter = limiter_for(svc.settings, svc.store.owner)  # TABANE_RATE_SHARED
     principal = noting(limiter.guard(at_header(principal)))
 
     app = FastAPI(
