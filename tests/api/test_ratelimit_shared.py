@@ -141,10 +141,11 @@ def test_the_setting_chooses(svc: Tabane, settings: Settings) -> None:
     assert not shares(settings)  # auto on the embedded store: per process
     assert shares(Settings(home=settings.home, database_url="postgresql://x@h/db"))
     chosen = Settings(home=settings.home, rate_shared="database")
-    shared = limiter_for(chosen, svc.store.owner)
+    shared = limiter_for(chosen, svc.store)
     assert isinstance(shared, SharedRateLimiter)
+    assert svc.store.closers.pop() == shared.close  # the store closes it
     shared.close()
-    assert type(limiter_for(settings, svc.store.owner)) is RateLimiter
+    assert type(limiter_for(settings, svc.store)) is RateLimiter
     env = {"TABANE_HOME": str(settings.home), "TABANE_RATE_SHARED": "db"}
     with pytest.raises(Exception, match="TABANE_RATE_SHARED"):
         Settings.from_env(env)

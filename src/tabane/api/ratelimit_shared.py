@@ -36,6 +36,7 @@ from tabane.config import Settings
 from tabane.errors import Issue, Overloaded, StoreUnavailable
 from tabane.storage import shared_limits
 from tabane.storage.shared_limits import TOTAL_KEY, Hold
+from tabane.storage.store import Store
 
 # Connections of the limiter's pool kept open, and more opened at need: one per heavy request in
 # flight (uvicorn runs up to 40 requests at once) plus the short charges.
@@ -168,10 +169,15 @@ def shares(settings: Settings) -> bool:
     return settings.rate_shared == "database"
 
 
-def limiter_for(settings: Settings, owner: Engine) -> RateLimiter:
-    """The limiter TABANE_RATE_SHARED chooses: per process, or shared through `owner`'s server."""
+def limiter_for(settings: Settings, store: Store) -> RateLimiter:
+    """The limiter TABANE_RATE_SHARED chooses: per process, or shared through `store`'s server
+    (closed with the store)."""
     limits = RateLimits.from_settings(settings)
-    return SharedRateLimiter(limits, owner) if shares(settings) else RateLimiter(limits)
+    if not shares(settings):
+        return RateLimiter(limits)
+    shared = SharedRateLimiter(limits, store.owner)
+    store.closers.append(shared.close)
+    return shared
 
 
 __all__ = ["SharedRateLimiter", "limiter_for", "shares"]

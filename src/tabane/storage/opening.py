@@ -43,7 +43,29 @@ def open_store(settings: Settings, *, run_migrations: bool = True) -> Store:
             hold.release()
         raise
     home = settings.home if hold is not None else None
-    return Store(owner, app, home, settings.pg_shared_buffers_mb, settings.pg_idle_seconds, hold)
+    store = Store(owner, app, home, settings.pg_shared_buffers_mb, settings.pg_idle_seconds, hold)
+    if settings.read_database_url:
+        try:
+            store.read = _replica(settings)
+        except StoreUnavailable:
+            store.close()
+            raise
+    return store
+
+
+def _replica(settings: Settings) -> Engine:
+    """The read replica's engine (TABANE_READ_DATABASE_URL): its own role when the application
+    has one (TABANE_APP_DATABASE_URL), else `tabane_app` by SET ROLE, as the primary's; refused
+    when it could bypass row-level security. A replica that cannot be reached stops the start."""
+    assert settings.read_database_url is not None
+    own_role = settings.app_database_url is not None
+    read = _engine(settings.read_database_url, set_role=None if own_role else APP_ROLE)
+    try:
+        _check_app_role(read)
+    except StoreUnavailable:
+        read.dispose()
+        raise
+    return read
 
 
 def _open_embedded(settings: Settings, run_migrations: bool) -> tuple[Engine, Engine, Hold]:

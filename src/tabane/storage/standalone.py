@@ -101,4 +101,5 @@ def start(server: Server) -> None:
 
 def stop(server: Server, mode: str = "fast") -> None:
     """Stop the server (`immediate` as a crash would)."""
+    pg_programs.let_server_reach(server.pgdata)
     _checked(["pg_ctl", "-D", str(server.pgdata), "-m", mode, "-w", "stop"], "pg_ctl stop")
