@@ -88,7 +88,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="tabane-limits-") as tmp:
         settings = Settings(home=Path(tmp), embedder="none", worker="off", pg_idle_seconds=0)
         with Tabane.open(settings) as svc:
-            local, shared = RateLimiter(LIMITS), SharedRateLimiter(LIMITS, svc.store.owner)
+            local, shared = RateLimiter(LIMITS), SharedRateLimiter(LIMITS, svc.store)
             rows: list[tuple[str, float, float]] = []
             steps: list[tuple[str, Callable[[RateLimiter], Callable[[], object]]]] = [
                 ("light: admit", lambda lim: lambda: lim.admit("key:a")),

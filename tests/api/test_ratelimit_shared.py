@@ -53,7 +53,7 @@ def _admitted(limiters: list[RateLimiter], stores: list[Tabane], who: Principal,
 
 def test_two_apps_share_one_bucket(svc: Tabane, other: Tabane, user: Principal) -> None:
     limits = RateLimits(rps=0.5, burst=4)
-    shared = [SharedRateLimiter(limits, s.store.owner) for s in (svc, other)]
+    shared = [SharedRateLimiter(limits, s.store) for s in (svc, other)]
     began = time.monotonic()
     admitted = _admitted(shared, [svc, other], user, 16)
     earned = (time.monotonic() - began) * limits.rps
@@ -73,7 +73,7 @@ def test_per_process_limits_let_each_app_take_the_whole_burst(
 
 def test_a_heavy_slot_is_one_for_the_whole_store(svc: Tabane, other: Tabane) -> None:
     key = f"key:{unique('k')}"
-    one, two = (SharedRateLimiter(RateLimits(heavy=1), s.store.owner) for s in (svc, other))
+    one, two = (SharedRateLimiter(RateLimits(heavy=1), s.store) for s in (svc, other))
     assert one.acquire_heavy(key) is True
     assert two.in_flight(key) == 1
     with pytest.raises(RateLimited) as refused:
@@ -92,7 +92,7 @@ def test_a_heavy_slot_is_one_for_the_whole_store(svc: Tabane, other: Tabane) -> 
 
 def test_the_store_wide_total_waits_then_refuses(svc: Tabane, other: Tabane) -> None:
     limits = RateLimits(total=1)
-    one, two = (SharedRateLimiter(limits, s.store.owner) for s in (svc, other))
+    one, two = (SharedRateLimiter(limits, s.store) for s in (svc, other))
     assert one.acquire_heavy(f"key:{unique('a')}")
     began = time.monotonic()
     with pytest.raises(Overloaded):
@@ -108,10 +108,10 @@ def test_the_store_wide_total_waits_then_refuses(svc: Tabane, other: Tabane) -> 
 HOLDER = """
 import sys, time
 from sqlalchemy import create_engine
-from tabane.api.ratelimit import RateLimits
-from tabane.api.ratelimit_shared import SharedRateLimiter
-limiter = SharedRateLimiter(RateLimits(heavy=1), create_engine(sys.argv[1]))
-assert limiter.acquire_heavy(sys.argv[2])
+from tabane.storage.shared_limits import LimitsPool
+pool = LimitsPool(create_engine(sys.argv[1]), 1.0)
+hold = pool.hold()
+assert pool.take(hold, [(sys.argv[2], 1)]) != [None]
 print("held", flush=True)
 time.sleep(120)
 """
@@ -120,7 +120,7 @@ time.sleep(120)
 def test_a_killed_process_gives_its_slot_back(svc: Tabane) -> None:
     key = f"key:{unique('dead')}"
     url = svc.store.owner.url.render_as_string(hide_password=False)
-    mine = SharedRateLimiter(RateLimits(heavy=1), svc.store.owner)
+    mine = SharedRateLimiter(RateLimits(heavy=1), svc.store)
     with subprocess.Popen(
         [sys.executable, "-c", HOLDER, url, key], stdout=subprocess.PIPE, text=True
     ) as holder:

@@ -7,22 +7,15 @@ tabane runs against TABANE_DATABASE_URL (a service, where several processes are 
 keeps them per process on the embedded store (a laptop's one server process). What sharing costs
 per request is measured by bench/shared_limits.py (docs/deploy.md).
 
-A charge is one upsert on a connection of the limiter's own pool (autocommit: no transaction
-left open); a heavy slot holds a connection of that pool for the length of the request, because
-its advisory lock lives as long as the session that took it.
+A charge is one upsert on a connection of the limiter's own pool (storage/shared_limits.py's
+`LimitsPool`); a heavy slot holds a connection of that pool for the length of the request,
+because its advisory lock lives as long as the session that took it.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
-from functools import partial
-from typing import TypeVar
-
-from sqlalchemy import Engine, create_engine
-from sqlalchemy.exc import DBAPIError
-from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from tabane.api.ratelimit import (
     HEAVY_WAIT,
@@ -33,51 +26,33 @@ from tabane.api.ratelimit import (
     server_full,
 )
 from tabane.config import Settings
-from tabane.errors import Issue, Overloaded, StoreUnavailable
-from tabane.storage import shared_limits
-from tabane.storage.shared_limits import TOTAL_KEY, Hold
+from tabane.storage.shared_limits import TOTAL_KEY, Hold, LimitsPool
 from tabane.storage.store import Store
 
-# Connections of the limiter's pool kept open, and more opened at need: one per heavy request in
-# flight (uvicorn runs up to 40 requests at once) plus the short charges.
-POOL_SIZE, POOL_OVERFLOW = 4, 44
 FORGET_EVERY = 10_000  # charges between two sweeps of the buckets that are full again
-T = TypeVar("T")
 _POLL = (0.005, 0.05)  # first and longest pause between two tries for a store-wide slot
 
 
 class SharedRateLimiter(RateLimiter):
-    """`RateLimiter`'s limits over PostgreSQL. `in_flight(key)` counts the key's heavy
+    """`RateLimiter`'s limits over `store`'s PostgreSQL. `in_flight(key)` counts the key's heavy
     operations in every process of the store."""
 
-    def __init__(self, limits: RateLimits, owner: Engine) -> None:
+    def __init__(self, limits: RateLimits, store: Store) -> None:
         super().__init__(limits)
-        self._engine = create_engine(
-            owner.url,
-            isolation_level="AUTOCOMMIT",  # no pre-ping: it would double each charge's trips
-            pool_size=POOL_SIZE,
-            max_overflow=POOL_OVERFLOW,
-            pool_timeout=HEAVY_WAIT,
-        )
+        self._pool = LimitsPool(store.owner, HEAVY_WAIT)
         self._holds: dict[str, list[Hold]] = {}
         self._holds_lock = threading.Lock()
         self._charges = 0
         if limits.rps > 0:
-            self._guarded(lambda: shared_limits.ensure_table(owner))
+            self._pool.ensure_table()
 
     def admit(self, key: str) -> None:
         rps, burst = self.limits.rps, self.limits.burst
         if rps <= 0:
             return
-
-        def charge() -> tuple[bool, float]:
-            with self._engine.connect() as conn:
-                self._charges += 1  # a lost increment only delays a sweep
-                if self._charges % FORGET_EVERY == 0:
-                    shared_limits.forget_full(conn, rps, burst)
-                return shared_limits.take_token(conn, key, rps, burst)
-
-        taken, tokens = self._guarded(charge)
+        self._charges += 1  # a lost increment only delays a sweep
+        sweep = self._charges % FORGET_EVERY == 0
+        taken, tokens = self._pool.charge(key, rps, burst, sweep=sweep)
         if not taken:
             raise rate_refused(self.limits, (1 - tokens) / rps)
 
@@ -85,7 +60,7 @@ class SharedRateLimiter(RateLimiter):
         cap, total = self.limits.heavy, self.limits.total
         if cap <= 0 and total <= 0:
             return False
-        hold = Hold(self._guarded(self._engine.connect))
+        hold = self._pool.hold()
         try:
             self._take(hold, key, cap, total)
         except BaseException:
@@ -103,7 +78,7 @@ class SharedRateLimiter(RateLimiter):
         deadline = time.monotonic() + HEAVY_WAIT
         pause = _POLL[0]
         while True:
-            got = self._guarded(partial(shared_limits.try_slots, hold.conn, wanted))
+            got = self._pool.take(hold, wanted)
             hold.locks.extend(lock for lock in got if lock is not None)
             if wanted[0][0] == key and cap > 0:
                 if got[0] is None:
@@ -129,10 +104,7 @@ class SharedRateLimiter(RateLimiter):
 
     def in_flight(self, key: str) -> int:
         cap = self.limits.heavy
-        if cap <= 0:
-            return 0
-        with self._engine.connect() as conn:
-            return shared_limits.held(conn, key, cap)
+        return self._pool.held(key, cap) if cap > 0 else 0
 
     def close(self) -> None:
         """Give back every slot this process holds and close the limiter's connections."""
@@ -141,25 +113,7 @@ class SharedRateLimiter(RateLimiter):
             self._holds.clear()
         for hold in holds:
             hold.release()
-        self._engine.dispose()
-
-    @staticmethod
-    def _guarded(call: Callable[[], T]) -> T:
-        """`call()`, with the database's failures as tabane's errors: no connection free in the
-        limiter's pool → `overloaded`; the database away → `store_unavailable`."""
-        try:
-            return call()
-        except PoolTimeout:
-            raise Overloaded(
-                f"no connection of the rate limiter came free within {HEAVY_WAIT:g} s",
-                retry_after=1,
-                issues=[Issue("TABANE_RATE_SHARED", "the limiter's connections are all in use")],
-            ) from None
-        except DBAPIError as exc:
-            raise StoreUnavailable(
-                f"the rate limits kept in PostgreSQL could not be read: {exc.orig}",
-                issues=[Issue("TABANE_RATE_SHARED", "the database did not answer the limiter")],
-            ) from None
+        self._pool.close()
 
 
 def shares(settings: Settings) -> bool:
@@ -175,7 +129,7 @@ def limiter_for(settings: Settings, store: Store) -> RateLimiter:
     limits = RateLimits.from_settings(settings)
     if not shares(settings):
         return RateLimiter(limits)
-    shared = SharedRateLimiter(limits, store.owner)
+    shared = SharedRateLimiter(limits, store)
     store.closers.append(shared.close)
     return shared
 

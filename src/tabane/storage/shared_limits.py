@@ -18,6 +18,8 @@ public schema sees it); it is defined here so that a migration can create it ins
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from sqlalchemy import (
@@ -33,6 +35,7 @@ from sqlalchemy import (
     case,
     cast,
     column,
+    create_engine,
     func,
     select,
     table,
@@ -40,8 +43,11 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.schema import CreateSchema
 from sqlalchemy.sql.selectable import ScalarSelect
+
+from tabane.errors import Issue, Overloaded, StoreUnavailable
 
 SCHEMA = "tabane_limits"
 LIMITS = MetaData(schema=SCHEMA)
@@ -164,3 +170,68 @@ class Hold:
             self.conn.invalidate()
         finally:
             self.conn.close()
+
+
+# Connections of a limiter's pool kept open, and more opened at need: one per heavy request in
+# flight (uvicorn runs up to 40 requests at once) plus the short charges.
+POOL_SIZE, POOL_OVERFLOW = 4, 44
+
+
+class LimitsPool:
+    """A limiter's own connections to the store's server: autocommit (no transaction left
+    open) and no pre-ping (it would double each charge's round trips). Every call maps the
+    database's failures to tabane's errors: no connection free within `wait` seconds →
+    `overloaded`; the database away → `store_unavailable`."""
+
+    def __init__(self, owner: Engine, wait: float) -> None:
+        self.wait = wait
+        self._engine = create_engine(
+            owner.url,
+            isolation_level="AUTOCOMMIT",
+            pool_size=POOL_SIZE,
+            max_overflow=POOL_OVERFLOW,
+            pool_timeout=wait,
+        )
+
+    def ensure_table(self) -> None:
+        with self.guarded():
+            ensure_table(self._engine)
+
+    def charge(self, key: str, rps: float, burst: int, *, sweep: bool) -> tuple[bool, float]:
+        """`take_token` (after `forget_full` when `sweep`)."""
+        with self.guarded(), self._engine.connect() as conn:
+            if sweep:
+                forget_full(conn, rps, burst)
+            return take_token(conn, key, rps, burst)
+
+    def hold(self) -> Hold:
+        """A connection of its own, to hold slots on."""
+        with self.guarded():
+            return Hold(self._engine.connect())
+
+    def take(self, hold: Hold, wanted: list[tuple[str, int]]) -> list[int | None]:
+        with self.guarded():
+            return try_slots(hold.conn, wanted)
+
+    def held(self, key: str, slots: int) -> int:
+        with self.guarded(), self._engine.connect() as conn:
+            return held(conn, key, slots)
+
+    def close(self) -> None:
+        self._engine.dispose()
+
+    @contextmanager
+    def guarded(self) -> Iterator[None]:
+        try:
+            yield
+        except PoolTimeout:
+            raise Overloaded(
+                f"no connection of the rate limiter came free within {self.wait:g} s",
+                retry_after=1,
+                issues=[Issue("TABANE_RATE_SHARED", "the limiter's connections are all in use")],
+            ) from None
+        except DBAPIError as exc:
+            raise StoreUnavailable(
+                f"the rate limits kept in PostgreSQL could not be read: {exc.orig}",
+                issues=[Issue("TABANE_RATE_SHARED", "the database did not answer the limiter")],
+            ) from None
