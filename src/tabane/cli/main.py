@@ -109,7 +109,6 @@ def serve(
     without authentication only a loopback address may be bound.
     With `--reuse-port`, several processes serve one port (docs/deploy.md).
     Example: tabane serve --host 0.0.0.0 --auth keys"""
-    import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
     from tabane.api.app import create_app
@@ -143,17 +142,24 @@ def serve(
 
             tracing.exporting_provider()
             tracing.instrument(app_, svc)
-        config = uvicorn.Config(
-            app_,
-            host=bind,
-            port=port,
-            log_level="info",
-            log_config=log_config(settings.log_format),
-            access_log=False,  # api/observe.py logs each request, with its id and route template
-            timeout_graceful_shutdown=SHUTDOWN_GRACE,
-        )
-        sockets = [_listener(bind, port)] if reuse_port else None
-        uvicorn.Server(config).run(sockets=sockets)
+        _run(app_, bind, port, log_config(settings.log_format), reuse_port)
+
+
+def _run(app_: Any, bind: str, port: int, logging: Any, reuse_port: bool) -> None:
+    """uvicorn over `app_`, on a socket shared with other processes when `reuse_port`."""
+    import uvicorn
+
+    config = uvicorn.Config(
+        app_,
+        host=bind,
+        port=port,
+        log_level="info",
+        log_config=logging,
+        access_log=False,  # api/observe.py logs each request, with its id and route template
+        timeout_graceful_shutdown=SHUTDOWN_GRACE,
+    )
+    sockets = [_listener(bind, port)] if reuse_port else None
+    uvicorn.Server(config).run(sockets=sockets)
 
 
 def _listener(host: str, port: int) -> socket.socket:
