@@ -141,11 +141,16 @@ def test_which_requests_read_on_the_replica() -> None:
     assert not reads_on_replica("DELETE", "/users/x")
 
 
-def test_a_replica_url_that_can_bypass_rls_is_refused(tmp_path: Path) -> None:
+def test_a_replica_url_that_can_bypass_rls_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Without TABANE_APP_DATABASE_URL the replica's connections SET ROLE tabane_app; with it,
     the replica URL's own role must not be a superuser."""
     from tabane.errors import StoreUnavailable
+    from tabane.storage import opening
     from tabane.storage.opening import _replica
+
+    monkeypatch.setattr(opening, "REPLICA_CATCH_UP", 0.5)
 
     settings = Settings(
         home=tmp_path,
@@ -153,5 +158,5 @@ def test_a_replica_url_that_can_bypass_rls_is_refused(tmp_path: Path) -> None:
         app_database_url="postgresql://postgres@127.0.0.1:1/x",
         read_database_url="postgresql://postgres@127.0.0.1:1/x",
     )
-    with pytest.raises(StoreUnavailable):
+    with pytest.raises(StoreUnavailable, match="TABANE_READ_DATABASE_URL"):
         _replica(settings)  # unreachable here: refused with a tabane error, not a traceback
