@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -149,3 +150,32 @@ def test_the_setting_chooses(svc: Tabane, settings: Settings) -> None:
     env = {"TABANE_HOME": str(settings.home), "TABANE_RATE_SHARED": "db"}
     with pytest.raises(Exception, match="TABANE_RATE_SHARED"):
         Settings.from_env(env)
+
+
+def test_processes_starting_at_once_make_the_table_once(svc: Tabane) -> None:
+    """Seen with two `tabane serve` started together on a fresh store: both made the schema
+    and one died on the catalog's unique index."""
+    from sqlalchemy.schema import DropSchema
+
+    from tabane.storage.shared_limits import SCHEMA, LimitsPool
+
+    with svc.store.owner.begin() as conn:
+        conn.execute(DropSchema(SCHEMA, cascade=True, if_exists=True))
+    pools = [LimitsPool(svc.store.owner, 1.0) for _ in range(6)]
+    barrier, errors = threading.Barrier(len(pools)), []
+
+    def make(pool: LimitsPool) -> None:
+        barrier.wait()
+        try:
+            pool.ensure_table()
+        except Exception as exc:  # the assertion names it
+            errors.append(exc)
+
+    threads = [threading.Thread(target=make, args=(pool,)) for pool in pools]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for pool in pools:
+        pool.close()
+    assert errors == []

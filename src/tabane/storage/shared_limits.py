@@ -72,7 +72,8 @@ _SLACK = 1e-9  # float slack: a whole token earned is a token
 
 def ensure_table(owner: Engine) -> None:
     """Make the schema and the UNLOGGED table once (idempotent; safe from many processes)."""
-    with owner.begin() as conn:
+    # one transaction (not the limiter's autocommit), so that the lock holds until the commit
+    with owner.execution_options(isolation_level="READ COMMITTED").begin() as conn:
         conn.execute(select(func.pg_advisory_xact_lock(_MADE_LOCK)))
         conn.execute(CreateSchema(SCHEMA, if_not_exists=True))
         BUCKETS.create(conn, checkfirst=True)
