@@ -10,6 +10,14 @@ that was not a success by status and code (with its first message). A client hon
 bounded in clients and time.
 
     python bench/load.py --corpus /usr/share/doc/git-doc --clients 8 32 64 --seconds 60
+
+With `--processes 1 2 4` it measures scale-out instead (docs/deploy.md): a standalone PostgreSQL
+(the wheel's binaries as a TCP server), then for each P, P `tabane serve --reuse-port` processes
+on one port plus one `tabane worker`, warmed up (`--warmup` s of the mix, untimed: each fresh
+process loads its model on its first read), each level of `--clients` run against them; the table
+gives requests/s against the one-process step of the same run.
+
+    python bench/load.py --pages 100 --processes 1 2 4 --clients 16 --seconds 20
 """
 
 from __future__ import annotations
@@ -30,7 +38,10 @@ import time
 from pathlib import Path
 
 import _env  # bench/_env.py (the script's folder is on sys.path)
+import _fleet  # bench/_fleet.py
 import httpx
+
+from tabane.storage import standalone
 
 CONTEXT = "load"
 MIX = (("recall", 40), ("search", 30), ("remember", 15), ("ingest", 15))
@@ -77,9 +88,8 @@ def _serve(home: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
         time.sleep(0.3)
 
 
-def _prepare(home: Path, corpus: Path, limit: int) -> int:
+def _prepare(env: dict[str, str], corpus: Path, limit: int) -> int:
     """Ingest `limit` pages of the corpus and embed them (the CLI waits for its embeddings)."""
-    env = {**os.environ, "TABANE_HOME": str(home), "TABANE_PG_IDLE_SECONDS": "0"}
     pages = sorted(p for p in corpus.rglob("*.html") if p.is_file())[:limit]
     run = [sys.executable, "-m", "tabane.cli.main"]
     subprocess.run([*run, "contexts", "create", CONTEXT], env=env, check=True, capture_output=True)
@@ -164,7 +174,9 @@ def _report(level: dict[str, object]) -> None:
     times: dict[str, list[float]] = level["times"]  # type: ignore[assignment]
     outcomes: collections.Counter[str] = level["outcomes"]  # type: ignore[assignment]
     total = sum(outcomes.values())
-    print(f"\n{level['clients']} client(s): {total} requests, {total / level['seconds']:.1f}/s")
+    where = f"{level['processes']} process(es), " if "processes" in level else ""
+    print(f"\n{where}{level['clients']} client(s): {total} requests, "
+          f"{total / level['seconds']:.1f}/s")  # fmt: skip
     print("| route | ok | p50 ms | p95 ms | p99 ms |")
     print("|---|---|---|---|---|")
     for kind, _ in MIX:
@@ -177,21 +189,82 @@ def _report(level: dict[str, object]) -> None:
         print(f"  {outcome}: {message}")
 
 
+def _scale_out(opts: argparse.Namespace, tmp: Path) -> tuple[list[dict[str, object]], int, str]:
+    """The `--processes` steps over one standalone server; the levels, pages and server log."""
+    server = _fleet.primary(tmp)
+    try:
+        env = _fleet.server_env(tmp / "home", server.url())
+        pages = _prepare(env, opts.corpus, opts.pages)
+        port, levels = _fleet.free_port(), []
+        for i, processes in enumerate(opts.processes):
+            with _fleet.fleet(env, processes, port, tmp / "serve.log") as base:
+                # each fresh process loads its model on its first read: not what is measured
+                _level(base, 4 * processes, opts.warmup, seed=99)
+                for clients in opts.clients:
+                    level = _level(base, clients, opts.seconds, seed=i)
+                    levels.append({**level, "processes": processes})
+    finally:
+        standalone.stop(server)
+    return levels, pages, (tmp / "serve.log").read_text(errors="replace")
+
+
+def _scale_table(levels: list[dict[str, object]]) -> None:
+    print("\n| API processes | clients | requests/s | × one process | recall p50 ms | not ok |")
+    print("|---|---|---|---|---|---|")
+    base: dict[object, float] = {}
+    for lv in levels:
+        outcomes: collections.Counter[str] = lv["outcomes"]  # type: ignore[assignment]
+        rate = sum(outcomes.values()) / float(lv["seconds"])  # type: ignore[arg-type]
+        base.setdefault(lv["clients"], rate)
+        recall = 1000 * _pct(lv["times"].get("recall", []), 0.5)  # type: ignore[attr-defined]
+        bad = sum(v for k, v in outcomes.items() if k != "ok")
+        print(f"| {lv['processes']} | {lv['clients']} | {rate:.1f} | "
+              f"{rate / base[lv['clients']]:.2f} | {recall:.0f} | {bad} |")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=Path("/usr/share/doc/git-doc"))
     parser.add_argument("--pages", type=int, default=1000)
     parser.add_argument("--clients", type=int, nargs="+", default=[8, 32, 64])
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--processes", type=int, nargs="+", help="scale-out steps (see above)")
+    parser.add_argument("--warmup", type=float, default=15.0, help="untimed s before a step")
     parser.add_argument("--json", type=Path)
     opts = parser.parse_args()
-    if max(opts.clients) > 128 or opts.seconds > 600:
-        raise SystemExit("bounded: at most 128 clients and 600 s a level")
+    if max(opts.clients) > 128 or opts.seconds > 600 or max(opts.processes or [1]) > 8:
+        raise SystemExit("bounded: at most 128 clients, 600 s a level and 8 processes")
     info = _env.describe()
     tmp = Path(tempfile.mkdtemp(prefix="tabane-load-"))
+    started = time.monotonic()
+    try:
+        if opts.processes:
+            levels, pages, log = _scale_out(opts, tmp)
+            prepared = float("nan")
+        else:
+            levels, pages, log, prepared = _one_process(opts, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(_env.header(info))
+    print(f"corpus {opts.corpus} ({pages} pages); run took {time.monotonic() - started:.0f} s, "
+          f"preparing {prepared:.0f} s; {opts.seconds:g} s a level; "
+          f"500s in the server log: {log.count(' 500 ')}")  # fmt: skip
+    for level in levels:
+        _report(level)
+    if opts.processes:
+        _scale_table(levels)
+    if opts.json:
+        plain = [{**lv, "outcomes": dict(lv["outcomes"])} for lv in levels]  # type: ignore[call-overload]
+        opts.json.write_text(json.dumps({"env": info, "levels": plain}, indent=1))
+
+
+def _one_process(
+    opts: argparse.Namespace, tmp: Path
+) -> tuple[list[dict[str, object]], int, str, float]:
     home, port = tmp / "home", _free_port()
     started = time.monotonic()
-    pages = _prepare(home, opts.corpus, opts.pages)
+    env = {**os.environ, "TABANE_HOME": str(home), "TABANE_PG_IDLE_SECONDS": "0"}
+    pages = _prepare(env, opts.corpus, opts.pages)
     prepared = time.monotonic() - started
     proc = _serve(home, port, tmp / "serve.log")
     levels = []
@@ -201,16 +274,7 @@ def main() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=60)
-        log = (tmp / "serve.log").read_text()
-        shutil.rmtree(tmp, ignore_errors=True)
-    print(_env.header(info))
-    print(f"corpus {opts.corpus} ({pages} pages, ingested and embedded in {prepared:.0f} s); "
-          f"{opts.seconds:g} s a level; 500s in the server log: {log.count(' 500 ')}")  # fmt: skip
-    for level in levels:
-        _report(level)
-    if opts.json:
-        plain = [{**lv, "outcomes": dict(lv["outcomes"])} for lv in levels]  # type: ignore[call-overload]
-        opts.json.write_text(json.dumps({"env": info, "levels": plain}, indent=1))
+    return levels, pages, (tmp / "serve.log").read_text(), prepared
 
 
 if __name__ == "__main__":

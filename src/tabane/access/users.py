@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from tabane.errors import Conflict, InvalidInput, Issue, NameTaken, NoScope, NoUser
@@ -74,8 +75,15 @@ def add_user(
             issues=[Issue("name", f"{mine} is granted to {len(holders)} other user(s)")],
         )
     user = User(name=name)
-    session.add(user)
-    session.flush()
+    try:
+        with session.begin_nested():  # a concurrent first sight may commit the name first
+            session.add(user)
+            session.flush()
+    except IntegrityError:
+        raced = session.scalar(select(User.id).where(User.name == name))
+        if raced is None or not exist_ok:
+            raise NameTaken(f"user {name!r} exists", issues=[Issue("name", "taken")]) from None
+        return raced
     ensure_scope(session, mine, f"personal scope of {name}")
     ensure_scope(session, PUBLIC, "readable by everyone")
     session.add(Grant(user_id=user.id, scope=mine, can_write=True))

@@ -36,7 +36,9 @@ from tabane.api.local_only import LocalOnly
 from tabane.api.metrics import Metrics
 from tabane.api.metrics import router as metrics_router
 from tabane.api.observe import Observe, noting
-from tabane.api.ratelimit import RateLimit, RateLimiter, RateLimits
+from tabane.api.ratelimit import RateLimit, RateLimiter
+from tabane.api.ratelimit_shared import limiter_for
+from tabane.api.replica import ReadReplica
 from tabane.mcp.server import current_request, mount_mcp
 from tabane.service import Tabane
 from tabane.types import Principal
@@ -86,7 +88,7 @@ def create_app(
             return local
 
     if limiter is None:
-        limiter = RateLimiter(RateLimits.from_settings(svc.settings))
+        limiter = limiter_for(svc.settings, svc.store)  # TABANE_RATE_SHARED
     principal = noting(limiter.guard(at_header(principal)))
 
     app = FastAPI(
@@ -124,6 +126,8 @@ def create_app(
     mount_mcp(app, svc, lambda: resolve(current_request()), security=mcp_security)
 
     app.add_middleware(Deadline, seconds=svc.settings.request_seconds)  # its database work's
+    if svc.store.read is not None:  # TABANE_READ_DATABASE_URL: read-only routes read there
+        app.add_middleware(ReadReplica)
     app.add_middleware(RateLimit, limiter=limiter)  # 429s get Retry-After; heavy slots freed
     app.add_middleware(BearerChallenge)  # every 401 (routes and /mcp) names the scheme
     app.add_middleware(BodyLimit, max_bytes=svc.settings.max_body_bytes)

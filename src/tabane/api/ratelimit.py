@@ -11,8 +11,9 @@ Two pieces, so that nobody is authenticated twice and nobody else decides who is
   runs, so nothing is executed.
 
 A request that resolves no principal is never charged: `/health`, `/protocol`, the OpenAPI pages,
-and bad credentials (a 401 costs no token). The limits live in this process: several API processes
-each allow the full rate. Which routes are heavy is decided by method and path (`HEAVY_ROUTES`).
+and bad credentials (a 401 costs no token). The limits live in this process (several API processes
+each allow the full rate) unless TABANE_RATE_SHARED keeps them in PostgreSQL
+(api/ratelimit_shared.py). Which routes are heavy is decided by method and path (`HEAVY_ROUTES`).
 """
 
 from __future__ import annotations
@@ -87,6 +88,33 @@ class RateLimits:
         )
 
 
+def rate_refused(limits: RateLimits, wait: float) -> RateLimited:
+    """The refusal of a request over its key's bucket, `wait` seconds before a token is back."""
+    rps, burst = limits.rps, limits.burst
+    return RateLimited(
+        f"too many requests: {burst} at once, then {rps:g} a second per API key or user",
+        retry_after=math.ceil(wait),
+        issues=[Issue("TABANE_RATE_RPS", f"over {rps:g} a second (burst {burst})")],
+    )
+
+
+def key_full(cap: int) -> RateLimited:
+    return RateLimited(
+        f"too many heavy operations at once: {cap} per API key or user",
+        retry_after=1,
+        issues=[Issue("TABANE_HEAVY_CONCURRENCY", f"{cap} already running")],
+    )
+
+
+def server_full(total: int) -> Overloaded:
+    return Overloaded(
+        f"the server runs {total} heavy operations at once, its limit, and none "
+        f"ended within {HEAVY_WAIT:g} s: retry in a moment",
+        retry_after=1,
+        issues=[Issue("TABANE_HEAVY_TOTAL", f"{total} already running")],
+    )
+
+
 @dataclass
 class _Bucket:
     tokens: float
@@ -108,7 +136,7 @@ class RateLimiter:
 
     def admit(self, key: str) -> None:
         """Take one request from `key`'s bucket, else raise `RateLimited` (taking nothing)."""
-        rps, burst = self.limits.rps, self.limits.burst
+        rps = self.limits.rps
         if rps <= 0:
             return
         with self._lock:
@@ -117,11 +145,7 @@ class RateLimiter:
                 bucket.tokens = max(0.0, bucket.tokens - 1)
                 return
             wait = (1 - bucket.tokens) / rps
-        raise RateLimited(
-            f"too many requests: {burst} at once, then {rps:g} a second per API key or user",
-            retry_after=math.ceil(wait),
-            issues=[Issue("TABANE_RATE_RPS", f"over {rps:g} a second (burst {burst})")],
-        )
+        raise rate_refused(self.limits, wait)
 
     def acquire_heavy(self, key: str) -> bool:
         """Take a heavy slot for `key` (True), or nothing when both limits are off (False);
@@ -136,23 +160,14 @@ class RateLimiter:
             while True:
                 bucket = self._bucket(key)
                 if cap > 0 and bucket.heavy >= cap:
-                    raise RateLimited(
-                        f"too many heavy operations at once: {cap} per API key or user",
-                        retry_after=1,
-                        issues=[Issue("TABANE_HEAVY_CONCURRENCY", f"{cap} already running")],
-                    )
+                    raise key_full(cap)
                 if total <= 0 or self._heavy_total < total:
                     bucket.heavy += 1
                     self._heavy_total += 1
                     return True
                 left = deadline - time.monotonic()
                 if left <= 0 or not self._freed.wait(left):
-                    raise Overloaded(
-                        f"the server runs {total} heavy operations at once, its limit, and none "
-                        f"ended within {HEAVY_WAIT:g} s: retry in a moment",
-                        retry_after=1,
-                        issues=[Issue("TABANE_HEAVY_TOTAL", f"{total} already running")],
-                    )
+                    raise server_full(total)
 
     def release_heavy(self, key: str) -> None:
         with self._freed:
@@ -271,4 +286,14 @@ class RateLimit:
                 self.limiter.release_heavy(ticket.heavy_key)
 
 
-__all__ = ["HEAVY_ROUTES", "RateLimit", "RateLimiter", "RateLimits", "is_heavy", "principal_key"]
+__all__ = [
+    "HEAVY_ROUTES",
+    "RateLimit",
+    "RateLimiter",
+    "RateLimits",
+    "is_heavy",
+    "key_full",
+    "principal_key",
+    "rate_refused",
+    "server_full",
+]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import socket
 import sys
 import time
 from typing import Annotated, Any
@@ -94,12 +95,20 @@ def serve(
             help="`none` (loopback only), `keys`, `oidc` or `keys+oidc` (default TABANE_AUTH)"
         ),
     ] = None,
+    reuse_port: Annotated[
+        bool,
+        typer.Option(
+            "--reuse-port",
+            help="share the port with other `tabane serve --reuse-port` processes "
+            "(SO_REUSEPORT: the kernel spreads connections over them)",
+        ),
+    ] = False,
 ) -> None:
     """Serve HTTP (and MCP at /mcp). With `--auth keys` every request needs an API key, with
     `--auth oidc` a JWT of the configured issuer (TABANE_OIDC_*), with `keys+oidc` either;
     without authentication only a loopback address may be bound.
+    With `--reuse-port`, several processes serve one port (docs/deploy.md).
     Example: tabane serve --host 0.0.0.0 --auth keys"""
-    import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
     from tabane.api.app import create_app
@@ -112,7 +121,8 @@ def serve(
     mode = auth or settings.auth
     loopback = is_loopback(bind)
     check_serving(bind, mode)
-    check_bind(bind, settings.port if port is None else port)  # before the store is opened
+    port = settings.port if port is None else port
+    check_bind(bind, port, reuse_port)  # before the store is opened
     names = sorted({"127.0.0.1", "localhost", "[::1]", bind if ":" not in bind else f"[{bind}]"})
     security = (
         TransportSecuritySettings(
@@ -132,15 +142,38 @@ def serve(
 
             tracing.exporting_provider()
             tracing.instrument(app_, svc)
-        uvicorn.run(
-            app_,
-            host=bind,
-            port=settings.port if port is None else port,
-            log_level="info",
-            log_config=log_config(settings.log_format),
-            access_log=False,  # api/observe.py logs each request, with its id and route template
-            timeout_graceful_shutdown=SHUTDOWN_GRACE,
-        )
+        _run(app_, bind, port, log_config(settings.log_format), reuse_port)
+
+
+def _run(app_: Any, bind: str, port: int, logging: Any, reuse_port: bool) -> None:
+    """uvicorn over `app_`, on a socket shared with other processes when `reuse_port`."""
+    import uvicorn
+
+    config = uvicorn.Config(
+        app_,
+        host=bind,
+        port=port,
+        log_level="info",
+        log_config=logging,
+        access_log=False,  # api/observe.py logs each request, with its id and route template
+        timeout_graceful_shutdown=SHUTDOWN_GRACE,
+    )
+    sockets = [_listener(bind, port)] if reuse_port else None
+    uvicorn.Server(config).run(sockets=sockets)
+
+
+def _listener(host: str, port: int) -> socket.socket:
+    """A listening socket on `host:port` with SO_REUSEPORT, which other processes may share."""
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host.strip("[]"), port, type=socket.SOCK_STREAM
+    )[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind(address)
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
 
 
 def is_loopback(host: str) -> bool:
@@ -154,12 +187,10 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def check_bind(host: str, port: int) -> None:
+def check_bind(host: str, port: int, reuse_port: bool = False) -> None:
     """`--port` in 1..65535, and the address free to bind now: a port in use or a host name
     that does not resolve is an error naming the option, not uvicorn's log line after the
     store was opened."""
-    import socket
-
     if not 1 <= port <= 65535:
         raise InvalidInput("invalid port", issues=[Issue("--port", f"{port} not in 1..65535")])
     try:
@@ -167,6 +198,8 @@ def check_bind(host: str, port: int) -> None:
         family, kind, proto, _, address = infos[0]
         with socket.socket(family, kind, proto) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if reuse_port:  # a port other `--reuse-port` processes serve is free to share
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
             probe.bind(address)
     except socket.gaierror as exc:
         raise InvalidInput(

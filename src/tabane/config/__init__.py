@@ -34,6 +34,10 @@ SETTINGS: dict[str, str] = {
     ),
     "TABANE_DATABASE_URL": "owner URL of an external PostgreSQL >= 15 with pgvector",
     "TABANE_APP_DATABASE_URL": "URL the application connects with (a role that cannot bypass RLS)",
+    "TABANE_READ_DATABASE_URL": (
+        "URL of a read replica (a role that cannot bypass RLS) that the HTTP surface's read-only "
+        "routes read from (default: none, every read on the primary)"
+    ),
     "TABANE_USER": "name of the implicit local user (default: the login name)",
     "TABANE_MAX_BODY_BYTES": "largest HTTP body and ingested file, in bytes (default 8 MiB)",
     "TABANE_DISK_LOW_MB": (
@@ -130,6 +134,11 @@ SETTINGS: dict[str, str] = {
         "recalls, searches, ingests and graph walks one key or user may run at once (default 4; "
         "0 = off)"
     ),
+    "TABANE_RATE_SHARED": (
+        "where the rate limits are counted: `process` (each API process its own), `database` "
+        "(shared by every process of the store, in PostgreSQL) or `auto` (default: `database` "
+        "with TABANE_DATABASE_URL, `process` on the embedded store)"
+    ),
 }
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
@@ -189,6 +198,7 @@ class Settings:
     resident_seconds: float = DEFAULT_RESIDENT_SECONDS
     database_url: str | None = None
     app_database_url: str | None = None
+    read_database_url: str | None = None
     local_user: str = "local"
     max_body_bytes: int = DEFAULT_MAX_BODY
     max_paragraphs: int = DEFAULT_MAX_PARAGRAPHS
@@ -233,6 +243,7 @@ class Settings:
     rate_burst: int = DEFAULT_RATE_BURST
     heavy_concurrency: int = DEFAULT_HEAVY_CONCURRENCY
     heavy_total: int = field(default_factory=auto_heavy_total)
+    rate_shared: str = "auto"
     request_seconds: float = DEFAULT_REQUEST_SECONDS
     usage_seconds: float = DEFAULT_USAGE_SECONDS
     log_format: str = "text"
@@ -271,6 +282,7 @@ class Settings:
             or 0.0,
             database_url=values.database_url(env, "TABANE_DATABASE_URL"),
             app_database_url=values.database_url(env, "TABANE_APP_DATABASE_URL"),
+            read_database_url=values.database_url(env, "TABANE_READ_DATABASE_URL"),
             local_user=env.get("TABANE_USER") or _login_name(),
             max_body_bytes=values.integer(
                 env, "TABANE_MAX_BODY_BYTES", DEFAULT_MAX_BODY, 1, 1 << 30
@@ -326,6 +338,9 @@ class Settings:
                 env, "TABANE_HEAVY_CONCURRENCY", DEFAULT_HEAVY_CONCURRENCY, 0, 10_000
             ),
             heavy_total=values.integer(env, "TABANE_HEAVY_TOTAL", auto_heavy_total(), 0, 100_000),
+            rate_shared=values.choice(
+                env, "TABANE_RATE_SHARED", "auto", ("auto", "process", "database")
+            ),
             request_seconds=values.number(
                 env, "TABANE_REQUEST_SECONDS", DEFAULT_REQUEST_SECONDS, 0.0, 86400.0
             )

@@ -4,12 +4,14 @@ application's under row-level security)."""
 
 from __future__ import annotations
 
+import time
+
 from sqlalchemy import Engine, create_engine, event, func, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from tabane.config import Settings
-from tabane.errors import StoreUnavailable
+from tabane.errors import Issue, StoreUnavailable
 from tabane.storage import embedded, keeper, migrate
 from tabane.storage.holders import Hold
 from tabane.storage.rls import APP_ROLE
@@ -43,7 +45,42 @@ def open_store(settings: Settings, *, run_migrations: bool = True) -> Store:
             hold.release()
         raise
     home = settings.home if hold is not None else None
-    return Store(owner, app, home, settings.pg_shared_buffers_mb, settings.pg_idle_seconds, hold)
+    store = Store(owner, app, home, settings.pg_shared_buffers_mb, settings.pg_idle_seconds, hold)
+    if settings.read_database_url:
+        try:
+            store.read = _replica(settings)
+        except StoreUnavailable:
+            store.close()
+            raise
+    return store
+
+
+REPLICA_CATCH_UP = 15.0  # seconds a replica may take to replay the role the primary just made
+
+
+def _replica(settings: Settings) -> Engine:
+    """The read replica's engine (TABANE_READ_DATABASE_URL): its own role when the application
+    has one (TABANE_APP_DATABASE_URL), else `tabane_app` by SET ROLE, as the primary's; refused
+    when it could bypass row-level security. A replica that cannot be reached stops the start."""
+    assert settings.read_database_url is not None
+    own_role = settings.app_database_url is not None
+    read = _engine(settings.read_database_url, set_role=None if own_role else APP_ROLE)
+    deadline = time.monotonic() + REPLICA_CATCH_UP
+    while True:
+        try:
+            _check_app_role(read)
+            return read
+        except (StoreUnavailable, DBAPIError) as exc:
+            # A standby made a moment ago may not have replayed the migrations yet (no
+            # tabane_app role there): it catches up within seconds.
+            read.dispose()
+            if time.monotonic() > deadline:
+                cause = exc.orig if isinstance(exc, DBAPIError) else exc
+                raise StoreUnavailable(
+                    f"the read replica (TABANE_READ_DATABASE_URL) cannot be used: {cause}",
+                    issues=[Issue("TABANE_READ_DATABASE_URL", "unreachable or not caught up")],
+                ) from None
+            time.sleep(0.2)
 
 
 def _open_embedded(settings: Settings, run_migrations: bool) -> tuple[Engine, Engine, Hold]:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, Engine, Table, func, select, text
+from sqlalchemy import ColumnElement, Connection, Engine, Table, func, select, text
 from sqlalchemy.exc import DataError, DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session
@@ -31,6 +31,7 @@ from sqlalchemy.orm import Session
 from tabane.errors import InvalidInput, Issue, Overloaded, StoreBusy, StoreUnavailable
 from tabane.storage import embedded, guard, keeper
 from tabane.storage.holders import Hold
+from tabane.storage.replica import READ_REPLICA, ReplicaSession
 from tabane.types import Principal
 
 log = logging.getLogger(__name__)
@@ -186,6 +187,8 @@ class Store:
     )
     _revive_lock: threading.Lock = field(default_factory=threading.Lock)
     waiting: Waiting = field(default_factory=lambda: Waiting())  # for a pooled connection
+    read: Engine | None = None  # a replica's, for read-only routes (storage/replica.py)
+    closers: list[Callable[[], None]] = field(default_factory=list)  # run first by close()
 
     def beside(self, principal: Principal) -> Beside:
         """A runner of reads beside `principal`'s own transaction (see `Beside`)."""
@@ -209,21 +212,10 @@ class Store:
             self.app.execution_options(isolation_level="REPEATABLE READ") if snapshot else self.app
         )
         try:
-            with Session(bind, expire_on_commit=False) as session, session.begin():
-                first: list[ColumnElement[Any]] = [
-                    func.set_config("tabane.read_scopes", array_literal(principal.read), True),
-                    func.set_config("tabane.write_scopes", array_literal(principal.write), True),
-                ]
-                first.extend(_deadline())
-                first.extend(_set(session, {**_named(), **(settings or {})}))
-                user = principal.user_id > 0  # a user, not a job (storage/guard.py)
-                if user:
-                    first.append(guard.hold(principal.user_id))
+            with self._new_session(bind, principal, snapshot) as session, session.begin():
                 with self.waiting:  # the pool's checkout, before the first round trip
-                    session.connection()
-                row = session.execute(select(*first)).one()
-                if user:
-                    guard.check(str(row[-1]), principal.name)
+                    session.connection()  # (a replica's, under a read-only route)
+                _open(session, principal, _set(session, {**_named(), **(settings or {})}))
                 yield session
         except (DataError, UnicodeEncodeError) as exc:
             problem = unstorable(exc)
@@ -237,6 +229,21 @@ class Store:
             raise self._failed(exc) from None
         except PoolTimeout:
             raise _no_connection() from None
+
+    def _new_session(self, bind: Engine, principal: Principal, snapshot: bool) -> Session:
+        """A session on `bind`; under a read-only route with a replica (and no snapshot, which
+        needs one server's), one that reads on the replica until it writes."""
+        if self.read is None or snapshot or not READ_REPLICA.get():
+            return Session(bind, expire_on_commit=False)
+
+        def begin_primary(conn: Connection) -> None:
+            # the scopes and settings in force on the replica's connection, here too
+            done: dict[str, str] = session.info.get(SETTINGS, {})
+            calls = [func.set_config(k, v, True) for k, v in done.items()]
+            _open(conn, principal, calls)
+
+        session = ReplicaSession(bind, self.read, begin_primary)
+        return session
 
     @contextmanager
     def unscoped(self) -> Iterator[Session]:
@@ -303,14 +310,37 @@ class Store:
     def close(self) -> None:
         """Close the pools and let go of the embedded server: with no idle time, the last
         process out stops it; otherwise its keeper does once it has been idle that long."""
+        while self.closers:  # what was opened over this store (a shared rate limiter's pool)
+            self.closers.pop()()
         self.beside_pool.shutdown(wait=False, cancel_futures=True)
         self.app.dispose()
         self.owner.dispose()
+        if self.read is not None:
+            self.read.dispose()
         if self.hold is not None:
             self.hold.release()
             self.hold = None
             if self.embedded_home is not None and self.idle_seconds <= 0:
                 keeper.stop_if_unheld(self.embedded_home)
+
+
+def _open(
+    on: Session | Connection, principal: Principal, settings: Sequence[ColumnElement[Any]]
+) -> None:
+    """A transaction's first round trip: the caller's scopes, the request's deadline, other
+    `settings`, and the user guard (storage/guard.py)."""
+    first: list[ColumnElement[Any]] = [
+        func.set_config("tabane.read_scopes", array_literal(principal.read), True),
+        func.set_config("tabane.write_scopes", array_literal(principal.write), True),
+    ]
+    first.extend(_deadline())
+    first.extend(settings)
+    user = principal.user_id > 0  # a user, not a job (storage/guard.py)
+    if user:
+        first.append(guard.hold(principal.user_id))
+    row = on.execute(select(*first)).one()
+    if user:
+        guard.check(str(row[-1]), principal.name)
 
 
 def unstorable(exc: BaseException) -> str | None:
