@@ -34,7 +34,8 @@ except in the two end-to-end rows):
                  `Tabane.recall` (no reranker) on `--long` questions of the most characters a
                  question may have: dev questions joined in a fixed shuffled order
   recall+rerank  the same with the offline reranker when src/tabane/models has one
-                 (`local_reranker`), else `HttpReranker` against `fake_rerank`'s loopback server
+                 (`local_reranker`), else `HttpReranker` against the tests' loopback
+                 server (tests/fakes/rerank_server.py)
 
     .venv/bin/python bench/recall_latency.py --paragraphs 100000 --claims 50000 --home /tmp/rl
 """
@@ -447,7 +448,6 @@ def main() -> None:
 
     from tabane.config import Settings
     from tabane.memory import sessions
-    from tabane.models.fake_rerank import FakeRerankServer
     from tabane.models.http_reranker import HttpReranker
     from tabane.models.reranker import NoReranker
     from tabane.recall import gather
@@ -457,6 +457,9 @@ def main() -> None:
     from tabane.service import Tabane
     from tabane.storage import embedded
     from tabane.storage.schema import Context
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from fakes.rerank_server import FakeRerankServer  # a test fake: tests/fakes/
 
     info = _env.describe()
     keep = args.home is not None
@@ -546,7 +549,7 @@ def main() -> None:
             rerankers["recall+rerank"], rerank_name = found
         else:
             rerankers["recall+rerank"] = HttpReranker(server.url, max_batch=64)
-            rerank_name = "HttpReranker (TEI format) → fake_rerank loopback server (no offline one)"
+            rerank_name = "HttpReranker (TEI format) → tests/fakes loopback server (no offline one)"
         result["reranker"] = rerank_name
         rng = random.Random(3)
         for _ in range(args.long):

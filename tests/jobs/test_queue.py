@@ -12,10 +12,11 @@ from sqlalchemy import select, update
 from tabane.ingest.documents import DocumentInput, block
 from tabane.jobs import queue
 from tabane.jobs.worker import Worker
-from tabane.models.fake_openai import FakeOpenAIServer
 from tabane.models.openai_embedder import OpenAIEmbedder
 from tabane.service import Tabane
 from tabane.storage.schema import Job
+
+from fakes.openai_server import FakeOpenAIServer
 
 
 def _job(svc: Tabane, job_id: int) -> Job:

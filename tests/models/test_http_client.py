@@ -9,7 +9,6 @@ import httpx
 import pytest
 
 from tabane.errors import EmbedderUnavailable, InvalidInput, RerankerUnavailable
-from tabane.models.fake_rerank import FakeRerankServer
 from tabane.models.http_client import (
     CircuitBreaker,
     ResilientClient,
@@ -17,6 +16,7 @@ from tabane.models.http_client import (
     server_message,
 )
 
+from fakes.rerank_server import FakeRerankServer
 from helpers import FakeClock
 
 BODY = {"query": "where is the cat", "texts": ["the cat sat", "a dog ran"]}

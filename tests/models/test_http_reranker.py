@@ -11,11 +11,11 @@ import pytest
 
 from tabane.config import Settings
 from tabane.errors import InvalidInput, RerankerUnavailable
-from tabane.models.fake_rerank import MALFORMATIONS, FakeRerankServer
 from tabane.models.http_reranker import HttpReranker
 from tabane.models.registry import build_reranker
 from tabane.models.reranker import NoReranker, Reranker, checked_scores
 
+from fakes.rerank_server import MALFORMATIONS, FakeRerankServer
 from helpers import FakeClock
 
 MODEL = "fake-rerank"

@@ -11,9 +11,9 @@ import pytest
 
 from tabane.errors import EmbedderUnavailable, InvalidInput
 from tabane.models.embedder import Embedder
-from tabane.models.fake_openai import FakeOpenAIServer
 from tabane.models.openai_embedder import CircuitBreaker, OpenAIEmbedder
 
+from fakes.openai_server import FakeOpenAIServer
 from helpers import FakeClock
 
 DIM = 32

@@ -11,7 +11,6 @@ import pytest
 from tabane.config import Settings
 from tabane.errors import InvalidInput, SummarizerUnavailable
 from tabane.models.extractive import ExtractiveSummarizer, sentences
-from tabane.models.fake_chat import FakeChatServer
 from tabane.models.openai_summarizer import OpenAISummarizer
 from tabane.models.registry import build_summarizer
 from tabane.models.summarizer import (
@@ -25,6 +24,7 @@ from tabane.models.summarizer import (
     strip_citations,
 )
 
+from fakes.chat_server import FakeChatServer
 from helpers import FakeClock
 
 PYTHON = [

@@ -4,10 +4,11 @@ and once it has run the vector lane answers in the new model's space (never mixe
 from __future__ import annotations
 
 from tabane.ingest.documents import DocumentInput, block
-from tabane.models.fake_openai import FakeOpenAIServer
 from tabane.models.openai_embedder import OpenAIEmbedder
 from tabane.search.plan import SearchRequest
 from tabane.service import Tabane
+
+from fakes.openai_server import FakeOpenAIServer
 
 
 def test_model_change_is_detected_and_reembeds(svc: Tabane, vsvc: Tabane, user, context) -> None:

@@ -9,7 +9,7 @@ closes or reopens the circuit. Other 4xx are not retried: 400, 413 and 422 mean 
 fault (`InvalidInput`), the rest (401, 403, 404…) a configuration fault (`unavailable`).
 
 The transport, clock, sleep and jitter source are injectable, so tests run over real loopback HTTP
-(`tabane.models.fake_openai`, `tabane.models.fake_rerank`) without waiting.
+(tests/fakes/: `openai_server`, `rerank_server`) without waiting.
 """
 
 from __future__ import annotations

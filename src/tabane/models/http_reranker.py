@@ -13,7 +13,8 @@ own, so scores from different batches compare. Answers come back ordered by scor
 back to input order by `index`, and an answer with a missing, duplicate or out-of-range index, a
 missing score or a non-finite one is refused (`InvalidInput`, naming the service and the problem).
 Requests go through `ResilientClient` (pacing, retries, a circuit breaker that fails fast with
-`RerankerUnavailable`); `tabane.models.fake_rerank` is a loopback server speaking both formats.
+`RerankerUnavailable`); the tests' `fakes.rerank_server`
+(tests/fakes/) is a loopback server speaking both formats.
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ calls fail fast with `EmbedderUnavailable`; after that one trial request is let 
 and its outcome closes or reopens the circuit. Other 4xx are not retried. Every response passes
 `checked()`, so NaN, zero or wrong-width vectors are never returned.
 
-The transport, clock, sleep and jitter source are injectable; `tabane.models.fake_openai` is a real
-loopback server speaking the same protocol, with scriptable faults, for tests.
+The transport, clock, sleep and jitter source are injectable; the tests' `fakes.openai_server`
+(tests/fakes/) is a real loopback server speaking the same protocol, with scriptable faults.
 """
 
 from __future__ import annotations

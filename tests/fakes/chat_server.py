@@ -8,7 +8,7 @@
         server.requests                         # what arrived
 
 It serves `POST /v1/chat/completions` (non-streaming) from the stdlib HTTP server of
-`tabane.models.fake_openai.LoopbackServer`, checking the body as the real services do (a model,
+`fakes.openai_server.LoopbackServer`, checking the body as the real services do (a model,
 a non-empty list of `{role, content}` messages) and answering in the same shape
 (`choices[0].message.content`, `finish_reason`, `usage`). The model "summarizes" by taking the
 first sentence of each of the first `take` passages it finds in the last user message, written as
@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tabane.models.fake_openai import LoopbackServer
+from fakes.openai_server import LoopbackServer
 
 PATH = "/v1/chat/completions"
 ROLES = ("system", "user", "assistant", "developer", "tool")

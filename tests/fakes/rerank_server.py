@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tabane.models.fake_openai import LoopbackServer
+from fakes.openai_server import LoopbackServer
 
 WORD = re.compile(r"\w+")
 PATHS = ("/rerank", "/v1/rerank", "/v2/rerank")
