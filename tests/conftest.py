@@ -26,6 +26,30 @@ from helpers import unique
 os.environ["TABANE_RESIDENT_SECONDS"] = "0"
 os.environ["TABANE_PG_IDLE_SECONDS"] = "0"
 
+# A test past this many seconds (setup and call) without the `slow` marker is named at the end of
+# the run, so the inner loop (`pytest -m "not slow"`) stays fast as tests are added. A report, not a
+# failure: durations depend on the machine's load (docs/decisions/0010-inner-loop.md).
+SLOW_SECONDS = float(os.environ.get("TABANE_TEST_SLOW_SECONDS", "3"))
+_unmarked_slow: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "teardown" or "slow" in report.keywords:
+        return
+    _unmarked_slow[report.nodeid] = _unmarked_slow.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    over = sorted(((s, n) for n, s in _unmarked_slow.items() if s > SLOW_SECONDS), reverse=True)
+    if not over:
+        return
+    terminalreporter.section(f"over {SLOW_SECONDS:g} s without @pytest.mark.slow")
+    for seconds, nodeid in over:
+        terminalreporter.write_line(f"{seconds:7.1f} s  {nodeid}")
+    terminalreporter.write_line(
+        "mark them slow, or make them faster (a module's fixture counts in its first test)"
+    )
+
 
 @pytest.fixture(scope="session")
 def tabane_home() -> Iterator[Path]:

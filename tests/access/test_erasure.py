@@ -180,6 +180,7 @@ def test_a_table_with_no_rule_is_reported() -> None:
     assert erasure.uncovered(meta) == ["notes"]
 
 
+@pytest.mark.slow
 def test_export_then_erase_leaves_nothing_of_the_user(
     vsvc: Tabane, make_user: Callable[..., Principal]
 ) -> None:
@@ -486,6 +487,7 @@ def test_another_users_trace_loses_the_spellings_only_the_erased_user_gave(
     assert stored["question"] == ask.question  # y's own words stay
 
 
+@pytest.mark.slow
 def test_erasure_repairs_what_the_users_claims_changed_in_a_shared_context(
     vsvc: Tabane, make_user: Callable[..., Principal]
 ) -> None:

@@ -9,6 +9,8 @@ from fastapi.testclient import TestClient
 from tabane.api.app import create_app
 from tabane.service import Tabane
 
+pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
+
 KETTLE = (
     "# Kettle\n\nThe kettle boils water quickly.\n\nDescale the kettle element monthly.\n\n"
     "A kettle note.\n\n## Garden\n\nGardening is not about kettles at all.\n"

@@ -41,6 +41,8 @@ from tabane.types import PUBLIC
 
 from helpers import serve, unique
 
+pytestmark = pytest.mark.slow  # a Hypothesis property run across users
+
 # The same knob as the storage RLS property; each example here is a few hundred HTTP requests.
 # Each example writes and reads through ~40 HTTP routes (about 1.3 s): a twentieth of the RLS
 # property test's examples (TABANE_RLS_EXAMPLES, 300 in CI) keeps CI near 20 s for this file.

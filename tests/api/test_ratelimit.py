@@ -158,6 +158,7 @@ def test_heavy_operations_beyond_the_limit_are_429_while_light_routes_pass(
         assert search().status_code == 200
 
 
+@pytest.mark.slow
 def test_limits_off_with_zero(svc: Tabane, user: Principal, context: str) -> None:
     gated = GatedSearch(svc)
     with limited(gated, as_user(user), RateLimits(rps=0, heavy=0), FakeClock()) as (url, lim):

@@ -14,6 +14,8 @@ from tabane.api.app import create_app
 from tabane.api.ratelimit import RateLimiter, RateLimits
 from tabane.service import Tabane
 
+pytestmark = pytest.mark.slow  # schemathesis fuzzes every route
+
 EXAMPLES = 3  # per operation: ~70 operations, about 200 requests
 
 

@@ -7,6 +7,7 @@ import json
 from collections import Counter
 from collections.abc import Callable
 
+import pytest
 from fastapi.testclient import TestClient
 
 from tabane.ingest.documents import DocumentInput, block
@@ -52,6 +53,7 @@ def test_export_then_erase_round_trips_the_counts(
     assert gone.status_code == 404 and gone.json()["error"]["code"] == "no_user"
 
 
+@pytest.mark.slow
 def test_someone_else_is_refused_and_nothing_changes(
     svc: Tabane, client_for: Callable[[Principal], TestClient], make_user: Callable[..., Principal]
 ) -> None:

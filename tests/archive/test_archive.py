@@ -380,6 +380,7 @@ def test_an_export_reads_one_snapshot(svc: Tabane, user: Principal, context: str
     assert rest[-1] == {"end": {"sources": 1, "paragraphs": 1, "claims": 0, "aliases": 0}}
 
 
+@pytest.mark.slow
 def test_the_importing_store_embeds_what_it_imported(
     vsvc: Tabane, user: Principal, context: str
 ) -> None:

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from sqlalchemy import select, text
 
 from tabane.config import Settings
@@ -17,6 +18,8 @@ from tabane.storage.schema import Context
 from tabane.types import Principal
 
 from helpers import unique
+
+pytestmark = pytest.mark.slow  # a process killed mid-import
 
 IMPORTER = """
 import sys

@@ -11,12 +11,15 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tabane.service import Tabane
 from tabane.storage import holders
 
 from helpers import unique
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_an_ingest_exits_130_without_a_traceback(
     svc: Tabane, tabane_home: Path, tmp_path: Path
 ) -> None:

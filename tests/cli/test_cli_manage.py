@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tabane.service import Tabane
 
 from helpers import unique
 
 
+@pytest.mark.slow
 def test_users_and_scopes_round_trip(cli: Any, svc: Tabane) -> None:
     name, team = unique("ann"), unique("org:team")
     code, added, err = cli("users", "add", name)  # a principal: its scope sets print as lists

@@ -11,10 +11,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tabane.cli import resident
 from tabane.storage import embedded
 
 from helpers import wait_until
+
+pytestmark = pytest.mark.slow  # resident processes started and stopped
 
 IMPORTS = """
 import sys

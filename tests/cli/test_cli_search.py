@@ -24,6 +24,8 @@ from tabane.types import Principal
 
 from helpers import past_the_debounce, queue_rebuilds, unique
 
+pytestmark = pytest.mark.slow  # CLI processes, each a fresh interpreter
+
 TEXTS = [
     "The kettle boils water quickly.",
     "Descale the kettle element monthly.",

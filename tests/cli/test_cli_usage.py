@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -12,6 +14,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_option_and_argument_errors_are_one_error_line_with_exit_2() -> None:
     for args, message in (
         (("recall", "kettle?", "--budget", "abc"), "Invalid value for '--budget'"),

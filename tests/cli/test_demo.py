@@ -5,11 +5,14 @@ from __future__ import annotations
 import re
 import time
 
+import pytest
+
 from tabane.cli import demo
 from tabane.service import Tabane
 from tabane.types import Principal
 
 
+@pytest.mark.slow
 def test_the_demo_runs_twice_and_the_second_run_changes_nothing(svc: Tabane, make_user) -> None:
     user: Principal = make_user()
     first: list[str] = []

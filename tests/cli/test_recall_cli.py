@@ -78,6 +78,7 @@ def test_recall_prints_the_rendered_bundle_and_a_trace_table(cli, stored: str) -
     assert isinstance(result["trace"]["id"], int)
 
 
+@pytest.mark.slow
 def test_recall_explain_and_bad_input(cli, svc: Tabane, user: Principal, stored: str) -> None:
     code, out, _ = cli("recall", QUESTION, "-c", stored, "--explain", "kettle", "--paragraph", "1")
     assert code == 0

@@ -13,9 +13,12 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tabane.service import Tabane
 from tabane.storage import holders
+
+pytestmark = pytest.mark.slow  # servers signalled under load
 
 
 def _free_port() -> int:

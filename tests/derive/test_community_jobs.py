@@ -23,6 +23,8 @@ from tabane.types import Principal
 
 from helpers import Counting, past_the_debounce, queue_rebuilds, unique
 
+pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
+
 
 def clique(names: Sequence[str], label: str, weight: float = 1.0) -> list[ClaimInput]:
     return [ClaimInput(a, label, b, weight) for i, a in enumerate(names) for b in names[i + 1 :]]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import pytest
 from sqlalchemy import select
 
 from tabane.contexts import contexts
@@ -17,6 +18,8 @@ from tabane.storage.schema import Job, Profile
 from tabane.types import Principal
 
 from helpers import past_the_debounce, queue_rebuilds, unique
+
+pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
 
 
 def profile_jobs(svc: Tabane, user: Principal, context: str, state: str = "queued") -> list[Job]:

@@ -20,6 +20,8 @@ from tabane.storage.schema import RaptorMember, RaptorNode
 from tabane.text.blocks import Block
 from tabane.types import Principal
 
+pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
+
 TOPICS = {
     "coffee": [
         "Coffee beans are roasted at high heat until they turn brown.",

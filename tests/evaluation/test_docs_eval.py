@@ -55,6 +55,7 @@ def _corpus(tmp_path: Path, corpus: str = "synthetic", questions=QUESTIONS) -> t
     return set_path, root
 
 
+@pytest.mark.slow
 def test_bm25_plan_scores_exactly_what_was_worked_out_by_hand(svc: Tabane, user, tmp_path):
     set_path, root = _corpus(tmp_path)
     context = unique("eval")

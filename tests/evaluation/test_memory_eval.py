@@ -73,6 +73,7 @@ def _write(tmp_path: Path, name: str, data: object) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_old_turns_need_another_lane_and_documents_give_one(
     svc: Tabane, user: Principal, tmp_path: Path
 ) -> None:

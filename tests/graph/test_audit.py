@@ -47,6 +47,7 @@ def test_lexical_twins_distinct_pairs_and_aliases(svc, user, context) -> None:
         svc.audit_vocabulary(user, context, limit=0)
 
 
+@pytest.mark.slow
 def test_semantic_twins_over_gloss_vectors(vsvc: Tabane, make_user, make_context) -> None:
     user = make_user()
     context = make_context(user, semantic_floor=0.5)
@@ -65,6 +66,7 @@ def test_semantic_twins_over_gloss_vectors(vsvc: Tabane, make_user, make_context
     assert ("クルマ", "自動車") in {(t.a, t.b) for t in got.semantic}
 
 
+@pytest.mark.slow
 def test_label_semantic_twins(vsvc: Tabane, make_user, make_context) -> None:
     """Labels are embedded like concepts (their gloss: the label's heaviest uses), so a synonym
     split of a label shows up as a semantic twin of kind `label` (issue 35)."""

@@ -47,6 +47,8 @@ from tabane.types import Principal
 
 from helpers import unique
 
+pytestmark = pytest.mark.slow  # Hypothesis property runs over claims
+
 HEALTH = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from tabane.graph.claim_input import parse_claims
 from tabane.graph.resolve_calibrate import propose
@@ -37,6 +38,7 @@ def test_propose_separated_bands_take_the_midpoint_and_overlap_keeps_the_matches
     assert verdict == "overlap" and gap < 0 and int((upper >= floor).sum()) == 96
 
 
+@pytest.mark.slow
 def test_calibrate_proposes_a_floor_from_the_context_s_concepts(
     vsvc: Tabane, make_user, make_context
 ) -> None:

@@ -96,6 +96,7 @@ def test_invisible_looks_like_missing(svc, make_user, make_context) -> None:
         svc.explain_resolve(bob, ctx, "秘密", "")
 
 
+@pytest.mark.slow
 def test_semantic_verdicts(vsvc: Tabane, make_user, make_context) -> None:
     user = make_user()
     context = make_context(user)
@@ -134,6 +135,7 @@ def test_a_case_twin_past_the_limit_is_cut_by_limit_not_eclipsed(svc, user, cont
     assert [c.name for c in served.candidates] == ["frame", "Frame"]
 
 
+@pytest.mark.slow
 def test_a_semantic_cut_by_limit_carries_a_verified_limit(vsvc: Tabane, make_user, make_context):
     """Regression (issue 35c): a semantic candidate past the limit says which limit reaches it."""
     user = make_user()

@@ -30,6 +30,8 @@ from tabane.storage.schema import (
 from tabane.text.spelling import char_grams, spelling_key
 from tabane.types import Principal
 
+pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
+
 WORDS = [
     "fetch",
     "block",

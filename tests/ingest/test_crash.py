@@ -9,11 +9,14 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from sqlalchemy import func, select
 
 from tabane.ingest.documents import DocumentInput
 from tabane.service import Tabane
 from tabane.storage.schema import Context, Paragraph, Source
+
+pytestmark = pytest.mark.slow  # a process killed mid-ingest
 
 WRITER = """
 import sys

@@ -27,6 +27,7 @@ def test_a_very_long_run_is_one_cut_term_and_the_document_is_stored(svc: Tabane,
     assert [h.source_id for h in hits] == ["image"]  # the question's run is cut the same way
 
 
+@pytest.mark.slow
 def test_a_source_id_held_by_a_source_you_cannot_see_is_refused(svc: Tabane, make_user):
     team = unique("team:")
     alice, bob = make_user(extra_write=(team,)), make_user(extra_write=(team,))

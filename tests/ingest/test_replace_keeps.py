@@ -5,6 +5,7 @@ is embedded again, and a kept paragraph moves to its new place, section and loca
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from sqlalchemy import select
 
 from tabane.contexts import contexts
@@ -16,6 +17,8 @@ from tabane.storage.schema import Paragraph, ParagraphVector, Source
 from tabane.types import Principal
 
 from helpers import Counting, unique
+
+pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
 
 Stored = dict[tuple[str, int], tuple[np.ndarray, tuple[str, ...]]]
 

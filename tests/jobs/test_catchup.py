@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from sqlalchemy import delete, func, select
 
 from tabane.jobs import queue
@@ -26,6 +27,7 @@ def _claim_vectors(svc: Tabane, context: str) -> int:
     return int(n or 0)
 
 
+@pytest.mark.slow
 def test_notes_written_without_an_embedder_are_embedded_when_a_worker_with_one_starts(
     svc: Tabane, vsvc: Tabane, make_user: Callable[..., Principal]
 ) -> None:

@@ -131,6 +131,7 @@ def _only(svc: Tabane, user, kind: str, run) -> tuple[Worker, int]:
     return worker, _enqueue(svc, user, kind)
 
 
+@pytest.mark.slow
 def test_a_job_longer_than_its_lease_is_not_taken_by_a_second_worker(svc, user, monkeypatch):
     monkeypatch.setattr(queue, "LEASE", timedelta(seconds=1))
     kind = f"long-{user.name}"

@@ -12,6 +12,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from sqlalchemy import select, update
 
 from tabane.ingest.documents import DocumentInput, block
@@ -115,6 +116,7 @@ def test_waiting_for_a_contexts_jobs_runs_no_other_contexts(svc: Tabane, user, m
     assert "queued" in left
 
 
+@pytest.mark.slow
 def test_a_one_shot_command_leases_no_job(svc: Tabane, user, tabane_home: Path) -> None:
     """Even with TABANE_WORKER=thread (the default), a command such as `contexts list` runs no
     background worker: a due heavy job stays queued, unattempted (it was leased and dropped by

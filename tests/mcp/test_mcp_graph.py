@@ -59,6 +59,7 @@ def test_the_graph_tools_are_listed_with_their_annotations(svc: Tabane, user: Pr
     connect(svc, user, body, "memory")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("transport", ["memory", "http"])
 def test_write_alias_retract_round_trip(
     svc: Tabane, user: Principal, context: str, transport: str

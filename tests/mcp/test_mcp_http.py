@@ -9,6 +9,7 @@ from typing import Any
 
 import anyio
 import httpx2
+import pytest
 from fastapi import FastAPI
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -119,6 +120,7 @@ def test_each_request_acts_for_its_own_credential(svc: Tabane, make_user, make_c
     assert refused.json()["error"]["code"] == "forbidden"
 
 
+@pytest.mark.slow
 def test_through_create_app_under_test_client(svc: Tabane, user: Principal) -> None:
     """The real HTTP app with its middleware, a raw JSON-RPC call, and Starlette's TestClient."""
     app = create_app(svc, principal=lambda request: user)

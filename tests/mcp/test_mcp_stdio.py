@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp import Client, StdioServerParameters
 
 from tabane.mcp import catalog
@@ -23,6 +24,8 @@ from tabane.mcp.server import protocol_text
 from tabane.service import Tabane
 
 from helpers import unique
+
+pytestmark = pytest.mark.slow  # MCP servers as processes
 
 TOOL_NAMES = {t.name for t in catalog.all_tools()}  # the server registers exactly these
 DOC = "# Kettle\n\nKettle boils water.\n\n## Safety\n\nNever run it dry.\n"

@@ -112,6 +112,7 @@ def connect(
         anyio.run(main, params)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("transport", "mode"),
     [("memory", "legacy"), ("memory", "auto"), ("http", "legacy"), ("stdio", "legacy")],
@@ -337,6 +338,7 @@ def test_arguments_are_validated_with_paths(svc: Tabane, user: Principal, contex
     assert svc.get_context(user, context).stats.sources == 0
 
 
+@pytest.mark.slow
 def test_no_argument_can_name_another_user(svc: Tabane, make_user, make_context) -> None:
     victim = make_user()
     theirs = make_context(victim)

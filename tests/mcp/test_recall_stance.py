@@ -16,6 +16,8 @@ from tabane.types import Principal
 
 from helpers import serve
 
+pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
+
 QUESTION = "what does everyone think of the espresso machine?"
 
 

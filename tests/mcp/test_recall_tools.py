@@ -131,6 +131,7 @@ def test_the_protocol_teaches_recall_first() -> None:
     assert "cite each item you use" in text and "ask `explain_recall`" in text
 
 
+@pytest.mark.slow
 def test_an_overview_is_followed_down_to_what_it_summarizes(
     vsvc: Tabane, user: Principal, context: str
 ) -> None:

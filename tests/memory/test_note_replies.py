@@ -34,6 +34,7 @@ def test_the_embedded_text_is_the_note_after_what_it_answers():
     assert claim_text(None, "a", "b", "c", -1.0, ASKED) == "a not b c"  # a triple replies to none
 
 
+@pytest.mark.slow
 def test_a_reply_is_found_by_the_topic_of_what_it_answers(
     vsvc: Tabane, make_user, make_context
 ) -> None:

@@ -3,6 +3,8 @@ the question, never above a paragraph that answers it — the issue-34 "kettle" 
 
 from __future__ import annotations
 
+import pytest
+
 from tabane.ingest.documents import DocumentInput, block
 from tabane.recall.plan import RecallRequest
 from tabane.service import Tabane
@@ -36,6 +38,7 @@ def _first_answer(result) -> int:
     return next(i for i, it in enumerate(result.items) if "vinegar" in it.text)
 
 
+@pytest.mark.slow
 def test_the_answer_comes_before_the_catalog_across_contexts(vsvc: Tabane, user, make_context):
     work, home = make_context(), make_context()
     _desk(vsvc, user, work)
@@ -51,6 +54,7 @@ def test_the_answer_comes_before_the_catalog_across_contexts(vsvc: Tabane, user,
     assert all(c.fused < answer.fused for c in catalog)
 
 
+@pytest.mark.slow
 def test_the_answer_comes_before_the_catalog_in_one_context(vsvc: Tabane, user, context):
     _desk(vsvc, user, context)
     _home(vsvc, user, context)
@@ -59,6 +63,7 @@ def test_the_answer_comes_before_the_catalog_in_one_context(vsvc: Tabane, user, 
     assert result.items and _first_answer(result) == 0, [it.citation.title for it in result.items]
 
 
+@pytest.mark.slow
 def test_a_named_area_still_leads(vsvc: Tabane, user, make_context):
     work, home = make_context(), make_context()
     _desk(vsvc, user, work)

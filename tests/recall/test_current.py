@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import numpy as np
+import pytest
 
 from tabane.recall.current import current_first, successors
 from tabane.recall.explain import Expected
@@ -75,6 +76,7 @@ def test_statements_of_one_day_elaborate_and_triples_revise_by_subject_and_label
     assert {k: v.key for k, v in successors([a, b, c], {}, 0.5, 10).items()} == {"c:5": "c:6"}
 
 
+@pytest.mark.slow
 def test_recall_serves_the_current_value_first_and_the_earlier_one_marked(
     vsvc: Tabane, user, context
 ):
@@ -116,6 +118,7 @@ def test_profiles_and_communities_are_served_after_the_evidence_they_summarise()
     assert [it.key for it in got] == ["a:2", "p:4", "r:5", "f:1", "m:3"]
 
 
+@pytest.mark.slow
 def test_a_profile_is_served_after_the_edges_it_summarises(vsvc: Tabane, user, context):
     ask = espresso_profile(vsvc, user, context)
     kinds = [it.kind for it in vsvc.recall(user, ask).items]
@@ -159,6 +162,7 @@ def test_each_holders_statements_are_put_newest_first_in_the_places_they_hold():
     assert newest_first([old, theirs, new], span=2) == ([old, theirs, new], set())
 
 
+@pytest.mark.slow
 def test_recall_of_a_question_about_the_present_serves_the_latest_statement_first(
     vsvc: Tabane, user, context
 ):

@@ -64,6 +64,7 @@ def test_explain_needs_one_kind_of_expected_item(svc: Tabane, user, context):
         svc.explain_recall(user, RecallRequest("kettle", (context,)), Expected())
 
 
+@pytest.mark.slow
 def test_a_closed_claim_is_explained_as_closed_not_as_unfound(vsvc: Tabane, user, context):
     old = vsvc.remember(user, context, {"text": "Hannah lives in Utah."}, speaker="Hannah")
     new = vsvc.remember(
@@ -103,6 +104,7 @@ def test_found_but_fused_past_the_candidates_is_told_apart_from_not_found(
     assert all(e.fused_position and e.fused_position > 1 and e.lanes for e in behind)
 
 
+@pytest.mark.slow
 def test_a_row_placed_past_the_pool_on_the_common_scale_was_still_found(
     vsvc: Tabane, user, make_context
 ):

@@ -14,6 +14,8 @@ from tabane.service import Tabane
 from tabane.storage.schema import Context
 from tabane.types import Principal
 
+pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
+
 
 def _md(title: str, *sections: str) -> bytes:
     body = [f"# {title}", "", f"About {title}."]

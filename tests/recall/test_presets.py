@@ -205,6 +205,7 @@ def test_a_presets_template_is_compiled_with_the_file(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_the_presets_read_at_start_serve_every_recall(tmp_path: Path) -> None:
     home = tmp_path / "home"
     base = {"TABANE_HOME": str(home), "TABANE_USER": "u", "TABANE_EMBEDDER": "none"}

@@ -17,6 +17,8 @@ from tabane.search.search import QueryVector
 from tabane.service import Tabane
 from tabane.storage.schema import Context
 
+pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
+
 TOPICS = {
     "espresso": [
         "Espresso forces hot water through finely ground coffee at nine bars of pressure.",

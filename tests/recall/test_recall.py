@@ -120,6 +120,7 @@ def test_bad_requests_are_refused_with_their_field(svc: Tabane, user, context):
         svc.recall(user, RecallRequest("kettle", (context,), session="nope"))
 
 
+@pytest.mark.slow
 def test_every_memory_lane_feeds_one_bundle(vsvc: Tabane, user, context):
     _ingest(vsvc, user, context, "kettle", KETTLE, title="Kettle care")
     note = vsvc.remember(
@@ -161,6 +162,7 @@ def test_every_memory_lane_feeds_one_bundle(vsvc: Tabane, user, context):
         assert session.scalar(select(Claim.access_count).where(Claim.id == note)) == 1
 
 
+@pytest.mark.slow
 def test_the_asking_speaker_is_named_in_the_bundle_and_not_embedded(vsvc: Tabane, user, context):
     _ingest(vsvc, user, context, "kettle", KETTLE, title="Kettle care")
     vsvc.add_turn(user, "chat", "Ravi! Who?", speaker="Ravi")
@@ -241,6 +243,7 @@ def test_with_an_embedder_the_window_is_ranked_by_meaning(vsvc: Tabane, user, co
     assert said[-1] in turns and said[-2] in turns
 
 
+@pytest.mark.slow
 def test_a_recent_turn_takes_the_place_its_meaning_earns_among_the_passages(
     vsvc: Tabane, user, context
 ):
@@ -280,6 +283,7 @@ def test_a_recent_turn_takes_the_place_its_meaning_earns_among_the_passages(
     assert said.lanes[0].rank == 1
 
 
+@pytest.mark.slow
 def test_entity_profiles_join_the_bundle_by_their_summary_embedding(vsvc: Tabane, user, context):
     ask = espresso_profile(vsvc, user, context)
     result = vsvc.recall(user, ask)
@@ -297,6 +301,7 @@ def test_entity_profiles_join_the_bundle_by_their_summary_embedding(vsvc: Tabane
     assert without.trace.lanes["profiles"].reason == "not_in_plan"
 
 
+@pytest.mark.slow
 def test_communities_are_built_in_the_background_and_recalled_by_their_summary(
     vsvc: Tabane, user, context
 ):

@@ -233,6 +233,7 @@ def _cosine(vsvc: Tabane, question: str, text: str) -> float:
     return float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
 
 
+@pytest.mark.slow
 def test_a_turn_that_asks_is_scored_with_the_reply_it_serves(vsvc: Tabane, user, context):
     chat = "lookalike"
     for speaker, text in zip(("Ann", "Mia", "Tom", "Mia"), LOOKALIKE, strict=True):
@@ -250,6 +251,7 @@ def test_a_turn_that_asks_is_scored_with_the_reply_it_serves(vsvc: Tabane, user,
     assert reply.lanes[0].lane == "turns" and reply.lanes[0].score == pytest.approx(mean, abs=2e-3)
 
 
+@pytest.mark.slow
 def test_a_paragraph_that_asks_ranks_in_the_vector_lane_as_its_exchange(
     vsvc: Tabane, user, context
 ):

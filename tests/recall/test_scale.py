@@ -3,10 +3,14 @@ nothing to say about the question does not take the first places of one that has
 
 from __future__ import annotations
 
+import pytest
+
 from tabane.graph.claim_input import ClaimInput
 from tabane.ingest.documents import DocumentInput, block
 from tabane.recall.plan import RecallRequest, Tunables
 from tabane.service import Tabane
+
+pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
 
 KETTLE = [
     "The kettle boils water in about three minutes when it is full.",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import select
 
 from tabane.ingest.documents import DocumentInput, block
@@ -61,6 +62,7 @@ def _idx(vsvc: Tabane, user, context: str) -> dict[int, int]:
         return {int(pid): int(idx) for pid, idx in rows}
 
 
+@pytest.mark.slow
 def test_recall_orders_paragraphs_as_search_does(vsvc: Tabane, user, make_context):
     context = _stored(vsvc, user, make_context)
     idx = _idx(vsvc, user, context)
@@ -76,6 +78,7 @@ def test_recall_orders_paragraphs_as_search_does(vsvc: Tabane, user, make_contex
     assert differs >= 1
 
 
+@pytest.mark.slow
 def test_paragraphs_keep_their_values_as_a_group(vsvc: Tabane, user, make_context):
     """Shares reorder the paragraphs; the values they compete with other kinds by are those the
     lanes' reciprocal ranks gave them, so notes and edges meet the same paragraph values."""

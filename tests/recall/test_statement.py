@@ -31,6 +31,7 @@ def test_one_statement_per_shape_with_every_tunable_bound():
         Shape(("nope",))
 
 
+@pytest.mark.slow
 def test_recall_bm25_ranks_and_scores_match_the_search_lane(svc: Tabane, user, context):
     words = ["apt", "dpkg", "kernel", "module", "package"]
     words += ["install", "remove", "purge", "cache", "source"]

@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 import numpy as np
+import pytest
 from sqlalchemy import Integer, event, func, insert, literal, select, text
 from sqlalchemy.orm import Session
 
@@ -129,6 +130,7 @@ def _whole_reads(node: dict[str, Any], repeated: bool = False) -> list[tuple[str
     return found
 
 
+@pytest.mark.slow
 def test_recall_statement_scans_no_paragraphs_table(svc: Tabane, user, context):
     _load(svc, user, context)
     qv = QueryVector(QUESTION, Near.name, Near.dim, None)

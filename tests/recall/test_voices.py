@@ -3,6 +3,8 @@ question names come first; items nobody said keep their places."""
 
 from __future__ import annotations
 
+import pytest
+
 from tabane.ingest.documents import DocumentInput, block
 from tabane.recall.explain import Expected
 from tabane.recall.order import named_first, voiced
@@ -47,6 +49,7 @@ NOTES = [
 ]
 
 
+@pytest.mark.slow
 def test_the_named_speakers_own_words_come_first(vsvc: Tabane, user, context):
     ids = [vsvc.remember(user, context, {"text": t}, speaker=who) for who, t in NOTES]
     vsvc.ingest(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from sqlalchemy import text
 
 from tabane.ingest.documents import DocumentInput, block
@@ -14,6 +15,8 @@ from tabane.search import postings
 from tabane.search.plan import SearchRequest
 from tabane.service import Tabane
 from tabane.types import Principal
+
+pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
 
 BODY = [
     block("Removes the file when it is closed.", section=("Options", "delete")),

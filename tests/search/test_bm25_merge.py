@@ -25,6 +25,8 @@ from tabane.types import Principal, personal_scope
 
 from helpers import unique
 
+pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
+
 WORDS = [
     "kernel",
     "module",

@@ -121,6 +121,7 @@ def corpus(svc: Tabane):
     return context_id, owner, docs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "query",
     [

@@ -88,6 +88,7 @@ def test_bad_requests_are_refused() -> None:
         assert [i.path for i in bad.value.issues] == [path]
 
 
+@pytest.mark.slow
 def test_http_and_cli(svc: Tabane, user: Principal, shelf, tabane_home: Path) -> None:
     home, _ = shelf
     with serve(create_app(svc, lambda request: user)) as url:

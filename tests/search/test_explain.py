@@ -92,6 +92,7 @@ def test_context_not_searched(svc, user, stored, make_context):
     assert svc.explain_search(user, request, stored, "k", 0).verdict == "context_not_searched"
 
 
+@pytest.mark.slow
 def test_below_floor_with_vectors(vsvc, user, context):
     vsvc.ingest(
         user,
@@ -118,6 +119,7 @@ def test_a_hit_on_an_earlier_page_says_so(svc, user, stored):
     assert "past this page's ranks 2..2" in past.detail  # not "past the limit of 1"
 
 
+@pytest.mark.slow
 def test_a_source_past_the_searchs_pools_gets_its_rank_and_a_limit(svc, user, context):
     # 70 sources the query matches, each once more than the one after it: a strict BM25 order
     for n in range(70):

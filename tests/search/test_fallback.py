@@ -72,6 +72,7 @@ def test_search_answers_from_bm25(down: Tabane, user: Principal, stored: str) ->
     assert plan.lanes["vector"].reason == "embedder_unavailable"
 
 
+@pytest.mark.slow
 def test_the_cli_recall_with_a_preset_answers(
     tabane_home: Path, user: Principal, stored: str, down_url: str, tmp_path: Path
 ) -> None:
@@ -97,6 +98,7 @@ def test_the_cli_recall_with_a_preset_answers(
     assert got["overview"]  # the corpus map lands without the embedder
 
 
+@pytest.mark.slow
 def test_a_failing_reranker_orders_nothing_and_says_so(
     svc: Tabane, user: Principal, stored: str
 ) -> None:

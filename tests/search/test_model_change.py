@@ -3,6 +3,8 @@ and once it has run the vector lane answers in the new model's space (never mixe
 
 from __future__ import annotations
 
+import pytest
+
 from tabane.ingest.documents import DocumentInput, block
 from tabane.models.openai_embedder import OpenAIEmbedder
 from tabane.search.plan import SearchRequest
@@ -11,6 +13,7 @@ from tabane.service import Tabane
 from fakes.openai_server import FakeOpenAIServer
 
 
+@pytest.mark.slow
 def test_model_change_is_detected_and_reembeds(svc: Tabane, vsvc: Tabane, user, context) -> None:
     texts = ["The kettle boils water.", "Roses want pruning in late winter."]
     vsvc.ingest(user, context, DocumentInput(source_id="a", paragraphs=[block(t) for t in texts]))

@@ -43,6 +43,7 @@ def test_lexical_search_reports_why_the_vector_lane_did_not_run(svc: Tabane, use
     assert result.plan.query_terms == ("kettl", "limescal", "vinegar")  # analysed: stems
 
 
+@pytest.mark.slow
 def test_vectors_arrive_through_jobs_and_then_a_paraphrase_is_found(vsvc: Tabane, user, context):
     _ingest(vsvc, user, context, "kettle", KETTLE)
     _ingest(vsvc, user, context, "garden", GARDEN)
@@ -59,6 +60,7 @@ def test_vectors_arrive_through_jobs_and_then_a_paraphrase_is_found(vsvc: Tabane
     assert "vector" in top.lanes and "bm25" not in top.lanes  # a paraphrase connected
 
 
+@pytest.mark.slow
 def test_fusion_averages_each_lanes_share_of_its_best(vsvc: Tabane, user, context):
     _ingest(vsvc, user, context, "kettle", KETTLE)
     vsvc.wait_for_jobs(timeout=120)
@@ -79,6 +81,7 @@ def test_fusion_averages_each_lanes_share_of_its_best(vsvc: Tabane, user, contex
     assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
 
 
+@pytest.mark.slow
 def test_semantic_floor_floors_the_vector_lane_alone(vsvc: Tabane, user, context):
     _ingest(vsvc, user, context, "kettle", KETTLE)
     vsvc.wait_for_jobs(timeout=120)
@@ -201,6 +204,7 @@ def test_search_never_shows_what_the_caller_cannot_see(svc, make_user, make_cont
     assert theirs.hits[0].lanes["bm25"].score != mine.hits[0].lanes["bm25"].score
 
 
+@pytest.mark.slow
 def test_the_bm25_lane_read_beside_finds_what_it_finds_alone(vsvc: Tabane, user, context):
     from sqlalchemy import select
 
@@ -235,6 +239,7 @@ def test_a_hit_says_whether_it_is_code(svc: Tabane, user, context):
     }
 
 
+@pytest.mark.slow
 def test_a_lane_that_found_nothing_is_named_in_the_notes(vsvc: Tabane, user, context):
     _ingest(vsvc, user, context, "kettle", KETTLE)
     vsvc.wait_for_jobs(timeout=120)

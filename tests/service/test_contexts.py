@@ -14,6 +14,7 @@ from tabane.service import Tabane
 from helpers import race, unique
 
 
+@pytest.mark.slow
 def test_create_get_list_update_rename_delete(svc: Tabane, user, context) -> None:
     info = svc.get_context(user, context)
     assert info.name == context
@@ -113,6 +114,7 @@ def test_a_context_holding_rows_you_may_not_write_is_not_deleted(svc: Tabane, ma
         svc.delete_context(bob, name)  # everything in them is bob's or the team's
 
 
+@pytest.mark.slow
 def test_concurrent_renames_and_deletes_take_turns(svc: Tabane, user) -> None:
     for _ in range(4):
         name = unique("ctx")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import pytest
 from sqlalchemy import event, func, select
 
 from tabane.ingest.documents import DocumentInput, block
@@ -31,6 +32,7 @@ def sent(svc: Tabane) -> Iterator[list[str]]:
         event.remove(svc.store.app, "before_cursor_execute", log)
 
 
+@pytest.mark.slow
 def test_a_search_sends_one_settings_statement_per_transaction(vsvc: Tabane, user, context) -> None:
     vsvc.ingest(user, context, DocumentInput("k", paragraphs=[block("the kettle boils water")]))
     vsvc.wait_for_jobs()

@@ -21,6 +21,8 @@ from tabane.storage import embedded, opening
 
 from helpers import unique
 
+pytestmark = pytest.mark.slow  # first starts of the embedded PostgreSQL
+
 OPEN = """
 import sys
 from pathlib import Path

@@ -21,6 +21,8 @@ from tabane.storage import embedded, holders, keeper
 
 from helpers import wait_until
 
+pytestmark = pytest.mark.slow  # processes that hold and release a home's server
+
 HOLD_AND_WAIT = """
 import signal, sys, time
 from pathlib import Path

@@ -13,9 +13,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tabane.config import Settings
 from tabane.service import Tabane
 from tabane.storage import embedded
+
+pytestmark = pytest.mark.slow  # processes frozen and killed around starts and stops
 
 DEADLINE = 45.0  # seconds a whole open, query and close may take on a loaded 2-core machine
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from sqlalchemy import text
 
 from tabane.config import Settings
@@ -44,6 +45,7 @@ def test_configure_includes_the_file_once_and_replaces_its_contents(tmp_path: Pa
     assert "shared_buffers = '300MB'" in tuning and "256MB" not in tuning
 
 
+@pytest.mark.slow
 def test_a_requested_size_applies_when_the_server_next_starts(tmp_path: Path) -> None:
     home = tmp_path / "home"
     settings = Settings(home=home, embedder="none", worker="off", pg_shared_buffers_mb=48)

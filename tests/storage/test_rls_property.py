@@ -30,6 +30,8 @@ from tabane.service import Tabane
 from tabane.storage.schema import SCOPED_TABLES, Base
 from tabane.types import Principal
 
+pytestmark = pytest.mark.slow  # a Hypothesis property run over every table
+
 # TABANE_RLS_EXAMPLES examples in all (CI runs at least 300), spread evenly over the scoped tables;
 # context_usage, a child table with one policy, gets a third of that. Each example checks up to
 # SLOTS rows per operation, so one example is a handful of checks in three transactions.

@@ -16,7 +16,10 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")
+pytestmark = [
+    pytest.mark.slow,  # starts a server under strace
+    pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace"),
+]
 
 CYCLES = 5
 BUSY = f"""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -244,6 +245,7 @@ def _document(draw: st.DrawFn) -> tuple[str, list[tuple[str, str]]]:
     return source, elements
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(_document())
 def test_property_blocks_are_stripped_and_fences_stay_whole(

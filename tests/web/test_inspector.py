@@ -94,6 +94,7 @@ def test_the_search_page_shows_each_hit_with_its_lanes_and_the_plan(
     assert plan[("vector", "no")]  # why it did not run: this store has no embedder
 
 
+@pytest.mark.slow
 def test_the_recall_page_shows_the_bundle_and_its_trace_and_the_trace_is_the_askers(
     svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
 ) -> None:
@@ -183,6 +184,7 @@ def test_the_layout_is_a_circle_of_the_strongest_neighbours(count: int) -> None:
         assert abs(end - (neighbourhood.RADIUS - neighbourhood.NODE_R)) < 1e-6
 
 
+@pytest.mark.slow
 def test_where_the_server_asks_for_keys_the_inspector_signs_in_with_a_cookie(
     svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
 ) -> None:
