@@ -24,6 +24,7 @@ from helpers import GatedSearch, in_threads, serve, wait_until
 SEARCH = {"query": "anything at all"}
 
 
+@pytest.mark.slow
 def test_past_the_servers_heavy_limit_requests_are_503_overloaded_with_retry_after(
     svc: Tabane, user, make_user, context: str
 ) -> None:

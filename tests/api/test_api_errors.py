@@ -9,6 +9,7 @@ import logging
 from pathlib import Path
 
 import httpx
+import pytest
 from fastapi.testclient import TestClient
 
 from tabane.api.app import create_app
@@ -33,6 +34,7 @@ def test_golden_no_context(client) -> None:
     assert response.json() == json.loads((GOLDEN / "error_no_context.json").read_text())
 
 
+@pytest.mark.slow
 def test_unknown_route_and_method(client) -> None:
     err = error(client.get("/no/such/route"), 404, "not_found")
     assert err["written"] == "nothing"
@@ -178,6 +180,7 @@ def test_openapi_documents_the_error_body(client) -> None:
         assert operation["responses"][status]["content"]["application/json"]["schema"] == ref
 
 
+@pytest.mark.slow
 def test_every_route_is_listed_here(client) -> None:
     """A new route must be added here, and to a test that exercises it."""
     spec = client.get("/openapi.json").json()

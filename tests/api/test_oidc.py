@@ -195,6 +195,7 @@ def alice(make_user: Callable[..., Principal], scopes: dict[str, str]) -> Princi
     return make_user("oidc", extra_write=(scopes["team"], scopes["org"]))
 
 
+@pytest.mark.slow
 def test_bad_tokens_are_401_on_rest_and_mcp(
     issuer: Issuer, jwks: JwksServer, alice: Principal, base: str
 ) -> None:
@@ -303,6 +304,7 @@ def test_mcp_over_http_with_a_jwt_through_the_official_client(
     assert anyio.run(main) == (False, True)
 
 
+@pytest.mark.slow
 def test_unknown_users_are_created_only_when_allowed(
     svc: Tabane, issuer: Issuer, alice: Principal, scopes: dict[str, str], config: OidcConfig
 ) -> None:
@@ -339,6 +341,7 @@ def _grant(scope: str) -> Any:
     return ScopeGrant(read=frozenset({scope}), write=frozenset({scope}))
 
 
+@pytest.mark.slow
 def test_rotation_is_picked_up_by_a_rate_limited_refresh(
     svc: Tabane, issuer: Issuer, alice: Principal, config: OidcConfig
 ) -> None:

@@ -71,6 +71,7 @@ def test_listing_and_use_agree(setup) -> None:
     assert mine_too.json()["trace"]["contexts"] == [mine, shared]
 
 
+@pytest.mark.slow
 def test_a_preset_with_nothing_visible_is_refused_without_naming_it(setup) -> None:
     clients, mine, _ = setup
     got = clients["guest"].post("/recall", json={"question": QUESTION, "preset": "private"})

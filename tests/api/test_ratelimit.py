@@ -60,6 +60,7 @@ def refused(response: httpx.Response, limit: str) -> str:
     return retry
 
 
+@pytest.mark.slow
 def test_burst_then_429_with_retry_after_and_nothing_written(svc: Tabane, user: Principal) -> None:
     clock = FakeClock()
     with limited(svc, as_user(user), RateLimits(rps=0.5, burst=3), clock) as (url, _):
@@ -73,6 +74,7 @@ def test_burst_then_429_with_retry_after_and_nothing_written(svc: Tabane, user: 
     assert name not in {c.name for c in svc.list_contexts(user)}
 
 
+@pytest.mark.slow
 def test_the_bucket_refills_as_the_clock_advances(svc: Tabane, user: Principal) -> None:
     clock = FakeClock()
     with limited(svc, as_user(user), RateLimits(rps=1, burst=2), clock) as (url, _):
@@ -88,6 +90,7 @@ def test_the_bucket_refills_as_the_clock_advances(svc: Tabane, user: Principal) 
         assert [get().status_code for _ in range(3)] == [200, 200, 429]
 
 
+@pytest.mark.slow
 def test_two_users_have_independent_buckets(
     svc: Tabane, make_user: Callable[..., Principal]
 ) -> None:

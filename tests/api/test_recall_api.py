@@ -116,6 +116,7 @@ def test_recall_returns_cited_items_an_id_and_a_trace_for_its_asker_only(
     _error(me.get("/recall/traces/abc"), 422, "invalid_input", "path.recall_id")
 
 
+@pytest.mark.slow
 def test_bad_input_answers_the_error_body_with_stable_codes(
     make_context, stranger: Principal, context: str, http: dict[str, httpx.Client]
 ) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tabane.api.app import create_app
 from tabane.graph.claim_input import parse_claims
@@ -52,6 +53,7 @@ def matches(got: Any, want: Any, where: str = "") -> None:
         assert got == want and type(got) is type(want), f"{where}: {got!r} != {want!r}"
 
 
+@pytest.mark.slow
 def test_taguru_routes_answer_as_the_golden_fixtures(svc: Tabane, user: Principal) -> None:
     fixture = json.loads(GOLDEN.read_text())
     names = {"context": unique("tg"), "group": unique("tgg")}

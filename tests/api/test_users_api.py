@@ -33,6 +33,7 @@ def _seed(svc: Tabane, who: Principal) -> str:
     return ctx
 
 
+@pytest.mark.slow
 def test_export_then_erase_round_trips_the_counts(
     svc: Tabane, client_for: Callable[[Principal], TestClient], make_user: Callable[..., Principal]
 ) -> None:
@@ -68,6 +69,7 @@ def test_someone_else_is_refused_and_nothing_changes(
     assert list(svc.export_user(x.name)) == before
 
 
+@pytest.mark.slow
 def test_an_admin_may_and_an_unknown_user_is_404(
     svc: Tabane, client_for: Callable[[Principal], TestClient], make_user: Callable[..., Principal]
 ) -> None:

@@ -97,6 +97,7 @@ def comparable(lines: list[dict[str, Any]], scopes: dict[str, str]) -> list[dict
     return out
 
 
+@pytest.mark.slow
 def test_an_imported_archive_exports_again_as_it_was_and_answers_as_the_original(
     svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
 ) -> None:

@@ -114,6 +114,7 @@ def test_bad_files_name_the_problem_and_write_nothing(cli, svc, user, context, t
     assert edges(svc, user, context) == []
 
 
+@pytest.mark.slow
 def test_retract_dry_run_then_for_real(cli, svc, user, context) -> None:
     cli("associations", "add", context, "-", stdin=json.dumps([CLAIM, CLAIM]))
     edge = ("-s", "stress", "-l", "causes", "-o", "insomnia")
@@ -132,6 +133,7 @@ def test_retract_dry_run_then_for_real(cli, svc, user, context) -> None:
     assert code == 2 and "associations[0].subject: empty" in err
 
 
+@pytest.mark.slow
 def test_aliases_add_list_remove(cli, svc, user, context) -> None:
     cli("associations", "add", context, "-", stdin=json.dumps([CLAIM]))
     code, out, _ = cli("aliases", "add", context, "tension", "stress")

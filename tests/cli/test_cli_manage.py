@@ -39,6 +39,7 @@ def test_users_and_scopes_round_trip(cli: Any, svc: Tabane) -> None:
     assert code == 2 and "[no_user]" in err
 
 
+@pytest.mark.slow
 def test_scopes_and_users_refuse_what_would_mislead(cli: Any, svc: Tabane) -> None:
     """A scope name with an empty part, a revoke of a scope that does not exist, and a user
     whose personal scope was granted to someone before they existed are refused, never a quiet
@@ -64,6 +65,7 @@ def test_scopes_and_users_refuse_what_would_mislead(cli: Any, svc: Tabane) -> No
     assert code == 0 and "public" in added["read"] and "public" not in added["write"]
 
 
+@pytest.mark.slow
 def test_contexts_and_groups_round_trip(cli: Any) -> None:
     ctx, group = unique("desk"), unique("work")
     code, made, _ = cli("contexts", "create", ctx, "--description", "my desk")

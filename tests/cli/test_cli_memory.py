@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from helpers import unique
 
 
+@pytest.mark.slow
 def test_remember_and_sessions(cli: Any, context: str) -> None:
     code, made, _ = cli("remember", context, "I moved to Montana.", "--speaker", "Hannah")
     assert code == 0 and made["id"] > 0
@@ -28,6 +31,7 @@ def test_remember_and_sessions(cli: Any, context: str) -> None:
     assert code != 0 and "invalid_input" in err
 
 
+@pytest.mark.slow
 def test_every_note_field_a_listing_and_errors_named_as_options(cli: Any, context: str) -> None:
     code, old, _ = cli("remember", context, "Ravi lives in Pune.", "--speaker", "Ravi")
     code, new, _ = cli(

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tabane.graph.claim_input import parse_claims
 from tabane.service import Tabane
 from tabane.types import Principal
@@ -16,6 +18,7 @@ def seed(svc: Tabane, user: Principal, context: str) -> None:
     svc.add_claims(user, context, parse_claims(claims))
 
 
+@pytest.mark.slow
 def test_resolve_is_the_default_and_calibrate_a_subcommand(cli, svc, user, context) -> None:
     seed(svc, user, context)
     code, out, _ = cli("resolve", context, "frame")

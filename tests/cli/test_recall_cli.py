@@ -51,6 +51,7 @@ def stored(svc: Tabane, user: Principal, context: str) -> str:
     return context
 
 
+@pytest.mark.slow
 def test_recall_prints_the_rendered_bundle_and_a_trace_table(cli, stored: str) -> None:
     code, out, _ = cli("recall", QUESTION, "-c", stored)
     assert code == 0
@@ -132,6 +133,7 @@ def test_import_tabane_offers_recall(svc: Tabane, user: Principal, stored: str) 
         _ = tabane.nothing_here  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_stored_control_characters_cannot_drive_the_terminal(
     cli, svc: Tabane, user: Principal, context: str
 ) -> None:

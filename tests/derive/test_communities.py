@@ -56,6 +56,7 @@ def shape(result: comm.Communities) -> list[tuple[Any, ...]]:
 # --- building ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_two_separated_clusters_come_out_as_two_communities(
     svc: Tabane, user: Principal, context: str
 ) -> None:
@@ -90,6 +91,7 @@ def test_a_negative_edge_reads_not_in_the_summary() -> None:
     )
 
 
+@pytest.mark.slow
 def test_building_twice_gives_identical_communities_and_summaries(
     svc: Tabane, user: Principal, context: str
 ) -> None:
@@ -118,6 +120,7 @@ def test_partition_ignores_the_order_edges_arrive_in() -> None:
     assert cg.partition(edges) == cg.partition(dict(shuffled))
 
 
+@pytest.mark.slow
 def test_a_large_graph_gets_a_level_above(svc: Tabane, user: Principal, context: str) -> None:
     """Thirty small cliques in a ring: level 0 finds the cliques, level 1 joins neighbours."""
     claims = []
@@ -150,6 +153,7 @@ def test_an_empty_graph_builds_nothing_and_is_not_stale(
 # --- freshness --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_stale_after_a_claim_write_and_fresh_after_a_rebuild(
     svc: Tabane, user: Principal, context: str
 ) -> None:
@@ -170,6 +174,7 @@ def test_stale_after_a_claim_write_and_fresh_after_a_rebuild(
     assert svc.communities(user, context).stale
 
 
+@pytest.mark.slow
 def test_retracting_makes_it_stale_too(svc: Tabane, user: Principal, context: str) -> None:
     two_clusters(svc, user, context)
     svc.build_communities(user, context)
@@ -180,6 +185,7 @@ def test_retracting_makes_it_stale_too(svc: Tabane, user: Principal, context: st
 # --- visibility -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_visibility(svc: Tabane, make_user: Callable[..., Principal]) -> None:
     """The rule: a build clusters only association rows inside the context's scope set, so a
     reader of the context never meets a concept it could not see; an outsider sees nothing;
@@ -260,6 +266,7 @@ def test_unknown_context(svc: Tabane, user: Principal) -> None:
 # --- surfaces ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_routes(svc: Tabane, user: Principal, context: str) -> None:
     client = TestClient(create_app(svc, principal=lambda request: user))
     two_clusters(svc, user, context)

@@ -152,6 +152,7 @@ def test_an_alias_reads_its_concept(svc: Tabane, user: Principal, context: str) 
     assert svc.profile(user, context, "java").concept == "coffee"
 
 
+@pytest.mark.slow
 def test_summary_embedding_has_the_embedder_width(
     vsvc: Tabane, user: Principal, context: str
 ) -> None:
@@ -199,6 +200,7 @@ def test_unknown_concept(svc: Tabane, user: Principal, context: str) -> None:
     assert info.value.code == "no_concept" and info.value.issues[0].path == "concept"
 
 
+@pytest.mark.slow
 def test_route(svc: Tabane, user: Principal, context: str) -> None:
     client = TestClient(create_app(svc, principal=lambda request: user))
     coffee(svc, user, context)

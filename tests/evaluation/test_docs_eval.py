@@ -137,6 +137,7 @@ def test_an_unknown_plan_is_refused_by_name_before_anything_is_read(svc: Tabane,
     assert issue == Issue("plans", "unknown plan 'bogus'; known: fused, bm25, vector")
 
 
+@pytest.mark.slow
 def test_set_and_count_problems_are_reported(svc: Tabane, user, tmp_path):
     root = tmp_path / "git"
     (root / "technical").mkdir(parents=True)

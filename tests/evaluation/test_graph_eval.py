@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tabane.evaluation.graph_eval import _same_sign, cue_class, render, run_graph_eval
 from tabane.service import Tabane
 from tabane.types import Principal
@@ -83,6 +85,7 @@ SET = {
 }
 
 
+@pytest.mark.slow
 def test_the_pipeline_reaches_every_needed_triple(
     svc: Tabane, user: Principal, tmp_path: Path
 ) -> None:

@@ -123,6 +123,7 @@ def test_items_map_back_to_turn_ids(svc: Tabane, user: Principal) -> None:
     assert lang_of("花は何を飼っていますか?") == "ja" and lang_of("What pet?") == "en"
 
 
+@pytest.mark.slow
 def test_graph_questions_through_recall_read_associations_by_key(
     svc: Tabane, user: Principal, tmp_path: Path
 ) -> None:

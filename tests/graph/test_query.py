@@ -150,6 +150,7 @@ def test_perspective_partitions_stay_apart(svc: Tabane, user: Principal, context
     assert [(e.perspective, e.weight) for e in world.edges] == [(None, 0.25)]
 
 
+@pytest.mark.slow
 def test_cross_context_tags_and_group_expansion(
     svc: Tabane, user: Principal, make_context: Callable[..., str]
 ) -> None:

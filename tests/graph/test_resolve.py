@@ -15,6 +15,8 @@ from tabane.service import Tabane
 from tabane.storage.schema import Context, VocabEntry
 from tabane.types import Principal
 
+pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
+
 
 def write(svc: Tabane, user: Principal, context: str, *triples: tuple[str, str, str], **kw) -> None:
     svc.add_claims(
@@ -211,7 +213,6 @@ def test_lexical_candidates_match_a_full_scan(svc, user, context) -> None:
             assert got == want, cue_text
 
 
-@pytest.mark.slow
 def test_semantic_tier_over_gloss_vectors(vsvc: Tabane, make_user, make_context) -> None:
     user = make_user()
     context = make_context(user)
@@ -271,7 +272,6 @@ def test_total_is_a_lower_bound_when_only_the_top_was_ranked(
     assert names(top) == names(everything)[:3]
 
 
-@pytest.mark.slow
 def test_a_retracted_source_re_embeds_the_glosses_that_quoted_its_claims(
     vsvc: Tabane, make_user, make_context
 ) -> None:
@@ -317,7 +317,6 @@ def test_ties_order_by_match_kind_then_the_cue_s_own_spelling(svc, user, context
     assert [c.name for c in got.candidates[1:3]] == ["Fetch_Block", "fetchBlock"]
 
 
-@pytest.mark.slow
 def test_labels_have_a_semantic_tier_over_their_uses(vsvc: Tabane, make_user, make_context):
     """Issue 35: a label is embedded with its heaviest uses as its gloss, so a paraphrase of a
     label lands on it through the semantic tier, and resolve_label glosses its candidates."""

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tabane.graph.claim_input import parse_claims
 from tabane.service import Tabane
 from tabane.types import Principal
 
 
+@pytest.mark.slow
 def test_stats_count_the_live_graph(svc: Tabane, user: Principal, context: str) -> None:
     empty = svc.get_context(user, context).stats
     assert (empty.concepts, empty.labels, empty.associations) == (0, 0, 0)

@@ -205,6 +205,7 @@ def test_same_bytes_are_recognised_before_parsing(svc: Tabane, user, context) ->
     assert svc.lookup(user, context, "kettle.md")[0].title == "Other"
 
 
+@pytest.mark.slow
 def test_two_writes_of_one_new_source_at_once_never_claim_a_hidden_holder(
     svc: Tabane, user, context
 ) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from tabane.cli.main import app
@@ -67,6 +68,7 @@ def test_an_unknown_state_in_front_matter_is_a_warning(svc: Tabane, user: Princi
     assert _info(svc, user, context, "odd.md").state is None
 
 
+@pytest.mark.slow
 def test_ingest_and_sync_take_area_state_and_tags(
     tabane_home: Path, user: Principal, context: str, svc: Tabane, tmp_path: Path
 ) -> None:

@@ -115,6 +115,7 @@ def test_each_distinct_text_is_embedded_once(vsvc: Tabane, user: Principal, cont
     assert all(np.array_equal(np.asarray(r[0]), np.asarray(rows[0][0])) for r in rows)
 
 
+@pytest.mark.slow
 def test_a_failed_job_leaves_whole_paragraphs_and_the_retry_finishes(
     vsvc: Tabane, user: Principal, context: str
 ) -> None:

@@ -21,6 +21,8 @@ from tabane.jobs.worker import Worker
 from tabane.service import Tabane
 from tabane.storage.schema import Context, Job
 
+pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
+
 
 def _enqueue(svc: Tabane, user, kind: str, context_id: int | None = None) -> int:
     with svc.store.session(user) as session:
@@ -116,7 +118,6 @@ def test_waiting_for_a_contexts_jobs_runs_no_other_contexts(svc: Tabane, user, m
     assert "queued" in left
 
 
-@pytest.mark.slow
 def test_a_one_shot_command_leases_no_job(svc: Tabane, user, tabane_home: Path) -> None:
     """Even with TABANE_WORKER=thread (the default), a command such as `contexts list` runs no
     background worker: a due heavy job stays queued, unattempted (it was leased and dropped by

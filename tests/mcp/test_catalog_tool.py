@@ -12,6 +12,7 @@ from tabane.service import Tabane
 from tabane.types import Principal
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("transport", ["memory", "http"])
 def test_search_catalog_finds_and_browses(
     svc: Tabane, user: Principal, context: str, transport: str

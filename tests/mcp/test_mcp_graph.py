@@ -140,6 +140,7 @@ def test_write_alias_retract_round_trip(
     assert open_claims(svc, user, context) == 3
 
 
+@pytest.mark.slow
 def test_bad_claims_are_refused_with_paths_and_nothing_written(
     svc: Tabane, user: Principal, context: str
 ) -> None:
@@ -209,6 +210,7 @@ def test_bad_claims_are_refused_with_paths_and_nothing_written(
     assert open_claims(svc, user, context) == 0
 
 
+@pytest.mark.slow
 def test_alias_errors(svc: Tabane, user: Principal, context: str, make_user) -> None:
     outsider = make_user()
 

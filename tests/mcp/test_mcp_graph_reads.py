@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from mcp import Client
 from mcp_client import connect, ok, refused
 
@@ -57,6 +58,7 @@ def test_descriptions_teach_the_reads(svc: Tabane, user: Principal) -> None:
     connect(svc, user, body)
 
 
+@pytest.mark.slow
 def test_every_read_tool_round_trips(svc: Tabane, user: Principal, context: str) -> None:
     seed(svc, user, context)
 

@@ -24,6 +24,8 @@ from tabane.types import Principal
 
 from helpers import serve, unique
 
+pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
+
 DOC = "# Kettle\n\nKettle boils water.\n\n## Safety\n\nNever run it dry.\n"
 RPC_HEADERS = {
     "accept": "application/json, text/event-stream",
@@ -120,7 +122,6 @@ def test_each_request_acts_for_its_own_credential(svc: Tabane, make_user, make_c
     assert refused.json()["error"]["code"] == "forbidden"
 
 
-@pytest.mark.slow
 def test_through_create_app_under_test_client(svc: Tabane, user: Principal) -> None:
     """The real HTTP app with its middleware, a raw JSON-RPC call, and Starlette's TestClient."""
     app = create_app(svc, principal=lambda request: user)

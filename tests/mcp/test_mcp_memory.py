@@ -15,6 +15,7 @@ from tabane.types import Principal
 from helpers import unique
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("transport", ["memory", "http"])
 def test_remember_and_working_memory(
     svc: Tabane, user: Principal, context: str, transport: str

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import anyio
+import pytest
 from mcp import Client
 from mcp_client import ok
 
@@ -13,6 +14,7 @@ from tabane.service import Tabane
 from tabane.types import Principal
 
 
+@pytest.mark.slow
 def test_resolve_tools_round_trip(svc: Tabane, user: Principal, context: str) -> None:
     svc.add_claims(
         user,

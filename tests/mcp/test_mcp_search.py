@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from mcp import Client
 from mcp_client import connect, ok, refused
 
@@ -190,6 +191,7 @@ def test_bad_arguments(svc: Tabane, user: Principal, context: str) -> None:
     connect(svc, user, body)
 
 
+@pytest.mark.slow
 def test_search_passages_takes_one_context_or_a_list(
     svc: Tabane, user: Principal, make_context
 ) -> None:

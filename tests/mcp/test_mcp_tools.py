@@ -27,6 +27,8 @@ from tabane.types import Principal
 
 from helpers import serve, unique
 
+pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
+
 ROOT = Path(__file__).resolve().parents[2]
 TOOL_NAMES = {
     "list_contexts",
@@ -112,7 +114,6 @@ def connect(
         anyio.run(main, params)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("transport", "mode"),
     [("memory", "legacy"), ("memory", "auto"), ("http", "legacy"), ("stdio", "legacy")],
@@ -338,7 +339,6 @@ def test_arguments_are_validated_with_paths(svc: Tabane, user: Principal, contex
     assert svc.get_context(user, context).stats.sources == 0
 
 
-@pytest.mark.slow
 def test_no_argument_can_name_another_user(svc: Tabane, make_user, make_context) -> None:
     victim = make_user()
     theirs = make_context(victim)

@@ -25,6 +25,7 @@ KETTLE = [
 QUESTION = "how do I remove limescale with vinegar?"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("transport", ["memory", "http"])
 def test_recall_returns_the_rendered_bundle_and_its_id(
     svc: Tabane, user: Principal, context: str, transport: str
@@ -72,6 +73,7 @@ def test_recall_returns_the_rendered_bundle_and_its_id(
     connect(svc, user, body, transport)
 
 
+@pytest.mark.slow
 def test_recall_errors_are_tool_errors_with_stable_codes(
     svc: Tabane, user: Principal, make_user, make_context, context: str
 ) -> None:

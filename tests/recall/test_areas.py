@@ -69,6 +69,7 @@ def desk(svc: Tabane, user: Principal, context: str) -> str:
     return context
 
 
+@pytest.mark.slow
 def test_every_area_by_recency_when_none_is_named(svc: Tabane, user: Principal, desk) -> None:
     got = _areas(svc, user, desk, "what areas do I have?")
     assert [(c.row.area, c.lanes[0].rank, c.lanes[0].score) for c in got] == [
@@ -92,6 +93,7 @@ def test_every_area_by_recency_when_none_is_named(svc: Tabane, user: Principal, 
     assert [c.key for c in _areas(svc, user, desk, "what areas do I have?")] == [c.key for c in got]
 
 
+@pytest.mark.slow
 def test_a_named_area_comes_first(svc: Tabane, user: Principal, desk) -> None:
     got = _areas(svc, user, desk, "What is left in my ERRANDS?")
     assert [(c.row.area, c.lanes[0].score) for c in got] == [

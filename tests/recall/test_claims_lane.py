@@ -26,6 +26,8 @@ from tabane.types import Principal
 
 from helpers import BadEmbedder
 
+pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
+
 NOTES = (
     "Hannah adopted a beagle puppy named Biscuit last spring.",
     "The quarterly budget review moved to the second Thursday of the month.",
@@ -84,7 +86,6 @@ def _lane(
         )
 
 
-@pytest.mark.slow
 def test_a_paraphrase_finds_the_remembered_note(vsvc: Tabane, user: Principal, context: str):
     ids = [vsvc.remember(user, context, {"text": note}) for note in NOTES]
     assert vsvc.wait_for_jobs(timeout=120) == 0
@@ -111,7 +112,6 @@ def test_a_paraphrase_finds_the_remembered_note(vsvc: Tabane, user: Principal, c
     assert [h.claim_id for h in floored] == [ids[0]]
 
 
-@pytest.mark.slow
 def test_a_note_that_asks_scores_half_its_similarity(vsvc: Tabane, user: Principal, context: str):
     notes = [
         "How is Ravi's novel coming along?",  # cosine 0.85 with the question below
@@ -137,7 +137,6 @@ def test_a_note_that_asks_scores_half_its_similarity(vsvc: Tabane, user: Princip
     assert served.items[0].text == notes[1]
 
 
-@pytest.mark.slow
 def test_closed_claims_never_come_back(vsvc: Tabane, user: Principal, context: str) -> None:
     old = vsvc.remember(user, context, {"text": "Hannah lives in Montana."})
     assert vsvc.wait_for_jobs(timeout=120) == 0
@@ -148,7 +147,6 @@ def test_closed_claims_never_come_back(vsvc: Tabane, user: Principal, context: s
     assert [h.claim_id for h in hits] == [new]
 
 
-@pytest.mark.slow
 def test_triples_are_embedded_as_phrases_and_jobs_dedupe(
     vsvc: Tabane, user: Principal, context: str
 ) -> None:
@@ -177,7 +175,6 @@ def test_triples_are_embedded_as_phrases_and_jobs_dedupe(
     assert stored == 2
 
 
-@pytest.mark.slow
 def test_another_users_claims_stay_invisible(
     vsvc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
 ) -> None:
@@ -232,7 +229,6 @@ def test_nan_and_wrong_width_vectors_are_refused(
     assert stored == 0
 
 
-@pytest.mark.slow
 def test_a_negative_triple_is_served_as_what_it_denies(
     vsvc: Tabane, user: Principal, context: str
 ) -> None:
@@ -251,7 +247,6 @@ def test_a_negative_triple_is_served_as_what_it_denies(
     assert "Pluto is a planet" not in served.rendered.replace("NOT (Pluto is a planet)", "")
 
 
-@pytest.mark.slow
 def test_an_edge_and_the_claim_that_only_states_it_are_served_once(
     vsvc: Tabane, user: Principal, context: str
 ) -> None:

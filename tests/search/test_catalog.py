@@ -116,6 +116,7 @@ def test_http_and_cli(svc: Tabane, user: Principal, shelf, tabane_home: Path) ->
     assert (got.json()["verdict"], got.json()["position"]) == ("served", 2)
 
 
+@pytest.mark.slow
 def test_the_explain_twin_says_why(svc: Tabane, user, make_user, make_context, shelf) -> None:
     home, work = shelf
     ask = CatalogRequest("kettle", (home, work), limit=1)

@@ -51,6 +51,7 @@ class Hashing:
         return self.embed_documents([text])[0]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(todo=todos, size=st.integers(1, 9))
 def test_the_plan_embeds_each_text_once_and_keeps_paragraphs_whole(todo: Todo, size: int) -> None:

@@ -272,6 +272,7 @@ def test_alias_races_end_in_one_spelling_and_a_clear_error(
     assert [c.kind for c in svc.resolve(b, ctx, "Y2").candidates][:1] == ["exact"]
 
 
+@pytest.mark.slow
 def test_erasure_waits_for_the_users_writes_and_refuses_later_ones(
     svc: Tabane, make_user: Callable[..., Principal], shared: tuple[Principal, str]
 ) -> None:

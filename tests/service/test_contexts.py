@@ -63,6 +63,7 @@ def test_unknown_setting_is_refused(svc: Tabane, user, context) -> None:
     assert info.value.issues[0].path == "colour"
 
 
+@pytest.mark.slow
 def test_other_users_cannot_see_or_change_a_private_context(
     svc: Tabane, user, make_user, context
 ) -> None:
@@ -131,6 +132,7 @@ def test_concurrent_renames_and_deletes_take_turns(svc: Tabane, user) -> None:
         assert len(left) <= 1
 
 
+@pytest.mark.slow
 def test_a_key_that_writes_no_scope_is_forbidden_not_told_the_name_is_taken(
     svc: Tabane, user
 ) -> None:

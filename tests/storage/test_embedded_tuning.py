@@ -12,6 +12,8 @@ from tabane.config import Settings
 from tabane.service import Tabane
 from tabane.storage import embedded
 
+pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
+
 
 def _mb(setting: str) -> int:
     number, unit = int(setting[:-2]), setting[-2:]
@@ -45,7 +47,6 @@ def test_configure_includes_the_file_once_and_replaces_its_contents(tmp_path: Pa
     assert "shared_buffers = '300MB'" in tuning and "256MB" not in tuning
 
 
-@pytest.mark.slow
 def test_a_requested_size_applies_when_the_server_next_starts(tmp_path: Path) -> None:
     home = tmp_path / "home"
     settings = Settings(home=home, embedder="none", worker="off", pg_shared_buffers_mb=48)

@@ -445,6 +445,7 @@ def without_scopes(svc: Tabane, how: str) -> Iterator[Any]:
             yield session
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["raw", "unscoped"])
 def test_without_set_local_only_public_rows_are_visible(svc: Tabane, trees: Any, how: str) -> None:
     _, private = trees(["user:zz"])

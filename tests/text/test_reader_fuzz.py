@@ -3,6 +3,7 @@ but a tabane error, and every paragraph they give is stripped and non-empty (iss
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -70,6 +71,7 @@ def _check(name: str, data: bytes) -> None:
         assert block.text and block.text == block.text.strip()
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated())
 def test_mutated_documents_give_tabane_errors_or_clean_paragraphs(doc: tuple[str, bytes]) -> None:

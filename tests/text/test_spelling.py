@@ -113,6 +113,7 @@ def test_char_grams_are_bigrams_of_the_key(text: str) -> None:
         assert len(grams) <= len(key) - 1
 
 
+@pytest.mark.slow
 @PROPS
 @given(texts, texts)
 def test_dice_is_symmetric_and_bounded(a: str, b: str) -> None:

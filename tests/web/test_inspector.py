@@ -44,6 +44,7 @@ def kitchen(svc: Tabane, owner: Principal, context: str) -> None:
     )
 
 
+@pytest.mark.slow
 def test_the_contexts_page_lists_what_its_reader_may_see_with_stats_and_usage(
     svc: Tabane, make_user: Callable[..., Principal], make_context: Callable[..., str]
 ) -> None:
@@ -129,6 +130,7 @@ def test_the_recall_page_shows_the_bundle_and_its_trace_and_the_trace_is_the_ask
     assert html(client(svc, bob).get("/ui")).xpath("//a[starts-with(@href, '/ui/traces/')]") == []
 
 
+@pytest.mark.slow
 def test_a_concepts_neighbourhood_is_drawn_with_a_link_to_each_neighbour(
     svc: Tabane, user: Principal, context: str
 ) -> None:
