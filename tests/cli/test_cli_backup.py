@@ -13,6 +13,8 @@ import pytest
 
 from tabane.storage import embedded, migrate
 
+pytestmark = pytest.mark.slow  # backups restored into another home, as processes
+
 Cli = Callable[..., tuple[int, Any, str]]
 
 

@@ -11,11 +11,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "python.md"
 RUNNER = Path(__file__).with_name("page_runner.py")
 
 
+@pytest.mark.slow
 def test_the_python_page_runs_and_prints_what_it_says(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TABANE_")}
     env |= {"TABANE_HOME": str(tmp_path / "my-memory"), "TABANE_PG_IDLE_SECONDS": "0"}

@@ -88,6 +88,7 @@ def fill(svc: Tabane, folder: Path) -> None:
     svc.wait_for_jobs()  # the vectors of paragraphs, notes and turns
 
 
+@pytest.mark.slow
 def test_a_round_trip_keeps_every_row_of_every_table(
     homes: list[Path], embedder: UseEmbedder, tmp_path: Path
 ) -> None:
@@ -111,6 +112,7 @@ def test_a_round_trip_keeps_every_row_of_every_table(
     source.close()
 
 
+@pytest.mark.slow
 def test_a_backup_taken_while_a_writer_writes_is_one_instant(
     homes: list[Path], tmp_path: Path
 ) -> None:
@@ -184,6 +186,7 @@ def test_restore_refuses_data_a_newer_head_and_a_file_that_is_no_backup(
     source.close()
 
 
+@pytest.mark.slow
 def test_a_process_that_had_the_store_open_reads_the_restored_one(
     homes: list[Path], tmp_path: Path
 ) -> None:
