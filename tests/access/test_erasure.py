@@ -295,14 +295,14 @@ def test_the_cli_exports_to_a_file_then_erases(
     }
     runner = CliRunner()
     out = tmp_path / "x.jsonl"
-    exported = runner.invoke(app, ["users", "export", x.name, "--out", str(out)], env=env)
+    exported = runner.invoke(app, ["users", "export", x.name, "--out", str(out), "--json"], env=env)
     assert exported.exit_code == 0, exported.output
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     counts = Counter(r["table"] for r in lines)
     assert json.loads(exported.stdout)["rows"] == dict(sorted(counts.items()))
     refused = runner.invoke(app, ["users", "erase", x.name], env=env, input="n\n")
     assert refused.exit_code != 0 and svc.principal(x.name)  # not confirmed: nothing erased
-    erased = runner.invoke(app, ["users", "erase", x.name, "--yes"], env=env)
+    erased = runner.invoke(app, ["users", "erase", x.name, "--yes", "--json"], env=env)
     assert erased.exit_code == 0, erased.output
     deleted = json.loads(erased.stdout)["deleted"]
     assert {t: n for t, n in deleted.items() if n} == dict(counts)

@@ -16,8 +16,9 @@ from tabane.types import Principal
 
 @pytest.fixture
 def cli(tabane_home: Path, user: Principal) -> Callable[..., tuple[int, Any, str]]:
-    """Run `tabane ARGS…`: (exit code, stdout as JSON when it succeeded, stderr). An exception
-    that escapes the command (a traceback a user would see) fails the test."""
+    """Run `tabane ARGS… --json`: (exit code, stdout as JSON when it succeeded, stderr). An
+    exception that escapes the command (a traceback a user would see) fails the test. `eval`,
+    whose `--json PATH` names a report file, and a command given `--json` run as given."""
     runner = CliRunner()
 
     def run(*args: str, **env: str) -> tuple[int, Any, str]:
@@ -27,7 +28,8 @@ def cli(tabane_home: Path, user: Principal) -> Callable[..., tuple[int, Any, str
             "TABANE_EMBEDDER": "none",
             "TABANE_WORKER": "off",
         }
-        result = runner.invoke(app, list(args), env={**base, **env})
+        own = "--json" in args or args[:1] == ("eval",)
+        result = runner.invoke(app, list(args) if own else [*args, "--json"], env={**base, **env})
         if result.exception and not isinstance(result.exception, SystemExit):
             raise result.exception
         out = json.loads(result.stdout) if result.exit_code == 0 and result.stdout else None

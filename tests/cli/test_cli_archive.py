@@ -34,7 +34,7 @@ def test_the_cli_exports_to_a_file_and_imports_it(
         "TABANE_WORKER": "off",
     }
     archive = tmp_path / "a.jsonl"
-    done = runner.invoke(app, ["export", context, "--out", str(archive)], env=env)
+    done = runner.invoke(app, ["export", context, "--out", str(archive), "--json"], env=env)
     assert done.exit_code == 0, done.stderr
     assert json.loads(done.stdout) == {
         "context": context,
@@ -45,7 +45,7 @@ def test_the_cli_exports_to_a_file_and_imports_it(
         "aliases": 0,
     }
     copy = unique("copy")
-    done = runner.invoke(app, ["import", str(archive), "--context", copy], env=env)
+    done = runner.invoke(app, ["import", str(archive), "--context", copy, "--json"], env=env)
     assert done.exit_code == 0, done.stderr
     assert json.loads(done.stdout)["context"] == copy
     assert [s.source_id for s in svc.list_sources(user, copy).sources] == ["a.md"]

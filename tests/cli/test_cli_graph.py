@@ -29,7 +29,7 @@ def cli(tabane_home: Path, user: Principal):
             "TABANE_EMBEDDER": "none",
             "TABANE_WORKER": "off",
         }
-        result = runner.invoke(app, list(args), env=env, input=stdin)
+        result = runner.invoke(app, [*args, "--json"], env=env, input=stdin)
         if result.exception and not isinstance(result.exception, SystemExit):
             raise result.exception
         out = json.loads(result.stdout) if result.exit_code == 0 and result.stdout else None

@@ -59,10 +59,10 @@ def test_the_resident_answers_the_next_search_and_recall_as_the_command_would(
         assert _tabane(env, "contexts", "create", "k").returncode == 0
         assert _tabane(env, "ingest", str(notes), "-c", "k").returncode == 0
         assert not (home / resident.SOCKET).exists()  # a write starts no resident
-        local = _tabane(env, "search", "descale the kettle", "-c", "k")
+        local = _tabane(env, "search", "descale the kettle", "-c", "k", "--json")
         assert local.returncode == 0, local.stderr
         wait_until(lambda: (home / resident.SOCKET).exists(), 60)
-        served = _tabane(env, "search", "descale the kettle", "-c", "k")
+        served = _tabane(env, "search", "descale the kettle", "-c", "k", "--json")
         assert served.returncode == 0 and served.stdout == local.stdout
         hits = json.loads(served.stdout)["hits"]
         assert [h["source_id"] for h in hits] == [str(notes)]

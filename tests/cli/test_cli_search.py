@@ -46,7 +46,7 @@ def cli(tabane_home: Path, user: Principal):
             "TABANE_EMBEDDER": embedder,
             "TABANE_WORKER": "off",
         }
-        result = runner.invoke(app, list(args), env=env)
+        result = runner.invoke(app, [*args, "--json"], env=env)
         if result.exception and not isinstance(result.exception, SystemExit):
             raise result.exception
         out = json.loads(result.stdout) if result.exit_code == 0 and result.stdout else None

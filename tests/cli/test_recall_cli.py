@@ -57,8 +57,9 @@ def test_recall_prints_the_rendered_bundle_and_a_trace_table(cli, stored: str) -
     assert code == 0
     assert out.startswith(f"Question: {QUESTION}\n")
     assert '"Kettle" (kettle), paragraph 1' in out and "limescale" in out
-    assert "trace" not in out and "bm25" not in out
-    code, out, _ = cli("presets")
+    assert "lane bm25:" not in out  # no trace table: one line of what the plan did
+    assert out.rstrip().splitlines()[-1].startswith(f"— plan maximal; contexts {stored}; lanes ")
+    code, out, _ = cli("presets", "--json")
     assert code == 0 and [p["name"] for p in json.loads(out)["presets"]] == ["default"]
 
     code, out, _ = cli("recall", QUESTION, "-c", stored, "--trace", "--as", "Ravi")

@@ -303,7 +303,7 @@ def test_cli_derive(svc: Tabane, tabane_home: Path, user: Principal, context: st
         "TABANE_EMBEDDER": "none",
         "TABANE_WORKER": "off",
     }
-    args = ["derive", "--context", context, "--what", "communities"]
+    args = ["derive", "--context", context, "--what", "communities", "--json"]
     result = CliRunner().invoke(cli_app, args, env=env)
     assert result.exit_code == 0, result.output
     [report] = json.loads(result.stdout)

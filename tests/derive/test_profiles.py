@@ -226,7 +226,7 @@ def test_cli_derive_profiles(svc: Tabane, tabane_home: Path, user: Principal, co
         "TABANE_EMBEDDER": "none",
         "TABANE_WORKER": "off",
     }
-    args = ["derive", "--context", context, "--what", "profiles"]
+    args = ["derive", "--context", context, "--what", "profiles", "--json"]
     result = CliRunner().invoke(cli_app, args, env=env)
     assert result.exit_code == 0, result.output
     [report] = json.loads(result.stdout)

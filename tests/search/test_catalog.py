@@ -102,11 +102,11 @@ def test_http_and_cli(svc: Tabane, user: Principal, shelf, tabane_home: Path) ->
         assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_input"
     env = {"TABANE_HOME": str(tabane_home), "TABANE_USER": user.name,
            "TABANE_EMBEDDER": "none", "TABANE_WORKER": "off"}  # fmt: skip
-    ran = CliRunner().invoke(app, ["catalog", "espresso", "-c", home], env=env)
+    ran = CliRunner().invoke(app, ["catalog", "espresso", "-c", home, "--json"], env=env)
     assert ran.exit_code == 0, ran.stderr
     assert [h["source_id"] for h in json.loads(ran.stdout)["hits"]] == ["espresso.md"]
-    ran = CliRunner().invoke(app, ["catalog", "espresso", "-c", home, "--explain", "kettle.md"],
-                             env=env)  # fmt: skip
+    why = ["catalog", "espresso", "-c", home, "--explain", "kettle.md", "--json"]
+    ran = CliRunner().invoke(app, why, env=env)
     assert ran.exit_code == 0, ran.stderr
     assert json.loads(ran.stdout)["verdict"] == "not_found"
     with serve(create_app(svc, lambda request: user)) as url:

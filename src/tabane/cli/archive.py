@@ -43,7 +43,7 @@ def export(
             raise InvalidInput(
                 f"cannot write {out}: {exc.strerror}", issues=[Issue("--out", str(out))]
             ) from None
-        emit({"context": context, "out": str(out), **counts})
+        emit({"context": context, "out": str(out), **counts}, "fields")
 
 
 @handled

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 # The store a resident process (cli/resident.py) keeps open; commands it runs use it.
 RESIDENT: ContextVar[tuple[Tabane, Principal] | None] = ContextVar("resident", default=None)
+# Whether this command prints JSON (`--json`, every command's: cli/shape.py) or for a person.
+JSON_OUTPUT: ContextVar[bool] = ContextVar("json_output", default=False)
 JOB_WAIT = 600.0  # seconds a command waits for the jobs of what it wrote
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -89,10 +91,22 @@ def shown(text: str) -> str:
     return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
-def emit(value: Any) -> None:
+def emit(value: Any, kind: str | None = None, said: str | None = None) -> None:
+    """Print a command's result: with `--json` as JSON (the format scripts and tests read),
+    else for a person — `said` (a write's one-line confirmation) or the renderer of the
+    result's type (of `kind`, for a plain dict: cli/render.py), else the JSON."""
+    if not JSON_OUTPUT.get():
+        from tabane.cli import render
+
+        if render.show(value, kind, said):
+            return
+    typer.echo(as_json(value))
+
+
+def as_json(value: Any) -> str:
     from tabane.types import to_plain
 
-    typer.echo(json.dumps(to_plain(value), ensure_ascii=False, indent=2))
+    return json.dumps(to_plain(value), ensure_ascii=False, indent=2)
 
 
 def fail(exc: TabaneError) -> None:

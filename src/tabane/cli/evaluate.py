@@ -109,9 +109,9 @@ def docs(
 ) -> None:
     """Score document-level nDCG@10, recall@5/@10 and MRR@10 of fused search beside BM25 alone
     and the dense lane alone, after ingesting the corpus (unchanged files are skipped) and
-    embedding it.  Example: tabane eval docs shared/eval/dev/pydocs.jsonl --corpus-root
-    /usr/share/doc/python3.11/html --json pydocs.json.  With --plan, every question is also
-    asked through recall under each plan (served paragraph order, document level)."""
+    embedding it. With --plan, every question is also asked through recall under each plan
+    (served paragraph order, document level).
+    Example: tabane eval docs pydocs.jsonl --corpus-root /usr/share/doc/python3.11/html"""
     started = time.monotonic()
 
     def say(msg: str) -> None:

@@ -48,7 +48,8 @@ def jobs(limit: Annotated[int, Opt(help="how many, newest first")] = 50) -> None
             {
                 "jobs": [_row(j) for j in listed],
                 "active": sum(1 for j in listed if j.state in ACTIVE),
-            }
+            },
+            kind="jobs",
         )
 
 

@@ -64,7 +64,7 @@ def keys_revoke(prefix: str) -> None:
     """Revoke the key with this prefix; it is refused from now on.
     Example: tabane keys revoke 1a2b3c4d"""
     with service() as (svc, _):
-        emit(svc.revoke_key(prefix))
+        emit(svc.revoke_key(prefix), said=f"revoked key {prefix}")
 
 
 def _instant(text: str) -> datetime:

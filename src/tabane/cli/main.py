@@ -11,7 +11,18 @@ from typing import Annotated, Any
 
 import typer
 
-from tabane.cli import archive, backup, derive, graph, graph_reads, jobs, memory, search, sources
+from tabane.cli import (
+    archive,
+    backup,
+    derive,
+    graph,
+    graph_reads,
+    jobs,
+    memory,
+    search,
+    shape,
+    sources,
+)
 from tabane.cli import recall as recall_cli
 from tabane.cli import resolve as resolve_cli
 from tabane.cli.common import emit, exit_on_sigterm, handled, service
@@ -76,7 +87,7 @@ def migrate() -> None:
     from tabane.storage import migrate as migrations
 
     with service() as (svc, _):
-        emit({"revision": migrations.current(svc.store.owner), "head": migrations.head()})
+        emit({"revision": migrations.current(svc.store.owner), "head": migrations.head()}, "fields")
 
 
 # Seconds SIGTERM or Ctrl-C gives the requests in flight before they are cancelled; closing the
@@ -245,6 +256,10 @@ def mcp() -> None:
         code = stop.code if isinstance(stop, SystemExit) else 130
         atexit._run_exitfuncs()
         os._exit(code if isinstance(code, int) else 0)
+
+
+# Every command above gets `--json` and the tidy help (cli/shape.py): last, once all are in.
+shape.finish(app)
 
 
 def main() -> None:

@@ -53,7 +53,7 @@ def users_add(
     """Add a user with a personal scope user:NAME, and `public`: every user may read it and, by
     default, write it.  Example: tabane users add alice --public-read-only"""
     with service() as (svc, _):
-        emit(svc.add_user(name, public_write=not public_read_only))
+        emit(svc.add_user(name, public_write=not public_read_only), said=f"added user {name}")
 
 
 @users_app.command("grant")
@@ -64,7 +64,10 @@ def users_grant(
     """Let USER read SCOPE (and write it with --write).  Example: tabane users grant bob org:acme"""
     with service() as (svc, _):
         svc.grant(user, scope, write=write)
-        emit(svc.principal(user))
+        emit(
+            svc.principal(user),
+            said=f"granted {scope} to {user}" + (" (read and write)" if write else " (read)"),
+        )
 
 
 @users_app.command("revoke")
@@ -72,7 +75,11 @@ def users_grant(
 def users_revoke(user: str, scope: str) -> None:
     """Take SCOPE away from USER.  Example: tabane users revoke bob org:acme"""
     with service() as (svc, _):
-        emit({"revoked": svc.revoke(user, scope)})
+        revoked = svc.revoke(user, scope)
+        emit(
+            {"revoked": revoked},
+            said=f"revoked {scope} from {user}" if revoked else f"{user} had no grant of {scope}",
+        )
 
 
 @users_app.command("export")
@@ -133,7 +140,11 @@ def scopes_add(
     """Create a scope, or describe an existing one anew (`added` says which).
     Example: tabane scopes add org:acme --description 'Acme staff'"""
     with service() as (svc, _):
-        emit({"scope": name, "added": svc.add_scope(name, description)})
+        added = svc.add_scope(name, description)
+        emit(
+            {"scope": name, "added": added},
+            said=f"{'added' if added else 'described'} scope {name}",
+        )
 
 
 @scopes_app.command("remove")
@@ -142,7 +153,7 @@ def scopes_remove(name: str) -> None:
     """Remove a scope and every grant of it.  Example: tabane scopes remove org:acme"""
     with service() as (svc, _):
         svc.remove_scope(name)
-        emit({"removed": name})
+        emit({"removed": name}, said=f"removed scope {name}")
 
 
 @contexts_app.command("list")
@@ -162,7 +173,8 @@ def contexts_create(
 ) -> None:
     """Create a context.  Example: tabane contexts create notes --description 'my notes'"""
     with service() as (svc, user):
-        emit(svc.create_context(user, name, description=description, scopes=scope or None))
+        created = svc.create_context(user, name, description=description, scopes=scope or None)
+        emit(created, said=f"created context {name} (scopes {', '.join(created.scopes)})")
 
 
 @contexts_app.command("show")
@@ -188,7 +200,7 @@ def contexts_update(
     floors = {"dice_floor": dice_floor, "semantic_floor": semantic_floor}
     changes = built(ContextPatch, description=description, **floors).changes()
     with service() as (svc, user):
-        emit(svc.update_context(user, name, changes))
+        emit(svc.update_context(user, name, changes), said=f"updated context {name}")
 
 
 @contexts_app.command("rename")
@@ -196,7 +208,7 @@ def contexts_update(
 def contexts_rename(name: str, new_name: str) -> None:
     """Rename a context.  Example: tabane contexts rename notes journal"""
     with service() as (svc, user):
-        emit(svc.rename_context(user, name, new_name))
+        emit(svc.rename_context(user, name, new_name), said=f"renamed context {name} to {new_name}")
 
 
 @contexts_app.command("delete")
@@ -204,7 +216,10 @@ def contexts_rename(name: str, new_name: str) -> None:
 def contexts_delete(name: str) -> None:
     """Delete a context and everything in it.  Example: tabane contexts delete journal"""
     with service() as (svc, user):
-        emit({"deleted": name, "removed": svc.delete_context(user, name)})
+        emit(
+            {"deleted": name, "removed": svc.delete_context(user, name)},
+            said=f"deleted context {name}",
+        )
 
 
 @groups_app.command("list")
@@ -228,7 +243,8 @@ def groups_create(
         emit(
             svc.create_group(
                 user, name, description=description, contexts=context or [], groups=group or []
-            )
+            ),
+            said=f"created group {name}",
         )
 
 
@@ -259,7 +275,8 @@ def groups_change(
                 remove_contexts=remove_context or [],
                 add_groups=add_group or [],
                 remove_groups=remove_group or [],
-            )
+            ),
+            said=f"changed group {name}",
         )
 
 
@@ -269,4 +286,4 @@ def groups_delete(name: str) -> None:
     """Delete a group (its contexts stay).  Example: tabane groups delete work"""
     with service() as (svc, user):
         svc.delete_group(user, name)
-        emit({"deleted": name})
+        emit({"deleted": name}, said=f"deleted group {name}")

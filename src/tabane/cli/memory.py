@@ -89,7 +89,7 @@ def remember(
         )  # fmt: skip
     with service() as (svc, user), named_as(NOTE_OPTIONS):
         claim = svc.remember(user, context, note.fields(), speaker=speaker, scopes=scope)
-        emit(MemoryWritten(claim))
+        emit(MemoryWritten(claim), said=f"remembered note {claim} in {context}")
         finish_jobs(svc, graph_jobs(), (context,))
 
 
@@ -173,4 +173,5 @@ def delete(session: Annotated[str, Arg(help="your session's name")]) -> None:
         turns = svc.delete_session(user, session)
         from tabane.memory.sessions import check_session_name
 
-        emit(SessionDeleted(check_session_name(session), turns))
+        name = check_session_name(session)
+        emit(SessionDeleted(name, turns), said=f"deleted session {name} ({turns} turn(s))")

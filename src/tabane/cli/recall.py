@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tabane.cli.common import emit, handled, named_as, service, shown
+from tabane.cli.common import JSON_OUTPUT, emit, handled, named_as, service, shown
 from tabane.errors import InvalidInput, Issue
 
 if TYPE_CHECKING:
@@ -38,7 +38,6 @@ def recall(
     floor: Annotated[float | None, Opt(help="cosine floor of the vector lanes, in [-1, 1]")] = None,
     force: Annotated[bool, Opt(help="answer even a turn the relevance gate calls trivial")] = False,
     trace: Annotated[bool, Opt(help="also print what every lane did, as a table")] = False,
-    as_json: Annotated[bool, Opt("--json", help="print the whole result as JSON")] = False,
     explain: Annotated[
         str | None, Opt(metavar="SOURCE_ID", help="explain why this source is (not) served")
     ] = None,
@@ -79,11 +78,8 @@ def recall(
                 emit(svc.explain_recall(user, request, expected))
                 return
             result = svc.recall(user, request)
-    if as_json:
-        emit(result)
-        return
-    typer.echo(shown(result.rendered))
-    if trace:
+    emit(result)  # the bundle as the model reads it and a line of what the plan did
+    if trace and not JSON_OUTPUT.get():
         typer.echo("")
         for line in trace_table(result.trace):
             typer.echo(shown(line))

@@ -27,12 +27,15 @@ def render() -> str:
         "# CLI reference",
         "",
         "Generated from the commands' help by `python -m tabane.cli.reference > docs/cli.md`;",
-        "a test fails when it is out of date. Commands print JSON on stdout, except `demo`,",
-        "`recall` (the rendered bundle; `--json` for JSON), `eval` (tables) and",
-        "`users export` (JSON Lines). An error goes to stderr as `error [code]: message` with",
-        "one line per issue and exits with status 2. `ingest` and `sync` go on past a file that",
-        "fails: their JSON summary lists it under `errors`, and they exit with status 1; a",
-        "confirmation answered no also exits with status 1.",
+        "a test fails when it is out of date. Commands print for a person on stdout: tables,",
+        "search hits, recall's bundle with a line of what its plan did, a write's one-line",
+        "confirmation (no colour when stdout is not a terminal or NO_COLOR is set). Every command",
+        "takes `--json` and then prints its result as JSON, the format for scripts (`eval`'s",
+        "`--json PATH` writes its full report to a file instead). An error goes to stderr as",
+        "`error [code]: message` with one line per issue and exits with status 2. `ingest` and",
+        "`sync` show a progress bar on stderr (files, then the sources being embedded, with an",
+        "ETA) and go on past a file that fails: their summary lists it under `errors`, and they",
+        "exit with status 1; a confirmation answered no also exits with status 1.",
         "",
     ]
     for path, cmd in walk(root, ("tabane",)):
@@ -40,7 +43,7 @@ def render() -> str:
         if group and len(path) == 1:
             continue
         lines += [f"## `{' '.join(path)}`", ""]
-        help_text = (cmd.help or "").strip()
+        help_text = (cmd.help or "").replace("\b\n", "").strip()
         lines += [help_text, ""] if help_text else []
         params = [p for p in cmd.params if p.name != "help"]
         if group:

@@ -1,0 +1,137 @@
+"""The CLI for a person: every command takes `--json` (today's JSON, for scripts) and has clean
+help; without it results print as text and tables — search hits with title and section, recall's
+bundle with its citations and a line of what the plan did, a write's one-line confirmation."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from tabane.cli import reference
+from tabane.cli.common import as_json
+from tabane.cli.main import app
+from tabane.ingest.documents import DocumentInput, block
+from tabane.service import Tabane
+from tabane.types import Principal
+
+from helpers import unique
+
+KETTLE = [
+    "The kettle boils water in about three minutes when it is full.",
+    "Descale the heating element with vinegar once a month to remove limescale.",
+]
+# Typer's own type placeholders (`<str>`, `<list[str]>`, `<bool>`) and usage braces (`{query}`).
+PLACEHOLDER = re.compile(r"<[A-Za-z_][\w\[\], |.]*>|\{[a-z_]+\}")
+
+
+def leaves() -> list[tuple[tuple[str, ...], Any]]:
+    root = typer.main.get_command(app)
+    return [(p, c) for p, c in reference.walk(root, ()) if not hasattr(c, "commands")]
+
+
+def test_every_command_takes_json_by_construction() -> None:
+    missing = [" ".join(p) for p, c in leaves() if not any("--json" in x.opts for x in c.params)]
+    assert missing == []
+    assert len(leaves()) > 60  # the walk reached the subcommands
+
+
+def test_every_help_is_clean_and_keeps_its_examples_whole() -> None:
+    runner = CliRunner()
+    root = typer.main.get_command(app)
+    for path, cmd in reference.walk(root, ()):
+        shown = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "80"})
+        assert shown.exit_code == 0, path
+        lines = shown.stdout.splitlines()
+        assert not [line for line in lines if PLACEHOLDER.search(line)], (path, shown.stdout)
+        examples = [e.strip() for e in re.findall(r"Examples?: [^\n]*", cmd.help or "")]
+        for example in examples:  # each on one line: a command line is never split
+            assert any(line.strip() == example for line in lines), (path, example)
+        wide = [line for line in lines if len(line) > 80 and line.strip() not in examples]
+        assert wide == [], (path, wide)
+
+
+@pytest.fixture
+def run(tabane_home: Path, user: Principal):
+    """`tabane ARGS…` as `user`, output as a person sees it: (exit code, stdout, stderr)."""
+    runner = CliRunner()
+
+    def invoke(*args: str) -> tuple[int, str, str]:
+        env = {
+            "TABANE_HOME": str(tabane_home),
+            "TABANE_USER": user.name,
+            "TABANE_EMBEDDER": "none",
+            "TABANE_WORKER": "off",
+        }
+        result = runner.invoke(app, list(args), env=env)
+        if result.exception and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        return result.exit_code, result.stdout, result.stderr
+
+    return invoke
+
+
+@pytest.fixture
+def stored(svc: Tabane, user: Principal, context: str) -> str:
+    paragraphs = [block(t, section=("Care", "Descaling")) for t in KETTLE]
+    svc.ingest(
+        user, context, DocumentInput(source_id="kettle", paragraphs=paragraphs, title="Kettle")
+    )
+    return context
+
+
+def test_search_shows_ranked_hits_with_title_section_snippet_and_lanes(run, stored: str) -> None:
+    code, out, _ = run("search", "descale the element with vinegar", "-c", stored)
+    assert code == 0
+    assert out.splitlines()[0] == " 1. Kettle › Care › Descaling"
+    assert "    Descale the heating element with vinegar once a month" in out
+    assert f"{stored}:kettle ¶1  lanes bm25#1  score " in out
+    assert f"{stored}: lanes bm25 " in out and "did not run: vector (no_embedder)" in out
+    assert "\x1b" not in out and not out.lstrip().startswith("{")  # no colour off a terminal
+    code, raw, _ = run("search", "descale the element with vinegar", "-c", stored, "--json")
+    assert code == 0 and json.loads(raw)["hits"][0]["title"] == "Kettle"
+
+
+def test_recall_shows_the_bundle_with_citations_and_what_the_plan_did(run, stored: str) -> None:
+    code, out, _ = run("recall", "how do I remove limescale with vinegar?", "-c", stored)
+    assert code == 0
+    assert '"Kettle" (kettle), Care > Descaling, paragraph 1' in out
+    footer = out.rstrip().splitlines()[-1]
+    assert footer.startswith(f"— plan maximal; contexts {stored}; lanes ")
+    assert "bm25 " in footer and " tokens; " in footer
+    assert re.search(r"; off: vector(, \w+)* \(no_embedder\)", footer), footer
+
+
+def test_json_is_todays_json(run, svc: Tabane, user: Principal, stored: str) -> None:
+    code, out, _ = run("sources", "list", "-c", stored, "--json")
+    assert code == 0 and out == as_json(svc.list_sources(user, stored)) + "\n"
+    code, out, _ = run("sources", "list", "-c", stored)
+    assert code == 0 and "kettle" in out and "Kettle" in out and '"source_id"' not in out
+
+
+def test_writes_confirm_in_a_line_and_lists_are_tables(run, stored: str) -> None:
+    name = unique("ctx")
+    code, out, _ = run("contexts", "create", name, "--description", "my notes")
+    assert code == 0 and out.startswith(f"created context {name} (scopes user:")
+    code, out, _ = run("contexts", "list")
+    header = out.splitlines()[0].split()
+    assert code == 0 and header[:3] == ["name", "sources", "paragraphs"]
+    assert any(line.split()[:3] == [stored, "1", "2"] for line in out.splitlines())
+    code, out, _ = run("jobs", "--limit", "5")
+    assert code == 0 and re.search(r"^\d+ active \(queued or running\)$", out, re.MULTILINE)
+    code, out, _ = run("contexts", "delete", name)
+    assert code == 0 and out == f"deleted context {name}\n"
+
+
+def test_an_error_still_prints_its_stable_code(run) -> None:
+    missing = unique("none")
+    code, out, err = run("contexts", "show", missing)
+    assert code == 2 and out == ""
+    assert err.startswith(f"error [no_context]: no context {missing!r}")
+    code, _, err = run("search", "kettle", "-c", missing, "--limit", "0")
+    assert code == 2 and err.startswith("error [invalid_input]")
