@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from tabane.cli.common import emit, finish_jobs, handled, named_as, service
+from tabane.cli.progress import bar
 
 if TYPE_CHECKING:
-    from rich.progress import Progress
-
     from tabane.ingest.files import IngestReport, Labels
     from tabane.service import Tabane
 
@@ -46,46 +44,22 @@ def _labels(area: str | None, state: str | None, tags: list[str] | None) -> Labe
     return Labels(area, state, tuple(tags) if tags else None)
 
 
-def _progress(total: int) -> Progress:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[current]}"),
-        transient=True,
-        disable=not sys.stderr.isatty(),
-    )
-
-
-def _wait_for_embeddings(svc: Tabane, context: str) -> None:
-    """Run the context's queued embedding jobs here, with a progress line, so that the vector
-    lane answers as soon as the command ends. Nothing to wait for without an embedder."""
+def _wait_for_embeddings(svc: Tabane, context: str, paragraphs: int) -> None:
+    """Run the context's queued embedding jobs here, with a progress bar (one job embeds one
+    source's new paragraphs), so that the vector lane answers as soon as the command ends.
+    Nothing to wait for without an embedder."""
     if svc.embedder is None:
         return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
+    from tabane.cli.progress import bar
     from tabane.jobs.queue import EMBED_SOURCE
 
-    bar = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        console=Console(stderr=True),
-        transient=True,
-        disable=not sys.stderr.isatty(),
-    )
-    with bar:
-        task = bar.add_task("embedding", total=None)
+    with bar(f"embedding {paragraphs} paragraph(s)", "sources") as shown:
         most = 0
 
         def progress(left: int) -> None:
             nonlocal most
             most = max(most, left)
-            label = f"embedding: {left} job(s) left"
-            bar.update(task, total=most, completed=most - left, description=label)
+            shown.reach(most - left, most)
 
         finish_jobs(svc, (EMBED_SOURCE,), (context,), progress)  # its own paragraphs' only
 
@@ -103,7 +77,8 @@ def _summary(report: IngestReport) -> None:
                 for f in report.files
                 for w in f.warnings
             ],
-        }
+        },
+        kind="ingest",
     )
     if report.failed:
         raise typer.Exit(1)
@@ -125,18 +100,18 @@ def ingest(
     folder. --area, --state and --tag label every file (over its front matter's).
     Example: tabane ingest notes/*.md --context notes --area Work --state active"""
     with named_as(LABEL_OPTIONS), service() as (svc, user):
-        with _progress(len(paths)) as bar:
-            task = bar.add_task("ingest", total=None, current="")
+        with bar("ingest", "files") as shown:
             report = svc.ingest_paths(
                 user,
                 context,
                 paths,
                 scopes=scope or None,
                 labels=_labels(area, state, tag),
-                progress=lambda p: bar.update(task, advance=1, current=p),
+                progress=shown.step,
+                planned=shown.plan,
             )
         if wait:
-            _wait_for_embeddings(svc, context)
+            _wait_for_embeddings(svc, context, report.paragraphs)
         _summary(report)
 
 
@@ -156,8 +131,7 @@ def sync(
     from tabane.ingest.files import DEFAULT_BLOCKLIST
 
     with named_as(LABEL_OPTIONS), service() as (svc, user):
-        with _progress(0) as bar:
-            task = bar.add_task("sync", total=None, current="")
+        with bar("sync", "files") as shown:
             report = svc.sync(
                 user,
                 context,
@@ -165,10 +139,11 @@ def sync(
                 blocklist=(*DEFAULT_BLOCKLIST, *(block or [])),
                 scopes=scope or None,
                 labels=_labels(area, state, tag),
-                progress=lambda p: bar.update(task, advance=1, current=p),
+                progress=shown.step,
+                planned=shown.plan,
             )
         if wait:
-            _wait_for_embeddings(svc, context)
+            _wait_for_embeddings(svc, context, report.paragraphs)
         _summary(report)
 
 

@@ -37,7 +37,8 @@ from tabane.types import Principal
 # `__pycache__` at any depth)
 DEFAULT_BLOCKLIST = (".*", "*/.*", "__pycache__", "*.pyc", "*.lock", "*.swp", "*~")
 
-Progress = Callable[[str], None]
+Progress = Callable[[str], None]  # a file's path, once it is done
+Planned = Callable[[int], None]  # how many files there are, before the first
 
 
 @dataclass(frozen=True)
@@ -150,14 +151,19 @@ def ingest_paths(
     max_bytes: int,
     max_paragraphs: int = MAX_PARAGRAPHS,
     progress: Progress | None = None,
+    planned: Planned | None = None,
     embed: bool = False,
 ) -> IngestReport:
-    """Ingest files (folders are walked); each file's source id is its path as given."""
+    """Ingest files (folders are walked); each file's source id is its path as given. `planned`
+    is told how many files there are before the first, `progress` each one's path once done."""
     labels.check()
     with store.session(principal) as session:
         contexts.resolve(session, context)  # fail fast on an unknown context
     report = IngestReport()
-    for path in _expand(paths):
+    files = _expand(paths)
+    if planned:
+        planned(len(files))
+    for path in files:
         report.files.append(
             _ingest_retrying(
                 store,
@@ -188,6 +194,7 @@ def sync(
     max_bytes: int,
     max_paragraphs: int = MAX_PARAGRAPHS,
     progress: Progress | None = None,
+    planned: Planned | None = None,
     embed: bool = False,
 ) -> IngestReport:
     root = folder.resolve()
@@ -199,10 +206,11 @@ def sync(
         contexts.resolve(session, context)
     report = IngestReport()
     seen: set[str] = set()
-    for path in walk.files(root):
-        rel = path.relative_to(root).as_posix()
-        if blocked(rel, blocklist):
-            continue
+    found = [(p, p.relative_to(root).as_posix()) for p in walk.files(root)]
+    found = [(path, rel) for path, rel in found if not blocked(rel, blocklist)]
+    if planned:
+        planned(len(found))
+    for path, rel in found:
         seen.add(rel)
         report.files.append(
             _ingest_retrying(

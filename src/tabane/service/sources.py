@@ -16,7 +16,7 @@ from tabane.ingest.documents import (
     retract_source,
     stored_unchanged,
 )
-from tabane.ingest.files import IngestReport, Progress
+from tabane.ingest.files import IngestReport, Planned, Progress
 from tabane.service.base import ServiceBase
 from tabane.sources import read
 from tabane.sources.read import Citation, ParagraphView, SourceInfo, SourcePage
@@ -65,6 +65,7 @@ class SourcesService(ServiceBase):
         scopes: Sequence[str] | None = None,
         labels: files.Labels = files.Labels(),
         progress: Progress | None = None,
+        planned: Planned | None = None,
     ) -> IngestReport:
         self._writable()
         return files.ingest_paths(
@@ -77,6 +78,7 @@ class SourcesService(ServiceBase):
             max_bytes=self.settings.max_body_bytes,
             max_paragraphs=self.settings.max_paragraphs,
             progress=progress,
+            planned=planned,
             embed=self.embedder is not None,
         )
 
@@ -90,6 +92,7 @@ class SourcesService(ServiceBase):
         scopes: Sequence[str] | None = None,
         labels: files.Labels = files.Labels(),
         progress: Progress | None = None,
+        planned: Planned | None = None,
     ) -> IngestReport:
         self._writable()
         return files.sync(
@@ -103,6 +106,7 @@ class SourcesService(ServiceBase):
             max_bytes=self.settings.max_body_bytes,
             max_paragraphs=self.settings.max_paragraphs,
             progress=progress,
+            planned=planned,
             embed=self.embedder is not None,
         )
 
