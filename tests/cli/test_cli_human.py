@@ -4,8 +4,10 @@ bundle with its citations and a line of what the plan did, a write's one-line co
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -135,3 +137,22 @@ def test_an_error_still_prints_its_stable_code(run) -> None:
     assert err.startswith(f"error [no_context]: no context {missing!r}")
     code, _, err = run("search", "kettle", "-c", missing, "--limit", "0")
     assert code == 2 and err.startswith("error [invalid_input]")
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_colour_only_on_a_terminal_without_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tabane.cli import render
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    monkeypatch.setattr(sys, "stdout", _Terminal())
+    assert render.console().color_system is not None
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert render.console().color_system is None
+    monkeypatch.delenv("NO_COLOR")
+    monkeypatch.setattr(sys, "stdout", io.StringIO())  # a pipe
+    assert render.console().color_system is None

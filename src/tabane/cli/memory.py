@@ -130,7 +130,8 @@ def add(
 
     with service() as (svc, user), named_as(TURN_OPTIONS):
         turn = built(TurnIn, text=text, speaker=speaker, role=role, at=at, scopes=scope)
-        emit(svc.add_turn(user, session, text, **turn.options()))
+        added = svc.add_turn(user, session, text, **turn.options())
+        emit(added, said=f"added turn {added.seq} to session {added.session}")
         from tabane.jobs.queue import EMBED_TURNS
 
         finish_jobs(svc, (EMBED_TURNS,))

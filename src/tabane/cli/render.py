@@ -74,8 +74,11 @@ def show(value: Any, kind: str | None = None, said: str | None = None) -> bool:
     for part in parts:
         if isinstance(part, str):  # verbatim (a recall's bundle): no rewrap, tabs kept
             screen.file.write(part + "\n")
-        else:
+            continue
+        with screen.capture() as drawn:
             screen.print(part, soft_wrap=isinstance(part, Text))
+        lines = drawn.get().splitlines()  # a table's cells are padded to the line's end
+        screen.file.write("".join(line.rstrip(" ") + "\n" for line in lines))
     return True
 
 

@@ -76,7 +76,7 @@ def catalog_result(result: CatalogResult) -> list[RenderableType] | Text:
             text(hit.area),
             text(hit.state),
             text(date),
-            text(snippet(hit.snippet, 80)),
+            text(snippet(hit.snippet, 60)),
         )
     return [out]
 
