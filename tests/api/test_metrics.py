@@ -9,6 +9,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import text
@@ -56,6 +57,7 @@ def test_requests_are_counted_per_route_template_and_status(svc: Tabane) -> None
     assert value(samples, "tabane_db_pool_waiting") == 0
 
 
+@pytest.mark.slow  # embeds a corpus through the worker
 def test_job_queue_depth_and_embedding_throughput(
     vsvc: Tabane, user: Principal, context: str, tmp_path: Path
 ) -> None:

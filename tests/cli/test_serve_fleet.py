@@ -47,6 +47,7 @@ def _started(log: Path, proc: subprocess.Popen[bytes]) -> None:
         time.sleep(0.1)
 
 
+@pytest.mark.slow  # two serve processes on a standalone server
 def test_two_processes_share_the_port_and_the_bucket(
     server: tuple[standalone.Server, Path],
 ) -> None:

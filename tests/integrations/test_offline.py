@@ -20,6 +20,7 @@ PROBE = Path(__file__).with_name("offline_probe.py")
 DROPPED = ("PROXY", "LANGCHAIN", "LANGSMITH", "NLTK", "TIKTOKEN", "LLAMA", "OPENAI")
 
 
+@pytest.mark.slow  # a fresh interpreter imports both frameworks
 def test_no_framework_reaches_the_network(
     corpus: Any, server: tuple[str, str], tmp_path: Path
 ) -> None:

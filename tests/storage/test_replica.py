@@ -90,6 +90,7 @@ def _hits(url: str, who: str, context: str, query: str) -> list[str] | int:
     return [h["source_id"] for h in response.json()["hits"]]
 
 
+@pytest.mark.slow  # a primary and a streaming replica
 def test_read_routes_read_on_the_replica_under_rls(pair: tuple[Tabane, Engine, Engine]) -> None:
     svc, primary, replica = pair
     people: dict[str, Principal] = {}
