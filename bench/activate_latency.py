@@ -141,8 +141,8 @@ def main() -> None:
     from sqlalchemy import select, text
 
     from tabane.config import Settings
-    from tabane.graph import walk
-    from tabane.graph.walk_fetch import Graph
+    from tabane.graph.walk import walk
+    from tabane.graph.walk.fetch import Graph
     from tabane.service import Tabane
     from tabane.storage import embedded
     from tabane.storage.schema import Context

@@ -73,7 +73,7 @@ def claim_batches(words: list[str], n: int, seed: int = 11) -> list[list[dict[st
 def write(
     svc: Any, user: Any, files: list[tuple[str, Path]], words: list[str], claims: int
 ) -> dict[str, Any]:
-    from tabane.graph.claim_input import ClaimInput
+    from tabane.graph.claims.parse import ClaimInput
     from tabane.ingest.documents import DocumentInput
 
     clock = Clock(svc.settings.home)

@@ -78,7 +78,7 @@ def main() -> None:
     ap.add_argument("--json")
     args = ap.parse_args()
 
-    from tabane.graph.claim_input import parse_claims
+    from tabane.graph.claims.parse import parse_claims
     from tabane.storage.bulk import insert_columns
     from tabane.storage.schema import Claim, Context
 

@@ -46,8 +46,10 @@ from sqlalchemy import delete, select
 
 from tabane.config import Settings
 from tabane.contexts import contexts
-from tabane.derive import communities, profiles, raptor
-from tabane.graph.claim_input import parse_claims
+from tabane.derive import profiles
+from tabane.derive.communities import communities
+from tabane.derive.raptor import tree as raptor
+from tabane.graph.claims.parse import parse_claims
 from tabane.ingest.documents import DocumentInput
 from tabane.models.extractive import ExtractiveSummarizer
 from tabane.models.local import UseEmbedder

@@ -30,7 +30,7 @@ from search_latency import ProjectionEmbedder
 
 
 def populate(svc: Any, name: str, args: argparse.Namespace, shared: str) -> None:
-    from tabane.graph.claim_input import ClaimInput
+    from tabane.graph.claims.parse import ClaimInput
     from tabane.ingest.documents import DocumentInput, block
 
     s = svc
@@ -65,8 +65,8 @@ def main() -> None:
     args = parser.parse_args()
 
     from tabane.config import Settings
+    from tabane.principal import PUBLIC
     from tabane.service import Tabane
-    from tabane.types import PUBLIC
 
     info = _env.describe()
     svc = Tabane.open(

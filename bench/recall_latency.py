@@ -24,7 +24,8 @@ except in the two end-to-end rows):
 
   statement      recall's one statement (`build_recall_statement`, every lane of the `maximal`
                  plan, fused and joined for details) executed and fetched
-  separate       baseline: each lane's Select (lanes.py) as its own statement with the same bound
+  separate       baseline: each lane's Select (recall/lanes/lanes.py) as its own statement with the
+  same bound
                  parameters, RRF over their rows in Python, then the detail joins as one more
                  statement — the same work as 8 round trips
   lane:<name>    each separate lane alone (which lane costs what)
@@ -152,7 +153,7 @@ def claim_rows(names: list[str], n: int, seed: int = 7) -> list[dict[str, object
 def build(svc: Any, user: Any, args: argparse.Namespace) -> dict[str, float]:
     from sqlalchemy import text
 
-    from tabane.graph.claim_input import parse_claims
+    from tabane.graph.claims.parse import parse_claims
     from tabane.ingest.documents import DocumentInput
 
     docs = documents(args.paragraphs)

@@ -42,8 +42,8 @@ def main() -> None:
     from sqlalchemy import Integer, bindparam, select, text
 
     from tabane.config import Settings
-    from tabane.graph import resolve_lexical as lexical
-    from tabane.graph.resolve_cue import Scored, best_per_canonical, score_key
+    from tabane.graph.resolve import tiers as lexical
+    from tabane.graph.resolve.cue import Scored, best_per_canonical, score_key
     from tabane.graph.vocabulary_stats import GRAMS
     from tabane.service import Tabane
     from tabane.storage import embedded

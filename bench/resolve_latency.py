@@ -83,7 +83,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from tabane.config import Settings
-    from tabane.graph.claim_input import ClaimInput
+    from tabane.graph.claims.parse import ClaimInput
     from tabane.service import Tabane
     from tabane.storage import embedded
 

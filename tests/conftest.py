@@ -15,9 +15,9 @@ import pytest
 
 from tabane.config import Settings
 from tabane.models.local import UseEmbedder
+from tabane.principal import Principal
 from tabane.service import Tabane
 from tabane.storage import embedded
-from tabane.types import Principal
 
 from helpers import unique
 

@@ -96,7 +96,7 @@ class BadEmbedder:
 
 
 def queue_rebuilds(svc: Any, user: Any, context: str) -> None:
-    """Queue the derived rebuilds as a claim write or a retraction does (service/graph.py); a
+    """Queue the derived rebuilds as a claim write or a retraction does (service/graph_write.py); a
     write that queued them already finds them queued and adds none."""
     from tabane.contexts import contexts
     from tabane.jobs.rebuilds import derived_changed
@@ -191,7 +191,7 @@ def in_threads(
 def espresso_profile(svc: Tabane, user: Any, context: str) -> Any:
     """Three claims about one concept, embedded, with its entity profile built; the recall
     request that asks about it."""
-    from tabane.graph.claim_input import ClaimInput
+    from tabane.graph.claims.parse import ClaimInput
     from tabane.recall.plan import RecallRequest
 
     svc.add_claims(

@@ -12,8 +12,8 @@ from fastapi import FastAPI
 from mcp import Client
 
 from tabane.mcp.server import build_server, mount_mcp
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import serve
 

@@ -20,7 +20,7 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from tabane.config import Settings
-    from tabane.graph.claim_input import ClaimInput
+    from tabane.graph.claims.parse import ClaimInput
     from tabane.ingest.documents import DocumentInput
     from tabane.recall.explain import Expected
     from tabane.recall.plan import RecallRequest
@@ -34,7 +34,7 @@ _LAZY = {
     "RecallRequest": "tabane.recall.plan",
     "Expected": "tabane.recall.explain",
     "SearchRequest": "tabane.search.plan",
-    "ClaimInput": "tabane.graph.claim_input",
+    "ClaimInput": "tabane.graph.claims.parse",
 }
 
 __all__ = [

@@ -34,14 +34,14 @@ from tabane.access import erasure, erasure_repair
 from tabane.cli.main import app
 from tabane.errors import Forbidden, NoUser
 from tabane.graph import gram_merge
-from tabane.graph.claim_input import ClaimInput
+from tabane.graph.claims.parse import ClaimInput
 from tabane.ingest.documents import DocumentInput, block
 from tabane.jobs import queue
 from tabane.jobs.worker import Worker
+from tabane.principal import PUBLIC, Principal, personal_scope
 from tabane.recall.plan import RecallRequest
 from tabane.search import merge
 from tabane.service import Tabane
-from tabane.storage import schema_derived
 from tabane.storage.schema import (
     SCOPED_TABLES,
     ApiKey,
@@ -62,7 +62,7 @@ from tabane.storage.schema import (
     VocabSize,
     VocabVector,
 )
-from tabane.types import PUBLIC, Principal, personal_scope
+from tabane.storage.schema import derived as schema_derived
 
 from helpers import unique
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import threading
 
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import unique
 

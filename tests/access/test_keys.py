@@ -13,9 +13,9 @@ from sqlalchemy.orm import Session
 
 from tabane.access import keys
 from tabane.errors import Forbidden, InvalidInput, NotFound, Unauthorized
+from tabane.principal import Principal, personal_scope
 from tabane.service import Tabane
 from tabane.storage.schema import ApiKey
-from tabane.types import Principal, personal_scope
 
 from helpers import unique
 

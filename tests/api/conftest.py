@@ -10,8 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tabane.api.app import create_app
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 _names = itertools.count()
 

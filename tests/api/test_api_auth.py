@@ -12,9 +12,9 @@ from sqlalchemy import update
 
 from tabane.api.app import create_app
 from tabane.api.auth import key_resolver
+from tabane.principal import Principal, personal_scope
 from tabane.service import Tabane
 from tabane.storage.schema import ApiKey
-from tabane.types import Principal, personal_scope
 
 from helpers import serve, unique
 

@@ -12,9 +12,9 @@ from tabane.api.app import create_app
 from tabane.errors import all_error_classes
 from tabane.ingest.documents import DocumentInput
 from tabane.mcp.server import protocol_text
+from tabane.principal import Principal
 from tabane.service import Tabane
 from tabane.storage.schema import Association, Claim, Context, VocabEntry
-from tabane.types import Principal
 
 from helpers import serve
 

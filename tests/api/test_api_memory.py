@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from fastapi.testclient import TestClient
 
-from tabane.types import Principal
+from tabane.principal import Principal
 
 from helpers import unique
 

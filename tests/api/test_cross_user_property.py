@@ -36,8 +36,8 @@ from hypothesis import strategies as st
 from tabane.api.app import create_app
 from tabane.api.auth import key_resolver
 from tabane.api.ratelimit import RateLimiter, RateLimits
+from tabane.principal import PUBLIC
 from tabane.service import Tabane
-from tabane.types import PUBLIC
 
 from helpers import serve, unique
 

@@ -17,8 +17,8 @@ from sqlalchemy import text
 from tabane.api.app import create_app
 from tabane.api.auth import key_resolver
 from tabane.api.metrics import METRICS_SCOPE
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import unique
 

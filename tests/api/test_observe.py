@@ -14,8 +14,8 @@ from sqlalchemy import text
 from tabane.api.app import create_app
 from tabane.api.auth import key_resolver
 from tabane.api.logs import JsonFormatter, TextFormatter
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 
 def probed_app(svc: Tabane, who: Principal) -> TestClient:

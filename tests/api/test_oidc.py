@@ -34,8 +34,8 @@ from tabane.api.auth import jwt_resolver, key_or_jwt_resolver, resolver_for
 from tabane.cli.main import check_serving
 from tabane.config import Settings
 from tabane.errors import InvalidInput
+from tabane.principal import PUBLIC, Principal, personal_scope
 from tabane.service import Tabane
-from tabane.types import PUBLIC, Principal, personal_scope
 
 from helpers import FakeClock, serve, unique
 

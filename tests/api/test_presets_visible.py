@@ -15,8 +15,8 @@ from fastapi import Request
 
 from tabane.api.app import create_app
 from tabane.ingest.documents import DocumentInput, block
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import serve
 

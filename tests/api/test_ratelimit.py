@@ -21,8 +21,8 @@ from tabane.api.deps import PrincipalResolver
 from tabane.api.ratelimit import RateLimiter, RateLimits, is_heavy
 from tabane.config import Settings
 from tabane.errors import InvalidInput, RateLimited
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import FakeClock, GatedSearch, in_threads, serve, unique, wait_until
 

@@ -19,8 +19,8 @@ from tabane.api.ratelimit import HEAVY_WAIT, RateLimiter, RateLimits
 from tabane.api.ratelimit_shared import SharedRateLimiter, limiter_for, shares
 from tabane.config import Settings
 from tabane.errors import Overloaded, RateLimited
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import serve, unique, wait_until
 

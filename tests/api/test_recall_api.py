@@ -11,10 +11,10 @@ import pytest
 from fastapi import Request
 
 from tabane.api.app import create_app
-from tabane.graph.claim_input import ClaimInput
+from tabane.graph.claims.parse import ClaimInput
 from tabane.ingest.documents import DocumentInput, block
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import serve, unique
 

@@ -12,9 +12,9 @@ import httpx
 import pytest
 
 from tabane.api.app import create_app
-from tabane.graph.claim_input import parse_claims
+from tabane.graph.claims.parse import parse_claims
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import serve, unique
 

@@ -12,8 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tabane.api.app import create_app
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 pytest.importorskip("opentelemetry.sdk")
 pytest.importorskip("opentelemetry.instrumentation.fastapi")

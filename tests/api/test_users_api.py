@@ -11,8 +11,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tabane.ingest.documents import DocumentInput, block
+from tabane.principal import PUBLIC, Principal, personal_scope
 from tabane.service import Tabane
-from tabane.types import PUBLIC, Principal, personal_scope
 
 from helpers import unique
 

@@ -11,12 +11,12 @@ import pytest
 from sqlalchemy import select, update
 
 from tabane.errors import Forbidden, InvalidInput, NameTaken, NoConcept, NoContext
-from tabane.graph.claim_input import ClaimInput
+from tabane.graph.claims.parse import ClaimInput
 from tabane.ingest.documents import DocumentInput, block
+from tabane.principal import Principal
 from tabane.search.plan import SearchRequest
 from tabane.service import Tabane
 from tabane.storage.schema import Claim, Context, CorpusStats, TermStats
-from tabane.types import Principal
 
 from helpers import unique
 

@@ -13,9 +13,9 @@ import pytest
 from sqlalchemy import select, text
 
 from tabane.config import Settings
+from tabane.principal import Principal
 from tabane.service import Tabane
 from tabane.storage.schema import Context
-from tabane.types import Principal
 
 from helpers import unique
 

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tabane.cli.main import app
-from tabane.types import Principal
+from tabane.principal import Principal
 
 
 @pytest.fixture

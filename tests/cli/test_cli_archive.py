@@ -9,10 +9,10 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from tabane.cli.main import app
-from tabane.graph.claim_input import ClaimInput
+from tabane.graph.claims.parse import ClaimInput
 from tabane.ingest.documents import DocumentInput
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import unique
 

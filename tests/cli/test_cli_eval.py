@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import unique
 

@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from tabane.cli.main import app
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 CLAIM = {"subject": "stress", "label": "causes", "object": "insomnia", "weight": 1.0}
 

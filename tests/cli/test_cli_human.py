@@ -19,8 +19,8 @@ from tabane.cli import reference
 from tabane.cli.common import as_json
 from tabane.cli.main import app
 from tabane.ingest.documents import DocumentInput, block
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import unique
 

@@ -10,8 +10,8 @@ import pytest
 
 from tabane.cli.main import check_serving
 from tabane.errors import InvalidInput
+from tabane.principal import Principal, personal_scope
 from tabane.service import Tabane
-from tabane.types import Principal, personal_scope
 
 
 def test_create_list_revoke(cli: Any, svc: Tabane, make_user: Callable[..., Principal]) -> None:

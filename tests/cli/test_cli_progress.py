@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from tabane.cli.main import app
 from tabane.cli.progress import bar
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 FILES = 55
 

@@ -17,10 +17,10 @@ from typer.testing import CliRunner
 
 from tabane.cli.main import app
 from tabane.ingest.documents import DocumentInput, block
+from tabane.principal import Principal
 from tabane.search.plan import SearchRequest
 from tabane.service import Tabane
 from tabane.storage.schema import Job
-from tabane.types import Principal
 
 from helpers import past_the_debounce, queue_rebuilds, unique
 

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from tabane.cli import demo
+from tabane.cli.commands import demo
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 
 @pytest.mark.slow

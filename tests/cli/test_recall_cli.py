@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from tabane.cli.main import app
 from tabane.ingest.documents import DocumentInput, block
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import unique
 

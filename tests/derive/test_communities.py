@@ -17,13 +17,13 @@ from typer.testing import CliRunner
 from tabane.api.app import create_app
 from tabane.cli.main import app as cli_app
 from tabane.contexts import contexts
-from tabane.derive import communities as comm
-from tabane.derive import community_graph as cg
+from tabane.derive.communities import communities as comm
+from tabane.derive.communities import graph as cg
 from tabane.errors import Forbidden, InvalidInput, NoContext
-from tabane.graph.claim_input import ClaimInput
+from tabane.graph.claims.parse import ClaimInput
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.storage.schema_derived import Community
-from tabane.types import Principal
+from tabane.storage.schema.derived import Community
 
 from helpers import unique
 

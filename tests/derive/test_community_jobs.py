@@ -12,14 +12,14 @@ import pytest
 from sqlalchemy import select
 
 from tabane.contexts import contexts
-from tabane.derive import community_vectors
+from tabane.derive.communities import vectors as community_vectors
 from tabane.errors import InvalidInput
-from tabane.graph.claim_input import ClaimInput
+from tabane.graph.claims.parse import ClaimInput
 from tabane.jobs import queue
 from tabane.models.embedder import Vectors
+from tabane.principal import Principal
 from tabane.service import Tabane
 from tabane.storage.schema import Community, Job
-from tabane.types import Principal
 
 from helpers import Counting, past_the_debounce, queue_rebuilds, unique
 

@@ -11,11 +11,11 @@ import pytest
 from sqlalchemy import select
 
 from tabane.contexts import contexts
-from tabane.graph.claim_input import ClaimInput
+from tabane.graph.claims.parse import ClaimInput
 from tabane.jobs import queue
+from tabane.principal import Principal
 from tabane.service import Tabane
 from tabane.storage.schema import Job, Profile
-from tabane.types import Principal
 
 from helpers import past_the_debounce, queue_rebuilds, unique
 

@@ -19,13 +19,13 @@ from tabane.cli.main import app as cli_app
 from tabane.contexts import contexts
 from tabane.derive import profiles as prof
 from tabane.errors import Forbidden, InvalidInput, NoConcept, NoContext
-from tabane.graph.claim_input import ClaimInput
+from tabane.graph.claims.parse import ClaimInput
 from tabane.models.embedder import Vectors
 from tabane.models.extractive import ExtractiveSummarizer
 from tabane.models.summarizer import Member, Summary
+from tabane.principal import Principal
 from tabane.service import Tabane
 from tabane.storage.schema import Profile
-from tabane.types import Principal
 
 from helpers import unique
 

@@ -10,15 +10,15 @@ import pytest
 from sqlalchemy import delete, select
 
 from tabane.contexts import contexts
-from tabane.derive import raptor
+from tabane.derive.raptor import tree as raptor
 from tabane.errors import InvalidInput, NotFound
 from tabane.ingest.documents import DocumentInput
 from tabane.models.extractive import ExtractiveSummarizer
 from tabane.models.summarizer import Member, Summary
+from tabane.principal import Principal
 from tabane.service import Tabane
 from tabane.storage.schema import RaptorMember, RaptorNode
 from tabane.text.blocks import Block
-from tabane.types import Principal
 
 pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
 

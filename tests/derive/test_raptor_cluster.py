@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from tabane.derive import raptor_cluster as rc
+from tabane.derive.raptor import cluster as rc
 
 
 def blobs(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from tabane.derive import raptor_topics as topics
+from tabane.derive.raptor import topics
 
 
 def test_titles_holding_most_paragraphs_come_first_then_by_title() -> None:

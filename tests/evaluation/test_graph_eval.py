@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tabane.evaluation.graph_eval import _same_sign, cue_class, render, run_graph_eval
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import unique
 

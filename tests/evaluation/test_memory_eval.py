@@ -14,9 +14,9 @@ from tabane.evaluation.memory_eval import lang_of, render, run_memory_eval
 from tabane.evaluation.memory_set import Conversation, MemSession, MemTurn, install
 from tabane.evaluation.recall_eval import render_graph, run_docs_recall, run_graph_recall
 from tabane.ingest.documents import DocumentInput, block
+from tabane.principal import Principal
 from tabane.recall.result import Citation, Evidence
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import unique
 

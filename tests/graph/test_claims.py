@@ -11,13 +11,13 @@ from sqlalchemy import func, select
 
 from tabane.contexts import contexts
 from tabane.errors import AliasConflict, Forbidden, InvalidInput, NoClaim, NoConcept
-from tabane.graph import claims as claims_mod
-from tabane.graph.claim_input import parse_claims
+from tabane.graph.claims import write as claims_mod
+from tabane.graph.claims.parse import parse_claims
 from tabane.graph.edges import Window, net
 from tabane.ingest.documents import DocumentInput
+from tabane.principal import Principal
 from tabane.service import Tabane
 from tabane.storage.schema import Association, Claim, Context
-from tabane.types import Principal
 
 from helpers import unique
 
@@ -393,7 +393,7 @@ def test_a_claim_built_in_python_gets_the_spellings_a_parsed_one_does(
     """`Tabane.add_claims` with ClaimInput built by hand: spaces, NFD, zero-width and no-break
     characters are stored as parse_claims stores them; control characters are refused."""
     from tabane.errors import InvalidInput
-    from tabane.graph.claim_input import ClaimInput
+    from tabane.graph.claims.parse import ClaimInput
 
     report = svc.add_claims(
         user,

@@ -32,8 +32,9 @@ from tabane.errors import (
     NoSource,
     TabaneError,
 )
-from tabane.graph.claim_input import parse_claims
+from tabane.graph.claims.parse import parse_claims
 from tabane.ingest.documents import DocumentInput
+from tabane.principal import Principal
 from tabane.service import Tabane
 from tabane.storage.schema import (
     Association,
@@ -43,7 +44,6 @@ from tabane.storage.schema import (
     VocabEntry,
     VocabGram,
 )
-from tabane.types import Principal
 
 from helpers import unique
 

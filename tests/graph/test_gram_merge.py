@@ -14,12 +14,12 @@ import pytest
 from sqlalchemy import func, select, update
 
 from tabane.graph import gram_merge
-from tabane.graph.claim_input import ClaimInput
+from tabane.graph.claims.parse import ClaimInput
 from tabane.jobs import queue
 from tabane.jobs.worker import Worker
+from tabane.principal import Principal, personal_scope
 from tabane.service import Tabane
 from tabane.storage.schema import Context, Job, VocabGram, VocabGramPack
-from tabane.types import Principal, personal_scope
 
 
 def _claims(names: list[str]) -> list[ClaimInput]:

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from tabane.errors import InvalidInput, NoConcept, NoContext, NotFound
-from tabane.graph.claim_input import parse_claims
+from tabane.graph.claims.parse import parse_claims
 from tabane.ingest.documents import DocumentInput, block
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import unique
 

@@ -7,13 +7,13 @@ import pytest
 from sqlalchemy import select
 
 from tabane.errors import InvalidInput, NoContext
-from tabane.graph import resolve_arrays
-from tabane.graph import resolve_cue as rc
-from tabane.graph import resolve_lexical as lex
-from tabane.graph.claim_input import parse_claims
+from tabane.graph.claims.parse import parse_claims
+from tabane.graph.resolve import arrays as resolve_arrays
+from tabane.graph.resolve import cue as rc
+from tabane.graph.resolve import tiers as lex
+from tabane.principal import Principal
 from tabane.service import Tabane
 from tabane.storage.schema import Context, VocabEntry
-from tabane.types import Principal
 
 pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
 
@@ -105,7 +105,7 @@ def test_floor_from_call_context_and_default(svc, user, make_context) -> None:
 
 
 def test_default_dice_floor_when_the_context_has_none(svc, user, context) -> None:
-    from tabane.graph.resolve import Request, floors
+    from tabane.graph.resolve.resolver import Request, floors
 
     ctx = Context(name="x", dice_floor=None, semantic_floor=None)
     dice, sem = floors(ctx, Request("cue"), None)
@@ -278,7 +278,7 @@ def test_a_retracted_source_re_embeds_the_glosses_that_quoted_its_claims(
     from sqlalchemy import select
 
     from tabane.contexts import contexts
-    from tabane.graph.claim_input import ClaimInput
+    from tabane.graph.claims.parse import ClaimInput
     from tabane.ingest.documents import DocumentInput, block
     from tabane.jobs import queue
     from tabane.storage.schema import Job

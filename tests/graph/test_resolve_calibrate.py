@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tabane.graph.claim_input import parse_claims
-from tabane.graph.resolve_calibrate import propose
+from tabane.graph.claims.parse import parse_claims
+from tabane.graph.resolve.calibrate import propose
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 FACTS = [
     ("杜氏", "役割", "酒造りの長"),

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tabane.errors import InvalidInput
-from tabane.graph.claim_input import parse_claims
+from tabane.graph.claims.parse import parse_claims
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 
 def write(svc: Tabane, user: Principal, context: str, *triples, **kw) -> None:

@@ -13,11 +13,13 @@ import numpy as np
 import pytest
 from sqlalchemy import func, select
 
-from tabane.graph import gram_merge, resolve_arrays, vocabulary_stats
-from tabane.graph import resolve_cue as rc
-from tabane.graph import resolve_lexical as lex
-from tabane.graph import resolve_sql as rsql
-from tabane.graph.claim_input import parse_claims
+from tabane.graph import gram_merge, vocabulary_stats
+from tabane.graph.claims.parse import parse_claims
+from tabane.graph.resolve import arrays as resolve_arrays
+from tabane.graph.resolve import cue as rc
+from tabane.graph.resolve import sql as rsql
+from tabane.graph.resolve import tiers as lex
+from tabane.principal import Principal
 from tabane.service import Tabane
 from tabane.storage.schema import (
     Context,
@@ -28,7 +30,6 @@ from tabane.storage.schema import (
     VocabSize,
 )
 from tabane.text.spelling import char_grams, spelling_key
-from tabane.types import Principal
 
 pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
 

@@ -12,11 +12,11 @@ import pytest
 
 from tabane.contexts import contexts as contexts_mod
 from tabane.errors import InvalidInput, NoConcept
-from tabane.graph.claim_input import parse_claims
-from tabane.graph.walk import CHUNK
-from tabane.graph.walk_fetch import Graph
+from tabane.graph.claims.parse import parse_claims
+from tabane.graph.walk.fetch import Graph
+from tabane.graph.walk.walk import CHUNK
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import unique
 

@@ -51,7 +51,7 @@ def test_a_source_id_held_by_a_source_you_cannot_see_is_refused(svc: Tabane, mak
 
 
 def test_a_replaced_source_says_how_many_claims_it_closed(svc: Tabane, user, context):
-    from tabane.graph.claim_input import parse_claims
+    from tabane.graph.claims.parse import parse_claims
 
     first = DocumentInput(source_id="cl", paragraphs=[block("tea is hot"), block("ice is cold")])
     svc.ingest(user, context, first)
@@ -118,7 +118,7 @@ def test_a_file_stored_by_older_parsers_is_parsed_again(
 ):
     from tabane.ingest import documents
     from tabane.service import sources as service_sources
-    from tabane.text import html
+    from tabane.text.html import page as html
 
     doc = DocumentInput(source_id="git-stash.html", data=ASCIIDOC)
     with monkeypatch.context() as older:  # the parsers before the header's NAME line was kept

@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from tabane.cli.main import app
 from tabane.ingest.documents import DocumentInput, block
+from tabane.principal import Principal
 from tabane.recall.plan import RecallRequest
 from tabane.service import Tabane
-from tabane.types import Principal
 
 FRONT = """---
 title: Kitchen renovation

@@ -6,11 +6,11 @@ from __future__ import annotations
 from sqlalchemy import select, update
 
 from tabane.ingest.documents import DocumentInput, outline
+from tabane.principal import Principal
 from tabane.recall.overview import corpus_map
 from tabane.service import Tabane
 from tabane.storage.schema import Context, Source
 from tabane.text.documents import Block
-from tabane.types import Principal
 
 
 def _row(svc: Tabane, user: Principal, source_id: str) -> tuple[list[str], str, int]:

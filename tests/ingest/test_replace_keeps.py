@@ -11,10 +11,10 @@ from sqlalchemy import select
 from tabane.contexts import contexts
 from tabane.ingest.documents import DocumentInput, block
 from tabane.models.local import UseEmbedder
+from tabane.principal import Principal
 from tabane.search.plan import SearchRequest
 from tabane.service import Tabane
 from tabane.storage.schema import Paragraph, ParagraphVector, Source
-from tabane.types import Principal
 
 from helpers import Counting, unique
 
@@ -160,7 +160,7 @@ def test_kept_paragraphs_move_to_their_new_place_and_the_rest_go(
 def test_claims_citing_a_kept_paragraph_stay_open_and_follow_it(
     svc: Tabane, user: Principal, context: str
 ) -> None:
-    from tabane.graph.claim_input import parse_claims
+    from tabane.graph.claims.parse import parse_claims
     from tabane.storage.schema import Claim
 
     def doc(*texts: str) -> DocumentInput:

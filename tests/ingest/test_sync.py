@@ -110,7 +110,7 @@ def test_a_reader_failure_costs_its_file_only(
     def broken(data: bytes, name: str) -> None:
         raise IndexError("a reader bug")
 
-    monkeypatch.setattr("tabane.text.html.parse_html", broken)
+    monkeypatch.setattr("tabane.text.html.page.parse_html", broken)
     (tmp_path / "a.md").write_text("good\n")
     (tmp_path / "b.html").write_text("<html><body><p>read by the broken reader</p></body></html>")
     (tmp_path / "late.txt").write_bytes(b"words " * 2000 + b"\x00")

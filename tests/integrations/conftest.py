@@ -11,8 +11,8 @@ import pytest
 from tabane.api.app import create_app
 from tabane.api.auth import key_resolver
 from tabane.ingest.documents import DocumentInput
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import serve, unique
 

@@ -9,11 +9,11 @@ import pytest
 from sqlalchemy import delete, func, select
 
 from tabane.jobs import queue
+from tabane.principal import Principal
 from tabane.recall.explain import Expected
 from tabane.recall.plan import RecallRequest
 from tabane.service import Tabane
 from tabane.storage.schema import ClaimVector, Context, Job, TurnVector
-from tabane.types import Principal
 
 from helpers import unique
 

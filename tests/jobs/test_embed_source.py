@@ -17,10 +17,10 @@ from tabane.jobs import queue
 from tabane.jobs.pipeline import pipelined
 from tabane.jobs.worker import Worker
 from tabane.models.embedder import Embedder, Vectors
+from tabane.principal import Principal
 from tabane.search import vectors
 from tabane.service import Tabane
 from tabane.storage.schema import Job, Paragraph, ParagraphVector, Source
-from tabane.types import Principal
 
 from helpers import past_the_debounce, unique
 

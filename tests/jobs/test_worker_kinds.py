@@ -12,9 +12,9 @@ from tabane.contexts import contexts
 from tabane.jobs import queue
 from tabane.jobs.worker import NEEDS_EMBEDDER, Worker
 from tabane.models.embedder import Vectors
+from tabane.principal import Principal
 from tabane.service import Tabane
 from tabane.storage.schema import Job
-from tabane.types import Principal
 
 
 class OnesEmbedder:

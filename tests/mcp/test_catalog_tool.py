@@ -8,8 +8,8 @@ from mcp import Client
 from mcp_client import connect, err, ok
 
 from tabane.ingest.documents import DocumentInput, block
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 
 @pytest.mark.slow

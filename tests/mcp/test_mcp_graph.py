@@ -13,9 +13,9 @@ from sqlalchemy import func, select
 
 from tabane.ingest.documents import DocumentInput
 from tabane.mcp import catalog
+from tabane.principal import Principal
 from tabane.service import Tabane
 from tabane.storage.schema import Claim, Context
-from tabane.types import Principal
 
 GRAPH_TOOLS = {
     "add_associations": "write",

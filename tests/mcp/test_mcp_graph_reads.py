@@ -6,10 +6,10 @@ import pytest
 from mcp import Client
 from mcp_client import connect, ok, refused
 
-from tabane.graph.claim_input import parse_claims
+from tabane.graph.claims.parse import parse_claims
 from tabane.ingest.documents import DocumentInput, block
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 READS = (
     "query_graph",

@@ -19,8 +19,8 @@ from tabane.api.app import create_app
 from tabane.errors import Forbidden
 from tabane.mcp import catalog
 from tabane.mcp.server import current_request, mount_mcp
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import serve, unique
 

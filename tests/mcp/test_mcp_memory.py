@@ -9,8 +9,8 @@ import pytest
 from mcp import Client
 from mcp_client import connect, err, ok
 
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import unique
 

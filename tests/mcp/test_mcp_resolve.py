@@ -7,11 +7,11 @@ import pytest
 from mcp import Client
 from mcp_client import ok
 
-from tabane.graph.claim_input import parse_claims
+from tabane.graph.claims.parse import parse_claims
 from tabane.mcp.catalog import by_name
 from tabane.mcp.server import build_server
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 
 @pytest.mark.slow

@@ -9,8 +9,8 @@ from mcp import Client
 from mcp_client import connect, ok, refused
 
 from tabane.ingest.documents import DocumentInput, block
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 TEXTS = [
     "The kettle boils water quickly.",

@@ -22,8 +22,8 @@ from mcp import Client, MCPError, StdioServerParameters
 from tabane.errors import all_error_classes
 from tabane.mcp import catalog
 from tabane.mcp.server import build_server, mount_mcp, protocol_text
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import serve, unique
 

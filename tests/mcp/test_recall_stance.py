@@ -10,9 +10,9 @@ from mcp import Client
 from mcp_client import connect, ok
 
 from tabane.api.app import create_app
-from tabane.graph.claim_input import ClaimInput
+from tabane.graph.claims.parse import ClaimInput
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import serve
 

@@ -9,11 +9,11 @@ import pytest
 from mcp import Client
 from mcp_client import connect, err, ok
 
-from tabane.graph.claim_input import ClaimInput
+from tabane.graph.claims.parse import ClaimInput
 from tabane.ingest.documents import DocumentInput, block
+from tabane.principal import Principal
 from tabane.recall.plan import RecallRequest
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import unique
 

@@ -8,11 +8,11 @@ import pytest
 from sqlalchemy import update
 
 from tabane.errors import Forbidden, InvalidInput, NoContext, TabaneError
+from tabane.principal import Principal
 from tabane.recall.explain import Expected
 from tabane.recall.plan import RecallRequest
 from tabane.service import Tabane
 from tabane.storage.schema import Claim
-from tabane.types import Principal
 
 from helpers import unique
 

@@ -10,11 +10,11 @@ import pytest
 from sqlalchemy import select
 
 from tabane.errors import InvalidInput
-from tabane.graph.claim_vectors import claim_text
+from tabane.graph.claims.vectors import claim_text
+from tabane.principal import Principal
 from tabane.recall.plan import RecallRequest
 from tabane.service import Tabane
 from tabane.storage.schema import Claim
-from tabane.types import Principal
 
 from helpers import unique
 

@@ -11,8 +11,8 @@ import pytest
 
 from tabane.access.keys import narrow
 from tabane.errors import Forbidden, InvalidInput, NoSession
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import unique
 

@@ -12,9 +12,9 @@ from sqlalchemy import ColumnElement, delete, func, select, update
 from tabane.errors import InvalidInput
 from tabane.jobs import queue
 from tabane.memory import turn_vectors
+from tabane.principal import Principal
 from tabane.service import Tabane
 from tabane.storage.schema import ChatSession, Job, SessionTurn, TurnVector, User
-from tabane.types import Principal
 
 from helpers import BadEmbedder, unique
 

@@ -17,8 +17,9 @@ NOT_YET = {"api/schema", "mcp/argument"}
 
 
 def _families() -> dict[str, list[str]]:
-    """Modules per (folder, first word of the name): `resolve.py` and `resolve_sql.py` are one
-    family, as are `claims.py` and `claim_input.py` (a plural's stem counts as the word)."""
+    """Modules per (folder, first word of the name): `resolve.py` and `graph/resolve/sql.py` are one
+    family, as are `graph/claims/write.py` and `graph/claims/parse.py` (a plural's stem counts as
+    the word)."""
     out: dict[str, list[str]] = defaultdict(list)
     for p in SRC.rglob("*.py"):
         if "migrations" in p.parts or p.name == "__init__.py":
@@ -48,24 +49,24 @@ LONG = {
     "tabane.recall.order:arrange",
     "tabane.config:from_env",
     "tabane.memory.sessions:append",
-    "tabane.recall.lanes:vector_lane",
+    "tabane.recall.lanes.lanes:vector_lane",
     "tabane.archive.lines:read_claim",
     "tabane.evaluation.docs_eval:run_docs_eval",
     "tabane.sources.write:store",
     "tabane.derive.profiles:build",
-    "tabane.graph.resolve:resolve",
-    "tabane.cli.evaluate:graph",
-    "tabane.graph.claims:write_batch",
-    "tabane.cli.recall:recall",
+    "tabane.graph.resolve.resolver:resolve",
+    "tabane.cli.commands.evaluate:graph",
+    "tabane.graph.claims.write:write_batch",
+    "tabane.cli.commands.recall:recall",
     "tabane.api.app:create_app",
     "tabane.evaluation.recall_eval:run_graph_recall",
-    "tabane.cli.evaluate:docs",
-    "tabane.graph.resolve_explain:_semantic_verdict",
-    "tabane.graph.claim_input:parse_claim",
+    "tabane.cli.commands.evaluate:docs",
+    "tabane.graph.resolve.explain:_semantic_verdict",
+    "tabane.graph.claims.parse:parse_claim",
     "tabane.evaluation.memory_set:install",
-    "tabane.recall.lanes_memory:turns_lane",
+    "tabane.recall.lanes.memory:turns_lane",
     "tabane.ingest.files:sync",
-    "tabane.graph.resolve_calibrate:calibrate",
+    "tabane.graph.resolve.calibrate:calibrate",
     "tabane.graph.audit:lexical_twins",
 }
 SCREEN = 60

@@ -10,13 +10,13 @@ import pytest
 from sqlalchemy import select
 
 from tabane.ingest.documents import DocumentInput
+from tabane.principal import Principal
 from tabane.recall.evidence import Candidate, area_text, evidence
 from tabane.recall.gather import gather
 from tabane.recall.plan import PLANS, RecallRequest, Tunables
 from tabane.search.search import QueryVector
 from tabane.service import Tabane
 from tabane.storage.schema import Context, Source
-from tabane.types import Principal
 
 NO_VECTOR = QueryVector(None, None, None, "no_embedder")
 

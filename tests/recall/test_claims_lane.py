@@ -11,18 +11,18 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from tabane.errors import InvalidInput
-from tabane.graph import claim_vectors
-from tabane.graph.claim_input import ClaimInput
+from tabane.graph.claims import vectors as claim_vectors
+from tabane.graph.claims.parse import ClaimInput
 from tabane.jobs import queue
 from tabane.models.embedder import Embedder
-from tabane.recall import lanes_memory
+from tabane.principal import Principal
 from tabane.recall.explain import Expected
 from tabane.recall.gather import bind
+from tabane.recall.lanes import memory as lanes_memory
 from tabane.recall.plan import RecallRequest, Tunables
 from tabane.search.search import QueryVector
 from tabane.service import Tabane
 from tabane.storage.schema import ClaimVector, Context, Job
-from tabane.types import Principal
 
 from helpers import BadEmbedder
 

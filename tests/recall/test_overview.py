@@ -9,10 +9,10 @@ from sqlalchemy import select
 
 from tabane.errors import InvalidInput
 from tabane.ingest.documents import DocumentInput
+from tabane.principal import Principal
 from tabane.recall.overview import corpus_map
 from tabane.service import Tabane
 from tabane.storage.schema import Context
-from tabane.types import Principal
 
 pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
 

@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import select
 
 from tabane.errors import InvalidInput, NoContext, NoSession
-from tabane.graph.claim_input import ClaimInput
+from tabane.graph.claims.parse import ClaimInput
 from tabane.ingest.documents import DocumentInput, block
 from tabane.recall.plan import RecallRequest, Tunables
 from tabane.service import Tabane

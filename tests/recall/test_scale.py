@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tabane.graph.claim_input import ClaimInput
+from tabane.graph.claims.parse import ClaimInput
 from tabane.ingest.documents import DocumentInput, block
 from tabane.recall.plan import RecallRequest, Tunables
 from tabane.service import Tabane

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from tabane.graph.claim_input import ClaimInput
+from tabane.graph.claims.parse import ClaimInput
 from tabane.recall import seeds
 from tabane.recall.parts import LONGEST
 from tabane.recall.plan import RecallRequest, Tunables

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from sqlalchemy import select
 
 from tabane.ingest.documents import DocumentInput, block
+from tabane.principal import Principal
 from tabane.recall.titles import named_titles, title_lane
 from tabane.service import Tabane
 from tabane.storage.schema import Context, Source
-from tabane.types import Principal
 
 
 def named(question: str, *titles: str) -> list[tuple[str, bool]]:

@@ -15,6 +15,7 @@ from sqlalchemy import ColumnElement, delete, func, select
 from tabane.access.keys import narrow
 from tabane.errors import InvalidInput, NoTrace
 from tabane.ingest.documents import DocumentInput, block
+from tabane.principal import Principal, personal_scope
 from tabane.recall.plan import RecallRequest, Tunables, caps
 from tabane.recall.result import CandidateTrace, Floor, LaneRank, LaneReport, RecallTrace
 from tabane.recall.trace import (
@@ -27,7 +28,6 @@ from tabane.recall.trace import (
 )
 from tabane.service import Tabane
 from tabane.storage.schema import RecallTraceRow, User
-from tabane.types import Principal, personal_scope
 
 
 def sample(plan: str = "maximal") -> RecallTrace:

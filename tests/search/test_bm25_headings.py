@@ -11,10 +11,10 @@ import pytest
 from sqlalchemy import text
 
 from tabane.ingest.documents import DocumentInput, block
+from tabane.principal import Principal
 from tabane.search import postings
 from tabane.search.plan import SearchRequest
 from tabane.service import Tabane
-from tabane.types import Principal
 
 pytestmark = pytest.mark.slow  # seconds a test: vectors, background jobs, a corpus per test
 

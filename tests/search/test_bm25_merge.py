@@ -17,11 +17,11 @@ from sqlalchemy import func, select, update
 from tabane.ingest.documents import DocumentInput, block
 from tabane.jobs import queue
 from tabane.jobs.worker import Worker
+from tabane.principal import Principal, personal_scope
 from tabane.search import bm25, merge
 from tabane.service import Tabane
 from tabane.storage.schema import Context, DeadPostings, Job, MergedPack, Pack, Source
 from tabane.text.analyze import index_terms
-from tabane.types import Principal, personal_scope
 
 from helpers import unique
 

@@ -17,9 +17,9 @@ from tabane.api.app import create_app
 from tabane.cli.main import app
 from tabane.errors import InvalidInput
 from tabane.ingest.documents import DocumentInput, block
-from tabane.search.catalog import CatalogRequest
+from tabane.principal import Principal
+from tabane.search.catalog.catalog import CatalogRequest
 from tabane.service import Tabane
-from tabane.types import Principal
 
 from helpers import serve
 

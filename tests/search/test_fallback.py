@@ -15,11 +15,11 @@ from typer.testing import CliRunner
 from tabane.cli.main import app
 from tabane.ingest.documents import DocumentInput, block
 from tabane.models.openai_embedder import OpenAIEmbedder
+from tabane.principal import Principal
 from tabane.recall.plan import RecallRequest, Tunables
 from tabane.search.plan import SearchRequest
 from tabane.search.search import embed_query
 from tabane.service import Tabane
-from tabane.types import Principal
 
 KETTLE = [
     "To descale the kettle, fill it with water and white vinegar and let it stand for an hour.",

@@ -18,10 +18,10 @@ from tabane.contexts import contexts
 from tabane.errors import InvalidInput
 from tabane.ingest.documents import DocumentInput, block
 from tabane.models.embedder import Vectors
+from tabane.principal import Principal
 from tabane.search import vectors
 from tabane.service import Tabane
 from tabane.storage.schema import ContextModel, Paragraph, ParagraphVector, Source
-from tabane.types import Principal
 
 from helpers import BadEmbedder, unique
 

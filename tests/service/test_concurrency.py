@@ -16,11 +16,12 @@ from sqlalchemy.orm import Session
 
 from tabane.contexts import contexts
 from tabane.errors import AliasConflict, NoSession, NoSource, StoreBusy, Unauthorized
-from tabane.graph import claims as claims_mod
 from tabane.graph import vocabulary
-from tabane.graph.claim_input import ClaimInput
+from tabane.graph.claims import write as claims_mod
+from tabane.graph.claims.parse import ClaimInput
 from tabane.ingest.documents import DocumentInput, retract_source
 from tabane.memory import sessions
+from tabane.principal import PUBLIC, Principal
 from tabane.recall.plan import RecallRequest
 from tabane.search import bm25
 from tabane.search.plan import SearchRequest
@@ -32,7 +33,6 @@ from tabane.storage.schema import (
     CorpusStats,
     Paragraph,
 )
-from tabane.types import PUBLIC, Principal
 
 from helpers import unique
 

@@ -16,7 +16,7 @@ from sqlalchemy import Engine, text
 
 from tabane.config import Settings
 from tabane.errors import BackupTooNew, BackupUnreadable, StoreNotEmpty
-from tabane.graph.claim_input import parse_claims
+from tabane.graph.claims.parse import parse_claims
 from tabane.models.local import UseEmbedder
 from tabane.service import Tabane
 from tabane.storage import backup, embedded, migrate

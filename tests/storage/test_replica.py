@@ -19,10 +19,10 @@ from starlette.requests import Request
 from tabane.api.app import create_app
 from tabane.api.replica import reads_on_replica
 from tabane.config import Settings
+from tabane.principal import Principal
 from tabane.search.plan import SearchRequest
 from tabane.service import Tabane
 from tabane.storage import standalone
-from tabane.types import Principal
 
 from helpers import serve, unique, wait_until
 

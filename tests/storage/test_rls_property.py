@@ -26,9 +26,9 @@ from psycopg import errors as pg_errors
 from sqlalchemy import Connection, Table, and_, delete, func, insert, or_, select, update
 from sqlalchemy.exc import DBAPIError
 
+from tabane.principal import Principal
 from tabane.service import Tabane
 from tabane.storage.schema import SCOPED_TABLES, Base
-from tabane.types import Principal
 
 pytestmark = pytest.mark.slow  # a Hypothesis property run over every table
 

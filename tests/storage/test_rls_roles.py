@@ -20,14 +20,14 @@ from psycopg import errors as pg_errors
 from sqlalchemy import Connection, Table, delete, func, insert, select, text, update
 from sqlalchemy.exc import DBAPIError
 
+from tabane.principal import Principal
 from tabane.service import Tabane
 from tabane.storage.rls import APP_ROLE
 from tabane.storage.schema import SCOPED_TABLES, Base
-from tabane.types import Principal
 
 CHILD_TABLES = ("context_usage",)
 # Tables with a `scopes` column that are not content: `jobs` holds ids and the scope set a job runs
-# with, and is not under row-level security (see the note in schema.py).
+# with, and is not under row-level security (see the note in storage/schema/).
 NOT_CONTENT = ("jobs",)
 REFERENCE_TABLES = ("users", "scopes", "grants")
 PUBLIC = ["public"]

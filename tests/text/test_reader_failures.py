@@ -36,7 +36,7 @@ def test_a_reader_failure_is_a_tabane_error_naming_the_file(
     def broken(data: bytes, name: str) -> None:
         raise ValueError("a reader bug")
 
-    monkeypatch.setattr("tabane.text.html.parse_html", broken)
+    monkeypatch.setattr("tabane.text.html.page.parse_html", broken)
     with pytest.raises(ReaderFailed) as caught:
         read_document(b"<html><body><p>x</p></body></html>", name="docs/a.html")
     err = caught.value

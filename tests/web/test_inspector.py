@@ -12,12 +12,12 @@ from fastapi.testclient import TestClient
 
 from tabane.api.app import create_app
 from tabane.api.auth import key_resolver
-from tabane.graph.claim_input import ClaimInput
+from tabane.graph.claims.parse import ClaimInput
 from tabane.graph.edges import Edge
 from tabane.ingest.documents import DocumentInput
+from tabane.principal import Principal
 from tabane.recall.plan import RecallRequest
 from tabane.service import Tabane
-from tabane.types import Principal
 from tabane.web import neighbourhood
 
 HOSTILE = "The kettle <script>alert(1)</script> boils <img src=x onerror=alert(2)> water."

@@ -68,15 +68,16 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 
 from tabane.access import users
+from tabane.checks import text_problem
 from tabane.errors import Forbidden, Issue, NoUser
+from tabane.principal import Principal, personal_scope
 from tabane.storage.schema import SCOPED_TABLES, Base, User
-from tabane.types import Principal, personal_scope, text_problem
 
 # Columns an export leaves out: a key's hash verifies its token and is no use to its holder.
 REDACTED = {"api_keys": frozenset({"hash"})}
 
 # Derived memory: rebuilt from a context's rows, carrying the context's scope set (the tables
-# with a scope set of their own in storage/schema_derived.py; their members follow them).
+# with a scope set of their own in storage/schema/derived.py; their members follow them).
 DERIVED = frozenset({"communities", "profiles", "raptor_nodes"})
 
 

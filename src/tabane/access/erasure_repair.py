@@ -34,8 +34,8 @@ from sqlalchemy.dialects.postgresql import array
 from sqlalchemy.orm import Session
 
 from tabane.access.erasure import DERIVED, Target, Walk, holds
+from tabane.checks import EdgeKey
 from tabane.storage.schema import Association, Base, Claim, RecallTraceRow
-from tabane.types import EdgeKey
 
 Edges = dict[tuple[int, tuple[str, ...]], set[EdgeKey]]
 

@@ -19,9 +19,10 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from tabane.access import users
+from tabane.checks import check_scope
 from tabane.errors import Forbidden, InvalidInput, Issue, NotFound, Unauthorized
+from tabane.principal import Principal, personal_scope
 from tabane.storage.schema import ApiKey, User
-from tabane.types import Principal, check_scope, personal_scope
 
 TOKEN_PREFIX = "tbn_"
 PREFIX_CHARS = 8  # 4 random bytes in hex: the key's public name

@@ -37,10 +37,11 @@ from sqlalchemy.orm import Session
 from tabane.access import users
 from tabane.access.keys import narrow
 from tabane.access.oidc_scopes import ScopeMapping, load_mapping
+from tabane.checks import check_name
 from tabane.config import Settings
 from tabane.errors import InvalidInput, InvalidName, Issue, NoUser, Unauthorized
+from tabane.principal import PUBLIC, Principal, personal_scope
 from tabane.storage.store import Store
-from tabane.types import PUBLIC, Principal, check_name, personal_scope
 
 logger = logging.getLogger("tabane.oidc")
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tabane.checks import check_scope
 from tabane.errors import InvalidInput, InvalidName, Issue
-from tabane.types import check_scope
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,10 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from tabane.checks import check_name, check_scope
 from tabane.errors import Conflict, InvalidInput, Issue, NameTaken, NoScope, NoUser
+from tabane.principal import PUBLIC, Principal, personal_scope
 from tabane.storage.schema import Grant, Scope, User
-from tabane.types import PUBLIC, Principal, check_name, check_scope, personal_scope
 
 
 @dataclass(frozen=True)

@@ -14,20 +14,6 @@ from fastapi import APIRouter, FastAPI, Request
 from mcp.server.transport_security import TransportSecuritySettings
 
 import tabane
-from tabane.api import (
-    routes_archive,
-    routes_contexts,
-    routes_derive,
-    routes_graph,
-    routes_graph_reads,
-    routes_memory,
-    routes_recall,
-    routes_resolve,
-    routes_search,
-    routes_sources,
-    routes_taguru,
-    routes_users,
-)
 from tabane.api.auth import BearerChallenge
 from tabane.api.deadline import Deadline
 from tabane.api.deps import PrincipalResolver, Svc, at_header
@@ -39,9 +25,45 @@ from tabane.api.observe import Observe, noting
 from tabane.api.ratelimit import RateLimit, RateLimiter
 from tabane.api.ratelimit_shared import limiter_for
 from tabane.api.replica import ReadReplica
+from tabane.api.routes import (
+    archive as routes_archive,
+)
+from tabane.api.routes import (
+    contexts as routes_contexts,
+)
+from tabane.api.routes import (
+    derive as routes_derive,
+)
+from tabane.api.routes import (
+    graph_read as routes_graph_reads,
+)
+from tabane.api.routes import (
+    graph_write as routes_graph,
+)
+from tabane.api.routes import (
+    memory as routes_memory,
+)
+from tabane.api.routes import (
+    recall as routes_recall,
+)
+from tabane.api.routes import (
+    resolve as routes_resolve,
+)
+from tabane.api.routes import (
+    search as routes_search,
+)
+from tabane.api.routes import (
+    sources as routes_sources,
+)
+from tabane.api.routes import (
+    taguru as routes_taguru,
+)
+from tabane.api.routes import (
+    users as routes_users,
+)
 from tabane.mcp.server import current_request, mount_mcp
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 from tabane.web import login as web_login
 from tabane.web import pages as web_pages
 from tabane.web import render as web_render

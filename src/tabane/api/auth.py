@@ -18,8 +18,8 @@ from tabane.access.keys import TOKEN_PREFIX
 from tabane.api.deps import PrincipalResolver
 from tabane.config import Settings
 from tabane.errors import InvalidInput, Issue, Unauthorized
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 MAX_HEADER_CHARS = 512  # an Authorization header longer than this is refused unread
 MAX_JWT_HEADER_CHARS = oidc.MAX_TOKEN_CHARS + 16  # the same where JWTs are accepted

@@ -13,8 +13,8 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 
 from tabane.errors import Issue, Unauthorized
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 
 PrincipalResolver = Callable[[Request], Principal]
 JSON_LINES = "application/jsonl"  # the media type of the routes that stream many rows

@@ -30,6 +30,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from tabane.checks import issue_path
 from tabane.errors import (
     BadRequest,
     BodyTooLarge,
@@ -42,7 +43,6 @@ from tabane.errors import (
     TabaneError,
     Unauthorized,
 )
-from tabane.types import issue_path
 
 logger = logging.getLogger("tabane.api")
 

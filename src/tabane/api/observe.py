@@ -25,8 +25,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from tabane.access.keys import PREFIX_CHARS, TOKEN_PREFIX
 from tabane.api.deps import PrincipalResolver
 from tabane.api.metrics import Metrics
+from tabane.principal import Principal
 from tabane.storage.store import REQUEST_ID
-from tabane.types import Principal
 
 log = logging.getLogger("tabane.http")
 

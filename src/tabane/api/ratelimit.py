@@ -33,7 +33,7 @@ from tabane.access.keys import PREFIX_CHARS, TOKEN_PREFIX
 from tabane.api.deps import PrincipalResolver
 from tabane.config import Settings
 from tabane.errors import Issue, Overloaded, RateLimited
-from tabane.types import Principal
+from tabane.principal import Principal
 
 # Seconds a heavy request waits for one of the server's slots before it is refused: long enough
 # for a recall in flight to end (p50 well under a second at load, bench/load.py), short enough

@@ -20,8 +20,8 @@ from sqlalchemy import case, exists, func, select
 from sqlalchemy.orm import Session, aliased
 
 from tabane.archive.records import VERSION
+from tabane.principal import Principal
 from tabane.storage.schema import Claim, Context, Paragraph, Source, VocabEntry
-from tabane.types import Principal
 
 SOURCE_BATCH = 200  # sources whose paragraphs are read in one query
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from tabane.checks import MAX_INT8, scope_set
 from tabane.errors import InvalidInput, Issue
-from tabane.graph.claim_input import text_field, time_field
+from tabane.graph.claims.parse import text_field, time_field
 from tabane.graph.vocabulary import check_spelling
-from tabane.types import MAX_INT8, scope_set
 
 
 def unknown(

@@ -10,12 +10,12 @@ from functools import partial
 from typing import Any
 
 from tabane.archive import fields as f
+from tabane.checks import SOURCE_STATES
 from tabane.errors import Issue
-from tabane.graph.claim_input import FIELDS, parse_claim
-from tabane.graph.claims_restore import KeptClaim
+from tabane.graph.claims.parse import FIELDS, parse_claim
+from tabane.graph.claims.restore import KeptClaim
 from tabane.ingest.documents import DocumentInput, block, check_source_id, check_tags
 from tabane.text.blocks import Block
-from tabane.types import SOURCE_STATES
 
 CLOSE_REASONS = ("retracted", "superseded")
 SOURCE_FIELDS = frozenset(

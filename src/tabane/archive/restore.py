@@ -6,7 +6,7 @@ exporter's personal scope becomes the importer's, every other scope keeps its na
 importer must be able to write every set the map gives, or nothing is written. Sources are
 stored through the ingest's own path (paragraphs, sections and BM25 postings in the transaction,
 embeddings queued), keeping when they were stored and the hashes that let a later sync or
-re-ingest of the same file skip it; claims keep their history (claims_restore.py); aliases are
+re-ingest of the same file skip it; claims keep their history (graph/claims/restore.py); aliases are
 added as `aliases add` adds them. Then the jobs a write queues are queued: embeddings of
 paragraphs, claims and glosses, and the derived builds.
 """
@@ -22,16 +22,17 @@ from sqlalchemy.orm import Session
 
 from tabane.archive.lines import AliasRecord, ClaimRecord, SourceRecord
 from tabane.archive.records import Header, Record, Summary
+from tabane.checks import check_scope
 from tabane.contexts import contexts
 from tabane.errors import Forbidden, InvalidInput, Issue, TabaneError
 from tabane.graph import vocabulary
-from tabane.graph.claims_restore import KeptClaim, restore_claims
+from tabane.graph.claims.restore import KeptClaim, restore_claims
 from tabane.ingest.documents import content_hash, parse, store_parsed
 from tabane.jobs import queue, rebuilds
+from tabane.principal import Principal, personal_scope
 from tabane.search import postings
 from tabane.storage.schema import Context, Source
 from tabane.text.blocks import ParsedDocument
-from tabane.types import Principal, check_scope, personal_scope
 
 
 @dataclass(frozen=True)

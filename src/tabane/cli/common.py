@@ -18,8 +18,8 @@ import typer
 from tabane.errors import Issue, TabaneError
 
 if TYPE_CHECKING:
+    from tabane.principal import Principal
     from tabane.service import Tabane
-    from tabane.types import Principal
 
 # The store a resident process (cli/resident.py) keeps open; commands it runs use it.
 RESIDENT: ContextVar[tuple[Tabane, Principal] | None] = ContextVar("resident", default=None)
@@ -94,7 +94,7 @@ def shown(text: str) -> str:
 def emit(value: Any, kind: str | None = None, said: str | None = None) -> None:
     """Print a command's result: with `--json` as JSON (the format scripts and tests read),
     else for a person — `said` (a write's one-line confirmation) or the renderer of the
-    result's type (of `kind`, for a plain dict: cli/render.py), else the JSON."""
+    result's type (of `kind`, for a plain dict: cli/render/), else the JSON."""
     if not JSON_OUTPUT.get():
         from tabane.cli import render
 
@@ -104,7 +104,7 @@ def emit(value: Any, kind: str | None = None, said: str | None = None) -> None:
 
 
 def as_json(value: Any) -> str:
-    from tabane.types import to_plain
+    from tabane.plain import to_plain
 
     return json.dumps(to_plain(value), ensure_ascii=False, indent=2)
 

@@ -11,24 +11,29 @@ from typing import Annotated, Any
 
 import typer
 
-from tabane.cli import (
+from tabane.cli import shape
+from tabane.cli.commands import (
     archive,
     backup,
     derive,
-    graph,
-    graph_reads,
     jobs,
     memory,
     search,
-    shape,
     sources,
 )
-from tabane.cli import recall as recall_cli
-from tabane.cli import resolve as resolve_cli
+from tabane.cli.commands import (
+    graph_read as graph_reads,
+)
+from tabane.cli.commands import (
+    graph_write as graph,
+)
+from tabane.cli.commands import recall as recall_cli
+from tabane.cli.commands import resolve as resolve_cli
+from tabane.cli.commands.contexts import contexts_app, groups_app
+from tabane.cli.commands.evaluate import eval_app
+from tabane.cli.commands.keys import keys_app
+from tabane.cli.commands.users import scopes_app, users_app
 from tabane.cli.common import emit, exit_on_sigterm, handled, service
-from tabane.cli.evaluate import eval_app
-from tabane.cli.keys import keys_app
-from tabane.cli.manage import contexts_app, groups_app, scopes_app, users_app
 from tabane.config import AUTH_MODES, Settings
 from tabane.errors import InvalidInput, Issue
 
@@ -73,7 +78,7 @@ app.command("restore")(backup.restore)
 @handled
 def demo() -> None:
     """Start the embedded store, ingest the sample corpus and show it.  Example: tabane demo"""
-    from tabane.cli import demo as demo_mod
+    from tabane.cli.commands import demo as demo_mod
 
     started = time.monotonic()
     with service() as (svc, user):

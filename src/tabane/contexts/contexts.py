@@ -16,10 +16,11 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from tabane.checks import check_name, scope_set, text_problem
 from tabane.errors import Forbidden, InvalidInput, Issue, NameTaken, NoContext
 from tabane.graph.stats import graph_stats
+from tabane.principal import Principal
 from tabane.storage.schema import Claim, Context, ContextUsage, Paragraph, Section, Source
-from tabane.types import Principal, check_name, scope_set, text_problem
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from tabane.checks import check_name, text_problem
 from tabane.contexts.contexts import check_description, writable_scopes
 from tabane.contexts.contexts import resolve as resolve_context
 from tabane.errors import (
@@ -25,8 +26,8 @@ from tabane.errors import (
     NameTaken,
     NoGroup,
 )
+from tabane.principal import Principal
 from tabane.storage.schema import Context, Group, GroupChild, GroupContext
-from tabane.types import Principal, check_name, text_problem
 
 MAX_HEIGHT = 3  # groups in the longest parent→child chain
 GROUP_GRAPH_LOCK = 0x7461_6261_6E65_0001  # pg_advisory_xact_lock key: "tabane", group graph

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from sqlalchemy.orm import Session
 
 from tabane.contexts.contexts import bump_many
-from tabane.types import Principal
+from tabane.principal import Principal
 
 
 @dataclass

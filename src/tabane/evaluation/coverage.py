@@ -26,7 +26,7 @@ from lxml import etree
 
 from tabane.text.blocks import ParsedDocument
 from tabane.text.decoding import declared_charset, decode_text
-from tabane.text.html_chrome import CHROME_CLASSES, CHROME_IDS, breadcrumb
+from tabane.text.html.chrome import CHROME_CLASSES, CHROME_IDS, breadcrumb
 
 _DROP = ("script", "style", "head", "nav", "form", "noscript", "button", "template")
 _WORD = re.compile(r"[^\W_]+")

@@ -17,9 +17,9 @@ from tabane.evaluation.corpora import corpus, select_files
 from tabane.evaluation.metrics import Scores, documents, mean_of, section_key, section_ndcg
 from tabane.evaluation.options import choices, refuse
 from tabane.ingest.documents import DocumentInput
+from tabane.principal import Principal
 from tabane.search.plan import MAX_LIMIT, SearchRequest
 from tabane.service import Tabane
-from tabane.types import Principal
 
 PLANS: dict[str, tuple[str, ...]] = {
     "fused": ("bm25", "vector"),

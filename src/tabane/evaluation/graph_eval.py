@@ -16,12 +16,12 @@ from pathlib import Path
 
 from tabane.evaluation.graph_set import GraphContext, GraphQuestion, Triple, install, load
 from tabane.evaluation.options import MAX_LIMIT, count, refuse
-from tabane.graph.resolve import Request, Resolution
+from tabane.graph.resolve.resolver import Request, Resolution
+from tabane.principal import Principal
 from tabane.search.plan import SearchRequest
 from tabane.service import Tabane
 from tabane.text.spelling import char_grams, containment, dice, spelling_key
 from tabane.text.tokenize import normalize
-from tabane.types import Principal
 
 Progress = Callable[[str], None]
 LIMIT = 20  # associations of evidence per question (README-memory-graph.md §4 example)

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from tabane.errors import InvalidInput, Issue
-from tabane.graph.claim_input import parse_claims
+from tabane.graph.claims.parse import parse_claims
 from tabane.ingest.documents import DocumentInput
+from tabane.principal import Principal
 from tabane.service import Tabane
 from tabane.text.tokenize import normalize
-from tabane.types import Principal
 
 Triple = tuple[str, str, str]
 

@@ -20,10 +20,10 @@ from pathlib import Path
 
 from tabane.evaluation.memory_set import LOADINGS, Loaded, MemQuestion, install, load
 from tabane.evaluation.options import choices, count, refuse
+from tabane.principal import Principal
 from tabane.recall.plan import MAX_BUDGET, PLANS, RecallRequest, Tunables
 from tabane.recall.result import Evidence
 from tabane.service import Tabane
-from tabane.types import Principal
 
 Progress = Callable[[str], None]
 KS = (5, 10)

@@ -26,9 +26,9 @@ from typing import Any
 
 from tabane.errors import InvalidInput, Issue
 from tabane.ingest.documents import DocumentInput, block
+from tabane.principal import Principal
 from tabane.recall.result import Evidence
 from tabane.service import Tabane
-from tabane.types import Principal
 
 LOADINGS = ("turns", "notes", "documents", "both")
 

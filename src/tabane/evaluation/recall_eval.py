@@ -26,10 +26,10 @@ from tabane.evaluation.graph_set import load as load_graph
 from tabane.evaluation.metrics import Scores, documents, mean_of, section_key, section_ndcg
 from tabane.evaluation.options import choices, count, refuse
 from tabane.graph import edges
+from tabane.principal import Principal
 from tabane.recall.plan import MAX_BUDGET, PLANS, RecallRequest, Tunables
 from tabane.recall.result import RecallResult
 from tabane.service import Tabane
-from tabane.types import Principal
 
 Progress = Callable[[str], None]
 

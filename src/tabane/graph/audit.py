@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, aliased
 
 from tabane.graph import gloss as gloss_mod
-from tabane.graph.resolve_lexical import STOP_MIN, STOP_SHARE
+from tabane.graph.resolve.tiers import STOP_MIN, STOP_SHARE
 from tabane.models.embedder import Embedder
 from tabane.storage.schema import Context, VocabEntry, VocabGram, VocabVector
 from tabane.text.spelling import char_grams

@@ -17,8 +17,8 @@ from typing import Any
 from sqlalchemy import ARRAY, Integer, Text, and_, bindparam, func, or_, select
 from sqlalchemy.orm import Session
 
+from tabane.plain import shown_weight
 from tabane.storage.schema import Association, Claim, Paragraph, Source
-from tabane.types import shown_weight
 
 # (context_id, perspective, subject, label, object)
 EdgeId = tuple[int, str, str, str, str]

@@ -35,9 +35,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session, aliased
 
+from tabane.checks import EdgeKey
 from tabane.graph import vocabulary_stats
 from tabane.storage.schema import Claim, VocabEntry, VocabVector
-from tabane.types import EdgeKey
 
 Where = tuple[int, tuple[str, ...]]  # (context id, scope set)
 Edges = Mapping[Where, set[EdgeKey]]

@@ -1,6 +1,6 @@
 """Packing resolve's bigram postings: one `vocabulary_gram_packs` row per (context, kind, gram,
 scope set), so resolve's top mode reads one row per gram of the cue and counts the spellings
-that share it in numpy (graph/resolve_arrays.py) instead of aggregating thousands of postings
+that share it in numpy (graph/resolve/arrays.py) instead of aggregating thousands of postings
 in the executor (migration 0022).
 
 The `vocabulary_grams` rows stay the truth: a merge rebuilds the packs of one (context, scope

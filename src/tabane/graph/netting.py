@@ -21,8 +21,8 @@ from sqlalchemy import ARRAY, Text, bindparam, func, literal, select, true
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
+from tabane.checks import EdgeKey
 from tabane.storage.schema import Association, Claim
-from tabane.types import EdgeKey
 
 EDGE = ["context_id", "perspective", "subject", "label", "object", "scopes"]
 

@@ -18,6 +18,7 @@ from sqlalchemy import ARRAY, Integer, Text, bindparam, delete, func, literal, s
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
+from tabane.checks import text_problem
 from tabane.errors import (
     AliasConflict,
     Forbidden,
@@ -28,11 +29,11 @@ from tabane.errors import (
     StoreBusy,
 )
 from tabane.graph import vocabulary_stats
+from tabane.principal import PUBLIC, Principal
 from tabane.storage.bulk import insert_columns
 from tabane.storage.schema import Context, VocabEntry, VocabGram
 from tabane.text.spelling import char_grams, spelling_key
 from tabane.text.tokenize import normalize
-from tabane.types import PUBLIC, Principal, text_problem
 
 Kind = Literal["concept", "label"]
 KINDS: tuple[Kind, ...] = ("concept", "label")

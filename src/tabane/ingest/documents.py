@@ -12,10 +12,12 @@ from sqlalchemy import Text, literal, or_, select, update
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
+from tabane.checks import SOURCE_STATES, parse_date, scope_set
 from tabane.contexts import contexts
 from tabane.errors import InvalidInput, Issue, LimitExceeded, NoSource, SourceTaken
-from tabane.graph import claim_sources
+from tabane.graph.claims import sources as claim_sources
 from tabane.jobs import queue, rebuilds
+from tabane.principal import Principal
 from tabane.sources import read
 from tabane.sources.write import (
     RetractResult,
@@ -29,7 +31,6 @@ from tabane.storage.store import Store
 from tabane.text.blocks import BLOCK_KINDS, BlockKind
 from tabane.text.documents import PARSER_VERSION, Block, Locator, ParsedDocument, read_document
 from tabane.text.tokenize import title_key
-from tabane.types import SOURCE_STATES, Principal, parse_date, scope_set
 
 MAX_SOURCE_ID = 1024
 MAX_TAGS = 64

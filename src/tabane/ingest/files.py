@@ -29,9 +29,9 @@ from tabane.ingest.documents import (
     retract_source,
     stored_unchanged,
 )
+from tabane.principal import Principal
 from tabane.storage.schema import Source
 from tabane.storage.store import Store
-from tabane.types import Principal
 
 # matched against the path relative to the folder and against each of its parts (a folder named
 # `__pycache__` at any depth)

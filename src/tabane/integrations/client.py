@@ -22,9 +22,9 @@ from tabane.errors import (
     all_error_classes,
 )
 from tabane.integrations.passages import Passage, plain, recall_passages, search_passages
+from tabane.principal import Principal
 from tabane.recall.plan import RecallRequest
 from tabane.search.plan import SearchRequest
-from tabane.types import Principal
 
 if TYPE_CHECKING:
     from tabane.service import Tabane

@@ -22,7 +22,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from tabane.integrations.client import Backend, RecallOptions, SearchOptions, connect, names
 from tabane.integrations.passages import Passage
-from tabane.types import Principal
+from tabane.principal import Principal
 
 if TYPE_CHECKING:
     from tabane.service import Tabane

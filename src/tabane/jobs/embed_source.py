@@ -14,11 +14,11 @@ from tabane.jobs import queue
 from tabane.jobs.meter import EMBEDDED
 from tabane.jobs.pipeline import pipelined
 from tabane.models.embedder import Embedder, Vectors
+from tabane.principal import Principal
 from tabane.search import vectors
 from tabane.sources import read as sources_read
 from tabane.storage.schema import Context, Source
 from tabane.storage.store import Store
-from tabane.types import Principal
 
 PROGRESS_EVERY = 1.0  # seconds between an embedding job's progress notes (each renews its lease)
 

@@ -19,8 +19,8 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from tabane.errors import TabaneError
+from tabane.principal import Principal
 from tabane.storage.schema import Job
-from tabane.types import Principal
 
 EMBED_SOURCE = "embed_source"  # embed a source's paragraphs that lack vectors of the model
 EMBED_GLOSSES = "embed_glosses"  # (re)embed a context's concept and label glosses of one scope set

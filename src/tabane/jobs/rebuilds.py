@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from tabane.graph.claims import closed_now
+from tabane.graph.claims.write import closed_now
 from tabane.jobs import queue
+from tabane.principal import Principal
 from tabane.storage.schema import Context, RaptorNode
-from tabane.types import Principal
 
 
 def derived_changed(

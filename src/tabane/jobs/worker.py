@@ -19,18 +19,22 @@ from typing import TypeVar
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from tabane.derive import communities, community_vectors, profiles, raptor
+from tabane.derive import profiles
+from tabane.derive.communities import communities
+from tabane.derive.communities import vectors as community_vectors
+from tabane.derive.raptor import tree as raptor
 from tabane.errors import DiskLow
-from tabane.graph import claim_vectors, gloss, gram_merge
+from tabane.graph import gloss, gram_merge
+from tabane.graph.claims import vectors as claim_vectors
 from tabane.jobs import catchup, embed_source, lease, queue, vacuum
 from tabane.memory import turn_vectors
 from tabane.models.embedder import Embedder, Vectors
 from tabane.models.summarizer import Summarizer
+from tabane.principal import Principal
 from tabane.search import merge
 from tabane.storage import disk
 from tabane.storage.schema import Context, Job
 from tabane.storage.store import Store
-from tabane.types import Principal
 
 T = TypeVar("T")
 logger = logging.getLogger("tabane.worker")
@@ -264,7 +268,7 @@ class Worker:
 
     def _run_claims(self, job: queue.Claimed) -> None:
         """Embed the current claims of one context and scope set that lack a vector of the
-        model (graph/claim_vectors.py); vectors are checked before anything is stored."""
+        model (graph/claims/vectors.py); vectors are checked before anything is stored."""
         embedder, context_id = self.embedder, job.context_id
         assert embedder is not None and context_id is not None
         principal = job.principal
@@ -309,7 +313,8 @@ class Worker:
         )
 
     def _run_communities(self, job: queue.Claimed) -> None:
-        """Rebuild one context's communities (derive/communities.py) with the context's scope
+        """Rebuild one context's communities (derive/communities/communities.py) with the context's
+        scope
         set, then, with an embedder, embed the summaries that lack a vector of its model (checked
         before anything is stored): those of this build, and those a build without an embedder,
         or with another model, left behind."""
@@ -348,7 +353,7 @@ class Worker:
             profiles.build(session, ctx, summarizer, self.embedder)
 
     def _run_raptor(self, job: queue.Claimed) -> None:
-        """Rebuild one context's RAPTOR tree (derive/raptor.py) with the configured summarizer,
+        """Rebuild one context's RAPTOR tree (derive/raptor/tree.py) with the configured summarizer,
         the embedder and the context's scope set; a node whose members did not change keeps its
         summary and vector."""
         assert job.context_id is not None and self.summarizer is not None

@@ -4,19 +4,40 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tabane.mcp import (
-    tools,
+from tabane.mcp.registry import ToolSpec, registered
+from tabane.mcp.tools import (
+    contexts,
+    search,
+    sources,
+)
+from tabane.mcp.tools import (
+    graph_read as tools_graph_reads,
+)
+from tabane.mcp.tools import (
+    graph_write as tools_graph,
+)
+from tabane.mcp.tools import (
+    memory as tools_memory,
+)
+from tabane.mcp.tools import (
+    recall as tools_recall,
+)
+from tabane.mcp.tools import (
+    resolve as tools_resolve,
+)
+
+# The order tools/list serves: by module as listed here, then as each module defines them —
+# never the order the modules happen to be imported in (which sorting imports would change).
+MODULES = (
+    contexts,
+    sources,
+    search,
     tools_graph,
     tools_graph_reads,
     tools_memory,
     tools_recall,
     tools_resolve,
 )
-from tabane.mcp.registry import ToolSpec, registered
-
-# The order tools/list serves: by module as listed here, then as each module defines them —
-# never the order the modules happen to be imported in (which sorting imports would change).
-MODULES = (tools, tools_graph, tools_graph_reads, tools_memory, tools_recall, tools_resolve)
 
 
 def all_tools() -> tuple[ToolSpec, ...]:

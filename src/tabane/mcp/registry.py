@@ -16,8 +16,8 @@ from typing import Any, Literal, TypeVar, get_type_hints
 
 from pydantic import TypeAdapter
 
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal
 from tabane.wire.base import Request
 
 # `write` adds rows, `update` may overwrite some, `destroy` removes some; `read` changes nothing.

@@ -44,8 +44,9 @@ from tabane.errors import (
 )
 from tabane.mcp import catalog, registry
 from tabane.mcp.stdio_guard import claimed_stdio, refusal, unparsed_reply
+from tabane.plain import to_plain
+from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.types import Principal, to_plain
 from tabane.wire.base import invalid_input, parse_json_strings
 
 logger = logging.getLogger(__name__)

@@ -26,8 +26,8 @@ import anyio
 from mcp import types as mt
 from pydantic import ValidationError
 
+from tabane.checks import text_problem, text_problems
 from tabane.errors import InvalidInput, Issue
-from tabane.types import text_problem, text_problems
 
 # The id of a request too deeply nested to parse: the first `"id": 6` or `"id": "x"` of the line.
 _ID = re.compile(r'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')

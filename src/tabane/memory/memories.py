@@ -16,11 +16,12 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from tabane.checks import MAX_INT8, text_problem
 from tabane.errors import InvalidInput, Issue, TabaneError
-from tabane.graph import claims as claims_mod
-from tabane.graph.claim_input import ClaimInput, parse_claim
+from tabane.graph.claims import write as claims_mod
+from tabane.graph.claims.parse import ClaimInput, parse_claim
+from tabane.principal import Principal
 from tabane.storage.schema import Claim, Context
-from tabane.types import MAX_INT8, Principal, text_problem
 
 MAX_PAGE = 200
 

@@ -17,9 +17,10 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
+from tabane.checks import parse_date, text_problem
 from tabane.errors import Forbidden, InvalidInput, Issue, NoSession
+from tabane.principal import Principal
 from tabane.storage.schema import ChatSession, SessionTurn
-from tabane.types import Principal, parse_date, text_problem
 
 ROLES = ("user", "assistant", "system", "tool")
 MAX_TURN_CHARS = 100_000

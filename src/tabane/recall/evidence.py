@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
+from tabane.checks import SOURCE_STATES
 from tabane.models.extractive import sentences
 from tabane.models.summarizer import strip_citations
 from tabane.recall.result import (
@@ -21,7 +22,6 @@ from tabane.recall.result import (
     Stance,
 )
 from tabane.recall.statement import REPLY_FIELDS
-from tabane.types import SOURCE_STATES
 
 KEY_PREFIX: dict[str, str] = {
     "paragraph": "p",

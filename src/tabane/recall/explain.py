@@ -26,8 +26,10 @@ from dataclasses import dataclass, replace
 from sqlalchemy import exists, select
 from sqlalchemy.orm import Session, aliased
 
+from tabane.checks import MAX_INT4, MAX_INT8, is_paragraph_index, only_context, text_problems
 from tabane.errors import InvalidInput, Issue
 from tabane.models.reranker import Reranker
+from tabane.principal import Principal
 from tabane.recall import order
 from tabane.recall.gather import TurnWindow, gather
 from tabane.recall.order import Placed
@@ -38,14 +40,6 @@ from tabane.recall.result import LaneRank
 from tabane.recall.voice import Embed
 from tabane.search.search import QueryVector
 from tabane.storage.schema import Claim, ClaimVector, Context, Paragraph, Source
-from tabane.types import (
-    MAX_INT4,
-    MAX_INT8,
-    Principal,
-    is_paragraph_index,
-    only_context,
-    text_problems,
-)
 
 WIDE_POOL = 1000  # explain's pool per lane when the item was not among the candidates
 

@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from tabane.derive import raptor_topics as topics
+from tabane.derive.raptor import topics
 from tabane.errors import RerankerUnavailable, TabaneError
 from tabane.models.extractive import sentences
 from tabane.models.reranker import Reranker, checked_scores

@@ -23,8 +23,9 @@ from datetime import UTC, datetime
 
 from sqlalchemy.orm import Session
 
-from tabane.graph import claims
+from tabane.graph.claims import write as claims
 from tabane.models.reranker import Reranker
+from tabane.principal import Principal
 from tabane.recall import current, order, overview, render, trace, voice
 from tabane.recall.evidence import Candidate, evidence
 from tabane.recall.gather import SETTINGS, Gathered, TurnWindow, gather
@@ -34,7 +35,6 @@ from tabane.recall.result import Evidence, Floor, RecallResult, RecallTrace
 from tabane.search.search import QueryVector
 from tabane.storage.schema import Context
 from tabane.storage.store import Beside
-from tabane.types import Principal
 
 
 @dataclass(frozen=True)

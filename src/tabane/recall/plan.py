@@ -8,10 +8,10 @@ import math
 import unicodedata
 from dataclasses import dataclass
 
+from tabane.checks import text_problems
 from tabane.errors import InvalidInput, Issue
 from tabane.recall.scale import DERIVED_LANES
 from tabane.recall.statement import LANES
-from tabane.types import text_problems
 
 MAX_QUESTION = 4000
 MAX_BUDGET = 200_000  # tokens; far beyond any model's context, so larger is a mistake

@@ -23,6 +23,7 @@ from tabane.memory import sessions
 from tabane.models.embedder import Embedder, Vectors
 from tabane.models.registry import default_floor
 from tabane.models.reranker import Reranker
+from tabane.principal import Principal
 from tabane.recall import render
 from tabane.recall.gate import gate
 from tabane.recall.gather import TurnWindow
@@ -39,7 +40,6 @@ from tabane.recall.presets import (
 from tabane.recall.result import Floor
 from tabane.search.search import QueryVector, embed_query
 from tabane.storage.schema import Context, Group
-from tabane.types import Principal
 
 
 @dataclass(frozen=True)

@@ -27,10 +27,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from tabane.checks import check_name
 from tabane.config import MAX_RECALL_BUDGET
 from tabane.errors import InvalidInput, InvalidName, Issue, NoPreset, TemplateError
 from tabane.recall.render import load_template
-from tabane.types import check_name
 
 DEFAULT_PRESET = "default"
 # The corpus map's default size: about 375 tokens at 4 characters per token, a fifth of the

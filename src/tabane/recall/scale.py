@@ -59,7 +59,7 @@ from typing import Any
 from sqlalchemy import Boolean, and_, case, func, select
 from sqlalchemy.orm import aliased
 
-from tabane.recall.lanes import p
+from tabane.recall.lanes.lanes import p
 from tabane.storage.schema import Paragraph
 
 # The lanes of derived summaries, ranked on the passage lanes' scale.

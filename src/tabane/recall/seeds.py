@@ -1,4 +1,5 @@
-"""The walk's seeds (recall's `walk` lane, lanes_graph.py): the concepts a question names, and
+"""The walk's seeds (recall's `walk` lane, recall/lanes/graph.py): the concepts a question names,
+and
 with a query vector the concepts whose glosses are nearest it.
 
 A concept (or alias) is named when its spelling key occurs in the question's spelling key. The
@@ -34,7 +35,7 @@ from sqlalchemy import (
     union_all,
 )
 
-from tabane.recall.lanes import contexts_table, nearest, p
+from tabane.recall.lanes.lanes import contexts_table, nearest, p
 from tabane.recall.parts import substrings
 from tabane.storage.schema import VocabEntry, VocabVector
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from sqlalchemy import Boolean, and_, case, func, literal, select
 
-from tabane.recall import lanes as lane_mod
+from tabane.recall.lanes import lanes as lane_mod
 from tabane.recall.scale import behind_standing
 
 PARAGRAPH_LANES = ("vector", "bm25")

@@ -1,6 +1,7 @@
 """`build_recall_statement`: recall's one SQLAlchemy statement over every lane of a plan shape.
 
-The lanes (lanes.py) are unioned in a CTE; every candidate is fused by reciprocal rank fusion
+The lanes (recall/lanes/lanes.py) are unioned in a CTE; every candidate is fused by reciprocal rank
+fusion
 over the lanes that found it (a hit at rank r adds 1/(rrf_k + r), so a paragraph found by BM25
 and by vector gets both), the best `candidates` are kept, and only then are paragraphs, sources,
 claims, edges and turns joined for their text, citation and scopes (an area item, with its
@@ -31,11 +32,11 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB, aggregate_order_by
 from sqlalchemy.orm import aliased
 
-from tabane.recall import lanes as lane_mod
-from tabane.recall import lanes_catalog as catalog_lanes
-from tabane.recall import lanes_derived as derived_lanes
-from tabane.recall import lanes_graph as graph_lanes
-from tabane.recall import lanes_memory as memory_lanes
+from tabane.recall.lanes import catalog as catalog_lanes
+from tabane.recall.lanes import derived as derived_lanes
+from tabane.recall.lanes import graph as graph_lanes
+from tabane.recall.lanes import lanes as lane_mod
+from tabane.recall.lanes import memory as memory_lanes
 from tabane.recall.scale import on_one_scale
 from tabane.recall.shares import PARAGRAPH_LANES, paragraph_places, reassigned, unranked
 from tabane.storage.schema import (

@@ -18,10 +18,12 @@ from typing import Any
 from sqlalchemy import Select, insert, select
 from sqlalchemy.orm import Session
 
+from tabane.checks import MAX_INT8
 from tabane.errors import InvalidInput, Issue, NoTrace
+from tabane.plain import to_plain
+from tabane.principal import Principal, personal_scope
 from tabane.recall.result import CandidateTrace, Floor, LaneRank, LaneReport, RecallTrace
 from tabane.storage.schema import RecallTraceRow, User
-from tabane.types import MAX_INT8, Principal, personal_scope, to_plain
 
 MAX_RECENT = 1000  # the most traces one `recent_traces` call lists
 

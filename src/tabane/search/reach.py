@@ -12,10 +12,10 @@ from sqlalchemy import func, select
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Session
 
+from tabane.checks import text_problem
 from tabane.contexts import groups as groups_mod
 from tabane.contexts.contexts import resolve as resolve_context
 from tabane.storage.schema import Context, ContextModel, Job
-from tabane.types import text_problem
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from typing import Any
 from tabane.archive import export, records, restore
 from tabane.archive.restore import ImportReport
 from tabane.contexts import contexts
+from tabane.principal import Principal
 from tabane.service.base import ServiceBase
-from tabane.types import Principal
 
 Lines = Callable[[], Iterable[str]]
 

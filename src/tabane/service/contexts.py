@@ -10,8 +10,8 @@ from typing import Any
 from tabane.contexts import contexts, groups
 from tabane.contexts.contexts import ContextInfo, ContextStats
 from tabane.contexts.groups import GroupInfo
+from tabane.principal import Principal
 from tabane.service.base import ServiceBase
-from tabane.types import Principal
 
 log = logging.getLogger(__name__)
 

@@ -5,17 +5,17 @@ follow a node down to its members."""
 from __future__ import annotations
 
 from tabane.contexts import contexts
-from tabane.derive import communities as comm
 from tabane.derive import profiles as prof
-from tabane.derive import raptor
-from tabane.derive.communities import Communities, CommunityBuild, CommunitySearch
+from tabane.derive.communities import communities as comm
+from tabane.derive.communities.communities import Communities, CommunityBuild, CommunitySearch
 from tabane.derive.profiles import ProfileBuild, ProfileInfo
-from tabane.derive.raptor import RaptorBuild
-from tabane.derive.raptor_read import RaptorMemberView, RaptorTree
+from tabane.derive.raptor import tree as raptor
+from tabane.derive.raptor.read import RaptorMemberView, RaptorTree
+from tabane.derive.raptor.tree import RaptorBuild
 from tabane.errors import InvalidInput, Issue, NoConcept
 from tabane.graph import vocabulary
+from tabane.principal import Principal
 from tabane.service.base import ServiceBase
-from tabane.types import Principal
 
 DERIVED_KINDS = ("communities", "profiles", "raptor")
 Build = CommunityBuild | ProfileBuild | RaptorBuild

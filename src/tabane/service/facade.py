@@ -24,8 +24,8 @@ from tabane.service.archive import ArchiveService
 from tabane.service.base import Core
 from tabane.service.contexts import ContextsService
 from tabane.service.derive import DeriveService
-from tabane.service.graph import GraphWriteService
 from tabane.service.graph_read import GraphReadService
+from tabane.service.graph_write import GraphWriteService
 from tabane.service.keys import KeysService
 from tabane.service.memory import MemoryService
 from tabane.service.recall import RecallService

@@ -12,17 +12,21 @@ from typing import TypeVar
 from tabane.contexts import contexts as contexts_mod
 from tabane.contexts import groups as groups_mod
 from tabane.errors import InvalidInput, Issue
-from tabane.graph import query as query_mod
-from tabane.graph import query_cite, query_concepts, vocabulary, walk, walk_paths
+from tabane.graph import vocabulary
 from tabane.graph.edges import Window
-from tabane.graph.query import EdgeQuery, QueryResult
-from tabane.graph.query_cite import AssociationCitations
-from tabane.graph.query_concepts import ConceptDescription, LabelPage
-from tabane.graph.walk import ActivationResult, ExploreResult
-from tabane.graph.walk_fetch import Graph
-from tabane.graph.walk_paths import PathsResult, UnreachableResult
+from tabane.graph.query import cite as query_cite
+from tabane.graph.query import concepts as query_concepts
+from tabane.graph.query import pattern as query_mod
+from tabane.graph.query.cite import AssociationCitations
+from tabane.graph.query.concepts import ConceptDescription, LabelPage
+from tabane.graph.query.pattern import EdgeQuery, QueryResult
+from tabane.graph.walk import paths as walk_paths
+from tabane.graph.walk import walk
+from tabane.graph.walk.fetch import Graph
+from tabane.graph.walk.paths import PathsResult, UnreachableResult
+from tabane.graph.walk.walk import ActivationResult, ExploreResult
+from tabane.principal import Principal
 from tabane.service.base import ServiceBase
-from tabane.types import Principal
 
 R = TypeVar("R")
 

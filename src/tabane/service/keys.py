@@ -7,8 +7,8 @@ from datetime import datetime
 
 from tabane.access import keys
 from tabane.access.keys import KeyInfo, NewKey
+from tabane.principal import Principal
 from tabane.service.base import ServiceBase
-from tabane.types import Principal
 
 
 class KeysService(ServiceBase):

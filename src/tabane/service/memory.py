@@ -12,8 +12,8 @@ from tabane.jobs import queue, rebuilds
 from tabane.memory import memories, sessions
 from tabane.memory.memories import MemoryPage
 from tabane.memory.sessions import SessionInfo, Turn, Window
+from tabane.principal import Principal
 from tabane.service.base import ServiceBase
-from tabane.types import Principal
 
 
 class MemoryService(ServiceBase):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from tabane.principal import Principal
 from tabane.recall import explain as explain_mod
 from tabane.recall import pipeline, trace
 from tabane.recall.plan import RecallRequest, Tunables
@@ -17,7 +18,6 @@ from tabane.recall.prepare import Setup, prepare, shown_presets, templates
 from tabane.recall.presets import Preset, PresetView, load_presets
 from tabane.recall.result import RecallResult
 from tabane.service.base import Core, ServiceBase
-from tabane.types import Principal
 
 
 class RecallService(ServiceBase):

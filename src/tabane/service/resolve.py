@@ -5,14 +5,15 @@ from __future__ import annotations
 from tabane.contexts import contexts
 from tabane.errors import InvalidInput, Issue
 from tabane.graph import audit as audit_mod
-from tabane.graph import resolve as res
-from tabane.graph import resolve_calibrate, resolve_explain
-from tabane.graph.resolve import Request, Resolution
-from tabane.graph.resolve_explain import ResolveExplanation
+from tabane.graph.resolve import calibrate as resolve_calibrate
+from tabane.graph.resolve import explain as resolve_explain
+from tabane.graph.resolve import resolver as res
+from tabane.graph.resolve.explain import ResolveExplanation
+from tabane.graph.resolve.resolver import Request, Resolution
 from tabane.graph.vocabulary import Kind, check_kind
 from tabane.models.registry import gloss_floor
+from tabane.principal import Principal
 from tabane.service.base import ServiceBase
-from tabane.types import Principal
 
 MAX_AUDIT = 1000
 

@@ -11,15 +11,16 @@ from tabane.contexts import groups
 from tabane.errors import InvalidInput, Issue
 from tabane.jobs import embed_source, listing, queue
 from tabane.models.registry import default_floor
-from tabane.search import catalog, vectors
+from tabane.principal import Principal
 from tabane.search import explain as explain_mod
 from tabane.search import search as search_mod
-from tabane.search.catalog import CatalogRequest, CatalogResult
-from tabane.search.catalog_explain import CatalogExplanation, explain_catalog
+from tabane.search import vectors
+from tabane.search.catalog import catalog
+from tabane.search.catalog.catalog import CatalogRequest, CatalogResult
+from tabane.search.catalog.explain import CatalogExplanation, explain_catalog
 from tabane.search.plan import SearchRequest
 from tabane.search.reach import reach
 from tabane.service.base import ServiceBase
-from tabane.types import Principal
 
 
 class SearchService(ServiceBase):
@@ -60,7 +61,7 @@ class SearchService(ServiceBase):
         return result
 
     def search_catalog(self, user: Principal, request: CatalogRequest) -> CatalogResult:
-        """Which documents there are about the query (search/catalog.py), or all of them."""
+        """Which documents there are about the query (search/catalog/catalog.py), or all of them."""
         request.check()
         with self.store.session(user) as session:
             reached = groups.expand(session, request.contexts, request.groups)
@@ -70,7 +71,7 @@ class SearchService(ServiceBase):
         self, user: Principal, request: CatalogRequest, context: str, source_id: str
     ) -> CatalogExplanation:
         """Why `source_id` (of `context`) is or is not on this page of the catalog: the first
-        verdict that applies, from the same ranking (search/catalog_explain.py)."""
+        verdict that applies, from the same ranking (search/catalog/explain.py)."""
         request.check()
         if not isinstance(source_id, str) or not source_id.strip():
             raise InvalidInput(

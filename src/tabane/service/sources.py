@@ -17,11 +17,11 @@ from tabane.ingest.documents import (
     stored_unchanged,
 )
 from tabane.ingest.files import IngestReport, Planned, Progress
+from tabane.principal import Principal
 from tabane.service.base import ServiceBase
 from tabane.sources import read
 from tabane.sources.read import Citation, ParagraphView, SourceInfo, SourcePage
 from tabane.sources.write import RetractResult, WriteResult
-from tabane.types import Principal
 
 
 class SourcesService(ServiceBase):

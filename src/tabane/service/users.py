@@ -15,9 +15,9 @@ from tabane.access import erasure, users
 from tabane.access import erasure_repair as repair
 from tabane.graph import forget, netting, vocabulary_stats
 from tabane.jobs import queue
+from tabane.principal import Principal
 from tabane.service.base import ServiceBase
 from tabane.storage import guard, migrate
-from tabane.types import Principal
 
 # The job that rebuilds each derived table (debounced; one queued job per context and scopes).
 REBUILDS = {

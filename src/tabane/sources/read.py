@@ -9,9 +9,9 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from tabane.checks import MAX_INT4, is_paragraph_index, text_problem
 from tabane.errors import InvalidInput, Issue, NoParagraph, NoSource
 from tabane.storage.schema import Context, Paragraph, Source
-from tabane.types import MAX_INT4, is_paragraph_index, text_problem
 
 MAX_PAGE = 500
 

@@ -16,11 +16,11 @@ from sqlalchemy.orm import Session
 
 from tabane.contexts.contexts import bump
 from tabane.errors import Forbidden, Issue, NoSource, SourceTaken
+from tabane.principal import Principal
 from tabane.sources import rows
 from tabane.storage.schema import Context, Paragraph, Section, Source
 from tabane.text.documents import Block
 from tabane.text.tokenize import title_key
-from tabane.types import Principal
 
 Outcome = Literal["created", "replaced", "unchanged", "revived"]
 

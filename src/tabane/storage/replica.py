@@ -38,7 +38,7 @@ class ReplicaSession(Session):
     def get_bind(self, mapper: Any = None, **kw: Any) -> Any:
         clause = kw.get("clause")
         # A SELECT, or a bare `session.connection()` (tabane's binary fast paths read through
-        # it: storage/binary.py, graph/walk_fetch.py, graph/edges.py), reads on the replica;
+        # it: storage/binary.py, graph/walk/fetch.py, graph/edges.py), reads on the replica;
         # DML, a flush (a mapper, no clause) or text tabane cannot classify go to the primary.
         bare = clause is None and mapper is None
         if not self.wrote and (bare or getattr(clause, "is_select", False)):

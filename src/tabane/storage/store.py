@@ -29,10 +29,10 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session
 
 from tabane.errors import InvalidInput, Issue, Overloaded, StoreBusy, StoreUnavailable
+from tabane.principal import Principal
 from tabane.storage import embedded, guard, keeper
 from tabane.storage.holders import Hold
 from tabane.storage.replica import READ_REPLICA, ReplicaSession
-from tabane.types import Principal
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ FORMATS = ("text", "markdown", "html", "pdf", "man")
 # What the parsers make of the same bytes. Bump it whenever any parser's output changes: a stored
 # source's raw hash includes it, so the next ingest or sync parses each file again (and rewrites
 # only the sources whose paragraphs came out different) instead of skipping it as unchanged.
-# 2: AsciiDoc pages keep the NAME line of their header (html.py `_header_summary`).
+# 2: AsciiDoc pages keep the NAME line of their header (text/html/page.py `_header_summary`).
 # 3: pages of documentation generators are walked whole, with headings and anchor locators.
 # 4: structure kept (docs/decisions/0003): man pages reflowed, a list one block with its lead-in,
 #    HTML tables as groups of rows under their header, admonitions labelled, code blocks of kind
@@ -111,7 +111,7 @@ def _parse(fmt: str, data: bytes, name: str) -> ParsedDocument:
 
         return parse_pdf(data, name)
     if fmt == "html":
-        from tabane.text.html import parse_html
+        from tabane.text.html.page import parse_html
 
         return parse_html(data, name)
     text = decode_text(data, name)

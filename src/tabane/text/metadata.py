@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 
+from tabane.checks import SOURCE_STATES
 from tabane.errors import Issue
-from tabane.types import SOURCE_STATES
 
 _KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:(?:\s+(.*?))?\s*$")
 _ITEM = re.compile(r"^\s+-\s+(.*?)\s*$|^-\s+(.*?)\s*$")

@@ -15,11 +15,11 @@ from jinja2 import Environment
 from starlette.responses import HTMLResponse
 
 from tabane.errors import InvalidInput, Issue, TabaneError
+from tabane.principal import Principal
 from tabane.recall.plan import RecallRequest
 from tabane.recall.trace import trace_from_json
 from tabane.search.plan import SearchRequest
 from tabane.service import Tabane
-from tabane.types import Principal
 from tabane.web import neighbourhood
 from tabane.web.login import COOKIE, with_cookie
 from tabane.web.render import error_page, page, reader

@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
 from tabane.errors import TabaneError
-from tabane.types import Principal
+from tabane.principal import Principal
 
 HEADERS = {
     # no script at all; styles only from the page itself; forms post back here only

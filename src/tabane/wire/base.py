@@ -23,8 +23,8 @@ from pydantic import (
     field_validator,
 )
 
+from tabane.checks import issue_path, storable_text
 from tabane.errors import InvalidInput, Issue
-from tabane.types import issue_path, storable_text
 
 
 class Request(BaseModel):

@@ -9,7 +9,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from tabane.derive.raptor_read import RaptorMemberView
+from tabane.derive.raptor.read import RaptorMemberView
 from tabane.derive.shared import MAX_ORDINAL
 from tabane.wire.base import ContextArg, Request, Response
 

@@ -13,11 +13,11 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from tabane.graph.query import MAX_LIMIT
-from tabane.graph.query_concepts import MAX_LABEL_PAGE
-from tabane.graph.walk import MAX_ACTIVATE, MAX_DEPTH, MAX_EXPLORE
-from tabane.graph.walk_paths import MAX_BUDGET, MAX_PATHS, MAX_UNREACHABLE_PAGE
-from tabane.types import Cue, parse_date
+from tabane.checks import Cue, parse_date
+from tabane.graph.query.concepts import MAX_LABEL_PAGE
+from tabane.graph.query.pattern import MAX_LIMIT
+from tabane.graph.walk.paths import MAX_BUDGET, MAX_PATHS, MAX_UNREACHABLE_PAGE
+from tabane.graph.walk.walk import MAX_ACTIVATE, MAX_DEPTH, MAX_EXPLORE
 from tabane.wire.base import ContextArg, Request, Response
 
 CUE = "a spelling or an OR-list of spellings (aliases map to their concept)"

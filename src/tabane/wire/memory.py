@@ -7,8 +7,8 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from tabane.checks import parse_date
 from tabane.memory.sessions import SessionInfo, Turn
-from tabane.types import parse_date
 from tabane.wire.base import ContextArg, Request, Scopes
 
 

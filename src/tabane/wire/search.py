@@ -13,10 +13,10 @@ from typing import Any
 
 from pydantic import Field
 
-from tabane.search.catalog import MAX_LIMIT as CATALOG_LIMIT
-from tabane.search.catalog import MAX_OFFSET, CatalogRequest
+from tabane.checks import expected_context, parse_date
+from tabane.search.catalog.catalog import MAX_LIMIT as CATALOG_LIMIT
+from tabane.search.catalog.catalog import MAX_OFFSET, CatalogRequest
 from tabane.search.plan import MAX_LIMIT, FilterPlan, SearchRequest
-from tabane.types import expected_context, parse_date
 from tabane.wire.base import Request, Response, SourceId
 from tabane.wire.sources import LocatorOut
 

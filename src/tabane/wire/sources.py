@@ -8,10 +8,10 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from tabane.checks import SOURCE_STATES
 from tabane.errors import InvalidInput, Issue
 from tabane.ingest.documents import DocumentInput, block
 from tabane.sources.read import MAX_PAGE, ParagraphView, SourceInfo
-from tabane.types import SOURCE_STATES
 from tabane.wire.base import ContextArg, IssueOut, Request, Response, SourceId
 
 # -- sources ------------------------------------------------------------------------------------

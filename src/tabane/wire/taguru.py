@@ -1,11 +1,11 @@
-"""The wire shapes of the Taguru-form routes (api/routes_taguru.py): the bodies Taguru's clients
+"""The wire shapes of the Taguru-form routes (api/routes/taguru.py): the bodies Taguru's clients
 send where tabane's own routes take another shape, and the answers they expect."""
 
 from __future__ import annotations
 
 from pydantic import Field
 
-from tabane.graph.query import DEFAULT_LIMIT, MAX_LIMIT
+from tabane.graph.query.pattern import DEFAULT_LIMIT, MAX_LIMIT
 from tabane.wire.base import Request, Response
 from tabane.wire.graph_read import EdgeOut
 

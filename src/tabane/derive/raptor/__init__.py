@@ -1,0 +1,1 @@
+"""The RAPTOR tree of a context: build, cluster, read, topic lines."""

@@ -1,0 +1,97 @@
+"""The MCP tools for contexts and groups: each a thin shell over the `Tabane` facade,
+registered with `registry.tool` (see registry.py for what a tool is)."""
+
+from __future__ import annotations
+
+from tabane.contexts.contexts import ContextInfo
+from tabane.contexts.groups import GroupInfo
+from tabane.mcp.registry import tool as _tool
+from tabane.principal import Principal
+from tabane.service import Tabane
+from tabane.wire.base import NoArgs
+from tabane.wire.contexts import (
+    ChangeGroupArgs,
+    ContextCreate,
+    ContextDeletedResult,
+    ContextListResult,
+    GroupCreate,
+    GroupDeletedResult,
+    GroupList,
+    NameArgs,
+    RenameArgs,
+    UpdateContextArgs,
+)
+
+
+@_tool("read")
+def list_contexts(svc: Tabane, user: Principal, a: NoArgs) -> ContextListResult:
+    """Start here. Lists every context you can see with its description, stats (sources,
+    paragraphs, sections) and usage. Choose the context whose description fits the task; a context
+    is one frame of meaning (one spelling, one referent)."""
+    return ContextListResult(svc.list_contexts(user))
+
+
+@_tool("read")
+def get_context(svc: Tabane, user: Principal, a: NameArgs) -> ContextInfo:
+    """One context's description, settings, scopes, stats and usage."""
+    return svc.get_context(user, a.name)
+
+
+@_tool("write")
+def create_context(svc: Tabane, user: Principal, a: ContextCreate) -> ContextInfo:
+    """Create a context: a frame of meaning where one spelling names one referent ('Apple' the
+    fruit and the company belong in different contexts). Check `list_contexts` first; write a
+    description a later reader can choose by."""
+    return svc.create_context(user, a.name, **a.model_dump(exclude_unset=True, exclude={"name"}))
+
+
+@_tool("update")
+def update_context(svc: Tabane, user: Principal, a: UpdateContextArgs) -> ContextInfo:
+    """Change a context's description or floors. Only the fields you pass change."""
+    return svc.update_context(user, a.name, a.changes())
+
+
+@_tool("update")
+def rename_context(svc: Tabane, user: Principal, a: RenameArgs) -> ContextInfo:
+    """Rename a context; everything in it stays."""
+    return svc.rename_context(user, a.name, a.new_name)
+
+
+@_tool("destroy")
+def delete_context(svc: Tabane, user: Principal, a: NameArgs) -> ContextDeletedResult:
+    """Delete a context with every source in it (irreversible: ask the user first). Returns what
+    was removed."""
+    return ContextDeletedResult(a.name, svc.delete_context(user, a.name))
+
+
+@_tool("read")
+def list_groups(svc: Tabane, user: Principal, a: NoArgs) -> GroupList:
+    """List groups: named bundles of contexts and child groups, for reading several contexts at
+    once."""
+    return GroupList(svc.list_groups(user))
+
+
+@_tool("read")
+def get_group(svc: Tabane, user: Principal, a: NameArgs) -> GroupInfo:
+    """One group with its member contexts and child groups."""
+    return svc.get_group(user, a.name)
+
+
+@_tool("write")
+def create_group(svc: Tabane, user: Principal, a: GroupCreate) -> GroupInfo:
+    """Create a group of existing contexts and child groups (a DAG at most 3 groups tall)."""
+    return svc.create_group(user, a.name, **a.model_dump(exclude_unset=True, exclude={"name"}))
+
+
+@_tool("update")
+def change_group(svc: Tabane, user: Principal, a: ChangeGroupArgs) -> GroupInfo:
+    """Change a group by deltas: add_contexts, remove_contexts, add_groups, remove_groups (and
+    optionally its description). Members must exist; cycles are refused."""
+    return svc.change_group(user, a.name, **a.model_dump(exclude={"name"}))
+
+
+@_tool("destroy")
+def delete_group(svc: Tabane, user: Principal, a: NameArgs) -> GroupDeletedResult:
+    """Delete a group; its contexts and child groups stay."""
+    svc.delete_group(user, a.name)
+    return GroupDeletedResult(a.name)

@@ -1,0 +1,74 @@
+"""The recall tools: `recall` (the evidence for a question, rendered and cited), its explain
+twin `explain_recall`, `recall_trace` (what a recall did) and `overview_members` (what a derived
+overview in the evidence summarizes). Each is a thin shell over the `Tabane` facade acting as
+the authenticated user; the speaker is a label named in the bundle, never an identity."""
+
+from __future__ import annotations
+
+from tabane.mcp.registry import tool
+from tabane.principal import Principal
+from tabane.recall.explain import Explanation
+from tabane.service import Tabane
+from tabane.wire.base import NoArgs
+from tabane.wire.derive import OverviewArgs, OverviewMembers
+from tabane.wire.recall import (
+    AskArgs,
+    PresetList,
+    RecallAnswer,
+    RecallExplainIn,
+    TraceArgs,
+)
+
+
+@tool("read")
+def list_presets(svc: Tabane, user: Principal, a: NoArgs) -> PresetList:
+    """The recall presets by name (pass one as `preset`): each one's description, budget and
+    gate, and the contexts and groups it reads that you can see."""
+    return PresetList(svc.presets(user))
+
+
+@tool("read")
+def recall(svc: Tabane, user: Principal, a: AskArgs) -> RecallAnswer:
+    """Call this FIRST for any question about what is stored or was said: it returns `rendered`,
+    the evidence you may see from every lane (source excerpts, derived memories, recent session
+    memory), cited and cut to a token budget, ready to read, and `recall_id` (its trace). Answer
+    from the evidence and cite each item you use exactly as rendered; when it says nothing was
+    found, say so instead of guessing. Pass `session` to include your conversation's recent
+    turns and `speaker` for who asks. When an item you expected is missing, ask
+    `explain_recall` instead of rewording."""
+    result = svc.recall(user, a.to_request())
+    items = list(result.items) if a.items else None
+    return RecallAnswer(result.recall_id, result.rendered, items)
+
+
+@tool("read")
+def explain_recall(svc: Tabane, user: Principal, a: RecallExplainIn) -> Explanation:
+    """Ask why a paragraph (`expected`: context, source, optionally paragraph) or a claim
+    (`expected`: claim) is or is not in the evidence of `recall` with the same arguments. Returns
+    the first verdict that applies: not_visible (also anything you cannot see), closed (a claim
+    superseded or retracted: recall reads current claims only), gated (the turn looked trivial:
+    pass force), not_found (each lane's rank for it, if any), below_candidates, answered (it asks
+    a question; its reply took its place), duplicate, cut_by_rerank, cut_by_max_items,
+    cut_by_budget (a larger
+    budget reaches it) or served."""
+    return svc.explain_recall(user, a.to_request(), a.expected.to_expected())
+
+
+@tool("read")
+def recall_trace(svc: Tabane, user: Principal, a: TraceArgs) -> dict[str, object]:
+    """What one of your recalls did (`recall_id`): the lanes that ran (or why not), the seeds,
+    every candidate with its lane ranks, fused score and outcome (served, duplicate,
+    cut_by_rerank, cut_by_max_items, cut_by_budget), tokens and timings. Another user's id, or
+    an unknown one, is `no_trace`. To ask why one item is missing, `explain_recall` says it
+    directly."""
+    return svc.recall_trace(user, a.recall_id)
+
+
+@tool("read")
+def overview_members(svc: Tabane, user: Principal, a: OverviewArgs) -> OverviewMembers:
+    """What an overview in the evidence summarizes: an item cited `overview L.O` (a RAPTOR node
+    of `context`) has members, nearest its centre first, each resolved to the paragraph (source
+    id, paragraph, title, text), note (claim id) or lower overview it names, so you can read
+    and cite the passages themselves. Members gone since the build, or not yours to see, read
+    `missing`. No such overview: `no_node`."""
+    return OverviewMembers(list(svc.raptor_members(user, a.context, a.level, a.ordinal)))

@@ -1,0 +1,1 @@
+"""`search_catalog` and its explain twin."""
