@@ -14,25 +14,40 @@ from tabane.cli.main import app
 from tabane.principal import Principal
 
 
+def _invoke(home: Path, user: Principal, args: list[str], env: dict[str, str]) -> Any:
+    base = {
+        "TABANE_HOME": str(home),
+        "TABANE_USER": user.name,
+        "TABANE_EMBEDDER": "none",
+        "TABANE_WORKER": "off",
+    }
+    result = CliRunner().invoke(app, args, env={**base, **env})
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
 @pytest.fixture
 def cli(tabane_home: Path, user: Principal) -> Callable[..., tuple[int, Any, str]]:
     """Run `tabane ARGS… --json`: (exit code, stdout as JSON when it succeeded, stderr). An
     exception that escapes the command (a traceback a user would see) fails the test. `eval`,
     whose `--json PATH` names a report file, and a command given `--json` run as given."""
-    runner = CliRunner()
 
     def run(*args: str, **env: str) -> tuple[int, Any, str]:
-        base = {
-            "TABANE_HOME": str(tabane_home),
-            "TABANE_USER": user.name,
-            "TABANE_EMBEDDER": "none",
-            "TABANE_WORKER": "off",
-        }
         own = "--json" in args or args[:1] == ("eval",)
-        result = runner.invoke(app, list(args) if own else [*args, "--json"], env={**base, **env})
-        if result.exception and not isinstance(result.exception, SystemExit):
-            raise result.exception
+        result = _invoke(tabane_home, user, list(args) if own else [*args, "--json"], env)
         out = json.loads(result.stdout) if result.exit_code == 0 and result.stdout else None
         return result.exit_code, out, result.stderr
+
+    return run
+
+
+@pytest.fixture
+def person(tabane_home: Path, user: Principal) -> Callable[..., tuple[int, str, str]]:
+    """Run `tabane ARGS…` as a person sees it: (exit code, stdout, stderr), nothing added."""
+
+    def run(*args: str, **env: str) -> tuple[int, str, str]:
+        result = _invoke(tabane_home, user, list(args), env)
+        return result.exit_code, result.stdout, result.stderr
 
     return run

@@ -8,7 +8,6 @@ import io
 import json
 import re
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -59,26 +58,6 @@ def test_every_help_is_clean_and_keeps_its_examples_whole() -> None:
 
 
 @pytest.fixture
-def run(tabane_home: Path, user: Principal):
-    """`tabane ARGS…` as `user`, output as a person sees it: (exit code, stdout, stderr)."""
-    runner = CliRunner()
-
-    def invoke(*args: str) -> tuple[int, str, str]:
-        env = {
-            "TABANE_HOME": str(tabane_home),
-            "TABANE_USER": user.name,
-            "TABANE_EMBEDDER": "none",
-            "TABANE_WORKER": "off",
-        }
-        result = runner.invoke(app, list(args), env=env)
-        if result.exception and not isinstance(result.exception, SystemExit):
-            raise result.exception
-        return result.exit_code, result.stdout, result.stderr
-
-    return invoke
-
-
-@pytest.fixture
 def stored(svc: Tabane, user: Principal, context: str) -> str:
     paragraphs = [block(t, section=("Care", "Descaling")) for t in KETTLE]
     svc.ingest(
@@ -87,20 +66,20 @@ def stored(svc: Tabane, user: Principal, context: str) -> str:
     return context
 
 
-def test_search_shows_ranked_hits_with_title_section_snippet_and_lanes(run, stored: str) -> None:
-    code, out, _ = run("search", "descale the element with vinegar", "-c", stored)
+def test_search_shows_ranked_hits_with_title_section_snippet_and_lanes(person, stored: str) -> None:
+    code, out, _ = person("search", "descale the element with vinegar", "-c", stored)
     assert code == 0
     assert out.splitlines()[0] == " 1. Kettle › Care › Descaling"
     assert "    Descale the heating element with vinegar once a month" in out
     assert f"{stored}:kettle ¶1  lanes bm25#1  score " in out
     assert f"{stored}: lanes bm25 " in out and "did not run: vector (no_embedder)" in out
     assert "\x1b" not in out and not out.lstrip().startswith("{")  # no colour off a terminal
-    code, raw, _ = run("search", "descale the element with vinegar", "-c", stored, "--json")
+    code, raw, _ = person("search", "descale the element with vinegar", "-c", stored, "--json")
     assert code == 0 and json.loads(raw)["hits"][0]["title"] == "Kettle"
 
 
-def test_recall_shows_the_bundle_with_citations_and_what_the_plan_did(run, stored: str) -> None:
-    code, out, _ = run("recall", "how do I remove limescale with vinegar?", "-c", stored)
+def test_recall_shows_the_bundle_with_citations_and_what_the_plan_did(person, stored: str) -> None:
+    code, out, _ = person("recall", "how do I remove limescale with vinegar?", "-c", stored)
     assert code == 0
     assert '"Kettle" (kettle), Care > Descaling, paragraph 1' in out
     footer = out.rstrip().splitlines()[-1]
@@ -109,33 +88,33 @@ def test_recall_shows_the_bundle_with_citations_and_what_the_plan_did(run, store
     assert re.search(r"; off: vector(, \w+)* \(no_embedder\)", footer), footer
 
 
-def test_json_is_todays_json(run, svc: Tabane, user: Principal, stored: str) -> None:
-    code, out, _ = run("sources", "list", "-c", stored, "--json")
+def test_json_is_todays_json(person, svc: Tabane, user: Principal, stored: str) -> None:
+    code, out, _ = person("sources", "list", "-c", stored, "--json")
     assert code == 0 and out == as_json(svc.list_sources(user, stored)) + "\n"
-    code, out, _ = run("sources", "list", "-c", stored)
+    code, out, _ = person("sources", "list", "-c", stored)
     assert code == 0 and "kettle" in out and "Kettle" in out and '"source_id"' not in out
 
 
-def test_writes_confirm_in_a_line_and_lists_are_tables(run, stored: str) -> None:
+def test_writes_confirm_in_a_line_and_lists_are_tables(person, stored: str) -> None:
     name = unique("ctx")
-    code, out, _ = run("contexts", "create", name, "--description", "my notes")
+    code, out, _ = person("contexts", "create", name, "--description", "my notes")
     assert code == 0 and out.startswith(f"created context {name} (scopes user:")
-    code, out, _ = run("contexts", "list")
+    code, out, _ = person("contexts", "list")
     header = out.splitlines()[0].split()
     assert code == 0 and header[:3] == ["name", "sources", "paragraphs"]
     assert any(line.split()[:3] == [stored, "1", "2"] for line in out.splitlines())
-    code, out, _ = run("jobs", "--limit", "5")
+    code, out, _ = person("jobs", "--limit", "5")
     assert code == 0 and re.search(r"^\d+ active \(queued or running\)$", out, re.MULTILINE)
-    code, out, _ = run("contexts", "delete", name)
+    code, out, _ = person("contexts", "delete", name)
     assert code == 0 and out == f"deleted context {name}\n"
 
 
-def test_an_error_still_prints_its_stable_code(run) -> None:
+def test_an_error_still_prints_its_stable_code(person) -> None:
     missing = unique("none")
-    code, out, err = run("contexts", "show", missing)
+    code, out, err = person("contexts", "show", missing)
     assert code == 2 and out == ""
     assert err.startswith(f"error [no_context]: no context {missing!r}")
-    code, _, err = run("search", "kettle", "-c", missing, "--limit", "0")
+    code, _, err = person("search", "kettle", "-c", missing, "--limit", "0")
     assert code == 2 and err.startswith("error [invalid_input]")
 
 

@@ -4,12 +4,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from tabane.cli.main import app
 from tabane.ingest.documents import DocumentInput, block
 from tabane.principal import Principal
 from tabane.service import Tabane
@@ -25,26 +22,6 @@ QUESTION = "how do I remove limescale with vinegar?"
 
 
 @pytest.fixture
-def cli(tabane_home: Path, user: Principal):
-    """Run `tabane …` as `user`; returns (exit code, stdout, stderr)."""
-    runner = CliRunner()
-
-    def run(*args: str) -> tuple[int, str, str]:
-        env = {
-            "TABANE_HOME": str(tabane_home),
-            "TABANE_USER": user.name,
-            "TABANE_EMBEDDER": "none",
-            "TABANE_WORKER": "off",
-        }
-        result = runner.invoke(app, list(args), env=env)
-        if result.exception and not isinstance(result.exception, SystemExit):
-            raise result.exception
-        return result.exit_code, result.stdout, result.stderr
-
-    return run
-
-
-@pytest.fixture
 def stored(svc: Tabane, user: Principal, context: str) -> str:
     doc = DocumentInput(source_id="kettle", paragraphs=[block(t) for t in KETTLE], title="Kettle")
     svc.ingest(user, context, doc)
@@ -52,17 +29,17 @@ def stored(svc: Tabane, user: Principal, context: str) -> str:
 
 
 @pytest.mark.slow
-def test_recall_prints_the_rendered_bundle_and_a_trace_table(cli, stored: str) -> None:
-    code, out, _ = cli("recall", QUESTION, "-c", stored)
+def test_recall_prints_the_rendered_bundle_and_a_trace_table(person, stored: str) -> None:
+    code, out, _ = person("recall", QUESTION, "-c", stored)
     assert code == 0
     assert out.startswith(f"Question: {QUESTION}\n")
     assert '"Kettle" (kettle), paragraph 1' in out and "limescale" in out
     assert "lane bm25:" not in out  # no trace table: one line of what the plan did
     assert out.rstrip().splitlines()[-1].startswith(f"— plan maximal; contexts {stored}; lanes ")
-    code, out, _ = cli("presets", "--json")
+    code, out, _ = person("presets", "--json")
     assert code == 0 and [p["name"] for p in json.loads(out)["presets"]] == ["default"]
 
-    code, out, _ = cli("recall", QUESTION, "-c", stored, "--trace", "--as", "Ravi")
+    code, out, _ = person("recall", QUESTION, "-c", stored, "--trace", "--as", "Ravi")
     assert code == 0
     assert "Asked by: Ravi" in out
     table = out.split("\n\ntrace ", 1)[1]
@@ -73,7 +50,7 @@ def test_recall_prints_the_rendered_bundle_and_a_trace_table(cli, stored: str) -
     rows = [line.split() for line in table.splitlines()[1:] if line.lstrip()[:1].isdigit()]
     assert rows[0][:4] == ["1", rows[0][1], "paragraph", "served"] and "bm25#1" in rows[0]
 
-    code, out, _ = cli("recall", QUESTION, "-c", stored, "--json")
+    code, out, _ = person("recall", QUESTION, "-c", stored, "--json")
     assert code == 0
     result = json.loads(out)
     assert result["items"][0]["citation"]["source"] == "kettle"
@@ -81,14 +58,16 @@ def test_recall_prints_the_rendered_bundle_and_a_trace_table(cli, stored: str) -
 
 
 @pytest.mark.slow
-def test_recall_explain_and_bad_input(cli, svc: Tabane, user: Principal, stored: str) -> None:
-    code, out, _ = cli("recall", QUESTION, "-c", stored, "--explain", "kettle", "--paragraph", "1")
+def test_recall_explain_and_bad_input(person, svc: Tabane, user: Principal, stored: str) -> None:
+    code, out, _ = person(
+        "recall", QUESTION, "-c", stored, "--explain", "kettle", "--paragraph", "1"
+    )
     assert code == 0
     assert json.loads(out)["verdict"] == "served"
-    code, out, _ = cli("recall", QUESTION, "-c", stored, "--explain", unique("nothing"))
+    code, out, _ = person("recall", QUESTION, "-c", stored, "--explain", unique("nothing"))
     assert code == 0 and json.loads(out)["verdict"] == "not_visible"
     claim = svc.remember(user, stored, {"text": "I descale with vinegar every month."})
-    code, out, _ = cli("recall", QUESTION, "-c", stored, "--explain-claim", str(claim))
+    code, out, _ = person("recall", QUESTION, "-c", stored, "--explain-claim", str(claim))
     assert code == 0 and json.loads(out)["verdict"] in (
         "served",
         "not_found",
@@ -116,7 +95,7 @@ def test_recall_explain_and_bad_input(cli, svc: Tabane, user: Principal, stored:
         (("recall", QUESTION, "-c", stored, "-c", unique("c"), "--explain", "kettle"),
          "invalid_input", "--explain-context"),
     ]:  # fmt: skip
-        code, out, err = cli(*args)
+        code, out, err = person(*args)
         assert code == 2 and out == "", args
         assert err.startswith(f"error [{code_}]"), (args, err)
         if path:
@@ -136,12 +115,12 @@ def test_import_tabane_offers_recall(svc: Tabane, user: Principal, stored: str) 
 
 @pytest.mark.slow
 def test_stored_control_characters_cannot_drive_the_terminal(
-    cli, svc: Tabane, user: Principal, context: str
+    person, svc: Tabane, user: Principal, context: str
 ) -> None:
     text = "Descale with vinegar \x1b]0;owned\x07 and \x1b[2J rinse.\tTwice."
     svc.ingest(user, context, DocumentInput(source_id="esc", paragraphs=[block(text)]))
-    code, out, _ = cli("recall", "descale vinegar rinse", "-c", context, "--trace")
+    code, out, _ = person("recall", "descale vinegar rinse", "-c", context, "--trace")
     assert code == 0 and "\x1b" not in out and "\x07" not in out
     assert "vinegar \\x1b]0;owned\\x07 and \\x1b[2J rinse.\tTwice." in out  # shown, not run
-    code, raw, _ = cli("recall", "descale vinegar rinse", "-c", context, "--json")
+    code, raw, _ = person("recall", "descale vinegar rinse", "-c", context, "--json")
     assert "\\u001b" in raw  # JSON keeps the text exactly, escaped by the format itself
