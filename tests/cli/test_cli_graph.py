@@ -5,37 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from tabane.cli.main import app
 from tabane.principal import Principal
 from tabane.service import Tabane
 
 CLAIM = {"subject": "stress", "label": "causes", "object": "insomnia", "weight": 1.0}
-
-
-@pytest.fixture
-def cli(tabane_home: Path, user: Principal):
-    """Run `tabane …` as `user`; returns (exit code, parsed stdout or None, stderr)."""
-    runner = CliRunner()
-
-    def run(*args: str, stdin: str | None = None) -> tuple[int, Any, str]:
-        env = {
-            "TABANE_HOME": str(tabane_home),
-            "TABANE_USER": user.name,
-            "TABANE_EMBEDDER": "none",
-            "TABANE_WORKER": "off",
-        }
-        result = runner.invoke(app, [*args, "--json"], env=env, input=stdin)
-        if result.exception and not isinstance(result.exception, SystemExit):
-            raise result.exception
-        out = json.loads(result.stdout) if result.exit_code == 0 and result.stdout else None
-        return result.exit_code, out, result.stderr
-
-    return run
 
 
 def edges(svc: Tabane, user: Principal, context: str) -> list[tuple[str, str, float]]:

@@ -3,19 +3,15 @@ waiting for its embeddings — in process through Typer's runner, on the session
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlalchemy import select
-from typer.testing import CliRunner
 
-from tabane.cli.main import app
 from tabane.ingest.documents import DocumentInput, block
 from tabane.principal import Principal
 from tabane.search.plan import SearchRequest
@@ -32,27 +28,6 @@ TEXTS = [
     "A kettle note.",
     "Gardening is not about kettles at all.",
 ]
-
-
-@pytest.fixture
-def cli(tabane_home: Path, user: Principal):
-    """Run `tabane …` as `user`; returns (exit code, parsed stdout or None, stderr)."""
-    runner = CliRunner()
-
-    def run(*args: str, embedder: str = "none") -> tuple[int, Any, str]:
-        env = {
-            "TABANE_HOME": str(tabane_home),
-            "TABANE_USER": user.name,
-            "TABANE_EMBEDDER": embedder,
-            "TABANE_WORKER": "off",
-        }
-        result = runner.invoke(app, [*args, "--json"], env=env)
-        if result.exception and not isinstance(result.exception, SystemExit):
-            raise result.exception
-        out = json.loads(result.stdout) if result.exit_code == 0 and result.stdout else None
-        return result.exit_code, out, result.stderr
-
-    return run
 
 
 @pytest.fixture
@@ -145,7 +120,7 @@ def test_worker_once_runs_the_queued_jobs_and_jobs_lists_them(
     assert [j["kind"] for j in out["jobs"] if j["id"] > before] == ["merge_bm25", "embed_source"]
     assert set(mine[0]) >= {"id", "kind", "state", "attempts", "done", "total", "last_error"}
 
-    code, out, err = cli("worker", "--once", embedder="use")
+    code, out, err = cli("worker", "--once", TABANE_EMBEDDER="use")
     assert code == 0 and out["ran"] >= 1
     assert "use-multilingual-v3" in err and f"job {mine[0]['id']} embed_source: done" in err
 
@@ -169,7 +144,7 @@ def test_ingest_waits_for_its_embeddings(cli, vsvc: Tabane, user, context, tmp_p
     vsvc.create_context(user, other)
     queue_rebuilds(vsvc, user, other)
     past_the_debounce(vsvc, user, other)
-    code, out, _ = cli("ingest", str(tmp_path / "a.md"), "-c", context, embedder="use")
+    code, out, _ = cli("ingest", str(tmp_path / "a.md"), "-c", context, TABANE_EMBEDDER="use")
     assert code == 0 and out["counts"]["created"] == 1
     plan = vsvc.search(user, SearchRequest("sunlight", contexts=(context,))).plan.contexts[0]
     assert plan.lanes["vector"].ran and plan.pending_embeddings == 0
@@ -179,7 +154,9 @@ def test_ingest_waits_for_its_embeddings(cli, vsvc: Tabane, user, context, tmp_p
         ).all()
     assert "derive_communities" in kinds  # still queued, for a worker
 
-    code, out, _ = cli("ingest", str(tmp_path / "b.md"), "-c", context, "--no-wait", embedder="use")
+    code, out, _ = cli(
+        "ingest", str(tmp_path / "b.md"), "-c", context, "--no-wait", TABANE_EMBEDDER="use"
+    )
     assert code == 0
     plan = vsvc.search(user, SearchRequest("invoice", contexts=(context,))).plan.contexts[0]
     assert plan.pending_embeddings == 1
