@@ -135,3 +135,29 @@ def test_colour_only_on_a_terminal_without_no_color(monkeypatch: pytest.MonkeyPa
     monkeypatch.delenv("NO_COLOR")
     monkeypatch.setattr(sys, "stdout", io.StringIO())  # a pipe
     assert render.console().color_system is None
+
+
+def test_graph_reads_and_a_citation_read_as_text(cli, person, context: str, stored: str) -> None:
+    chain = [
+        {"subject": "stress", "label": "causes", "object": "insomnia", "weight": 1.0},
+        {"subject": "insomnia", "label": "causes", "object": "fatigue", "weight": 0.5},
+    ]
+    assert cli("associations", "add", context, "-", stdin=json.dumps(chain))[0] == 0
+    code, out, _ = person("query", "-c", context, "-s", "stress")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split()[:4] == ["subject", "label", "object", "weight"]
+    assert lines[1].split()[:4] == ["stress", "causes", "insomnia", "1.000"]
+    assert lines[-1] == "1 of 1"
+    code, out, _ = person("resolve", context, "Stress")
+    assert code == 0 and out.splitlines()[0].strip() == "lexical tier"
+    assert out.splitlines()[2].split()[:3] == ["1", "stress", "exact"]
+    assert "semantic tier did not run" in out  # no embedder in these tests: said, not hidden
+    code, out, _ = person("paths", "--from", "stress", "--to", "fatigue", "-c", context)
+    assert code == 0
+    assert out.splitlines()[0] == "stress —causes (1.000)→ insomnia —causes (0.500)→ fatigue"
+    code, out, _ = person("activate", "stress", "-c", context)
+    assert code == 0 and out.splitlines()[0].split()[:3] == ["concept", "activation", "hops"]
+    code, out, _ = person("sources", "cite", "kettle", "1", "-c", stored)
+    assert code == 0
+    assert out.splitlines()[0] == "Kettle › Care › Descaling"
+    assert out.splitlines()[-1] == "kettle ¶1" and KETTLE[1] in out
