@@ -16,12 +16,13 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import case, exists, func, select
-from sqlalchemy.orm import Session, aliased
-
 from tabane.archive.records import VERSION
+from tabane.graph import aliases
+from tabane.graph.claims.restore import kept
 from tabane.principal import Principal
-from tabane.storage.schema import Claim, Context, Paragraph, Source, VocabEntry
+from tabane.sources.read import live_with_paragraphs
+from tabane.storage.schema import Context, Paragraph, Source
+from tabane.storage.store import Session, now
 
 SOURCE_BATCH = 200  # sources whose paragraphs are read in one query
 
@@ -31,7 +32,7 @@ def archive(session: Session, principal: Principal, ctx: Context) -> Iterator[di
     counts = {"sources": 0, "paragraphs": 0, "claims": 0, "aliases": 0}
     yield {
         "tabane_archive": VERSION,
-        "exported_at": _iso(session.scalar(select(func.now()))),
+        "exported_at": _iso(now(session)),
         "exported_by": principal.name,
         "context": {
             "name": ctx.name,
@@ -55,23 +56,9 @@ def archive(session: Session, principal: Principal, ctx: Context) -> Iterator[di
 
 
 def _sources(session: Session, ctx: Context) -> Iterator[dict[str, Any]]:
-    rows = session.scalars(
-        select(Source)
-        .where(Source.context_id == ctx.id, Source.retracted_at.is_(None))
-        .order_by(Source.id)
-        .execution_options(yield_per=SOURCE_BATCH)
-    )
-    for batch in rows.partitions():
-        paragraphs: dict[int, list[dict[str, Any]]] = {s.id: [] for s in batch}
-        for p in session.scalars(
-            select(Paragraph)
-            .where(Paragraph.source_pk.in_(list(paragraphs)))
-            .order_by(Paragraph.source_pk, Paragraph.idx)
-        ):
-            paragraphs[p.source_pk].append(_paragraph(p))
-        for s in batch:
-            if paragraphs[s.id]:  # no write leaves a live source empty; its line would be refused
-                yield _source(s, paragraphs[s.id])
+    for s, paragraphs in live_with_paragraphs(session, ctx.id, SOURCE_BATCH):
+        if paragraphs:  # no write leaves a live source empty; its line would be refused
+            yield _source(s, [_paragraph(p) for p in paragraphs])
 
 
 def _source(s: Source, paragraphs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -106,17 +93,7 @@ def _paragraph(p: Paragraph) -> dict[str, Any]:
 
 
 def _claims(session: Session, ctx: Context) -> Iterator[dict[str, Any]]:
-    closer = aliased(Claim)
-    seen_closer = case(  # row-level security decides: an unseen correction's id stays unseen
-        (exists().where(closer.id == Claim.closed_by), Claim.closed_by), else_=None
-    )
-    stmt = (
-        select(Claim, seen_closer.label("seen_closed_by"))
-        .where(Claim.context_id == ctx.id)
-        .order_by(Claim.id)
-        .execution_options(yield_per=1000)
-    )
-    for c, closed_by in session.execute(stmt):
+    for c, closed_by in kept(session, ctx.id):
         out: dict[str, Any] = {"id": c.id}
         if c.subject is not None:
             out.update(subject=c.subject, label=c.label, object=c.object, weight=c.weight)
@@ -148,22 +125,7 @@ def _claims(session: Session, ctx: Context) -> Iterator[dict[str, Any]]:
 
 
 def _aliases(session: Session, ctx: Context) -> Iterator[dict[str, Any]]:
-    target = aliased(VocabEntry)
-    stmt = (
-        select(VocabEntry)
-        .where(
-            VocabEntry.context_id == ctx.id,
-            VocabEntry.alias_of.is_not(None),
-            exists().where(  # an alias of a spelling the caller cannot see points nowhere
-                target.context_id == ctx.id,
-                target.kind == VocabEntry.kind,
-                target.name == VocabEntry.alias_of,
-                target.alias_of.is_(None),
-            ),
-        )
-        .order_by(VocabEntry.kind, VocabEntry.name, VocabEntry.id)
-    )
-    for a in session.scalars(stmt):
+    for a in aliases.pointing(session, ctx.id):
         yield {"kind": a.kind, "name": a.name, "alias_of": a.alias_of, "scopes": list(a.scopes)}
 
 

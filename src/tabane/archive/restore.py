@@ -17,9 +17,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
-from sqlalchemy import update
-from sqlalchemy.orm import Session
-
 from tabane.archive.lines import AliasRecord, ClaimRecord, SourceRecord
 from tabane.archive.records import Header, Record, Summary
 from tabane.checks import check_scope
@@ -31,7 +28,9 @@ from tabane.ingest.documents import content_hash, parse, store_parsed
 from tabane.jobs import queue, rebuilds
 from tabane.principal import Principal, personal_scope
 from tabane.search import postings
-from tabane.storage.schema import Context, Source
+from tabane.sources.write import keep_stored
+from tabane.storage.schema import Context
+from tabane.storage.store import Session
 from tabane.text.blocks import ParsedDocument
 
 
@@ -209,16 +208,7 @@ def _source(
         raise InvalidInput(
             f"source {doc.source_id!r} twice", issues=[Issue("source_id", "a second source")]
         )
-    session.execute(
-        update(Source)
-        .where(Source.id == result.source_pk)
-        .values(
-            stored_at=row.stored_at,
-            raw_hash=row.raw_hash,
-            content_hash=_kept_hash(row, parsed),
-        )
-        .execution_options(synchronize_session=False)
-    )
+    keep_stored(session, result.source_pk, row.stored_at, row.raw_hash, _kept_hash(row, parsed))
     return result.paragraphs
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -108,6 +109,29 @@ def live(session: Session, context_id: int) -> list[Source]:
     """The context's sources not retracted (that the session's caller can see)."""
     stmt = select(Source).where(Source.context_id == context_id, Source.retracted_at.is_(None))
     return list(session.scalars(stmt))
+
+
+def live_with_paragraphs(
+    session: Session, context_id: int, batch: int = 200
+) -> Iterator[tuple[Source, list[Paragraph]]]:
+    """Every live source of the context with its paragraphs in order, by row id; the paragraphs
+    of `batch` sources are read in one query."""
+    rows = session.scalars(
+        select(Source)
+        .where(Source.context_id == context_id, Source.retracted_at.is_(None))
+        .order_by(Source.id)
+        .execution_options(yield_per=batch)
+    )
+    for sources in rows.partitions():
+        paragraphs: dict[int, list[Paragraph]] = {s.id: [] for s in sources}
+        for p in session.scalars(
+            select(Paragraph)
+            .where(Paragraph.source_pk.in_(list(paragraphs)))
+            .order_by(Paragraph.source_pk, Paragraph.idx)
+        ):
+            paragraphs[p.source_pk].append(p)
+        for s in sources:
+            yield s, paragraphs[s.id]
 
 
 def find(session: Session, ctx: Context, source_id: str, *, live: bool = True) -> Source:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -201,6 +201,23 @@ def retract(
 # documentation", "Futures: …", "a | b"; then a manual page's section, "git-revert(1)", "XXD(1)".
 _SEPARATOR = re.compile(r"\s+[—–|-]\s+|:\s")
 _SECTION = re.compile(r"\s*\(\s*[0-9][0-9a-z]*\s*\)$")
+
+
+def keep_stored(
+    session: Session,
+    source_pk: int,
+    stored_at: datetime,
+    raw_hash: str | None,
+    content_hash: str,
+) -> None:
+    """Give a source the stored time and hashes another store kept for it (an imported archive),
+    so a later sync or re-ingest of the same file finds it unchanged."""
+    session.execute(
+        update(Source)
+        .where(Source.id == source_pk)
+        .values(stored_at=stored_at, raw_hash=raw_hash, content_hash=content_hash)
+        .execution_options(synchronize_session=False)
+    )
 
 
 def spaced(key: str) -> str:

@@ -20,13 +20,16 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Connection, Engine, Table, func, select, text
 from sqlalchemy.exc import DataError, DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import (
+    Session as Session,  # re-exported: the session's type, for layers without SQL
+)
 
 from tabane.errors import InvalidInput, Issue, Overloaded, StoreBusy, StoreUnavailable
 from tabane.principal import Principal
@@ -104,6 +107,11 @@ def _no_connection() -> Overloaded:
         f"no database connection came free within {POOL_WAIT:g} s: the server is at capacity",
         issues=[Issue("store", f"all {POOL_SIZE + POOL_OVERFLOW} pooled connections in use")],
     )
+
+
+def now(session: Session) -> datetime:
+    """The server's clock as the transaction began (`now()`: one value for the whole snapshot)."""
+    return session.execute(select(func.now())).scalar_one()
 
 
 def array_literal(values: frozenset[str] | tuple[str, ...]) -> str:

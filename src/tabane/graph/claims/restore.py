@@ -10,11 +10,12 @@ outlive their evidence), and every edge is re-netted from its open claims.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
 
-from sqlalchemy.orm import Session
+from sqlalchemy import case, exists, select
+from sqlalchemy.orm import Session, aliased
 
 from tabane.checks import EdgeKey
 from tabane.contexts.contexts import bump
@@ -117,3 +118,19 @@ def restore_claims(
     if claims:
         bump(session, ctx.id, writes=1)
     return RestoreReport(ids, edges, tuple(sorted(by_scopes)))
+
+
+def kept(session: Session, context_id: int) -> Iterator[tuple[Claim, int | None]]:
+    """Every claim of the context the caller can see, closed ones included, by id, with the
+    claim that closed it when the caller can see that one too (row-level security decides: an
+    unseen correction's id stays unseen), else None."""
+    closer = aliased(Claim)
+    seen_closer = case((exists().where(closer.id == Claim.closed_by), Claim.closed_by), else_=None)
+    stmt = (
+        select(Claim, seen_closer.label("seen_closed_by"))
+        .where(Claim.context_id == context_id)
+        .order_by(Claim.id)
+        .execution_options(yield_per=1000)
+    )
+    for row in session.execute(stmt):
+        yield row[0], row[1]
