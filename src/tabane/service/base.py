@@ -45,11 +45,11 @@ class Core:
         return self.summarizer
 
 
-class ServiceBase:
-    """A component of the service: its use cases over the shared `Core`."""
+class OnCore:
+    """What the core holds, as properties of the object over it: the facade and every component
+    (a setting, the reranker or the tally set here is set on the core, so all of them see it)."""
 
-    def __init__(self, core: Core) -> None:
-        self.core = core
+    core: Core
 
     @property
     def store(self) -> Store:
@@ -59,6 +59,10 @@ class ServiceBase:
     def settings(self) -> Settings:
         return self.core.settings
 
+    @settings.setter
+    def settings(self, settings: Settings) -> None:
+        self.core.settings = settings
+
     @property
     def embedder(self) -> Embedder | None:
         return self.core.embedder
@@ -67,6 +71,10 @@ class ServiceBase:
     def reranker(self) -> Reranker | None:
         return self.core.reranker
 
+    @reranker.setter
+    def reranker(self, reranker: Reranker | None) -> None:
+        self.core.reranker = reranker
+
     @property
     def worker(self) -> Worker:
         return self.core.worker
@@ -74,6 +82,17 @@ class ServiceBase:
     @property
     def usage(self) -> Tally:
         return self.core.usage
+
+    @usage.setter
+    def usage(self, usage: Tally) -> None:
+        self.core.usage = usage
+
+
+class ServiceBase(OnCore):
+    """A component of the service: its use cases over the shared `Core`."""
+
+    def __init__(self, core: Core) -> None:
+        self.core = core
 
     def _writable(self) -> None:
         """`disk_low` when the embedded store's disk is nearly full (storage/disk.py): called

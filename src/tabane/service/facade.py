@@ -13,15 +13,12 @@ from pathlib import Path
 from typing import Concatenate, ParamSpec, TypeVar
 
 from tabane.config import Settings
-from tabane.contexts.usage import Tally
-from tabane.jobs.worker import Worker
 from tabane.models.embedder import Embedder
 from tabane.models.registry import build_embedder, build_reranker, check_summarizer
-from tabane.models.reranker import Reranker
 from tabane.recall.prepare import templates
 from tabane.recall.presets import Preset, load_presets
 from tabane.service.archive import ArchiveService
-from tabane.service.base import Core
+from tabane.service.base import Core, OnCore
 from tabane.service.contexts import ContextsService
 from tabane.service.derive import DeriveService
 from tabane.service.graph_read import GraphReadService
@@ -55,7 +52,7 @@ def _to(
     return delegate
 
 
-class Tabane:
+class Tabane(OnCore):
     """An open store and the components of the service over it; every method delegates."""
 
     def __init__(
@@ -139,44 +136,6 @@ class Tabane:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    # -- what the components share (the core) --------------------------------------------------
-
-    @property
-    def store(self) -> Store:
-        return self.core.store
-
-    @property
-    def settings(self) -> Settings:
-        return self.core.settings
-
-    @settings.setter
-    def settings(self, settings: Settings) -> None:
-        self.core.settings = settings
-
-    @property
-    def embedder(self) -> Embedder | None:
-        return self.core.embedder
-
-    @property
-    def reranker(self) -> Reranker | None:
-        return self.core.reranker
-
-    @reranker.setter
-    def reranker(self, reranker: Reranker | None) -> None:
-        self.core.reranker = reranker
-
-    @property
-    def worker(self) -> Worker:
-        return self.core.worker
-
-    @property
-    def usage(self) -> Tally:
-        return self.core.usage
-
-    @usage.setter
-    def usage(self, usage: Tally) -> None:
-        self.core.usage = usage
 
     # -- users (UsersService) -------------------------------------------------------
 
