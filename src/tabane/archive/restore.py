@@ -22,6 +22,7 @@ from tabane.archive.records import Header, Record, Summary
 from tabane.checks import check_scope
 from tabane.contexts import contexts
 from tabane.errors import Forbidden, InvalidInput, Issue, TabaneError
+from tabane.graph import aliases as alias_rows
 from tabane.graph import vocabulary
 from tabane.graph.claims.restore import KeptClaim, restore_claims
 from tabane.ingest.documents import content_hash, parse, store_parsed
@@ -137,7 +138,7 @@ def restore(
         with _at(f"line {alias.line}.alias"):
             scopes = mapped(alias.scopes, chosen)
             kind = vocabulary.check_kind(alias.kind)
-            vocabulary.add_alias(session, principal, ctx, kind, alias.name, alias.alias_of, scopes)
+            alias_rows.add_alias(session, principal, ctx, kind, alias.name, alias.alias_of, scopes)
         spelt.add(scopes)
     for scopes in sorted(spelt):
         queue.enqueue_gram_merge(session, context_id=ctx.id, scopes=scopes)

@@ -12,11 +12,12 @@ from collections.abc import Sequence
 
 from tabane.contexts import contexts
 from tabane.errors import InvalidInput, Issue
-from tabane.graph import vocabulary
+from tabane.graph import aliases, vocabulary
+from tabane.graph.aliases import AliasInfo
 from tabane.graph.claims import write as claims_mod
 from tabane.graph.claims.parse import ClaimInput
 from tabane.graph.claims.write import CloseReport, WriteReport
-from tabane.graph.vocabulary import AliasInfo, Kind
+from tabane.graph.vocabulary import Kind
 from tabane.jobs import queue, rebuilds
 from tabane.principal import Principal
 from tabane.service.base import ServiceBase
@@ -84,7 +85,7 @@ class GraphWriteService(ServiceBase):
         with self.store.session(user) as session:
             ctx = contexts.resolve(session, context)
             chosen = None if scopes is None else tuple(contexts.writable_scopes(user, scopes))
-            return vocabulary.add_alias(session, user, ctx, kind, alias, target, chosen)
+            return aliases.add_alias(session, user, ctx, kind, alias, target, chosen)
 
     def remove_alias(
         self, user: Principal, context: str, alias: str, *, kind: Kind = "concept"
@@ -92,14 +93,14 @@ class GraphWriteService(ServiceBase):
         alias = vocabulary.spelling(alias, "alias")  # as adding it stored it
         with self.store.session(user) as session:
             ctx = contexts.resolve(session, context)
-            return vocabulary.remove_alias(session, user, ctx, kind, alias)
+            return aliases.remove_alias(session, user, ctx, kind, alias)
 
     def list_aliases(
         self, user: Principal, context: str, *, kind: Kind | None = None
     ) -> list[AliasInfo]:
         with self.store.session(user) as session:
             ctx = contexts.resolve(session, context)
-            return vocabulary.list_aliases(session, ctx.id, kind)
+            return aliases.list_aliases(session, ctx.id, kind)
 
 
 def _check_edges(edges: Sequence[tuple[str, str, str, str | None, str | None]]) -> None:

@@ -13,8 +13,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
+from tabane.graph.aliases import AliasInfo
 from tabane.graph.claims.parse import MAX_BATCH, MAX_STATEMENT, MAX_WEIGHT, ClaimInput, parse_claims
-from tabane.graph.vocabulary import MAX_SPELLING, AliasInfo
+from tabane.graph.vocabulary import MAX_SPELLING
 from tabane.wire.base import ContextArg, Request, Response
 
 Kind = Literal["concept", "label"]

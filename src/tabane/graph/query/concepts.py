@@ -10,8 +10,8 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from tabane.errors import Issue
+from tabane.graph import aliases
 from tabane.graph import edges as edges_mod
-from tabane.graph import vocabulary
 from tabane.graph.query.pattern import check_int, decode_cursor, encode_cursor, raise_if
 from tabane.plain import shown_weight
 from tabane.storage.schema import Association, Context, VocabEntry
@@ -81,9 +81,9 @@ def describe(session: Session, ctx: Context, concept: str) -> ConceptDescription
         ]
         return tuple(sorted(items, key=lambda c: (-c.strength, c.label)))
 
-    aliases = tuple(a.alias for a in vocabulary.list_aliases(session, ctx.id, "concept", concept))
+    spelled = tuple(a.alias for a in aliases.list_aliases(session, ctx.id, "concept", concept))
     return ConceptDescription(
-        ctx.name, concept, aliases, counts("s"), counts("o"), degree, shown_weight(strength)
+        ctx.name, concept, spelled, counts("s"), counts("o"), degree, shown_weight(strength)
     )
 
 
