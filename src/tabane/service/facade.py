@@ -238,6 +238,7 @@ class Tabane(OnCore):
     presets = _to(lambda t: t._recall, RecallService.presets)
     recall_traces = _to(lambda t: t._recall, RecallService.recall_traces)
     recall_trace = _to(lambda t: t._recall, RecallService.recall_trace)
+    verify_citations = _to(lambda t: t._recall, RecallService.verify_citations)
 
     # -- derive (DeriveService) -----------------------------------------------------
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tabane.principal import Principal
 from tabane.recall import explain as explain_mod
-from tabane.recall import pipeline, trace
+from tabane.recall import pipeline, trace, verify
 from tabane.recall.plan import RecallRequest, Tunables
 from tabane.recall.prepare import Setup, prepare, shown_presets, templates
 from tabane.recall.presets import Preset, PresetView, load_presets
@@ -76,6 +76,13 @@ class RecallService(ServiceBase):
         """One of your own recall traces (another user's is `no_trace`, whatever you can read)."""
         with self.store.session(user) as session:
             return trace.load_trace(session, trace_id, asker=user.user_id)
+
+    def verify_citations(self, user: Principal, recall_id: int, answer: str) -> verify.Verification:
+        """An answer's citations and quotes checked against one of your recalls (recall/verify.py);
+        another user's recall is `no_trace`, as an unknown one."""
+        with self.store.session(user) as session:
+            stored = trace.load_trace(session, recall_id, asker=user.user_id)
+            return verify.verify(session, stored, answer)
 
     def explain_recall(
         self,

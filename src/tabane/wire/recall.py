@@ -315,3 +315,34 @@ class RecallAnswer:
 @dataclass(frozen=True)
 class PresetList:
     presets: list[PresetView]
+
+
+class VerifyIn(Request):
+    """An answer checked against one of your recalls: its citations and its quotes."""
+
+    recall_id: int = Field(description="the `recall_id` the answer was written from")
+    answer: str = Field(
+        description='the answer text, citing as the bundle prints (`"Title" (source_id), '
+        'paragraph N`) and quoting with "…", “…” or 「…」 (at most 100000 characters)'
+    )
+
+
+class CitedOut(Response):
+    text: str = Field(description="the citation as written")
+    source: str
+    paragraph: int
+    verdict: str = Field(description="surfaced, unsurfaced_known or unknown")
+
+
+class QuotedOut(Response):
+    text: str = Field(description="the quoted span, without its marks")
+    source: str | None = Field(description="the citation it was checked against; null: served")
+    paragraph: int | None
+    verdict: str = Field(description="quote, paraphrase or drifted")
+    overlap: float = Field(description="share of its distinct words in the paragraph")
+
+
+class VerifyOut(Response):
+    recall_id: int
+    citations: list[CitedOut]
+    quotes: list[QuotedOut]

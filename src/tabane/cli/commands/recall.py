@@ -166,6 +166,24 @@ def trace_table(t: RecallTrace) -> list[str]:
 
 
 @handled
+def verify(
+    recall_id: Annotated[int, typer.Argument(help="the recall the answer was written from")],
+    answer: Annotated[
+        typer.FileText, typer.Argument(help="a file holding the answer, or - for stdin")
+    ],
+) -> None:
+    """Check an answer's citations (surfaced, unsurfaced_known, unknown) and quotes (quote,
+    paraphrase, drifted) against one of your recalls.
+    Example: tabane verify 42 answer.md"""
+    from tabane.wire.base import built
+    from tabane.wire.recall import VerifyIn
+
+    body = built(VerifyIn, recall_id=recall_id, answer=answer.read())
+    with service() as (svc, user):
+        emit(svc.verify_citations(user, body.recall_id, body.answer))
+
+
+@handled
 def presets() -> None:
     """List the recall presets (TABANE_PRESETS) by name, each with the contexts and groups it
     reads that you can see.  Example: tabane presets"""

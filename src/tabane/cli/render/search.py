@@ -7,8 +7,9 @@ from rich.table import Table
 from rich.text import Text
 
 from tabane.cli.common import shown
-from tabane.cli.render import renders, snippet, text
+from tabane.cli.render import renders, snippet, table, text
 from tabane.recall.result import RecallResult, RecallTrace
+from tabane.recall.verify import Verification
 from tabane.search.catalog.catalog import CatalogResult
 from tabane.search.search import Hit, SearchResult
 
@@ -112,3 +113,18 @@ def recall_footer(t: RecallTrace) -> str:
     if t.id is not None:
         parts.append(f"trace {t.id}")
     return "— " + "; ".join(parts)
+
+
+@renders(Verification)
+def verification(result: Verification) -> list[RenderableType]:
+    """The answer's citations, then its quotes, each with its verdict."""
+    out: list[RenderableType] = [Text(f"recall {result.recall_id}")]
+    cites = [{"citation": c.text, "verdict": c.verdict} for c in result.citations]
+    out.append(table(cites, title="citations") if cites else Text("no citations"))
+    quotes = [
+        {"quote": q.text, "against": f"{q.source}, paragraph {q.paragraph}" if q.source else
+         "served", "verdict": q.verdict, "overlap": f"{q.overlap:.2f}"}
+        for q in result.quotes
+    ]  # fmt: skip
+    out.append(table(quotes, title="quotes") if quotes else Text("no quotes"))
+    return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 from tabane.mcp.registry import tool
 from tabane.principal import Principal
 from tabane.recall.explain import Explanation
+from tabane.recall.verify import Verification
 from tabane.service import Tabane
 from tabane.wire.base import NoArgs
 from tabane.wire.derive import OverviewArgs, OverviewMembers
@@ -17,6 +18,7 @@ from tabane.wire.recall import (
     RecallAnswer,
     RecallExplainIn,
     TraceArgs,
+    VerifyIn,
 )
 
 
@@ -62,6 +64,15 @@ def recall_trace(svc: Tabane, user: Principal, a: TraceArgs) -> dict[str, object
     an unknown one, is `no_trace`. To ask why one item is missing, `explain_recall` says it
     directly."""
     return svc.recall_trace(user, a.recall_id)
+
+
+@tool("read")
+def verify_citations(svc: Tabane, user: Principal, a: VerifyIn) -> Verification:
+    """Check your answer against the `recall_id` it was written from, before you send it: each
+    citation is surfaced (that recall served it), unsurfaced_known (exists, not served) or
+    unknown (no such paragraph you can see: remove it); each quoted span is quote (verbatim),
+    paraphrase or drifted (fix it or drop the quote marks)."""
+    return svc.verify_citations(user, a.recall_id, a.answer)
 
 
 @tool("read")

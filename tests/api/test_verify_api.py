@@ -1,0 +1,123 @@
+"""`POST /citations/verify` over real HTTP (uvicorn on a free port): each citation judged against
+the stored recall and the caller's view — an invisible source exactly like a nonexistent one —
+each quote against the cited paragraph, another user's recall `no_trace`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import Request
+
+from tabane.api.app import create_app
+from tabane.ingest.documents import DocumentInput, block
+from tabane.principal import Principal
+from tabane.service import Tabane
+
+from helpers import serve
+
+KETTLE = [
+    "The kettle boils water in about three minutes when it is full.",
+    "Descale the heating element with vinegar once a month to remove limescale.",
+    "Never switch the kettle on when it is empty: the element overheats.",
+]
+QUESTION = "how do I remove limescale with vinegar?"
+
+
+@pytest.fixture
+def stranger(make_user: Callable[..., Principal]) -> Principal:
+    return make_user()
+
+
+@pytest.fixture
+def http(svc: Tabane, user: Principal, stranger: Principal) -> Iterator[dict[str, httpx.Client]]:
+    """Clients acting for `user` ("me") and `stranger` ("other") on one served app."""
+    people = {"me": user, "other": stranger}
+
+    def principal(request: Request) -> Principal:
+        return people[request.headers["x-test-user"]]
+
+    with serve(create_app(svc, principal)) as url:
+        clients = {
+            who: httpx.Client(base_url=url, headers={"x-test-user": who}, timeout=60)
+            for who in people
+        }
+        try:
+            yield clients
+        finally:
+            for c in clients.values():
+                c.close()
+
+
+def _doc(source_id: str, texts: list[str], title: str) -> DocumentInput:
+    return DocumentInput(source_id=source_id, paragraphs=[block(t) for t in texts], title=title)
+
+
+@pytest.mark.slow
+def test_citations_and_quotes_are_judged_against_the_recall_and_the_callers_view(
+    svc: Tabane,
+    user: Principal,
+    stranger: Principal,
+    make_context: Callable[..., str],
+    http: dict[str, httpx.Client],
+) -> None:
+    read, other_mine, theirs = make_context(), make_context(), make_context(stranger)
+    svc.ingest(user, read, _doc("kettle", KETTLE, "Kettle"))
+    svc.ingest(user, other_mine, _doc("garden", ["Roses want sun and little water."], "Garden"))
+    svc.ingest(stranger, theirs, _doc("secret", ["The vault code is under the mat."], "Secret"))
+    me, other = http["me"], http["other"]
+    asked = me.post("/recall", json={"question": QUESTION, "contexts": [read]}).json()
+    served = {(i["citation"]["source"], i["citation"]["paragraph"]) for i in asked["items"]}
+    assert ("kettle", 1) in served and ("garden", 0) not in served
+
+    answer = (
+        'Use: "Descale the  heating element with vinegar" ("Kettle" (kettle), paragraph 1).\n'
+        'So "descale the element using vinegar each month" ("Kettle" (kettle), paragraph 1).\n'
+        'It "runs on solar power" ("Kettle" (kettle), paragraph 1).\n'
+        'Roses "want sun" ("Garden" (garden), paragraph 0).\n'
+        'The "vault code is under the mat" ("Secret" (secret), paragraph 0).\n'
+        'And "vault code is under the mat" ("Nothing" (nosuch), paragraph 0).\n'
+        "Beyond the end: (kettle), paragraph 9."
+    )
+    got = me.post("/citations/verify", json={"recall_id": asked["recall_id"], "answer": answer})
+    assert got.status_code == 200, got.text
+    body = got.json()
+    assert body["recall_id"] == asked["recall_id"]
+    assert [(c["source"], c["paragraph"], c["verdict"]) for c in body["citations"]] == [
+        ("kettle", 1, "surfaced"),
+        ("kettle", 1, "surfaced"),
+        ("kettle", 1, "surfaced"),
+        ("garden", 0, "unsurfaced_known"),
+        ("secret", 0, "unknown"),  # the stranger's: exactly as a source that does not exist
+        ("nosuch", 0, "unknown"),
+        ("kettle", 9, "unknown"),
+    ]
+    assert body["citations"][0]["text"] == '"Kettle" (kettle), paragraph 1'
+    quotes = [(q["source"], q["verdict"]) for q in body["quotes"]]
+    assert quotes == [
+        ("kettle", "quote"),  # whitespace folded
+        ("kettle", "paraphrase"),
+        ("kettle", "drifted"),
+        ("garden", "quote"),
+        ("secret", "drifted"),  # nothing to match: the same answer as for `nosuch`
+        ("nosuch", "drifted"),
+    ]
+    assert body["quotes"][4]["overlap"] == body["quotes"][5]["overlap"] == 0.0
+
+    _error(other.post("/citations/verify", json={"recall_id": asked["recall_id"], "answer": "x"}),
+           404, "no_trace")  # fmt: skip
+    _error(me.post("/citations/verify", json={"recall_id": 2**40, "answer": "x"}), 404, "no_trace")
+    _error(me.post("/citations/verify", json={"recall_id": asked["recall_id"], "answer": " "}),
+           422, "invalid_input", "body.answer")  # fmt: skip
+    _error(me.post("/citations/verify", json={"recall_id": "a", "answer": "x"}),
+           422, "invalid_input", "body.recall_id")  # fmt: skip
+
+
+def _error(response: httpx.Response, status: int, code: str, *paths: str) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    err: dict[str, Any] = response.json()["error"]
+    assert (err["code"], err["written"]) == (code, "nothing"), err
+    assert set(paths) <= {i["path"] for i in err["issues"]}, err
+    return err
