@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -124,3 +125,24 @@ def test_stored_control_characters_cannot_drive_the_terminal(
     assert "vinegar \\x1b]0;owned\\x07 and \\x1b[2J rinse.\tTwice." in out  # shown, not run
     code, raw, _ = person("recall", "descale vinegar rinse", "-c", context, "--json")
     assert "\\u001b" in raw  # JSON keeps the text exactly, escaped by the format itself
+
+
+@pytest.mark.slow
+def test_verify_reads_the_answer_from_stdin_and_prints_each_verdict(
+    cli, person, stored: str, tmp_path: Path
+) -> None:
+    code, out, _ = cli("recall", QUESTION, "-c", stored)
+    assert code == 0
+    recall_id = out["trace"]["id"]
+    answer = '"with vinegar once a month" ("Kettle" (kettle), paragraph 1); (nosuch), paragraph 0'
+    code, out, _ = cli("verify", str(recall_id), "-", stdin=answer)
+    assert code == 0, out
+    assert [c["verdict"] for c in out["citations"]] == ["surfaced", "unknown"]
+    assert [q["verdict"] for q in out["quotes"]] == ["quote"]
+    file = tmp_path / "answer.md"
+    file.write_text(answer, encoding="utf-8")
+    code, shown, _ = person("verify", str(recall_id), str(file))
+    assert code == 0 and f"recall {recall_id}" in shown
+    assert "surfaced" in shown and "unknown" in shown and "quote" in shown
+    code, _, err = cli("verify", str(recall_id), "-", stdin="   ")
+    assert code != 0 and "invalid_input" in err
