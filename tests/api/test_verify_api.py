@@ -71,6 +71,8 @@ def test_citations_and_quotes_are_judged_against_the_recall_and_the_callers_view
     asked = me.post("/recall", json={"question": QUESTION, "contexts": [read]}).json()
     served = {(i["citation"]["source"], i["citation"]["paragraph"]) for i in asked["items"]}
     assert ("kettle", 1) in served and ("garden", 0) not in served
+    first = asked["items"][0]["citation"]
+    assert (first["source"], first["paragraph"]) == ("kettle", 1)
 
     answer = (
         'Use: "Descale the  heating element with vinegar" ("Kettle" (kettle), paragraph 1).\n'
@@ -79,7 +81,8 @@ def test_citations_and_quotes_are_judged_against_the_recall_and_the_callers_view
         'Roses "want sun" ("Garden" (garden), paragraph 0).\n'
         'The "vault code is under the mat" ("Secret" (secret), paragraph 0).\n'
         'And "vault code is under the mat" ("Nothing" (nosuch), paragraph 0).\n'
-        "Beyond the end: (kettle), paragraph 9."
+        "Beyond the end: (kettle), paragraph 9.\n"
+        'By number: "Descale the heating element" [1], and [99].'
     )
     got = me.post("/citations/verify", json={"recall_id": asked["recall_id"], "answer": answer})
     assert got.status_code == 200, got.text
@@ -93,7 +96,10 @@ def test_citations_and_quotes_are_judged_against_the_recall_and_the_callers_view
         ("secret", 0, "unknown"),  # the stranger's: exactly as a source that does not exist
         ("nosuch", 0, "unknown"),
         ("kettle", 9, "unknown"),
+        ("kettle", 1, "surfaced"),  # [1]: the first item served
+        (None, None, "unknown"),  # [99]: no such item
     ]
+    assert [c["index"] for c in body["citations"][-3:]] == [None, 1, 99]
     assert body["citations"][0]["text"] == '"Kettle" (kettle), paragraph 1'
     quotes = [(q["source"], q["verdict"]) for q in body["quotes"]]
     assert quotes == [
@@ -103,6 +109,7 @@ def test_citations_and_quotes_are_judged_against_the_recall_and_the_callers_view
         ("garden", "quote"),
         ("secret", "drifted"),  # nothing to match: the same answer as for `nosuch`
         ("nosuch", "drifted"),
+        ("kettle", "quote"),  # against [1]'s paragraph
     ]
     assert body["quotes"][4]["overlap"] == body["quotes"][5]["overlap"] == 0.0
 

@@ -39,3 +39,13 @@ def test_citations_in_the_bundles_forms_and_the_titles_are_not_quotes() -> None:
     cites = _citations(answer)
     assert [(c.source, c.paragraph) for c in cites] == [("kettle", 1), ("k2", 0), ("k3", 12)]
     assert [q[0] for q in _quotes(answer, cites)] == ["boils fast", "湯を沸かす"]
+
+
+def test_item_numbers_are_citations_too() -> None:
+    answer = 'As [2] says, "boils fast" (kettle), paragraph 1 [3]'
+    cites = _citations(answer)
+    assert [(c.source, c.paragraph, c.index) for c in cites] == [
+        (None, None, 2),
+        ("kettle", 1, None),
+        (None, None, 3),
+    ]

@@ -1,12 +1,13 @@
 """The citation verifier: an answer's citations and quotes checked against one stored recall.
 
-Each citation in the form the bundle prints (`"Title" (source_id), Section, paragraph N`, the
-title and section optional) is judged against the recall's trace and the caller's view:
+Each citation in a form the bundle prints — `"Title" (source_id), Section, paragraph N` (title
+and section optional), or an item's number `[N]` (the recall's Nth served item) — is judged
+against the recall's trace and the caller's view:
 
 - `surfaced`: that paragraph was among the recall's served items;
 - `unsurfaced_known`: it exists and the caller can see it, but the recall did not serve it;
-- `unknown`: no such source or paragraph, a retracted one, or one the caller cannot see — one
-  verdict for all three, so an answer's citations never reveal what exists unseen.
+- `unknown`: no such source or paragraph (or item number), a retracted one, or one the caller
+  cannot see — one verdict for all, so an answer's citations never reveal what exists unseen.
 
 Each quoted span ("…", “…” or 「…」; a citation's own title is not a quote) is judged against the
 paragraph of the citation after it on the same line (else the one before it on that line; with
@@ -21,7 +22,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from sqlalchemy import select
@@ -44,14 +45,16 @@ CITATION = re.compile(
 )
 QUOTE = re.compile(r'"(?P<a>[^"\n]+)"|“(?P<b>[^”\n]+)”|「(?P<c>[^」\n]+)」')
 WORD = re.compile(r"\w+")
+INDEX = re.compile(r"\[(?P<n>\d{1,6})\]")
 
 
 @dataclass(frozen=True)
 class CitedVerdict:
     text: str  # the citation as written in the answer
-    source: str
-    paragraph: int
+    source: str | None  # None: an item number whose item is not a paragraph, or unknown
+    paragraph: int | None
     verdict: CitationVerdict
+    index: int | None = None  # `[N]`: the item number cited
 
 
 @dataclass(frozen=True)
@@ -76,8 +79,10 @@ class _Cite:
     end: int
     line: int
     text: str
-    source: str
-    paragraph: int
+    source: str | None
+    paragraph: int | None
+    index: int | None = None
+    served: bool = False  # an item number that names a served item the caller can see
 
 
 def verify(session: Session, stored: dict[str, Any], answer: str) -> Verification:
@@ -87,20 +92,19 @@ def verify(session: Session, stored: dict[str, Any], answer: str) -> Verificatio
         raise InvalidInput(
             "an answer is a non-empty text", issues=[Issue("answer", f"1..{MAX_ANSWER} chars")]
         )
-    served = {
-        int(c["key"][2:])
-        for c in stored["trace"]["candidates"]
-        if c["outcome"] == "served" and c["key"].startswith("p:")
-    }
-    cites = _citations(answer)
-    found = _paragraphs(session, {(c.source, c.paragraph) for c in cites})
-    verdicts = tuple(
-        CitedVerdict(c.text, c.source, c.paragraph, _judge(found[(c.source, c.paragraph)], served))
-        for c in cites
+    order = sorted(
+        (c for c in stored["trace"]["candidates"] if c["outcome"] == "served"),
+        key=lambda c: int(c["position"]),
     )
-    known = {k: texts for k, texts in found.items() if texts}
+    keys = [str(c["key"]) for c in order]
+    served = {int(k[2:]) for k in keys if k.startswith("p:")}
+    written = _citations(answer)
+    named = _by_id(session, {_key(c, keys) for c in written} & {f"p:{i}" for i in served})
+    cites = [_numbered(c, _key(c, keys), named) if c.index is not None else c for c in written]
+    found = _paragraphs(session, {n for c in cites if (n := _named(c)) is not None})
+    verdicts = tuple(_verdict(c, found, served) for c in cites)
     pool = _served_texts(session, served)
-    quotes = tuple(_quote(q, cites, known, pool) for q in _quotes(answer, cites))
+    quotes = tuple(_quote(q, cites, found, pool) for q in _quotes(answer, cites))
     return Verification(int(stored["id"]), verdicts, quotes)
 
 
@@ -127,13 +131,66 @@ def _tokens(text: str) -> set[str]:
 
 
 def _citations(answer: str) -> list[_Cite]:
+    """The answer's citations in order: the bundle's written form, then `[N]` outside them."""
     out = []
+    masked = list(answer)
     for m in CITATION.finditer(answer):
         n = int(m["n"])
         if n <= MAX_INT4:
             line = answer.count("\n", 0, m.start())
             out.append(_Cite(m.start(), m.end(), line, m.group(0), m["source"], n))
-    return out
+            masked[m.start() : m.end()] = " " * (m.end() - m.start())
+    for m in INDEX.finditer("".join(masked)):
+        line = answer.count("\n", 0, m.start())
+        out.append(_Cite(m.start(), m.end(), line, m.group(0), None, None, int(m["n"])))
+    return sorted(out, key=lambda c: c.start)
+
+
+def _key(cite: _Cite, keys: list[str]) -> str:
+    """The served item an item number names (its key in the trace), else ''."""
+    n = cite.index or 0
+    return keys[n - 1] if 1 <= n <= len(keys) else ""
+
+
+def _numbered(cite: _Cite, key: str, named: dict[str, tuple[str, int]]) -> _Cite:
+    """An item number with its paragraph's source and index, when it names a served paragraph
+    the caller can still see (source None: another kind of item, or none)."""
+    if not key.startswith("p:"):
+        return replace(cite, served=bool(key))
+    if key not in named:
+        return cite  # served then, gone or hidden now: unknown
+    source, paragraph = named[key]
+    return replace(cite, source=source, paragraph=paragraph, served=True)
+
+
+def _by_id(session: Session, keys: set[str]) -> dict[str, tuple[str, int]]:
+    """Served paragraphs (by key) the caller can still see: their source ids and indexes."""
+    if not keys:
+        return {}
+    rows = session.execute(
+        select(Paragraph.id, Source.source_id, Paragraph.idx)
+        .join(Paragraph, Paragraph.source_pk == Source.id)
+        .where(Paragraph.id.in_({int(k[2:]) for k in keys}), Source.retracted_at.is_(None))
+    )
+    return {f"p:{pid}": (source, int(idx)) for pid, source, idx in rows}
+
+
+def _named(cite: _Cite) -> tuple[str, int] | None:
+    """The (source_id, paragraph) a citation names, if it names one."""
+    if cite.source is None or cite.paragraph is None:
+        return None
+    return cite.source, cite.paragraph
+
+
+def _verdict(
+    cite: _Cite, found: dict[tuple[str, int], list[tuple[int, str]]], served: set[int]
+) -> CitedVerdict:
+    verdict: CitationVerdict
+    if cite.index is not None:  # an item number: the recall served it, and you can see it
+        verdict = "surfaced" if cite.served else "unknown"
+    else:
+        verdict = _judge(found.get(_named(cite) or ("", -1), []), served)
+    return CitedVerdict(cite.text, cite.source, cite.paragraph, verdict, cite.index)
 
 
 def _quotes(answer: str, cites: list[_Cite]) -> Iterable[tuple[str, int, int]]:
@@ -197,11 +254,12 @@ def _quote(
     mine = [c for c in cites if c.line == line]
     after = [c for c in mine if c.start > at]
     cited = after[0] if after else (mine[-1] if mine else None)
-    if cited is None:
+    named = _named(cited) if cited is not None else None
+    if named is None:  # no citation on its line, or an item number that is no paragraph
         texts, source, para = pool, None, None
     else:
-        texts = [t for _, t in known.get((cited.source, cited.paragraph), [])]
-        source, para = cited.source, cited.paragraph
+        texts = [t for _, t in known.get(named, [])]
+        source, para = named
     verdict, share = _match(span, texts)
     return QuotedVerdict(span, source, para, verdict, share)
 

@@ -323,15 +323,16 @@ class VerifyIn(Request):
     recall_id: int = Field(description="the `recall_id` the answer was written from")
     answer: str = Field(
         description='the answer text, citing as the bundle prints (`"Title" (source_id), '
-        'paragraph N`) and quoting with "…", “…” or 「…」 (at most 100000 characters)'
+        'paragraph N` or `[N]`) and quoting with "…", “…” or 「…」 (at most 100000 characters)'
     )
 
 
 class CitedOut(Response):
     text: str = Field(description="the citation as written")
-    source: str
-    paragraph: int
+    source: str | None = Field(description="its source_id (null: an item number of no paragraph)")
+    paragraph: int | None
     verdict: str = Field(description="surfaced, unsurfaced_known or unknown")
+    index: int | None = Field(description="an item number `[N]`: the recall's Nth served item")
 
 
 class QuotedOut(Response):

@@ -82,10 +82,10 @@ def recall_trace(recall_id: int, svc: Svc, user: User) -> StoredTraceOut:
 
 @router.post("/citations/verify")
 def verify_citations(body: VerifyIn, svc: Svc, user: User) -> VerifyOut:
-    """An answer checked against one of your recalls (`recall_id`): each citation
-    (`"Title" (source_id), paragraph N`) `surfaced` (that recall served it), `unsurfaced_known`
-    (it exists and you can see it, but that recall did not serve it) or `unknown` (no such
-    paragraph, or one you cannot see: judged alike); each quoted span `quote` (verbatim after
-    whitespace and NFKC folding), `paraphrase` (most of its words) or `drifted`. Another
-    user's recall is 404 `no_trace`, as an unknown one."""
+    """An answer checked against one of your recalls (`recall_id`): each citation (`"Title"
+    (source_id), paragraph N`, or an item number `[N]`) `surfaced` (that recall served it),
+    `unsurfaced_known` (it exists and you can see it, but that recall did not serve it) or
+    `unknown` (no such paragraph or item, or one you cannot see: judged alike); each quoted
+    span `quote` (verbatim after whitespace and NFKC folding), `paraphrase` (most of its words)
+    or `drifted`. Another user's recall is 404 `no_trace`, as an unknown one."""
     return out(VerifyOut, svc.verify_citations(user, body.recall_id, body.answer))
