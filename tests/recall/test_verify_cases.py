@@ -49,3 +49,8 @@ def test_item_numbers_are_citations_too() -> None:
         ("kettle", 1, None),
         (None, None, 3),
     ]
+
+
+def test_a_source_id_may_hold_spaces() -> None:
+    cites = _citations('"Notes" (/home/me/My Notes.md), Setup, paragraph 4')
+    assert [(c.source, c.paragraph) for c in cites] == [("/home/me/My Notes.md", 4)]

@@ -41,7 +41,8 @@ QuoteVerdict = Literal["quote", "paraphrase", "drifted"]
 
 # `"Title" (source_id)` (title optional), then up to one line of section path, `paragraph N`.
 CITATION = re.compile(
-    r'(?:"[^"\n]*"\s*)?\((?P<source>[^()\s,]+)\)(?:,[^,\n\[\]]*?)*?,\s*paragraph\s+(?P<n>\d+)'
+    r'(?:"[^"\n]*"\s*)?\((?P<source>[^()\n]*[^()\s])\)'
+    r"(?:,[^,\n\[\]]{0,300}?){0,16}?,\s*paragraph\s+(?P<n>\d+)"  # bounded: no backtracking blow-up
 )
 QUOTE = re.compile(r'"(?P<a>[^"\n]+)"|“(?P<b>[^”\n]+)”|「(?P<c>[^」\n]+)」')
 WORD = re.compile(r"\w+")
