@@ -18,7 +18,7 @@ from tabane.search.catalog.catalog import MAX_LIMIT as CATALOG_LIMIT
 from tabane.search.catalog.catalog import MAX_OFFSET, CatalogRequest
 from tabane.search.plan import MAX_LIMIT, FilterPlan, SearchRequest
 from tabane.wire.base import Request, Response, SourceId
-from tabane.wire.sources import LocatorOut
+from tabane.wire.sources import PARAGRAPH, LocatorOut
 
 # -- requests -----------------------------------------------------------------------------------
 
@@ -74,7 +74,9 @@ class Expected(Request):
         None, description="where the source is stored; default: the only context searched"
     )
     source_id: SourceId
-    paragraph: int | None = Field(None, ge=0, description="null: the source's best paragraph")
+    paragraph: int | None = Field(
+        None, ge=0, description="null: the source's best paragraph", json_schema_extra=PARAGRAPH
+    )
 
 
 class ExplainIn(SearchIn):
