@@ -35,15 +35,15 @@ BOUNDS: dict[str, dict[str, Any]] = {
     "object": SPELLING,
     **{name: {"maxLength": limit} for name, limit in CLAIM_TEXTS.items()},
 }
-# (model, field): why the service checks no bound there
-UNBOUNDED = {
+# a search's tag filter (search/plan.py): at least one tag, none blank; no length or count
+FILTER_TAGS = {"minItems": 1, "items": {"minLength": 1}}
+SEARCHES = ("CrossExplainIn", "CrossSearchIn", "ExplainArgs", "ExplainIn", "SearchArgs", "SearchIn")
+# (model, field): the bound the service checks there instead of BOUNDS' (None: it checks none)
+ELSEWHERE: dict[tuple[str, str], dict[str, Any] | None] = {
+    **{(model, "tags"): FILTER_TAGS for model in SEARCHES},
+    # a lookup: a spelling no concept has finds nothing
     **{
-        (model, "tags"): "a filter: a tag no source carries matches none"
-        for model in ("CrossExplainIn", "CrossSearchIn", "ExplainArgs", "ExplainIn")
-    },
-    **{(model, "tags"): "a filter" for model in ("SearchArgs", "SearchIn")},
-    **{
-        (model, field): "a lookup: a spelling no concept has finds nothing"
+        (model, field): None
         for model in (
             "CrossQueryIn",
             "QueryGraphArgs",
@@ -54,10 +54,13 @@ UNBOUNDED = {
         )
         for field in ("subject", "label", "object", "source")
     },
-    ("ExpectedIn", "source"): "a lookup: an expected source no one stored is never served",
-    ("MemoriesArgs", "author"): "a filter: an author who wrote nothing finds nothing",
+    # a lookup: an expected source no one stored is never served
+    ("ExpectedIn", "source"): None,
+    # a filter: an author who wrote nothing finds nothing
+    ("MemoriesArgs", "author"): None,
+    # a partition to read: one nobody wrote in is empty
     **{
-        (model, "perspective"): "a partition to read: one nobody wrote in is empty"
+        (model, "perspective"): None
         for model in (
             "ActivateArgs",
             "ActivateIn",
@@ -111,8 +114,8 @@ def _states(schema: dict[str, Any], want: dict[str, Any], defs: dict[str, Any]) 
 def _walk(model: str, schema: dict[str, Any], defs: dict[str, Any], seen: set[str]) -> list[str]:
     gaps = []
     for field, sub in schema.get("properties", {}).items():
-        want = BOUNDS.get(field)
-        if want and (model, field) not in UNBOUNDED and not _states(sub, want, defs):
+        want = ELSEWHERE.get((model, field), BOUNDS.get(field))
+        if want and not _states(sub, want, defs):
             gaps.append(f"{model}.{field}: {want}")
     for name, inner in defs.items():
         if name not in seen:

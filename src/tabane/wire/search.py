@@ -32,7 +32,11 @@ class SearchIn(Request):
     )
     limit: int = Field(10, ge=1, le=MAX_LIMIT, description="hits per page")
     after: str | None = Field(None, description="`next_after` of the previous page")
-    tags: list[str] | None = Field(None, description="only sources with any of these tags")
+    tags: list[str] | None = Field(
+        None,
+        description="only sources with any of these tags",
+        json_schema_extra={"minItems": 1, "items": {"minLength": 1, "pattern": r"\S"}},
+    )
     since: str | None = Field(
         None, description="ISO 8601; only sources whose date (else stored time) is on or after it"
     )
