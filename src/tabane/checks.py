@@ -37,6 +37,8 @@ EdgeKey = tuple[str, str, str, str]
 # Names of contexts and groups: letters (any script), digits, and . _ - ; 1..64 characters;
 # not starting with a dot or dash. Scope names also allow ':' (`user:alice`, `org:acme`).
 _NAME = re.compile(r"^[^\W][\w.\-]{0,63}$", re.UNICODE)
+MAX_NAME = 64
+MAX_SCOPE = 128  # characters of a scope name (_SCOPE's {0,127} after its first)
 
 
 _SCOPE = re.compile(r"^(?!.*::)(?!.*:$)[^\W][\w.\-:@]{0,127}$", re.UNICODE)  # no empty part
@@ -84,9 +86,10 @@ def check_name(value: object, path: str = "name", what: str = "name") -> str:
     name = unicodedata.normalize("NFC", value)
     if not name.strip():
         raise InvalidName(f"{what} is empty", issues=[Issue(path, "empty")])
-    if len(name) > 64:
+    if len(name) > MAX_NAME:
         raise InvalidName(
-            f"{what} is too long", issues=[Issue(path, f"{len(name)} characters, at most 64")]
+            f"{what} is too long",
+            issues=[Issue(path, f"{len(name)} characters, at most {MAX_NAME}")],
         )
     if not _NAME.match(name):
         raise InvalidName(

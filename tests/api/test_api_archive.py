@@ -9,6 +9,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from tabane.archive.schema import archive_schema
 from tabane.graph.claims.parse import ClaimInput
 from tabane.ingest.documents import DocumentInput
 from tabane.principal import Principal
@@ -77,3 +78,10 @@ def test_http_refusals_name_the_line_or_the_parameter(
     missing = client.get(f"/contexts/{unique('nowhere')}/export")
     assert missing.status_code == 404
     assert missing.json()["error"]["issues"][0]["path"] == "path.context"
+
+
+def test_http_serves_the_archive_line_schema(client: TestClient) -> None:
+    got = client.get("/schemas/archive")
+    assert got.status_code == 200 and got.headers["content-type"] == "application/json"
+    assert got.json() == archive_schema()
+    assert set(got.json()["$defs"]) == {"context", "paragraph", "source", "claim", "alias", "end"}

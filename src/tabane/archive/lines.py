@@ -47,6 +47,9 @@ CLAIM_FIELDS = (FIELDS - {"closes"}) | {
     "scopes",
 }
 ALIAS_FIELDS = frozenset({"kind", "name", "alias_of", "scopes"})
+# a source's texts as a store keeps them (blank allowed), and their lengths at most
+SOURCE_TEXTS = {"title": 2000, "format": 64, "area": 200, "origin": 4096}
+SOURCE_REQUIRED = ("title", "format")
 
 
 @dataclass(frozen=True)
@@ -79,18 +82,18 @@ def read_source(body: dict[str, Any], n: int, at: str, issues: list[Issue]) -> S
     before = len(issues)
     f.unknown(body, SOURCE_FIELDS, at, issues)
     source_id = f.checked(check_source_id, body.get("source_id"), issues, f"{at}.source_id")
-    title = f.text(body.get("title"), f"{at}.title", issues, 2000, required=True)
-    fmt = f.text(body.get("format"), f"{at}.format", issues, 64, required=True)
+    title, fmt, area, origin = (
+        f.text(body.get(k), f"{at}.{k}", issues, limit, required=k in SOURCE_REQUIRED)
+        for k, limit in SOURCE_TEXTS.items()
+    )
     date = body.get("date")
     if date is not None:
         f.time(date, f"{at}.date", issues)
     tags = f.checked(check_tags, body.get("tags", []), issues, f"{at}.tags")
-    area = f.text(body.get("area"), f"{at}.area", issues, 200)
     state = body.get("state")
     if state is not None and state not in SOURCE_STATES:
         issues.append(Issue(f"{at}.state", f"one of {', '.join(SOURCE_STATES)}"))
     scopes = f.scopes(body.get("scopes"), f"{at}.scopes", issues)
-    origin = f.text(body.get("origin"), f"{at}.origin", issues, 4096)
     stored_at = f.time(body.get("stored_at"), f"{at}.stored_at", issues, required=True)
     raw_hash = f.digest(body.get("raw_hash"), f"{at}.raw_hash", issues, required=False)
     digest = f.digest(body.get("content_hash"), f"{at}.content_hash", issues, required=True)

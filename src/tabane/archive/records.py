@@ -28,6 +28,7 @@ from tabane.archive.lines import (
     read_claim,
     read_source,
 )
+from tabane.config import DEFAULT_MAX_BODY
 from tabane.errors import InvalidInput, Issue
 
 VERSION = 1
@@ -35,6 +36,8 @@ MAX_ISSUES = 100  # problems listed before reading stops
 KINDS = ("source", "claim", "alias")
 CONTEXT_FIELDS = frozenset({"name", "description", "dice_floor", "semantic_floor", "scopes"})
 END_FIELDS = ("sources", "paragraphs", "claims", "aliases")
+CONTEXT_NAME = 200  # characters of the header's context name at most
+MAX_LINE = 2 * DEFAULT_MAX_BODY  # characters of a line: a source line holds a whole document
 
 
 @dataclass(frozen=True)
@@ -66,11 +69,12 @@ class Summary:
 Record = Header | SourceRecord | ClaimRecord | AliasRecord
 
 
-def check(lines: Iterable[str]) -> Summary:
-    """Read the whole archive; InvalidInput listing its problems (nothing is written by it)."""
+def check(lines: Iterable[str], max_line: int = MAX_LINE) -> Summary:
+    """Read the whole archive; InvalidInput listing its problems (nothing is written by it).
+    A line over `max_line` characters is refused before it is parsed."""
     issues: list[Issue] = []
     summary = Summary()
-    for _ in _read(lines, issues, summary):
+    for _ in _read(lines, issues, summary, max_line):
         pass
     if issues:
         shown = issues[:MAX_ISSUES]
@@ -81,10 +85,10 @@ def check(lines: Iterable[str]) -> Summary:
     return summary
 
 
-def records(lines: Iterable[str]) -> Iterator[Record]:
+def records(lines: Iterable[str], max_line: int = MAX_LINE) -> Iterator[Record]:
     """The records of an archive `check` passed; InvalidInput if it changed since."""
     issues: list[Issue] = []
-    for record in _read(lines, issues, Summary()):
+    for record in _read(lines, issues, Summary(), max_line):
         if issues:
             break
         yield record
@@ -92,7 +96,9 @@ def records(lines: Iterable[str]) -> Iterator[Record]:
         raise InvalidInput("the archive changed while it was read; nothing written", issues=issues)
 
 
-def _read(lines: Iterable[str], issues: list[Issue], summary: Summary) -> Iterator[Record]:
+def _read(
+    lines: Iterable[str], issues: list[Issue], summary: Summary, max_line: int
+) -> Iterator[Record]:
     ids: set[int] = set()
     ended: dict[str, int] | None = None
     seen_end = False
@@ -104,6 +110,9 @@ def _read(lines: Iterable[str], issues: list[Issue], summary: Summary) -> Iterat
         if not raw.strip():
             continue
         at = f"line {n}"
+        if len(raw) > max_line:
+            issues.append(Issue(at, f"{len(raw)} characters, at most {max_line} in one line"))
+            continue
         item = _json(raw, at, issues)
         if item is None:
             continue
@@ -166,7 +175,7 @@ def _header(item: dict[str, Any], at: str, issues: list[Issue]) -> Header | None
         issues.append(Issue(where, "missing or not an object"))
         return None
     f.unknown(ctx, CONTEXT_FIELDS, where, issues)
-    name = f.text(ctx.get("name"), f"{where}.name", issues, 200, required=True)
+    name = f.text(ctx.get("name"), f"{where}.name", issues, CONTEXT_NAME, required=True)
     description = ctx.get("description", "")
     if not isinstance(description, str):
         issues.append(Issue(f"{where}.description", "not a string"))

@@ -78,6 +78,7 @@ class Worker:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._current: queue.Claimed | None = None  # the job the thread runs now
+        self._turn: int | None = None  # the context whose job ran last: the next is another's
         # The one map from job kind to handler (claims take the oldest due job of any kind).
         self.handlers: dict[str, Callable[[queue.Claimed], None]] = {
             queue.EMBED_SOURCE: self._run_source,
@@ -121,10 +122,10 @@ class Worker:
         if not kinds or self._stop.is_set() or self._disk_low():
             return False
         with self.store.admin() as session:
-            job = queue.claim(session, kinds, list(contexts))
+            job = queue.claim(session, kinds, list(contexts), after=self._turn)
         if job is None:
             return False
-        self._current = job
+        self._current, self._turn = job, job.context_id or 0
         try:
             with lease.Heartbeat(self.store, job):
                 self._run(job)

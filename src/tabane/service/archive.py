@@ -41,13 +41,14 @@ class ArchiveService(ServiceBase):
         each time (a file opened again), or a sequence of them."""
         self._writable()
         again: Lines = lines if callable(lines) else _twice(lines)
-        summary = records.check(again())
+        longest = 2 * self.settings.max_body_bytes  # a source line holds a whole document
+        summary = records.check(again(), longest)
         chosen = restore.scope_map(summary, user, scope_map)
         with self.store.session(user) as session:
             return restore.restore(
                 session,
                 user,
-                records.records(again()),
+                records.records(again(), longest),
                 chosen,
                 name=context,
                 embed=self.embedder is not None,

@@ -22,9 +22,11 @@ from pydantic import (
     ValidationInfo,
     field_validator,
 )
+from pydantic.config import JsonDict
 
-from tabane.checks import issue_path, storable_text
+from tabane.checks import MAX_NAME, MAX_SCOPE, issue_path, storable_text
 from tabane.errors import InvalidInput, Issue
+from tabane.ingest.documents import MAX_SOURCE_ID
 
 
 class Request(BaseModel):
@@ -161,11 +163,24 @@ def _accepts_str(annotation: Any) -> bool:
     return any(_accepts_str(a) for a in get_args(annotation))
 
 
-Name = Annotated[str, Field(description="A context or group name: letters, digits, '.', '_', '-'.")]
+# Bounds the service checks itself (each with its own error code), stated in the schema only:
+# tests/meta/test_wire_bounds.py holds every request model to them.
+NAME_BOUNDS: JsonDict = {"minLength": 1, "maxLength": MAX_NAME}
+SCOPES_BOUNDS: JsonDict = {"items": {"minLength": 1, "maxLength": MAX_SCOPE}}
+Name = Annotated[
+    str,
+    Field(
+        description="A context or group name: letters, digits, '.', '_', '-'.",
+        json_schema_extra=NAME_BOUNDS,
+    ),
+]
 ContextArg = Annotated[str, Field(description="The context to act in (see `list_contexts`).")]
 SourceId = Annotated[
     str,
-    Field(description="The caller-chosen id of the document: its path or URI, stable over time."),
+    Field(
+        description="The caller-chosen id of the document: its path or URI, stable over time.",
+        json_schema_extra={"minLength": 1, "maxLength": MAX_SOURCE_ID},
+    ),
 ]
 Description = Annotated[
     str, Field(description="What this holds, written so a later reader can choose by it.")
@@ -174,6 +189,7 @@ Scopes = Annotated[
     list[str] | None,
     Field(
         description="Visibility of the NEW row (e.g. ['org:acme']); omit for your default. "
-        "Only scopes you may write are accepted."
+        "Only scopes you may write are accepted.",
+        json_schema_extra=SCOPES_BOUNDS,
     ),
 ]

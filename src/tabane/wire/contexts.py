@@ -10,7 +10,15 @@ from pydantic import BaseModel, Field
 
 from tabane.contexts.contexts import ContextInfo, ContextStats, ContextUsageStats
 from tabane.contexts.groups import GroupInfo
-from tabane.wire.base import Description, Name, Request, Response, Scopes
+from tabane.wire.base import (
+    NAME_BOUNDS,
+    SCOPES_BOUNDS,
+    Description,
+    Name,
+    Request,
+    Response,
+    Scopes,
+)
 
 # -- contexts -----------------------------------------------------------------------------------
 
@@ -25,7 +33,9 @@ class ContextPut(Request):
     semantic_floor: float | None = Field(
         None, ge=-1.0, le=1.0, description="Semantic match floor; null = default."
     )
-    scopes: list[str] | None = Field(None, description="default: the caller's default scopes")
+    scopes: list[str] | None = Field(
+        None, description="default: the caller's default scopes", json_schema_extra=SCOPES_BOUNDS
+    )
 
 
 class ContextCreate(ContextPut):
@@ -50,7 +60,7 @@ class ContextPatch(Request):
 
 
 class ContextRename(Request):
-    new_name: str = Field(description="The new name.")
+    new_name: str = Field(description="The new name.", json_schema_extra=NAME_BOUNDS)
 
 
 class StatsOut(Response):

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 from tabane.graph.aliases import AliasInfo
 from tabane.graph.claims.parse import MAX_BATCH, MAX_STATEMENT, MAX_WEIGHT, ClaimInput, parse_claims
 from tabane.graph.vocabulary import MAX_SPELLING
-from tabane.wire.base import ContextArg, Request, Response
+from tabane.wire.base import SCOPES_BOUNDS, ContextArg, Request, Response
 
 Kind = Literal["concept", "label"]
 
@@ -62,7 +62,9 @@ ClaimItems = Annotated[list[Any], WithJsonSchema(_ITEMS_SCHEMA)]
 class AssociationsIn(Request):
     associations: ClaimItems
     scopes: list[str] | None = Field(
-        None, description="scopes the claims are stored under (default: the context's)"
+        None,
+        description="scopes the claims are stored under (default: the context's)",
+        json_schema_extra=SCOPES_BOUNDS,
     )
 
     def claims(self) -> list[ClaimInput]:
@@ -110,7 +112,9 @@ class AliasIn(Request):
     alias: str = Field(description="the entry-only spelling to add")
     target: str = Field(description="an existing canonical spelling")
     kind: Kind = Field("concept", description="`concept` or `label`")
-    scopes: list[str] | None = Field(None, description="default: the context's scopes")
+    scopes: list[str] | None = Field(
+        None, description="default: the context's scopes", json_schema_extra=SCOPES_BOUNDS
+    )
 
 
 class AliasOut(Response):

@@ -6,10 +6,16 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import Field
+from pydantic.config import JsonDict
 
 from tabane.checks import parse_date
-from tabane.memory.sessions import SessionInfo, Turn
-from tabane.wire.base import ContextArg, Request, Scopes
+from tabane.graph.claims.parse import CLAIM_TEXTS, MAX_REPLY, MAX_WEIGHT
+from tabane.graph.vocabulary import MAX_SPELLING
+from tabane.memory.sessions import ROLES, SessionInfo, Turn
+from tabane.wire.base import SCOPES_BOUNDS, ContextArg, Request, Scopes
+from tabane.wire.sources import PARAGRAPH
+
+SPELLING: JsonDict = {"maxLength": MAX_SPELLING}  # after spaces are made one (graph/vocabulary.py)
 
 
 class MemoryIn(Request):
@@ -19,17 +25,44 @@ class MemoryIn(Request):
         None,
         description="what it answers (the turn before it): embedded with it, so a reply "
         "without the topic's words is found",
+        json_schema_extra={"maxLength": MAX_REPLY},
     )
     speaker: str | None = Field(None, description="who said it (default: you)")
     kind: str = Field("observation", description="world, experience, observation, opinion, …")
-    role: str | None = Field(None, description="The speaker's role, as you name it.")
-    perspective: str | None = Field(None, description="partition key (default: the speaker)")
-    subject: str | None = Field(None, description="optional triple: subject")
-    label: str | None = Field(None, description="optional triple: label")
-    object: str | None = Field(None, description="optional triple: object")
-    weight: float | None = Field(None, description="the triple's weight; negative means 'not'")
-    source: str | None = Field(None, description="source_id it is attributed to")
-    paragraph: int | None = Field(None, description="The source's paragraph it is attributed to.")
+    role: str | None = Field(
+        None,
+        description="The speaker's role, as you name it.",
+        json_schema_extra={"maxLength": CLAIM_TEXTS["role"]},
+    )
+    perspective: str | None = Field(
+        None,
+        description="partition key (default: the speaker)",
+        json_schema_extra={"maxLength": CLAIM_TEXTS["perspective"]},
+    )
+    subject: str | None = Field(
+        None, description="optional triple: subject", json_schema_extra=SPELLING
+    )
+    label: str | None = Field(
+        None, description="optional triple: label", json_schema_extra=SPELLING
+    )
+    object: str | None = Field(
+        None, description="optional triple: object", json_schema_extra=SPELLING
+    )
+    weight: float | None = Field(
+        None,
+        description="the triple's weight; negative means 'not'",
+        json_schema_extra={"minimum": -MAX_WEIGHT, "maximum": MAX_WEIGHT},
+    )
+    source: str | None = Field(
+        None,
+        description="source_id it is attributed to",
+        json_schema_extra={"maxLength": CLAIM_TEXTS["source"]},
+    )
+    paragraph: int | None = Field(
+        None,
+        description="The source's paragraph it is attributed to.",
+        json_schema_extra=PARAGRAPH,
+    )
     valid_from: str | None = Field(None, description="ISO 8601: when it starts to hold")
     valid_until: str | None = Field(None, description="ISO 8601: when it stops holding")
     closes: list[int] = Field(default_factory=list, description="earlier notes this corrects")
@@ -51,12 +84,17 @@ class MemoryWritten:
 class TurnIn(Request):
     text: str = Field(description="What was said.")
     speaker: str | None = Field(None, description="who said it (default: you)")
-    role: str = Field("user", description="user, assistant, system or tool")
+    role: str = Field(
+        "user",
+        description="user, assistant, system or tool",
+        json_schema_extra={"enum": list(ROLES)},
+    )
     at: str | None = Field(None, description="ISO 8601: when it was said (default: now)")
     scopes: list[str] | None = Field(
         None,
         description="a new session's scopes (default: yours); an existing session keeps its "
         "own, and other scopes are refused",
+        json_schema_extra=SCOPES_BOUNDS,
     )
 
     def options(self) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from tabane.recall.plan import RecallRequest
 from tabane.recall.presets import PresetView
 from tabane.recall.result import Evidence, ScopeRef
 from tabane.wire.base import Request, Response
+from tabane.wire.sources import PARAGRAPH
 
 # -- requests -----------------------------------------------------------------------------------
 
@@ -77,7 +78,9 @@ class ExpectedIn(Request):
         None, description="the source's context; default: the only context read"
     )
     source: str | None = Field(None, description="the source_id (give this or `claim`)")
-    paragraph: int | None = Field(None, description="paragraph index; null: any of the source's")
+    paragraph: int | None = Field(
+        None, description="paragraph index; null: any of the source's", json_schema_extra=PARAGRAPH
+    )
     claim: int | None = Field(None, description="a claim id (give this or `source`)")
 
     def to_expected(self) -> Expected:

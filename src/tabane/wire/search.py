@@ -18,7 +18,7 @@ from tabane.search.catalog.catalog import MAX_LIMIT as CATALOG_LIMIT
 from tabane.search.catalog.catalog import MAX_OFFSET, CatalogRequest
 from tabane.search.plan import MAX_LIMIT, FilterPlan, SearchRequest
 from tabane.wire.base import Request, Response, SourceId
-from tabane.wire.sources import LocatorOut
+from tabane.wire.sources import PARAGRAPH, LocatorOut
 
 # -- requests -----------------------------------------------------------------------------------
 
@@ -32,7 +32,11 @@ class SearchIn(Request):
     )
     limit: int = Field(10, ge=1, le=MAX_LIMIT, description="hits per page")
     after: str | None = Field(None, description="`next_after` of the previous page")
-    tags: list[str] | None = Field(None, description="only sources with any of these tags")
+    tags: list[str] | None = Field(
+        None,
+        description="only sources with any of these tags",
+        json_schema_extra={"minItems": 1, "items": {"minLength": 1, "pattern": r"\S"}},
+    )
     since: str | None = Field(
         None, description="ISO 8601; only sources whose date (else stored time) is on or after it"
     )
@@ -74,7 +78,9 @@ class Expected(Request):
         None, description="where the source is stored; default: the only context searched"
     )
     source_id: SourceId
-    paragraph: int | None = Field(None, ge=0, description="null: the source's best paragraph")
+    paragraph: int | None = Field(
+        None, ge=0, description="null: the source's best paragraph", json_schema_extra=PARAGRAPH
+    )
 
 
 class ExplainIn(SearchIn):

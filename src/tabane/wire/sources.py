@@ -7,16 +7,20 @@ from datetime import datetime
 from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, Field
+from pydantic.config import JsonDict
 
-from tabane.checks import SOURCE_STATES
+from tabane.checks import MAX_INT4, SOURCE_STATES
 from tabane.errors import InvalidInput, Issue
-from tabane.ingest.documents import DocumentInput, block
+from tabane.ingest.documents import MAX_TAGS_SENT, DocumentInput, block
 from tabane.sources.read import MAX_PAGE, ParagraphView, SourceInfo
-from tabane.wire.base import ContextArg, IssueOut, Request, Response, SourceId
+from tabane.wire.base import SCOPES_BOUNDS, ContextArg, IssueOut, Request, Response, SourceId
 
 # -- sources ------------------------------------------------------------------------------------
 
 LocatorKind = Literal["page", "line_range", "slide", "sheet", "table"]
+
+
+PARAGRAPH: JsonDict = {"minimum": 0, "maximum": MAX_INT4}  # checks.is_paragraph_index
 
 
 class LocatorModel(Request):
@@ -54,14 +58,20 @@ class IngestIn(Request):
     )
     title: str | None = Field(None, description="Default: the first heading or file name.")
     date: str | None = Field(None, description="ISO 8601 date or date-time")
-    tags: list[str] | None = Field(None, description="Labels to filter by later.")
+    tags: list[str] | None = Field(
+        None,
+        description="Labels to filter by later.",
+        json_schema_extra={"maxItems": MAX_TAGS_SENT, "items": {"maxLength": 128}},
+    )
     area: str | None = Field(None, description="default: the front matter's `area`, if any")
     state: Literal[SOURCE_STATES] | None = Field(  # type: ignore[valid-type]
         None,
         description="active, waiting, someday, done or archived; default: the front matter's "
         "`state`, else none (a source with no state is no project)",
     )
-    scopes: list[str] | None = Field(None, description="default: the context's scopes")
+    scopes: list[str] | None = Field(
+        None, description="default: the context's scopes", json_schema_extra=SCOPES_BOUNDS
+    )
 
     def to_document(self, origin: str | None = None) -> DocumentInput:
         """The service's input; exactly one of `text` and `paragraphs` must be given. `origin`
@@ -193,7 +203,9 @@ class RetractOut(Response):
 
 class CiteIn(Request):
     source_id: SourceId
-    paragraph: int = Field(ge=0, description="The paragraph's index (from lookup).")
+    paragraph: int = Field(
+        ge=0, description="The paragraph's index (from lookup).", json_schema_extra=PARAGRAPH
+    )
 
 
 class CitationOut(Response):

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Query
-from fastapi.responses import StreamingResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 
 from tabane.api.deps import JSON_LINES, Svc, User, json_lines
 from tabane.archive.restore import scope_pairs
+from tabane.archive.schema import archive_schema
 from tabane.errors import InvalidInput, Issue, TabaneError
 from tabane.wire.archive import ImportReport
 from tabane.wire.base import ERROR_RESPONSES
@@ -27,6 +28,19 @@ def export_context(context: str, svc: Svc, user: User) -> StreamingResponse:
     see of it, read in one snapshot (docs/guide.md, "Moving a context")."""
     lines = svc.export_context(user, context)  # an unknown context is refused before any byte
     return StreamingResponse(json_lines(lines), media_type=JSON_LINES)
+
+
+@router.get(
+    "/schemas/archive",
+    response_class=JSONResponse,
+    responses={200: {"description": "a JSON Schema (draft 2020-12) of one archive line"}},
+)
+def archive_line_schema() -> JSONResponse:
+    """The JSON Schema every line of an archive (export's output, import's input) meets: a
+    header, a source, a claim, an alias or the end line, each with the bounds the import
+    enforces. What spans lines (their order, unique claim ids, the end's counts) only the import
+    checks (docs/guide.md, "Moving a context")."""
+    return JSONResponse(archive_schema())
 
 
 @router.post("/contexts/import", status_code=201)

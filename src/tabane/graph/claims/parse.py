@@ -17,6 +17,7 @@ MAX_BATCH = 10_000
 MAX_WEIGHT = 1e6
 MAX_STATEMENT = 20_000
 MAX_REPLY = 2_000  # characters of what a note answers (the embedder reads the first few hundred)
+CLAIM_TEXTS = {"source": 2000, "author": 200, "role": 100, "perspective": 200}  # lengths at most
 FIELDS = frozenset(  # a claim as a writer states it
     {
         "subject",
@@ -124,7 +125,7 @@ def parse_claim(
     paragraph = item.get("paragraph")
     if paragraph is not None and not is_paragraph_index(paragraph):
         issues.append(Issue(f"{path}.paragraph", f"not an integer in 0..{MAX_INT4}"))
-    source = text_field(item.get("source"), f"{path}.source", issues, 2000)
+    source = text_field(item.get("source"), f"{path}.source", issues, CLAIM_TEXTS["source"])
     if paragraph is not None and source is None:
         issues.append(Issue(f"{path}.paragraph", "needs a source"))
     valid_from = time_field(item.get("valid_from"), f"{path}.valid_from", issues)
@@ -143,10 +144,12 @@ def parse_claim(
         in_reply_to=in_reply_to,
         source=source,
         paragraph=paragraph,
-        author=text_field(item.get("author"), f"{path}.author", issues, 200),
-        role=text_field(item.get("role"), f"{path}.role", issues, 100),
+        author=text_field(item.get("author"), f"{path}.author", issues, CLAIM_TEXTS["author"]),
+        role=text_field(item.get("role"), f"{path}.role", issues, CLAIM_TEXTS["role"]),
         kind=str(kind),
-        perspective=text_field(item.get("perspective"), f"{path}.perspective", issues, 200),
+        perspective=text_field(
+            item.get("perspective"), f"{path}.perspective", issues, CLAIM_TEXTS["perspective"]
+        ),
         valid_from=valid_from,
         valid_until=valid_until,
         closes=closes,
