@@ -42,7 +42,7 @@ from tabane.errors import (
     MethodNotAllowed,
     TabaneError,
 )
-from tabane.mcp import catalog, registry
+from tabane.mcp import catalog, registry, resources
 from tabane.mcp.stdio_guard import claimed_stdio, refusal, unparsed_reply
 from tabane.plain import to_plain
 from tabane.principal import Principal
@@ -99,6 +99,8 @@ def build_server(svc: Tabane, principal: PrincipalFn) -> Server[Any]:
         get_tool_input_schema=schemas.get,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        **resources.resource_handlers(svc, principal, protocol_text()),
+        **resources.prompt_handlers(),
     )
 
 
