@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 from mcp import Client, MCPError
-from mcp_client import connect
+from mcp_client import connect, ok, refused
 
 from tabane.mcp import catalog
 from tabane.mcp.resources import ANSWER_PROMPT, PROTOCOL_URI, context_uri
@@ -43,6 +43,8 @@ def test_resources_are_the_protocol_and_the_contexts_you_can_see(
 
         text = (await c.read_resource(PROTOCOL_URI)).contents[0]
         assert (text.mime_type, getattr(text, "text", None)) == ("text/markdown", protocol_text())
+        assert await ok(c, "get_protocol", {}) == {"text": protocol_text()}  # the same text
+        assert (await refused(c, "get_protocol", {"name": "x"}))["code"] == "invalid_input"
 
         for name in (mine, odd):
             read = (await c.read_resource(context_uri(name))).contents[0]
@@ -55,10 +57,10 @@ def test_resources_are_the_protocol_and_the_contexts_you_can_see(
             (context_uri("no-such-ctx"), "no_context"),
             ("tabane://nothing", None),
         ):
-            with pytest.raises(MCPError) as refused:
+            with pytest.raises(MCPError) as no:
                 await c.read_resource(uri)
-            assert refused.value.error.code == -32602  # invalid params: no such resource for you
-            data = refused.value.error.data
+            assert no.value.error.code == -32602  # invalid params: no such resource for you
+            data = no.value.error.data
             assert (data["error"]["code"] if data else None) == code
 
         templates = (await c.list_resource_templates()).resource_templates
@@ -92,8 +94,8 @@ def test_the_answer_prompt_names_real_tools_and_refuses_no_question(
         assert '["a", "b"]' in got.messages[0].content.text  # type: ignore[union-attr]
 
         for name, args in ((ANSWER_PROMPT, {}), (ANSWER_PROMPT, {"question": " "}), ("x", {})):
-            with pytest.raises(MCPError) as refused:
+            with pytest.raises(MCPError) as no:
                 await c.get_prompt(name, args)
-            assert refused.value.error.code == -32602
+            assert no.value.error.code == -32602
 
     connect(svc, user, body, transport)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from importlib.resources import files
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -37,6 +38,11 @@ Answer this question from tabane's memory, with citations: {question}
 3. If recall found nothing that answers the question, say that it was not found in tabane's
    memory; do not guess. If you expected an item that is missing, ask `explain_recall`.
 """
+
+
+def protocol_text() -> str:
+    """The discipline taught to connected models: docs/protocol.md, shipped in the package."""
+    return (files("tabane.mcp") / "protocol.md").read_text(encoding="utf-8")
 
 
 def context_uri(name: str) -> str:
@@ -165,4 +171,11 @@ def prompt_handlers() -> dict[str, Any]:
     return {"on_list_prompts": list_prompts, "on_get_prompt": get_prompt}
 
 
-__all__ = ["ANSWER_PROMPT", "PROTOCOL_URI", "context_uri", "prompt_handlers", "resource_handlers"]
+__all__ = [
+    "ANSWER_PROMPT",
+    "PROTOCOL_URI",
+    "context_uri",
+    "prompt_handlers",
+    "protocol_text",
+    "resource_handlers",
+]

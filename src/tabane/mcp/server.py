@@ -14,7 +14,6 @@ import json
 import logging
 from collections.abc import Callable, MutableMapping
 from contextvars import ContextVar
-from importlib.resources import files
 from typing import Any
 
 import anyio
@@ -43,6 +42,7 @@ from tabane.errors import (
     TabaneError,
 )
 from tabane.mcp import catalog, registry, resources
+from tabane.mcp.resources import protocol_text
 from tabane.mcp.stdio_guard import claimed_stdio, refusal, unparsed_reply
 from tabane.plain import to_plain
 from tabane.principal import Principal
@@ -52,11 +52,6 @@ from tabane.wire.base import invalid_input, parse_json_strings
 logger = logging.getLogger(__name__)
 
 PrincipalFn = Callable[[], Principal]
-
-
-def protocol_text() -> str:
-    """The discipline taught to connected models: docs/protocol.md, shipped in the package."""
-    return (files("tabane.mcp") / "protocol.md").read_text(encoding="utf-8")
 
 
 def build_server(svc: Tabane, principal: PrincipalFn) -> Server[Any]:

@@ -155,6 +155,11 @@ class GroupDeletedResult:
     deleted: str
 
 
+@dataclass(frozen=True)
+class ProtocolText:
+    text: str  # docs/protocol.md: the server's instructions, as GET /protocol serves them
+
+
 class NameArgs(Request):
     name: Name
 

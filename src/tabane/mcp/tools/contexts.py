@@ -6,6 +6,7 @@ from __future__ import annotations
 from tabane.contexts.contexts import ContextInfo
 from tabane.contexts.groups import GroupInfo
 from tabane.mcp.registry import tool as _tool
+from tabane.mcp.resources import protocol_text
 from tabane.principal import Principal
 from tabane.service import Tabane
 from tabane.wire.base import NoArgs
@@ -18,6 +19,7 @@ from tabane.wire.contexts import (
     GroupDeletedResult,
     GroupList,
     NameArgs,
+    ProtocolText,
     RenameArgs,
     UpdateContextArgs,
 )
@@ -95,3 +97,10 @@ def delete_group(svc: Tabane, user: Principal, a: NameArgs) -> GroupDeletedResul
     """Delete a group; its contexts and child groups stay."""
     svc.delete_group(user, a.name)
     return GroupDeletedResult(a.name)
+
+
+@_tool("read")
+def get_protocol(svc: Tabane, user: Principal, a: NoArgs) -> ProtocolText:
+    """The protocol: how to use tabane's tools (the same text as the server's instructions and
+    the `tabane://protocol` resource). Read it when your client did not show you those."""
+    return ProtocolText(protocol_text())
