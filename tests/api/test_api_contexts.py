@@ -223,6 +223,12 @@ def test_group_lifecycle(client, make_context, new_name) -> None:
     changed = client.patch(f"/groups/{g}", json={"remove_groups": [child]}).json()
     assert (changed["groups"], changed["description"]) == ([], "e")
 
+    renamed = client.post(f"/groups/{g}/rename", json={"new_name": g + "r"})
+    assert renamed.status_code == 200 and renamed.json()["name"] == g + "r"
+    error(client.get(f"/groups/{g}"), 404, "no_group")
+    taken = error(client.post(f"/groups/{g}r/rename", json={"new_name": child}), 409, "name_taken")
+    assert paths(taken) == ["body.new_name"]
+    g += "r"
     assert client.delete(f"/groups/{g}").json() == {"name": g, "deleted": True}
     error(client.get(f"/groups/{g}"), 404, "no_group")
     assert client.get(f"/contexts/{b}").status_code == 200  # members stay

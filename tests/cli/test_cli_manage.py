@@ -81,6 +81,8 @@ def test_contexts_and_groups_round_trip(cli: Any) -> None:
     assert cli("groups", "show", group)[1]["contexts"] == [renamed]
     code, changed, _ = cli("groups", "change", group, "--remove-context", renamed)
     assert code == 0 and changed["contexts"] == []
+    assert cli("groups", "rename", group, group + "-2")[1]["name"] == group + "-2"
+    group += "-2"
     assert group in [g["name"] for g in cli("groups", "list")[1]]
     assert cli("groups", "delete", group)[1] == {"deleted": group}
     assert cli("contexts", "delete", renamed)[1]["deleted"] == renamed

@@ -250,6 +250,13 @@ def test_every_tool_end_to_end(svc: Tabane, user: Principal, transport: str, mod
         )
         assert (delta["contexts"], delta["groups"], delta["description"]) == ([], [], "empty")
         assert {g1, g2} <= {g["name"] for g in (await ok(c, "list_groups"))["groups"]}
+        renamed = await ok(c, "rename_group", {"name": g1, "new_name": g1 + "r"})
+        assert (renamed["name"], renamed["contexts"]) == (g1 + "r", [name])
+        gone = await err(c, "rename_group", {"name": g1, "new_name": g1 + "s"})
+        assert (gone["code"], gone["issues"][0]["path"]) == ("no_group", "name")
+        taken = await err(c, "rename_group", {"name": g1 + "r", "new_name": g2})
+        assert (taken["code"], taken["issues"][0]["path"]) == ("name_taken", "new_name")
+        assert (await ok(c, "rename_group", {"name": g1 + "r", "new_name": g1}))["name"] == g1
         assert (await ok(c, "delete_group", {"name": g2})) == {"deleted": g2}
         assert (await err(c, "get_group", {"name": g2}))["code"] == "no_group"
 

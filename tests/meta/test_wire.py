@@ -62,6 +62,7 @@ def test_a_tool_and_its_route_share_the_request() -> None:
         "rename_context": "ContextRename",
         "create_group": "GroupCreate",
         "change_group": "GroupPatch",
+        "rename_group": "ContextRename",
         "ingest_source": "IngestIn",
         "lookup_source": "LookupIn",
         "retract_source": "RetractIn",

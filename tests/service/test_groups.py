@@ -6,7 +6,15 @@ from functools import partial
 
 import pytest
 
-from tabane.errors import GroupCycle, GroupTooDeep, NoContext, NoGroup
+from tabane.errors import (
+    Forbidden,
+    GroupCycle,
+    GroupTooDeep,
+    InvalidName,
+    NameTaken,
+    NoContext,
+    NoGroup,
+)
 from tabane.service import Tabane
 
 from helpers import race, unique
@@ -50,6 +58,34 @@ def test_deleting_a_context_or_group_removes_it_everywhere(svc: Tabane, user, ma
     assert svc.get_group(user, parent).contexts == ()
     svc.delete_group(user, child)
     assert svc.get_group(user, parent).groups == ()
+
+
+def test_renaming_a_group_keeps_its_members_and_parents(
+    svc: Tabane, user, make_context, make_user
+) -> None:
+    c = make_context()
+    child = _group(svc, user, contexts=[c])
+    parent = _group(svc, user, groups=[child])
+    new = unique("grp")
+    renamed = svc.rename_group(user, child, new)
+    assert (renamed.name, renamed.contexts) == (new, (c,))
+    assert svc.get_group(user, parent).groups == (new,)
+    assert svc.expand(user, [], [parent]) == [c]
+    with pytest.raises(NoGroup):
+        svc.get_group(user, child)
+    with pytest.raises(NameTaken) as taken:
+        svc.rename_group(user, new, parent)
+    assert taken.value.issues[0].path == "new_name"
+    with pytest.raises(InvalidName):
+        svc.rename_group(user, new, ".dot")
+    with pytest.raises(NoGroup):
+        svc.rename_group(user, child, unique("grp"))
+    team = unique("org:team")
+    owner, reader = make_user(extra_write=(team,)), make_user(extra_read=(team,))
+    shared = _group(svc, owner, scopes=[team])
+    with pytest.raises(Forbidden):  # a reader sees it but may not rename it
+        svc.rename_group(reader, shared, unique("grp"))
+    assert svc.get_group(reader, shared).name == shared
 
 
 def test_cycles_are_refused(svc: Tabane, user) -> None:

@@ -151,6 +151,21 @@ def delete_group(session: Session, principal: Principal, name: str) -> None:
     session.flush()
 
 
+def rename(session: Session, principal: Principal, name: str, new_name: str) -> GroupInfo:
+    """Rename a group; its members, its parents' links to it and its scopes stay."""
+    _one_at_a_time(session)
+    group = resolve(session, name)
+    _require_writable(principal, group)
+    new_name = check_name(new_name, "new_name", "group name")
+    try:
+        with session.begin_nested():
+            group.name = new_name
+            session.flush()
+    except IntegrityError:
+        raise NameTaken(f"group {new_name!r} exists", issues=[Issue("new_name", "taken")]) from None
+    return info(session, group)
+
+
 def get(session: Session, name: str) -> GroupInfo:
     return info(session, resolve(session, name))
 

@@ -78,6 +78,10 @@ class ContextsService(ServiceBase):
         with self.store.session(user) as session:
             return groups.change(session, user, name, structure=self._group_edges, **delta)
 
+    def rename_group(self, user: Principal, name: str, new_name: str) -> GroupInfo:
+        with self.store.session(user) as session:
+            return groups.rename(session, user, name, new_name)
+
     def _group_edges(self) -> list[tuple[int, int]]:
         """The whole group DAG, read as the owner: a cycle or a chain too tall through a group
         the caller cannot see is refused as well (its error names only the caller's groups)."""

@@ -173,6 +173,7 @@ class Tabane(OnCore):
     get_group = _to(lambda t: t._contexts, ContextsService.get_group)
     list_groups = _to(lambda t: t._contexts, ContextsService.list_groups)
     change_group = _to(lambda t: t._contexts, ContextsService.change_group)
+    rename_group = _to(lambda t: t._contexts, ContextsService.rename_group)
     delete_group = _to(lambda t: t._contexts, ContextsService.delete_group)
     expand = _to(lambda t: t._contexts, ContextsService.expand)
 

@@ -87,6 +87,12 @@ def change_group(group: str, body: GroupPatch, svc: Svc, user: User) -> GroupInf
     return svc.change_group(user, group, **body.model_dump(exclude_unset=True))
 
 
+@router.post("/groups/{group}/rename", tags=["groups"])
+def rename_group(group: str, body: ContextRename, svc: Svc, user: User) -> GroupInfo:
+    """Rename a group; its members and the groups that hold it follow it."""
+    return svc.rename_group(user, group, body.new_name)
+
+
 @router.delete("/groups/{group}", tags=["groups"])
 def delete_group(group: str, svc: Svc, user: User) -> GroupDeleted:
     """Delete a group; its contexts and child groups stay."""

@@ -149,6 +149,14 @@ def groups_change(
         )
 
 
+@groups_app.command("rename")
+@handled
+def groups_rename(name: str, new_name: str) -> None:
+    """Rename a group.  Example: tabane groups rename work office"""
+    with service() as (svc, user):
+        emit(svc.rename_group(user, name, new_name), said=f"renamed group {name} to {new_name}")
+
+
 @groups_app.command("delete")
 @handled
 def groups_delete(name: str) -> None:

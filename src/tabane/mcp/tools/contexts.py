@@ -92,6 +92,12 @@ def change_group(svc: Tabane, user: Principal, a: ChangeGroupArgs) -> GroupInfo:
     return svc.change_group(user, a.name, **a.model_dump(exclude={"name"}))
 
 
+@_tool("update")
+def rename_group(svc: Tabane, user: Principal, a: RenameArgs) -> GroupInfo:
+    """Rename a group; its member contexts, child groups and the groups that hold it stay."""
+    return svc.rename_group(user, a.name, a.new_name)
+
+
 @_tool("destroy")
 def delete_group(svc: Tabane, user: Principal, a: NameArgs) -> GroupDeletedResult:
     """Delete a group; its contexts and child groups stay."""
