@@ -63,6 +63,7 @@ def test_a_tool_and_its_route_share_the_request() -> None:
         "create_group": "GroupCreate",
         "change_group": "GroupPatch",
         "rename_group": "ContextRename",
+        "search_communities": "CommunitySearchIn",
         "ingest_source": "IngestIn",
         "lookup_source": "LookupIn",
         "retract_source": "RetractIn",

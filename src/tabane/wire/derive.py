@@ -116,6 +116,12 @@ class RaptorMemberOut(Response):
     ordinal: int | None = None
 
 
+class CommunitySearchArgs(CommunitySearchIn):
+    """The `search_communities` tool's arguments: the route's body and its context."""
+
+    context: ContextArg
+
+
 class OverviewArgs(Request):
     context: ContextArg
     level: Annotated[

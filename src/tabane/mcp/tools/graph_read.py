@@ -3,6 +3,7 @@ citations. Each is a thin shell over the `Tabane` facade."""
 
 from __future__ import annotations
 
+from tabane.derive.communities.communities import CommunitySearch
 from tabane.graph.query.cite import AssociationCitations
 from tabane.graph.query.concepts import ConceptDescription, LabelPage
 from tabane.graph.query.pattern import QueryResult
@@ -11,6 +12,7 @@ from tabane.graph.walk.walk import ActivationResult, ExploreResult
 from tabane.mcp.registry import tool
 from tabane.principal import Principal
 from tabane.service import Tabane
+from tabane.wire.derive import CommunitySearchArgs
 from tabane.wire.graph_read import (
     ActivateArgs,
     CiteAssociationArgs,
@@ -104,3 +106,13 @@ def cite_association(svc: Tabane, user: Principal, a: CiteAssociationArgs) -> As
     return svc.association_citations(
         user, a.context, a.subject, a.label, a.object, perspective=a.perspective
     )
+
+
+@tool("read")
+def search_communities(svc: Tabane, user: Principal, a: CommunitySearchArgs) -> CommunitySearch:
+    """Communities (clusters of the context's concept graph, built offline) whose member names or
+    summary share terms with `query`, by the share of its terms found: the topic a concept belongs
+    to, or which topics a context covers. `stale` says the graph changed after the build; `built`
+    false means none was built yet. An overview: check facts with `query_graph` or
+    `describe_concept`."""
+    return svc.search_communities(user, a.context, a.query, a.limit)

@@ -1,0 +1,53 @@
+"""Derived memory through the official MCP client: search_communities on a built context."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from mcp import Client
+from mcp_client import connect, err, ok
+
+from tabane.graph.claims.parse import ClaimInput
+from tabane.principal import Principal
+from tabane.service import Tabane
+
+FRUIT = ("apple", "banana", "cherry")
+VEHICLES = ("bike", "bus", "truck")
+
+
+def clique(names: tuple[str, ...], label: str) -> list[ClaimInput]:
+    return [ClaimInput(a, label, b, 1.0) for i, a in enumerate(names) for b in names[i + 1 :]]
+
+
+@pytest.mark.parametrize("transport", ["memory", pytest.param("http", marks=pytest.mark.slow)])
+def test_search_communities_over_mcp(
+    svc: Tabane,
+    user: Principal,
+    make_user: Callable[..., Principal],
+    make_context: Callable[..., str],
+    transport: str,
+) -> None:
+    context, unbuilt = make_context(), make_context()
+    svc.add_claims(user, context, [*clique(FRUIT, "goes with"), *clique(VEHICLES, "drives by")])
+    svc.build_communities(user, context)
+
+    async def body(c: Client) -> None:
+        found = await ok(c, "search_communities", {"context": context, "query": "Truck BUS"})
+        assert (found["built"], found["stale"], found["total"]) == (True, False, 1)
+        assert found["terms"] == ["bus", "truck"]
+        assert set(found["hits"][0]["matched"]) == {"truck", "bus"}
+        members = {m["concept"] for m in found["hits"][0]["community"]["members"]}
+        assert members == {"bike", "bus", "truck"}
+        assert (await ok(c, "search_communities", {"context": unbuilt, "query": "x"}))[
+            "built"
+        ] is False
+        await err(c, "search_communities", {"context": context, "query": " "}, "invalid_input")
+        await err(c, "search_communities", {"context": "no-such-ctx", "query": "a"}, "no_context")
+
+    connect(svc, user, body, transport)
+
+    async def stranger(c: Client) -> None:  # another user's context is not there
+        await err(c, "search_communities", {"context": context, "query": "bus"}, "no_context")
+
+    connect(svc, make_user(), stranger, "memory")
