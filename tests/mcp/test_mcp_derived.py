@@ -1,4 +1,5 @@
-"""Derived memory through the official MCP client: search_communities on a built context."""
+"""Background-built memory through the official MCP client: search_communities on a built
+context, refresh_embeddings queuing what the model lacks."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from mcp import Client
 from mcp_client import connect, err, ok
 
 from tabane.graph.claims.parse import ClaimInput
+from tabane.ingest.documents import DocumentInput, block
 from tabane.principal import Principal
 from tabane.service import Tabane
 
@@ -51,3 +53,24 @@ def test_search_communities_over_mcp(
         await err(c, "search_communities", {"context": context, "query": "bus"}, "no_context")
 
     connect(svc, make_user(), stranger, "memory")
+
+
+@pytest.mark.slow  # the real embedding model
+def test_refresh_embeddings_over_mcp(
+    svc: Tabane, vsvc: Tabane, user: Principal, make_context: Callable[..., str]
+) -> None:
+    context = make_context()
+    svc.ingest(user, context, DocumentInput(source_id="a", paragraphs=[block("Kettles boil.")]))
+
+    async def body(c: Client) -> None:
+        got = await ok(c, "refresh_embeddings", {"context": context})
+        assert got == {"context": context, "model": "use-multilingual-v3", "sources": 1}
+        await err(c, "refresh_embeddings", {"context": "no-such-ctx"}, "no_context", "context")
+
+    connect(vsvc, user, body, "memory")
+    assert vsvc.wait_for_jobs(timeout=120) == 0
+
+    async def none(c: Client) -> None:
+        await err(c, "refresh_embeddings", {"context": context}, "embedder_unavailable")
+
+    connect(svc, user, none, "memory")

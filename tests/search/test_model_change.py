@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tabane.errors import EmbedderUnavailable, NoContext
 from tabane.ingest.documents import DocumentInput, block
 from tabane.models.openai_embedder import OpenAIEmbedder
 from tabane.search.plan import SearchRequest
@@ -37,3 +38,27 @@ def test_model_change_is_detected_and_reembeds(svc: Tabane, vsvc: Tabane, user, 
     # the original model's vectors are still there and still answer for the default embedder
     again = vsvc.search(user, SearchRequest("boiling water", contexts=(context,)))
     assert again.plan.contexts[0].lanes["vector"].model == "use-multilingual-v3"
+
+
+@pytest.mark.slow
+def test_refresh_embeddings_queues_what_the_model_lacks(
+    svc: Tabane, vsvc: Tabane, user, make_user, context
+) -> None:
+    texts = ["The kettle boils water.", "Roses want pruning in late winter."]
+    svc.ingest(user, context, DocumentInput(source_id="a", paragraphs=[block(t) for t in texts]))
+    with pytest.raises(EmbedderUnavailable):  # no embedder: nothing to embed with
+        svc.refresh_embeddings(user, context)
+    refreshed = vsvc.refresh_embeddings(user, context)
+    assert (refreshed.context, refreshed.model, refreshed.sources) == (
+        context,
+        "use-multilingual-v3",
+        1,
+    )
+    request = SearchRequest("boiling water", contexts=(context,))
+    assert vsvc.search(user, request).plan.contexts[0].pending_embeddings == 1
+    assert vsvc.wait_for_jobs(timeout=120) == 0
+    assert vsvc.search(user, request).plan.contexts[0].lanes["vector"].ran
+    assert vsvc.refresh_embeddings(user, context).sources == 1  # queued; the job skips them
+    assert vsvc.wait_for_jobs(timeout=120) == 0
+    with pytest.raises(NoContext):  # another user's context is not there
+        vsvc.refresh_embeddings(make_user(), context)

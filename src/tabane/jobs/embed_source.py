@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from sqlalchemy import select
@@ -84,10 +85,19 @@ def run(
         leaves_changed(context_id)
 
 
-def queue_again(session: Session, user: Principal, ctx: Context) -> None:
+@dataclass(frozen=True)
+class EmbeddingRefresh:
+    context: str
+    model: str  # the configured embedder the jobs embed with
+    sources: int  # live sources queued (a job already queued for one is not queued twice)
+
+
+def queue_again(session: Session, user: Principal, ctx: Context) -> int:
     """The context holds no vectors of the configured model (another model's, or none — its
     sources were stored with no embedder): queue an embedding of every live source the caller
-    can see (each job carries that source's scopes; the job skips embedded paragraphs)."""
+    can see (each job carries that source's scopes; the job skips embedded paragraphs). Returns
+    how many sources it queued."""
+    queued = 0
     for source in sources_read.live(session, ctx.id):
         if not user.can_write(tuple(source.scopes)):
             continue  # a reader cannot queue work that writes with the source's scopes
@@ -98,3 +108,5 @@ def queue_again(session: Session, user: Principal, ctx: Context) -> None:
             source_pk=source.id,
             source_scopes=source.scopes,
         )
+        queued += 1
+    return queued

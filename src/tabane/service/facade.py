@@ -186,6 +186,7 @@ class Tabane(OnCore):
     list_sources = _to(lambda t: t._sources, SourcesService.list_sources)
     lookup = _to(lambda t: t._sources, SourcesService.lookup)
     cite = _to(lambda t: t._sources, SourcesService.cite)
+    refresh_embeddings = _to(lambda t: t._sources, SourcesService.refresh_embeddings)
 
     # -- search (SearchService) -----------------------------------------------------
 

@@ -7,7 +7,15 @@ from pathlib import Path
 from typing import Any
 
 from tabane.contexts import contexts
-from tabane.errors import BodyTooLarge, DocumentError, EmptyDocument, Issue, NoContext, NotFound
+from tabane.errors import (
+    BodyTooLarge,
+    DocumentError,
+    EmbedderUnavailable,
+    EmptyDocument,
+    Issue,
+    NoContext,
+    NotFound,
+)
 from tabane.ingest import files
 from tabane.ingest.documents import (
     DocumentInput,
@@ -17,6 +25,8 @@ from tabane.ingest.documents import (
     stored_unchanged,
 )
 from tabane.ingest.files import IngestReport, Planned, Progress
+from tabane.jobs import embed_source
+from tabane.jobs.embed_source import EmbeddingRefresh
 from tabane.principal import Principal
 from tabane.service.base import ServiceBase
 from tabane.sources import read
@@ -146,6 +156,21 @@ class SourcesService(ServiceBase):
         except NotFound as exc:
             self._miss(user, context, exc)
             raise
+
+    def refresh_embeddings(self, user: Principal, context: str) -> EmbeddingRefresh:
+        """Queue the embedding of the context's live sources you may write: each job embeds the
+        paragraphs that lack a vector of the configured model (after a model change, or sources
+        stored with no embedder); vectors that model already made stay, as its text did."""
+        if self.embedder is None:
+            raise EmbedderUnavailable(
+                "no embedder is configured (TABANE_EMBEDDER=none): nothing to embed with",
+                issues=[Issue("context", "no embedder")],
+            )
+        with self.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            contexts.require_writable(user, ctx)
+            queued = embed_source.queue_again(session, user, ctx)
+        return EmbeddingRefresh(ctx.name, self.embedder.name, queued)
 
     def _miss(self, user: Principal, context: str, exc: NotFound) -> None:
         """Count a read that found nothing (in its own transaction: the read's rolled back)."""

@@ -269,3 +269,7 @@ class RetractArgs(RetractIn):
 
 class CiteArgs(CiteIn):
     context: ContextArg
+
+
+class RefreshEmbeddingsArgs(Request):
+    context: ContextArg

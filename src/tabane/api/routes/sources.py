@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from tabane.api.deps import Svc, User
+from tabane.jobs.embed_source import EmbeddingRefresh
 from tabane.sources.read import MAX_PAGE
 from tabane.wire.base import ERROR_RESPONSES, out
 from tabane.wire.sources import (
@@ -67,6 +68,14 @@ def lookup(context: str, body: LookupIn, svc: Svc, user: User) -> LookupOut:
 def retract(context: str, body: RetractIn, svc: Svc, user: User) -> RetractOut:
     """Remove a source's paragraphs (a tombstone stays); `dry_run` counts and writes nothing."""
     return out(RetractOut, svc.retract(user, context, body.source_id, dry_run=body.dry_run))
+
+
+@router.post("/embeddings/refresh", status_code=202)
+def refresh_embeddings(context: str, svc: Svc, user: User) -> EmbeddingRefresh:
+    """Queue the embedding of the context's sources you may write: the background worker embeds
+    each paragraph lacking a vector of the configured model (after a model change, or sources
+    stored with no embedder). 503 `embedder_unavailable` when none is configured."""
+    return svc.refresh_embeddings(user, context)
 
 
 @router.post("/citations")

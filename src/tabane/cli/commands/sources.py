@@ -188,3 +188,12 @@ def sources_retract(
     """Retract a source.  Example: tabane sources retract a.md --context notes --dry-run"""
     with service() as (svc, user):
         emit(svc.retract(user, context, source_id, dry_run=dry_run))
+
+
+@sources_app.command("refresh-embeddings")
+@handled
+def sources_refresh_embeddings(context: Annotated[str, Opt("--context", "-c")]) -> None:
+    """Queue re-embedding of a context's sources (paragraphs lacking a vector of the configured
+    model; the worker embeds them).  Example: tabane sources refresh-embeddings --context notes"""
+    with service() as (svc, user):
+        emit(svc.refresh_embeddings(user, context))

@@ -1,8 +1,9 @@
-"""The MCP tools for sources: ingest, list, look up, retract, cite. Each is a thin shell
-over the `Tabane` facade, registered with `registry.tool`."""
+"""The MCP tools for sources: ingest, list, look up, retract, cite, refresh embeddings. Each
+is a thin shell over the `Tabane` facade, registered with `registry.tool`."""
 
 from __future__ import annotations
 
+from tabane.jobs.embed_source import EmbeddingRefresh
 from tabane.mcp.registry import tool as _tool
 from tabane.principal import Principal
 from tabane.service import Tabane
@@ -14,6 +15,7 @@ from tabane.wire.sources import (
     Ingested,
     ListSourcesArgs,
     LookupArgs,
+    RefreshEmbeddingsArgs,
     RetractArgs,
     SourceLookup,
 )
@@ -68,3 +70,11 @@ def cite(svc: Tabane, user: Principal, a: CiteArgs) -> Citation:
     """The citation of one paragraph you use: its exact text, the source title, its section and
     locator. Cite every paragraph your answer relies on."""
     return svc.cite(user, a.context, a.source_id, a.paragraph)
+
+
+@_tool("write")
+def refresh_embeddings(svc: Tabane, user: Principal, a: RefreshEmbeddingsArgs) -> EmbeddingRefresh:
+    """Queue re-embedding of a context's sources you may write, in the background: paragraphs
+    lacking a vector of the configured model get one (after a model change, or sources stored
+    with no embedder). Returns how many sources were queued; search says `pending_embeddings`."""
+    return svc.refresh_embeddings(user, a.context)
