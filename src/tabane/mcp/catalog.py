@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from tabane.mcp.registry import ToolSpec, registered
 from tabane.mcp.tools import (
+    archive,
     contexts,
     search,
     sources,
@@ -37,6 +38,7 @@ MODULES = (
     tools_memory,
     tools_recall,
     tools_resolve,
+    archive,
 )
 
 

@@ -1,8 +1,39 @@
-"""The wire shape of an archive's import (the export is a stream of JSON lines): the restore's
-`ImportReport` as it is, no copy."""
+"""The wire shape of an archive: the restore's `ImportReport` as it is, no copy; and the MCP
+tools' arguments and export result (over HTTP the export is a stream of JSON lines)."""
 
 from __future__ import annotations
 
-from tabane.archive.restore import ImportReport
+from dataclasses import dataclass
+from typing import Annotated
 
-__all__ = ["ImportReport"]
+from pydantic import Field
+
+from tabane.archive.restore import ImportReport
+from tabane.wire.base import ContextArg, Request
+
+
+class ExportArgs(Request):
+    context: ContextArg
+
+
+@dataclass(frozen=True)
+class ArchiveText:
+    context: str
+    lines: int
+    archive: str  # JSON Lines, as GET /contexts/{c}/export streams it
+
+
+class ImportArgs(Request):
+    archive: Annotated[
+        str, Field(description="An exported archive (JSON Lines, as `export_context` returns it).")
+    ]
+    context: Annotated[
+        str | None, Field(description="The new context's name (default: the archive's).")
+    ] = None
+    scope_map: Annotated[
+        dict[str, str],
+        Field(description="OLD → NEW: rows under scope OLD are written under NEW."),
+    ] = {}
+
+
+__all__ = ["ArchiveText", "ExportArgs", "ImportArgs", "ImportReport"]
