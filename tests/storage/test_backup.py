@@ -212,3 +212,26 @@ def test_a_process_that_had_the_store_open_reads_the_restored_one(
     assert "Otters" in hit.text
     source.close()
     open_.close()
+
+
+@pytest.mark.slow
+def test_shared_rate_limit_state_is_not_backed_up(homes: list[Path], tmp_path: Path) -> None:
+    """The shared limits' buckets (schema `tabane_limits`, made on first use by a server that
+    shares its limits) are a few seconds of state, not the store's: a backup leaves them out, so a
+    forced restore into a store whose server made them too does not collide with them."""
+    from tabane.storage import shared_limits
+
+    source = Tabane.open(fresh(homes))
+    source.create_context(source.local_user(), "kept")
+    shared_limits.ensure_table(source.store.owner)
+    dump = tmp_path / "kept.dump"
+    backup.backup(source.store.owner, dump)
+    into = target(homes)
+    shared_limits.ensure_table(into.owner)
+    backup.restore(into.owner, dump, force=True, login_role=True)
+    assert holdings(into.owner)["contexts"] == 1
+    backup.restore(into.owner, dump, force=True, login_role=True)  # and again: still no collision
+    with into.owner.connect() as conn:
+        assert conn.scalar(text("SELECT to_regclass('tabane_limits.buckets')")) is not None
+    into.close()
+    source.close()

@@ -5,7 +5,8 @@ A backup is `pg_dump --format=custom --compress=1` of the owner's database, run 
 wheel's own client programs: one REPEATABLE READ snapshot, so a store that is being written while
 it runs is backed up as it stood at one instant, and nothing waits on it (docs/decisions/0017:
 chosen over pg_basebackup and pg_dump's other formats and levels by bench/backup_formats.py —
-smaller, portable to any PostgreSQL ≥ 15 with pgvector, restorable into a running store). Restore
+smaller, portable to any PostgreSQL ≥ 15 with pgvector, restorable into a running store); it
+leaves out the shared rate limits' schema (`tabane_limits`, state of a few seconds). Restore
 refuses a store that holds data (`store_not_empty`) unless forced, and a backup from a newer
 migration head than this tabane knows (`backup_too_new`); it empties the schema, loads the file in
 one transaction, migrates an older backup up to the head, and analyzes. The owner must be able to
@@ -33,7 +34,7 @@ from tabane.errors import (
     StoreUnavailable,
     TabaneError,
 )
-from tabane.storage import migrate
+from tabane.storage import migrate, shared_limits
 from tabane.storage.pg_programs import bin_dir
 
 # Tables a first command fills in a store that holds nothing yet: its local user, the scopes
@@ -70,9 +71,9 @@ def backup(owner: Engine, path: Path) -> Backup:
     partial = path.with_name(f".{path.name}.partial")
     revision = migrate.current(owner)
     try:
-        _client(
-            owner, ["pg_dump", "--format=custom", f"--compress={COMPRESS}", f"--file={partial}"]
-        )
+        dump = ["pg_dump", "--format=custom", f"--compress={COMPRESS}", f"--file={partial}"]
+        # the shared rate limits' buckets are seconds of state, not the store's (shared_limits)
+        _client(owner, [*dump, f"--exclude-schema={shared_limits.SCHEMA}"])
         partial.replace(path)
     finally:
         partial.unlink(missing_ok=True)
