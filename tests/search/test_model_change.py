@@ -62,3 +62,26 @@ def test_refresh_embeddings_queues_what_the_model_lacks(
     assert vsvc.wait_for_jobs(timeout=120) == 0
     with pytest.raises(NoContext):  # another user's context is not there
         vsvc.refresh_embeddings(make_user(), context)
+
+
+@pytest.mark.slow  # embeds through the worker
+def test_refresh_embeddings_over_http(svc: Tabane, vsvc: Tabane, user, make_user, context) -> None:
+    from fastapi.testclient import TestClient
+
+    from tabane.api.app import create_app
+
+    svc.ingest(user, context, DocumentInput(source_id="h", paragraphs=[block("Tea steeps.")]))
+    path = f"/contexts/{context}/embeddings/refresh"
+    with TestClient(create_app(vsvc, principal=lambda request: user)) as client:
+        done = client.post(path)
+        assert done.status_code == 202
+        assert done.json() == {"context": context, "model": "use-multilingual-v3", "sources": 1}
+    with TestClient(create_app(svc, principal=lambda request: user)) as client:
+        refused = client.post(path)  # no embedder configured
+        assert refused.status_code == 503
+        assert refused.json()["error"]["code"] == "embedder_unavailable"
+    other = make_user()
+    with TestClient(create_app(vsvc, principal=lambda request: other)) as client:
+        hidden = client.post(path)
+        assert hidden.status_code == 404 and hidden.json()["error"]["code"] == "no_context"
+    assert vsvc.wait_for_jobs(timeout=120) == 0
