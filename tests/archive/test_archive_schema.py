@@ -88,10 +88,11 @@ def test_a_file_with_a_wrong_type_or_an_unknown_field_names_its_line_and_field(
 
 
 def test_an_oversized_line_is_refused_before_it_is_parsed(
-    svc: Tabane, user: Principal, context: str, tmp_path: Path
+    svc: Tabane, user: Principal, context: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     lines = _lines(svc, user, context)
-    svc.settings = replace(svc.settings, max_body_bytes=4096)  # a line: at most 8192 characters
+    # a line: at most 8192 characters (restored after the test: svc is the session's)
+    monkeypatch.setattr(svc, "settings", replace(svc.settings, max_body_bytes=4096))
     lines[1]["source"]["paragraphs"][0]["text"] = "word " * 2000 + "end"
     path = tmp_path / "big.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")

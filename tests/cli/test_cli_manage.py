@@ -86,7 +86,7 @@ def test_contexts_and_groups_round_trip(cli: Any) -> None:
     assert group in [g["name"] for g in cli("groups", "list")[1]]
     assert cli("groups", "delete", group)[1] == {"deleted": group}
     code, _, err = cli("sources", "refresh-embeddings", "--context", renamed)  # no embedder here
-    assert code == 2 and "[embedder_unavailable]" in err
+    assert code == 2 and "[conflict]" in err
     assert cli("contexts", "delete", renamed)[1]["deleted"] == renamed
     code, _, err = cli("contexts", "show", renamed)
     assert code == 2 and "[no_context]" in err

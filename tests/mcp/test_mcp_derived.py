@@ -71,6 +71,6 @@ def test_refresh_embeddings_over_mcp(
     assert vsvc.wait_for_jobs(timeout=120) == 0
 
     async def none(c: Client) -> None:
-        await err(c, "refresh_embeddings", {"context": context}, "embedder_unavailable")
+        await err(c, "refresh_embeddings", {"context": context}, "conflict")
 
     connect(svc, user, none, "memory")

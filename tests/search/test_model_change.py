@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tabane.errors import EmbedderUnavailable, NoContext
+from tabane.errors import Conflict, NoContext
 from tabane.ingest.documents import DocumentInput, block
 from tabane.models.openai_embedder import OpenAIEmbedder
 from tabane.search.plan import SearchRequest
@@ -46,7 +46,7 @@ def test_refresh_embeddings_queues_what_the_model_lacks(
 ) -> None:
     texts = ["The kettle boils water.", "Roses want pruning in late winter."]
     svc.ingest(user, context, DocumentInput(source_id="a", paragraphs=[block(t) for t in texts]))
-    with pytest.raises(EmbedderUnavailable):  # no embedder: nothing to embed with
+    with pytest.raises(Conflict):  # no embedder: nothing to embed with (not a retry later)
         svc.refresh_embeddings(user, context)
     refreshed = vsvc.refresh_embeddings(user, context)
     assert (refreshed.context, refreshed.model, refreshed.sources) == (
@@ -78,8 +78,8 @@ def test_refresh_embeddings_over_http(svc: Tabane, vsvc: Tabane, user, make_user
         assert done.json() == {"context": context, "model": "use-multilingual-v3", "sources": 1}
     with TestClient(create_app(svc, principal=lambda request: user)) as client:
         refused = client.post(path)  # no embedder configured
-        assert refused.status_code == 503
-        assert refused.json()["error"]["code"] == "embedder_unavailable"
+        assert refused.status_code == 409
+        assert refused.json()["error"]["code"] == "conflict"
     other = make_user()
     with TestClient(create_app(vsvc, principal=lambda request: other)) as client:
         hidden = client.post(path)

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from tabane.contexts import contexts
 from tabane.errors import AliasConflict, NoSession, NoSource, StoreBusy, Unauthorized
-from tabane.graph import vocabulary
+from tabane.graph import aliases
 from tabane.graph.claims import write as claims_mod
 from tabane.graph.claims.parse import ClaimInput
 from tabane.ingest.documents import DocumentInput, retract_source
@@ -246,7 +246,7 @@ def test_alias_races_end_in_one_spelling_and_a_clear_error(
     svc.add_claims(owner, ctx, [ClaimInput("T0", "is", "T1", 1.0)])
 
     def alias(to: str, name: str = "al") -> Callable[[Session], object]:
-        return lambda session: vocabulary.add_alias(
+        return lambda session: aliases.add_alias(
             session, a, _context(session, ctx), "concept", name, to, (PUBLIC,)
         )
 

@@ -9,8 +9,8 @@ from typing import Any
 from tabane.contexts import contexts
 from tabane.errors import (
     BodyTooLarge,
+    Conflict,
     DocumentError,
-    EmbedderUnavailable,
     EmptyDocument,
     Issue,
     NoContext,
@@ -162,7 +162,7 @@ class SourcesService(ServiceBase):
         paragraphs that lack a vector of the configured model (after a model change, or sources
         stored with no embedder); vectors that model already made stay, as its text did."""
         if self.embedder is None:
-            raise EmbedderUnavailable(
+            raise Conflict(  # not a failing service to retry: a server without an embedder
                 "no embedder is configured (TABANE_EMBEDDER=none): nothing to embed with",
                 issues=[Issue("context", "no embedder")],
             )

@@ -74,7 +74,7 @@ def retract(context: str, body: RetractIn, svc: Svc, user: User) -> RetractOut:
 def refresh_embeddings(context: str, svc: Svc, user: User) -> EmbeddingRefresh:
     """Queue the embedding of the context's sources you may write: the background worker embeds
     each paragraph lacking a vector of the configured model (after a model change, or sources
-    stored with no embedder). 503 `embedder_unavailable` when none is configured."""
+    stored with no embedder). 409 `conflict` when none is configured."""
     return svc.refresh_embeddings(user, context)
 
 
