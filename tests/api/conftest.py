@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
+from starlette.requests import Request
 
 from tabane.api.app import create_app
 from tabane.principal import Principal
 from tabane.service import Tabane
+
+from helpers import serve
 
 _names = itertools.count()
 
@@ -31,3 +35,29 @@ def client_for(svc: Tabane) -> Callable[[Principal], TestClient]:
 @pytest.fixture
 def client(client_for: Callable[[Principal], TestClient], user: Principal) -> TestClient:
     return client_for(user)
+
+
+@pytest.fixture
+def stranger(make_user: Callable[..., Principal]) -> Principal:
+    return make_user()
+
+
+@pytest.fixture
+def http(svc: Tabane, user: Principal, stranger: Principal) -> Iterator[dict[str, httpx.Client]]:
+    """Clients acting for `user` ("me") and for `stranger` ("other"), on one app served on a
+    real socket whose principal resolver (the authentication seam) picks by a test header."""
+    people = {"me": user, "other": stranger}
+
+    def principal(request: Request) -> Principal:
+        return people[request.headers["x-test-user"]]
+
+    with serve(create_app(svc, principal)) as url:
+        clients = {
+            who: httpx.Client(base_url=url, headers={"x-test-user": who}, timeout=60)
+            for who in people
+        }
+        try:
+            yield clients
+        finally:
+            for c in clients.values():
+                c.close()

@@ -3,20 +3,17 @@ cited items and an id, the trace for its asker only, the one error body on bad i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
-from fastapi import Request
 
-from tabane.api.app import create_app
 from tabane.graph.claims.parse import ClaimInput
 from tabane.ingest.documents import DocumentInput, block
 from tabane.principal import Principal
 from tabane.service import Tabane
 
-from helpers import serve, unique
+from helpers import unique
 
 KETTLE = [
     "The kettle boils water in about three minutes when it is full.",
@@ -24,32 +21,6 @@ KETTLE = [
     "Never switch the kettle on when it is empty: the element overheats.",
 ]
 QUESTION = "how do I remove limescale with vinegar?"
-
-
-@pytest.fixture
-def stranger(make_user) -> Principal:
-    return make_user()
-
-
-@pytest.fixture
-def http(svc: Tabane, user: Principal, stranger: Principal) -> Iterator[dict[str, httpx.Client]]:
-    """Clients acting for `user` ("me") and for `stranger` ("other"), on one served app whose
-    principal resolver (the authentication seam) picks the user by a test header."""
-    people = {"me": user, "other": stranger}
-
-    def principal(request: Request) -> Principal:
-        return people[request.headers["x-test-user"]]
-
-    with serve(create_app(svc, principal)) as url:
-        clients = {
-            who: httpx.Client(base_url=url, headers={"x-test-user": who}, timeout=60)
-            for who in people
-        }
-        try:
-            yield clients
-        finally:
-            for c in clients.values():
-                c.close()
 
 
 def _error(response: httpx.Response, status: int, code: str, *paths: str) -> dict[str, Any]:

@@ -4,19 +4,15 @@ each quote against the cited paragraph, another user's recall `no_trace`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
-from fastapi import Request
 
-from tabane.api.app import create_app
 from tabane.ingest.documents import DocumentInput, block
 from tabane.principal import Principal
 from tabane.service import Tabane
-
-from helpers import serve
 
 KETTLE = [
     "The kettle boils water in about three minutes when it is full.",
@@ -24,31 +20,6 @@ KETTLE = [
     "Never switch the kettle on when it is empty: the element overheats.",
 ]
 QUESTION = "how do I remove limescale with vinegar?"
-
-
-@pytest.fixture
-def stranger(make_user: Callable[..., Principal]) -> Principal:
-    return make_user()
-
-
-@pytest.fixture
-def http(svc: Tabane, user: Principal, stranger: Principal) -> Iterator[dict[str, httpx.Client]]:
-    """Clients acting for `user` ("me") and `stranger` ("other") on one served app."""
-    people = {"me": user, "other": stranger}
-
-    def principal(request: Request) -> Principal:
-        return people[request.headers["x-test-user"]]
-
-    with serve(create_app(svc, principal)) as url:
-        clients = {
-            who: httpx.Client(base_url=url, headers={"x-test-user": who}, timeout=60)
-            for who in people
-        }
-        try:
-            yield clients
-        finally:
-            for c in clients.values():
-                c.close()
 
 
 def _doc(source_id: str, texts: list[str], title: str) -> DocumentInput:
