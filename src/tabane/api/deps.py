@@ -6,12 +6,12 @@ a request field.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
+from tabane.archive import records
 from tabane.errors import Issue, Unauthorized
 from tabane.principal import Principal
 from tabane.service import Tabane
@@ -54,4 +54,4 @@ User = Annotated[Principal, Depends(current_user)]
 def json_lines(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
     """Each row as one line of compact JSON (a streamed export's body)."""
     for row in rows:
-        yield json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n"
+        yield records.line_text(row) + "\n"

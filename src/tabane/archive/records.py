@@ -69,6 +69,11 @@ class Summary:
 Record = Header | SourceRecord | ClaimRecord | AliasRecord
 
 
+def line_text(row: dict[str, Any]) -> str:
+    """One record as its line of the archive: compact JSON, non-ASCII kept (no newline)."""
+    return json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+
+
 def check(lines: Iterable[str], max_line: int = MAX_LINE) -> Summary:
     """Read the whole archive; InvalidInput listing its problems (nothing is written by it).
     A line over `max_line` characters is refused before it is parsed."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -10,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from tabane.archive import records
 from tabane.cli.common import emit, handled, named_as, service
 from tabane.errors import InvalidInput, Issue
 
@@ -31,13 +31,13 @@ def export(
         lines = svc.export_context(user, context)
         if out is None:
             for line in lines:
-                typer.echo(_json(line))
+                typer.echo(records.line_text(line))
             return
         counts: dict[str, int] = {}
         try:
             with out.open("w", encoding="utf-8") as f:
                 for line in lines:
-                    f.write(_json(line) + "\n")
+                    f.write(records.line_text(line) + "\n")
                     counts = line.get("end", counts)
         except OSError as exc:
             raise InvalidInput(
@@ -67,10 +67,6 @@ def import_(
     chosen = scope_pairs(scope_map or [], "--map")
     with service() as (svc, user), named_as(OPTIONS):
         emit(svc.import_context(user, lines, context=context, scope_map=chosen))
-
-
-def _json(line: dict[str, object]) -> str:
-    return json.dumps(line, ensure_ascii=False, separators=(",", ":"))
 
 
 def _reader(path: Path) -> Callable[[], Iterator[str]]:

@@ -4,8 +4,7 @@ HTTP import's limit); a larger one moves over HTTP or the CLI, which stream."""
 
 from __future__ import annotations
 
-import json
-
+from tabane.archive import records
 from tabane.errors import BodyTooLarge, Issue, LimitExceeded
 from tabane.mcp.registry import tool as _tool
 from tabane.principal import Principal
@@ -21,7 +20,7 @@ def export_context(svc: Tabane, user: Principal, a: ExportArgs) -> ArchiveText:
     `limit_exceeded` (export it with `tabane export` or GET /contexts/{c}/export)."""
     limit, size, lines = svc.settings.max_body_bytes, 0, []
     for row in svc.export_context(user, a.context):
-        line = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+        line = records.line_text(row)
         size += len(line.encode("utf-8")) + 1
         if size > limit:
             raise LimitExceeded(
