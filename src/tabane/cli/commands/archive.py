@@ -9,7 +9,6 @@ from typing import Annotated
 
 import typer
 
-from tabane.archive import records
 from tabane.cli.common import emit, handled, named_as, service
 from tabane.errors import InvalidInput, Issue
 
@@ -27,6 +26,8 @@ def export(
     """Export a context as an archive (JSON Lines): its sources with their paragraphs, its
     claims and notes with their history, its aliases; what you can see of it. Import it into
     another store with `tabane import`.  Example: tabane export notes --out notes.jsonl"""
+    from tabane.archive import records  # here: the CLI's cold start imports no domain code
+
     with service() as (svc, user):
         lines = svc.export_context(user, context)
         if out is None:
