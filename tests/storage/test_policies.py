@@ -153,7 +153,7 @@ def _load_0035(engine: Engine, revision: str = "0035") -> None:
 def test_a_store_at_0035_upgrades_to_the_fresh_schema(scratch: Engine, fresh: Engine) -> None:
     _load_0035(scratch)
     migrate.upgrade(scratch, login_role=False)
-    assert migrate.current(scratch) == migrate.HEAD == "0036"
+    assert migrate.current(scratch) == migrate.HEAD
     assert differences(pg_dump(scratch), pg_dump(fresh)) == []
     with scratch.connect() as old, fresh.connect() as new:
         assert _enforced(old) == _enforced(new)

@@ -14,11 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy import ColumnElement, and_, case, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, func, select, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from tabane.errors import TabaneError
+from tabane.jobs import turns
 from tabane.principal import Principal
 from tabane.storage.schema import Job
 
@@ -248,17 +249,19 @@ def enqueue_vacuum(session: Session, tables: Sequence[str]) -> int:
 
 
 def claim(
-    session: Session, kinds: Sequence[str], contexts: Sequence[int] = (), after: int | None = None
+    session: Session,
+    kinds: Sequence[str],
+    contexts: Sequence[int] = (),
+    after: turns.Turns | None = None,
 ) -> Claimed | None:
     """Take the oldest due job of `kinds` (of `contexts`, when given), or one whose worker's
-    lease ran out, and lease it. Contexts take turns: given `after` (the context whose job the
-    caller ran last), the oldest due job of the next context in id order that has one, wrapping
-    round — one context's bulk ingest does not starve another's small one. A job that has used
-    its MAX_ATTEMPTS without failing — its
-    workers died or stopped with it each time — is parked as failed, with that reason, instead
-    of being run again."""
+    lease ran out, and lease it. Owners and their contexts take turns: given `after` (whose
+    work the caller ran last), the next owner in order that has a due job, and within it the
+    oldest due job of its next context in id order, wrapping round at both levels (jobs/turns.py).
+    A job that has used its MAX_ATTEMPTS without failing — its workers died or stopped with it
+    each time — is parked as failed, with that reason, instead of being run again."""
     while True:
-        job = _due(session, kinds, contexts, after)
+        job = turns.due(session, kinds, contexts, after)
         if job is None:
             return None
         if job.attempts < MAX_ATTEMPTS:
@@ -286,32 +289,6 @@ def claim(
         job.session_pk,
         tuple(job.tables or ()),
     )
-
-
-def _due(
-    session: Session, kinds: Sequence[str], contexts: Sequence[int], after: int | None
-) -> Job | None:
-    now = func.now()
-    due = or_(
-        and_(Job.state == "queued", Job.run_after <= now),
-        and_(Job.state == "running", Job.run_after <= now),
-    )
-    where = [due, Job.kind.in_(list(kinds))]
-    if contexts:
-        where.append(Job.context_id.in_(list(contexts)))
-    if after is not None:  # the next context after it with a due job, or round again (0: none)
-        turn = func.coalesce(Job.context_id, 0)
-        following = func.min(case((turn > after, turn)))
-        ahead = session.scalar(select(func.coalesce(following, func.min(turn))).where(*where))
-        job = None if ahead is None else _oldest(session, [*where, turn == ahead])
-        if job is not None:  # else its jobs are all leased to other workers now
-            return job
-    return _oldest(session, where)
-
-
-def _oldest(session: Session, where: Sequence[ColumnElement[bool]]) -> Job | None:
-    stmt = select(Job).where(*where).order_by(Job.id).limit(1)
-    return session.scalar(stmt.with_for_update(skip_locked=True))
 
 
 def _held(job: Claimed) -> ColumnElement[bool]:

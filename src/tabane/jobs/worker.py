@@ -26,7 +26,7 @@ from tabane.derive.raptor import tree as raptor
 from tabane.errors import DiskLow
 from tabane.graph import gloss, gram_merge
 from tabane.graph.claims import vectors as claim_vectors
-from tabane.jobs import catchup, embed_source, lease, queue, vacuum
+from tabane.jobs import catchup, embed_source, lease, queue, turns, vacuum
 from tabane.memory import turn_vectors
 from tabane.models.embedder import Embedder, Vectors
 from tabane.models.summarizer import Summarizer
@@ -78,7 +78,7 @@ class Worker:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._current: queue.Claimed | None = None  # the job the thread runs now
-        self._turn: int | None = None  # the context whose job ran last: the next is another's
+        self._turns = turns.Turns()  # whose job ran last: the next claim goes to another's
         # The one map from job kind to handler (claims take the oldest due job of any kind).
         self.handlers: dict[str, Callable[[queue.Claimed], None]] = {
             queue.EMBED_SOURCE: self._run_source,
@@ -122,10 +122,11 @@ class Worker:
         if not kinds or self._stop.is_set() or self._disk_low():
             return False
         with self.store.admin() as session:
-            job = queue.claim(session, kinds, list(contexts), after=self._turn)
+            job = queue.claim(session, kinds, list(contexts), after=self._turns)
         if job is None:
             return False
-        self._current, self._turn = job, job.context_id or 0
+        self._current = job
+        self._turns.took(job)
         try:
             with lease.Heartbeat(self.store, job):
                 self._run(job)

@@ -24,6 +24,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
+from sqlalchemy import text as sql
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -318,6 +319,13 @@ class Job(Base):
     __rls__ = rls.JOBS
     __table_args__ = (
         Index("ix_jobs_ready", "state", "run_after"),
+        Index(  # a claim's turns: the next owner, its next context, its oldest job (jobs/turns.py)
+            "ix_jobs_turns",
+            "scopes",
+            sql("coalesce(context_id, 0)"),
+            "id",
+            postgresql_where=sql("state IN ('queued', 'running')"),
+        ),
         CheckConstraint("state in ('queued', 'running', 'done', 'failed')", name="state_known"),
     )
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
