@@ -121,12 +121,12 @@ def test_each_api_key_has_its_own_bucket_and_a_401_costs_nothing(
 def test_mcp_is_charged_and_health_never_is(svc: Tabane, user: Principal) -> None:
     clock = FakeClock()
     with limited(svc, as_user(user), RateLimits(rps=1, burst=2), clock) as (url, _):
-        mcp = lambda: httpx.post(f"{url}/mcp", headers=RPC_HEADERS, json=LIST_TOOLS)  # noqa: E731
+        mcp = lambda: httpx.post(f"{url}/mcp", headers=RPC_HEADERS, json=LIST_TOOLS, timeout=60)  # noqa: E731
         assert mcp().status_code == 200
-        assert httpx.get(f"{url}/contexts").status_code == 200
+        assert httpx.get(f"{url}/contexts", timeout=60).status_code == 200
         assert refused(mcp(), "TABANE_RATE_RPS") == "1"  # one bucket for both doors
-        assert refused(httpx.get(f"{url}/contexts"), "TABANE_RATE_RPS") == "1"
-        assert {httpx.get(f"{url}/health").status_code for _ in range(10)} == {200}
+        assert refused(httpx.get(f"{url}/contexts", timeout=60), "TABANE_RATE_RPS") == "1"
+        assert {httpx.get(f"{url}/health", timeout=60).status_code for _ in range(10)} == {200}
         clock.now += 1
         assert mcp().status_code == 200
 
