@@ -30,15 +30,9 @@ from tabane.recall.seeds import bound_seeds
 from tabane.storage.schema import Association
 
 
-def _edges(touching: CTE, hop: int, exclude: CTE | None = None) -> CTE:
-    """The visible edges (netted over the caller's rows) touching a node of `touching`, each
-    scored by the activation it gathers — what each node it touches passes along it, summed (an
-    edge joining two seeds gets both) — times |weight|; the best `walk_pool`. A node passes its
-    strength divided by its load, max(1, W)^`walk_hub` with W = Σ|w| over its edges here (as
-    `activate` divides by W: graph/walk/walk.py): a hub seed's many edges share what it passes
-    and leave room for the few edges of a seed with few, which a question naming it asks about
-    as much (0: no division, each edge gets the node's whole strength). Its `reach` is the best
-    `reach` of those nodes: 1 for a concept the question names, a gloss's cosine otherwise."""
+def _netted(touching: CTE, hop: int, exclude: CTE | None) -> Any:
+    """The visible edges touching a node of `touching`, netted over the caller's rows (the
+    weight `w` summed, `id` the least row id), less those of `exclude`."""
     a = Association
     # Driven from the nodes through the subject and object indexes (an OR of two correlated
     # IN-subqueries read every association of the context: 370 ms at 50k claims).
@@ -66,7 +60,19 @@ def _edges(touching: CTE, hop: int, exclude: CTE | None = None) -> CTE:
     )
     if exclude is not None:
         netted = netted.having(func.min(a.id).not_in(select(exclude.c.id)))
-    e = netted.subquery(f"netted{hop}")
+    return netted.subquery(f"netted{hop}")
+
+
+def _edges(touching: CTE, hop: int, exclude: CTE | None = None) -> CTE:
+    """The visible edges (netted over the caller's rows) touching a node of `touching`, each
+    scored by the activation it gathers — what each node it touches passes along it, summed (an
+    edge joining two seeds gets both) — times |weight|; the best `walk_pool`. A node passes its
+    strength divided by its load, max(1, W)^`walk_hub` with W = Σ|w| over its edges here (as
+    `activate` divides by W: graph/walk/walk.py): a hub seed's many edges share what it passes
+    and leave room for the few edges of a seed with few, which a question naming it asks about
+    as much (0: no division, each edge gets the node's whole strength). Its `reach` is the best
+    `reach` of those nodes: 1 for a concept the question names, a gloss's cosine otherwise."""
+    e = _netted(touching, hop, exclude)
     node = (touching.c.context_id, touching.c.name)
     load = func.power(
         func.greatest(1.0, func.sum(func.abs(e.c.w)).over(partition_by=node)),
