@@ -92,6 +92,7 @@ def bind(
         "question_spelling": spelling_key(question),
         "title_lead": t.title_lead,
         "walk_pool": t.walk_pool,
+        "walk_hub": t.walk_hub,
         "walk_seeds": t.walk_seeds,
         "gloss_seeds": t.gloss_seeds,
         "catalog_limit": t.catalog_limit,

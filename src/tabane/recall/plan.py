@@ -40,6 +40,10 @@ class Tunables:
     rrf_k: float = 60.0  # reciprocal rank fusion constant (as sources/search)
     title_lead: int = 2  # lead paragraphs of a source named by title
     walk_pool: int = 20  # edges per hop
+    # A walk node's strength divided by its load max(1, Σ|w|)^walk_hub among its edges (as
+    # `activate` divides; 0: not divided). On graph.json / graph2.json through recall, all-needed
+    # 0.967 / 0.850 at 0 and 1.000 / 0.900 at 1 (decision 0020).
+    walk_hub: float = 1.0
     gloss_seeds: int = 3  # walk seeds per context from the question's nearest concept glosses
     walk_seeds: int = 32  # walk seeds per context at most (seeds.py: a long question names more)
     catalog_limit: int = 5

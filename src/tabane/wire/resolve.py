@@ -65,7 +65,7 @@ class FloorOut(Response):
 class CandidateOut(Response):
     name: str = Field(description="the canonical spelling (write this one)")
     score: float = Field(description="lexical: 1.0, containment or Dice; semantic: cosine")
-    kind: str = Field(description="exact, alias, containment, fuzzy or semantic")
+    kind: str = Field(description="exact, alias, variant, containment, fuzzy or semantic")
     tier: str = Field(description="lexical or semantic: scores of two tiers are never compared")
     rank: int = Field(description="1-based within its tier")
     via: str | None = Field(description="the stored spelling that matched, if not the name")

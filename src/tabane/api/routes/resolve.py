@@ -27,9 +27,9 @@ router = APIRouter(prefix="/contexts/{context}", tags=["graph"], responses=ERROR
 @router.post("/resolve")
 def resolve(context: str, body: ResolveIn, svc: Svc, user: User) -> ResolveOut:
     """Stored concept spellings for a cue, before you mint a new one. The lexical tier (exact,
-    alias, containment, fuzzy Dice at or above `dice_floor`) and, only when its best score is
-    under 0.5, the semantic tier over concept glosses — two lists whose scores are never
-    compared. Top candidates carry a gloss: read it before adopting a containment or fuzzy
+    alias, variant kanji, containment, fuzzy Dice at or above `dice_floor`) and, only when its
+    best score is under 0.5, the semantic tier over concept glosses — two lists whose scores are
+    never compared. Top candidates carry a gloss: read it before adopting a containment or fuzzy
     match (京都 is inside 東京都). The response says which floors were in effect and why the
     semantic tier did or did not run."""
     result = svc.resolve(

@@ -40,7 +40,7 @@ class Scored:
     canonical: str
     key: str
     score: float
-    kind: str  # exact | alias | containment | fuzzy
+    kind: str  # exact | alias | variant | containment | fuzzy
 
 
 def dice_informative(cue: Cue, key: str) -> float:
@@ -73,14 +73,14 @@ def min_shared(cue: Cue, floor: float) -> int:
     return max(1, math.ceil(need - 1e-9))
 
 
-KIND_ORDER = {"exact": 0, "alias": 1, "containment": 2, "fuzzy": 3}
+KIND_ORDER = {"exact": 0, "alias": 1, "variant": 2, "containment": 3, "fuzzy": 4}
 
 
 def tie_order(s: Scored, cue_text: str) -> tuple[float, int, int, str]:
-    """How resolve ranks: score, then match kind (exact, alias, containment, fuzzy), then the
-    spelling — the cue's own spelling verbatim, then its case-folded form (a case twin), then
-    any other spelling of the key (an identifier form), each group by name. Only an exact or
-    alias match can share the cue's folded form (else their keys would be equal)."""
+    """How resolve ranks: score, then match kind (exact, alias, variant, containment, fuzzy),
+    then the spelling — the cue's own spelling verbatim, then its case-folded form (a case
+    twin), then any other spelling of the key (an identifier form), each group by name. Only an
+    exact or alias match can share the cue's folded form (else their keys would be equal)."""
     if s.name == cue_text:
         closeness = 0
     elif s.kind in ("exact", "alias") and normalize(s.name) == normalize(cue_text):

@@ -39,7 +39,7 @@ class ResolveExplanation:
     kind: str
     rank: int | None = None
     score: float | None = None
-    match: str | None = None  # exact | alias | containment | fuzzy | semantic
+    match: str | None = None  # exact | alias | variant | containment | fuzzy | semantic
     tier: str | None = None
     dice_floor: Floor | None = None
     admitting_floor: float | None = None  # the dice floor that would admit it
@@ -184,9 +184,10 @@ def _ranked(
     """The expected spelling the lexical tiers ranked: served, or cut by the limit (with the
     limit that would serve it, checked by resolving again)."""
     if rank <= request.limit:
+        route = f": the cue with variant kanji is {s.name}" if s.kind == "variant" else ""
         return ResolveExplanation(
             "served",
-            f"served at rank {rank} ({s.kind}, {s.score:.3f})",
+            f"served at rank {rank} ({s.kind}, {s.score:.3f}){route}",
             rank=rank,
             score=s.score,
             match=s.kind,

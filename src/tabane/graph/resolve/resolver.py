@@ -2,12 +2,13 @@
 
 Tiers, in order (ARCHITECTURE.md §2): exact key of a canonical spelling (`exact`, 1.0) or of an
 alias (`alias`, 1.0, the alias in `via`) — when any exists nothing else is scored (eclipsed);
-else containment (`containment`, shorter/longer) and Dice over informative bigrams (`fuzzy`, at
-or above the dice floor); then, only when the best lexical score is under 0.5 (or there is none),
+else the key written with variant kanji (`variant`, 1.0, text/itaiji.py: 髙﨑 for 高崎),
+containment (`containment`, shorter/longer) and Dice over informative bigrams (`fuzzy`, at or
+above the dice floor); then, only when the best lexical score is under 0.5 (or there is none),
 the `semantic` tier: cosine between the cue and the gloss vectors of its kind (concepts and labels
-alike), floored, top `limit`. The tiers
-come back as separate lists and are never compared. The top candidates carry a gloss; either
-spelling of a pair recorded as distinct carries a warning. The result says what it did.
+alike), floored, top `limit`. The tiers come back as separate lists and are never compared. The
+top candidates carry a gloss; either spelling of a pair recorded as distinct carries a warning.
+The result says what it did.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ GLOSS_JOB = "embed_glosses"
 class Candidate:
     name: str  # always the canonical spelling
     score: float  # lexical: 1.0, containment or Dice; semantic: cosine — never compare the two
-    kind: str  # exact | alias | containment | fuzzy | semantic
+    kind: str  # exact | alias | variant | containment | fuzzy | semantic
     tier: str  # lexical | semantic
     rank: int  # 1-based within its tier
     via: str | None = None  # the stored spelling that matched, when not the canonical one
@@ -181,7 +182,9 @@ def lexical(
     found = lex.lexical(
         session, ctx.id, kind, looked.cue, dice_floor, pool, None if every else limit
     )
-    return Lexical(looked.cue, [], best_per_canonical(found.scored, cue), found.complete)
+    variant = lex.variants(session, ctx.id, kind, looked.cue.key)
+    ranked = best_per_canonical([*variant, *found.scored], cue)
+    return Lexical(looked.cue, [], ranked, found.complete)
 
 
 QueryVector = Callable[[], Vectors]

@@ -96,6 +96,18 @@ def exact_and_frequencies(context_id: int, kind: str, key: str, grams: Collectio
     return Bound(_exact_and_frequencies(), params)
 
 
+@cache
+def _variants() -> Any:
+    v = VocabEntry
+    return select(v.name, v.alias_of, v.key).where(*_vocabulary(v), _in(v.key, "variant_keys"))
+
+
+def variants(context_id: int, kind: str, keys: Collection[str]) -> Bound:
+    """The spellings stored under any of `keys` (a cue's variant-kanji keys, text/itaiji.py)."""
+    params = {"context_id": context_id, "kind": kind, "variant_keys": sorted(keys)}
+    return Bound(_variants(), params)
+
+
 def _inside() -> Any:
     """Stored keys inside the cue: every part of the cue (`parts`) looked up as an exact key."""
     v = VocabEntry

@@ -1,4 +1,5 @@
-"""The lexical tiers of resolve: exact/alias, containment and Dice over character bigrams.
+"""The lexical tiers of resolve: exact/alias, variant kanji, containment and Dice over character
+bigrams.
 
 A cue is two round trips in full mode: `look_up` (its exact spellings and the statistics that
 decide its over-common grams, one statement) and `lexical` (the stored keys inside it, those
@@ -19,6 +20,7 @@ from tabane.graph.resolve import arrays as resolve_arrays
 from tabane.graph.resolve import sql
 from tabane.graph.resolve.cue import Cue, Scored, score_key
 from tabane.graph.vocabulary_stats import Frequencies
+from tabane.text.itaiji import variant_keys
 from tabane.text.spelling import char_grams, spelling_key
 
 # Over-common bigrams ("stop-grams"). A bigram is over-common when more than 1/STOP_SHARE of the
@@ -81,6 +83,20 @@ def look_up(session: Session, context_id: int, kind: str, text: str) -> LookedUp
             exact.append(Scored(r.name, r.alias_of or r.name, r.key, 1.0, how))
     exact.sort(key=lambda s: (s.name, s.canonical))
     return LookedUp(cue_of(text, key, Frequencies.of(grams, stats)), exact)
+
+
+def variants(session: Session, context_id: int, kind: str, key: str) -> list[Scored]:
+    """The spellings stored under a variant-kanji form of the cue's key (髙﨑 for 高崎, 辺 for
+    邊: text/itaiji.py), as `variant` matches scoring 1.0 — the same name with another form of
+    its characters. One statement, only for a cue that has such a character."""
+    keys = variant_keys(key)
+    if not keys:
+        return []
+    bound = sql.variants(context_id, kind, keys)
+    return [
+        Scored(r.name, r.alias_of or r.name, r.key, 1.0, "variant")
+        for r in session.execute(bound.stmt, bound.params)
+    ]
 
 
 def analyse(session: Session, context_id: int, kind: str, text: str) -> Cue:

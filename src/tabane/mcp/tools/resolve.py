@@ -16,7 +16,8 @@ def resolve(svc: Tabane, user: Principal, a: ResolveArgs) -> Resolution:
     """RESOLVE BEFORE YOU MINT: map any spelling (typo, width or kana variant, camelCase or
     snake_case) to the concepts already stored, and reuse an existing spelling instead of
     writing a new one. `candidates` is the lexical tier: exact or alias (the cue IS a stored
-    spelling; nothing else is scored), containment, fuzzy. A containment or fuzzy candidate can
+    spelling; nothing else is scored), variant (the cue in other kanji forms, 高崎 for 髙﨑, is
+    a stored spelling), containment, fuzzy. A containment or fuzzy candidate can
     be a look-alike (京都 is inside 東京都): read its `gloss` (the name with its heaviest facts)
     and its `warnings` before adopting it; never adopt on score alone. `semantic` (only when the
     lexical best is under 0.5) holds paraphrase matches by gloss cosine: a different ruler, never

@@ -10,18 +10,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import CTE, Integer, Select, and_, case, false, func, or_, select, union, union_all
+from sqlalchemy import (
+    CTE,
+    Float,
+    Integer,
+    Select,
+    and_,
+    case,
+    false,
+    func,
+    or_,
+    select,
+    union,
+    union_all,
+)
 
 from tabane.recall.lanes.lanes import p, row
 from tabane.recall.seeds import bound_seeds
 from tabane.storage.schema import Association
 
 
-def _edges(touching: CTE, hop: int, exclude: CTE | None = None) -> CTE:
-    """The visible edges (netted over the caller's rows) touching a node of `touching`, each
-    scored by the activation it gathers — the strengths of the nodes it touches, summed (an edge
-    joining two seeds gets both) — times |weight|; the best `walk_pool`. Its `reach` is the best
-    `reach` of those nodes: 1 for a concept the question names, a gloss's cosine otherwise."""
+def _netted(touching: CTE, hop: int, exclude: CTE | None) -> Any:
+    """The visible edges touching a node of `touching`, netted over the caller's rows (the
+    weight `w` summed, `id` the least row id), less those of `exclude`."""
     a = Association
     # Driven from the nodes through the subject and object indexes (an OR of two correlated
     # IN-subqueries read every association of the context: 370 ms at 50k claims).
@@ -49,10 +60,26 @@ def _edges(touching: CTE, hop: int, exclude: CTE | None = None) -> CTE:
     )
     if exclude is not None:
         netted = netted.having(func.min(a.id).not_in(select(exclude.c.id)))
-    e = netted.subquery(f"netted{hop}")
-    score = func.sum(touching.c.strength) * func.abs(e.c.w)
-    return (
-        select(e, score.label("score"), func.max(touching.c.reach).label("reach"))
+    return netted.subquery(f"netted{hop}")
+
+
+def _edges(touching: CTE, hop: int, exclude: CTE | None = None) -> CTE:
+    """The visible edges (netted over the caller's rows) touching a node of `touching`, each
+    scored by the activation it gathers — what each node it touches passes along it, summed (an
+    edge joining two seeds gets both) — times |weight|; the best `walk_pool`. A node passes its
+    strength divided by its load, max(1, W)^`walk_hub` with W = Σ|w| over its edges here (as
+    `activate` divides by W: graph/walk/walk.py): a hub seed's many edges share what it passes
+    and leave room for the few edges of a seed with few, which a question naming it asks about
+    as much (0: no division, each edge gets the node's whole strength). Its `reach` is the best
+    `reach` of those nodes: 1 for a concept the question names, a gloss's cosine otherwise."""
+    e = _netted(touching, hop, exclude)
+    node = (touching.c.context_id, touching.c.name)
+    load = func.power(
+        func.greatest(1.0, func.sum(func.abs(e.c.w)).over(partition_by=node)),
+        p("walk_hub", Float),
+    )
+    pairs = (
+        select(e, (touching.c.strength / load).label("passed"), touching.c.reach)
         .join(
             touching,
             and_(
@@ -60,8 +87,14 @@ def _edges(touching: CTE, hop: int, exclude: CTE | None = None) -> CTE:
                 or_(touching.c.name == e.c.subject, touching.c.name == e.c.object),
             ),
         )
-        .group_by(*e.c)
-        .order_by(score.desc(), e.c.id)
+        .subquery(f"pairs{hop}")
+    )
+    edge = [pairs.c[c.name] for c in e.c]
+    score = func.sum(pairs.c.passed) * func.abs(pairs.c.w)
+    return (
+        select(*edge, score.label("score"), func.max(pairs.c.reach).label("reach"))
+        .group_by(*edge)
+        .order_by(score.desc(), pairs.c.id)
         .limit(p("walk_pool", Integer))
         .cte(f"hop{hop}")
     )
