@@ -31,7 +31,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
-from tabane.storage.bulk import insert_columns
+from tabane.storage.bulk import copy_columns
 from tabane.storage.schema import CorpusStats, DeadPostings, Pack, Paragraph, TermStats
 from tabane.text.analyze import index_terms
 
@@ -87,25 +87,52 @@ def add(
     and add them to the statistics. Called once per source version: re-ingest clears first."""
     if not paragraphs:
         return
-    records: dict[str, list[tuple[int, int, int, int]]] = {}
-    df: Counter[str] = Counter()
+    names, packs, df, total = _packed(paragraphs)
+    _bump(session, context_id, list(scopes), len(paragraphs), total, df)
+    copy_columns(
+        session,
+        Pack.__table__,  # type: ignore[arg-type]
+        {"term": names, "postings": packs},
+        {"context_id": context_id, "source_pk": source_pk, "scopes": list(scopes)},
+    )
+
+
+def _packed(
+    paragraphs: Sequence[tuple[int, Terms]],
+) -> tuple[list[str], list[bytes], Counter[str], int]:
+    """The packs of `paragraphs` (terms sorted, each pack's records by paragraph id), their
+    document frequencies and total length. One flat record array is built and cut per term:
+    a list of tuples per term made into an array each cost more than the analysis."""
+    index: dict[str, int] = {}
+    term_of: list[int] = []
+    fields: list[int] = []  # id, tf, qtf, dl per record, flat
     total = 0
     for pid, terms in sorted(paragraphs, key=lambda item: item[0]):
         dl = terms.length
         total += dl
-        for term in terms.text.keys() | terms.heading.keys() | terms.questions.keys():
-            q = terms.questions.get(term, 0)
-            tf = terms.text.get(term, 0) + terms.heading.get(term, 0) + q
-            records.setdefault(term, []).append((pid, tf, q, dl))
-            df[term] += 1
-    _bump(session, context_id, list(scopes), len(paragraphs), total, df)
-    names = sorted(records)
-    insert_columns(
-        session,
-        Pack.__table__,  # type: ignore[arg-type]
-        {"term": names, "postings": [np.array(records[t], dtype=PACK).tobytes() for t in names]},
-        {"context_id": context_id, "source_pk": source_pk, "scopes": list(scopes)},
-    )
+        asked = terms.questions
+        counts = dict(terms.text)
+        for extra in (terms.heading, asked):
+            for term, n in extra.items():
+                counts[term] = counts.get(term, 0) + n
+        for term, tf in counts.items():
+            term_of.append(index.setdefault(term, len(index)))
+            fields += (pid, tf, asked.get(term, 0) if asked else 0, dl)
+    names = sorted(index)
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[[index[name] for name in names]] = np.arange(len(names))
+    keys = rank[np.asarray(term_of, dtype=np.int64)]
+    order = np.argsort(keys, kind="stable")  # by term, then (stable) by paragraph id
+    flat = np.asarray(fields, dtype=np.int64).reshape(-1, 4)[order]
+    records = np.empty(len(flat), dtype=PACK)
+    for i, name in enumerate(PACK.names):
+        records[name] = flat[:, i]
+    counts_per_term = np.bincount(keys, minlength=len(names))
+    bounds = np.concatenate(([0], np.cumsum(counts_per_term))) * PACK.itemsize
+    blob = records.tobytes()
+    packs = [blob[bounds[i] : bounds[i + 1]] for i in range(len(names))]
+    df = Counter(dict(zip(names, counts_per_term.tolist(), strict=True)))
+    return names, packs, df, total
 
 
 def unpack(blob: bytes) -> np.ndarray[Any, np.dtype[Any]]:

@@ -11,6 +11,7 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
 from tabane.search import postings
+from tabane.storage.bulk import copy_columns
 from tabane.storage.schema import Paragraph, Section, Source
 from tabane.text.documents import Block
 
@@ -136,19 +137,44 @@ def write_paragraphs(
         for i, block in enumerate(blocks)
     ]
     fresh = [row for i, row in enumerate(rows) if i not in kept]
-    new_ids = iter(
-        session.scalars(
-            insert(Paragraph).returning(Paragraph.id, sort_by_parameter_order=True), fresh
-        ).all()
-        if fresh
-        else ()
-    )
+    new_ids = iter(_insert_fresh(session, fresh))
     if kept:
         moved = ("idx", "section_id", "section_path", "locator", "token_count", "kind")
         placed = [{"id": pid, **{k: rows[i][k] for k in moved}} for i, (pid, _) in kept.items()]
         session.execute(update(Paragraph), placed)
     ids = [kept[i][0] if i in kept else next(new_ids) for i in range(len(rows))]
     postings.add(session, context_id, source_pk, scopes, list(zip(ids, terms, strict=True)))
+
+
+# The columns a fresh paragraph is written with by COPY (the rest: its source's, the same for all).
+_FRESH = ("id", "idx", "text", "section_id", "section_path", "locator", "questions")
+_FRESH += ("token_count", "kind")
+
+
+def _insert_fresh(session: Session, fresh: list[dict[str, Any]]) -> list[int]:
+    """Insert new paragraph rows (their ids drawn from the sequence first, in one round trip) by
+    COPY through a staging table (storage/bulk.py: the policies still check every row); returns
+    their ids in order."""
+    if not fresh:
+        return []
+    ids = list(
+        session.scalars(
+            select(func.nextval("paragraphs_id_seq")).select_from(
+                func.generate_series(1, len(fresh))
+            )
+        )
+    )
+    first = fresh[0]
+    columns: dict[str, list[Any]] = {"id": ids}
+    for name in _FRESH[1:]:
+        columns[name] = [row[name] for row in fresh]
+    copy_columns(
+        session,
+        Paragraph.__table__,  # type: ignore[arg-type]
+        columns,
+        {k: first[k] for k in ("source_pk", "context_id", "scopes")},
+    )
+    return ids
 
 
 def reindex(session: Session, context_id: int, source: Source) -> None:

@@ -1,19 +1,32 @@
-"""Bulk inserts as one `INSERT … SELECT FROM unnest(…)` statement.
+"""Bulk inserts: one `INSERT … SELECT FROM unnest(…)` statement, or binary COPY through a
+session-private staging table.
 
 COPY FROM is not allowed on tables under row-level security, and an executemany sends a statement
 per batch of rows; one unnest insert sends each column as a single array parameter and still has
-every row checked by the table's policies.
+every row checked by the table's policies. `copy_columns` goes further for the large writes of an
+ingest (paragraphs, postings): the rows travel by binary COPY into a temporary table of this
+connection (no policy, no index, no other session can see it), then one `INSERT … SELECT` moves
+them into the real table, where the policies' WITH CHECK, the constraints and the foreign keys
+decide exactly as for any other insert. Row-level security stays the one boundary; what COPY saves
+is the client's work (no giant statement to build and parse) and the text form of each value.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import ARRAY, bindparam, func, insert, literal, select
+import psycopg
+from sqlalchemy import ARRAY, bindparam, column, func, insert, literal, select, text
+from sqlalchemy import table as table_clause
+from sqlalchemy.dialects import postgresql
+from sqlalchemy.exc import DataError
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.schema import Table
 from sqlalchemy.types import TypeEngine
+
+_DIALECT = postgresql.dialect()  # type: ignore[no-untyped-call]
 
 
 def insert_columns(
@@ -39,6 +52,62 @@ def insert_columns(
         [*names, *constants], select(*(rows.c[n] for n in names), *const_cols)
     )
     session.execute(stmt)
+
+
+def copy_columns(
+    session: Session,
+    table: Table,
+    columns: Mapping[str, Sequence[Any]],
+    constants: Mapping[str, Any] | None = None,
+) -> None:
+    """`insert_columns` by binary COPY into this connection's staging table for `table` and
+    these columns, then one `INSERT … SELECT` into `table` under its policies. The staging table
+    is made once per connection (`ON COMMIT DELETE ROWS`) and emptied after each use, so a
+    transaction may stage many times; a rolled-back transaction takes it away and the next
+    call makes it again."""
+    constants = constants or {}
+    names = list(columns)
+    if not names or not len(columns[names[0]]):
+        return
+    stage = _stage_name(table, names)
+    listed = ", ".join(names)
+    session.execute(
+        text(
+            f"CREATE TEMPORARY TABLE IF NOT EXISTS {stage} ON COMMIT DELETE ROWS AS "
+            f"SELECT {listed} FROM {table.name} WITH NO DATA"
+        )
+    )
+    driver = session.connection().connection.driver_connection
+    assert driver is not None  # a checked-out connection
+    types = [_copy_type(table.c[n].type) for n in names]
+    sql = f"COPY {stage} ({listed}) FROM STDIN (FORMAT BINARY)"
+    try:
+        with driver.cursor() as cursor, cursor.copy(sql) as copy:
+            copy.set_types(types)
+            for row in zip(*(columns[n] for n in names), strict=True):
+                copy.write_row(row)
+    except psycopg.DataError as exc:  # as SQLAlchemy wraps it: the store's net reads it
+        raise DataError(sql, None, exc) from exc
+    const_cols = [
+        literal(value, type_=table.c[name].type).label(name) for name, value in constants.items()
+    ]
+    staged = table_clause(stage, *(column(n, table.c[n].type) for n in names))
+    session.execute(
+        insert(table).from_select(
+            [*names, *constants], select(*(staged.c[n] for n in names), *const_cols)
+        )
+    )
+    session.execute(text(f"TRUNCATE {stage}"))
+
+
+def _stage_name(table: Table, names: Sequence[str]) -> str:
+    digest = hashlib.blake2b(",".join(names).encode(), digest_size=4).hexdigest()
+    return f"tabane_stage_{table.name}_{digest}"
+
+
+def _copy_type(type_: TypeEngine[Any]) -> str:
+    """The PostgreSQL type name psycopg dumps a column's values as (collation dropped)."""
+    return type_.compile(dialect=_DIALECT).split(" COLLATE ")[0].lower()
 
 
 def _item_type(table: Table, name: str) -> TypeEngine[Any]:

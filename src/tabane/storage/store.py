@@ -358,7 +358,8 @@ def unstorable(exc: BaseException) -> str | None:
     if isinstance(exc, UnicodeEncodeError):
         return "a text is not valid Unicode (a lone surrogate)"
     orig = getattr(exc, "orig", None)
-    if "NUL (0x00)" in str(orig):
+    nul_in_copy = getattr(orig, "sqlstate", None) == "22021" and "0x00" in str(orig)
+    if "NUL (0x00)" in str(orig) or nul_in_copy:  # the driver's refusal, or the server's (COPY)
         return "a text contains a NUL character"
     if getattr(orig, "sqlstate", None) == "22003":
         return "a number is out of range"
