@@ -98,3 +98,67 @@ def test_sigkill_mid_ingest_leaves_old_or_new(
         outcomes.append((killed_mid_write, title))
     # at least one kill landed inside the write and left the old version intact
     assert (True, "Big old") in outcomes
+
+
+SYNCER = """
+import sys
+from pathlib import Path
+from tabane.config import Settings
+from tabane.ingest import batch
+from tabane.service import Tabane
+
+batch.GROUP_FILES = 8  # five groups of the forty files
+home, user, context, folder = sys.argv[1:5]
+svc = Tabane.open(Settings(home=Path(home), local_user=user, embedder="none", worker="off"))
+print("syncing", flush=True)
+svc.sync(svc.local_user(), context, Path(folder))
+print("done", flush=True)
+"""
+
+
+def test_sigkill_mid_group_leaves_each_source_whole_or_absent(
+    svc: Tabane, settings, user, make_context, tmp_path
+) -> None:
+    """A sync stores its files in groups (ingest/batch.py), each group one transaction: killed
+    mid-group, every source is stored whole or not at all, and the BM25 statistics count
+    exactly the paragraphs stored."""
+    from tabane.storage.schema import CorpusStats
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for i in range(40):
+        _big(folder / f"f{i:02}.md", 400, f"f{i}")
+    killed_with_some_stored = False
+    for delay in (0.0, 0.5, 2.0):
+        context = make_context()
+        proc = subprocess.Popen(
+            [sys.executable, "-c", SYNCER, str(settings.home), user.name, context, str(folder)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 60
+        while not _writing(svc) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        time.sleep(delay)
+        mid = proc.poll() is None
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+        assert proc.stdout is not None
+        proc.stdout.close()
+        with svc.store.admin() as session:
+            ctx_id = session.scalar(select(Context.id).where(Context.name == context))
+            rows = session.execute(
+                select(Source.paragraph_count, func.count(Paragraph.id))
+                .outerjoin(Paragraph, Paragraph.source_pk == Source.id)
+                .where(Source.context_id == ctx_id)
+                .group_by(Source.id)
+            ).all()
+            counted = session.scalar(
+                select(func.coalesce(func.sum(CorpusStats.paragraphs), 0)).where(
+                    CorpusStats.context_id == ctx_id
+                )
+            )
+        assert all(recorded == stored == 400 for recorded, stored in rows), rows
+        assert counted == 400 * len(rows)
+        killed_with_some_stored |= mid and 0 < len(rows) < 40
+    assert killed_with_some_stored  # a kill landed between two groups' commits

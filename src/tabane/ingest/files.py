@@ -1,9 +1,10 @@
 """Ingest files and keep a folder in sync with a context.
 
-Each file is its own transaction: a bad file is reported and the others go on. A sync derives each
-source id from the file's path relative to the folder, skips unchanged files, replaces changed ones,
-drops empty ones, honours a blocklist of globs, and retracts (soft-deletes) sources whose files
-disappeared since the last sync of the same folder.
+Files are stored a group at a time, each group in one transaction (ingest/batch.py); a group
+that fails is stored again file by file, so a bad file is reported and the others go on. A sync
+derives each source id from the file's path relative to the folder, skips unchanged files,
+replaces changed ones, drops empty ones, honours a blocklist of globs, and retracts
+(soft-deletes) sources whose files disappeared since the last sync of the same folder.
 """
 
 from __future__ import annotations
@@ -12,22 +13,18 @@ import fnmatch
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy import select
 
 from tabane.contexts import contexts
-from tabane.errors import BodyTooLarge, DocumentError, InvalidInput, Issue, NoSource, TabaneError
-from tabane.ingest import walk
+from tabane.errors import InvalidInput, Issue, NoSource
+from tabane.ingest import batch, walk
 from tabane.ingest.documents import (
     MAX_PARAGRAPHS,
     DocumentInput,
     check_state,
     check_tags,
-    ingest_parsed,
-    parse,
     retract_source,
-    stored_unchanged,
 )
 from tabane.principal import Principal
 from tabane.storage.schema import Source
@@ -90,56 +87,6 @@ class IngestReport:
         return any(f.outcome == "error" for f in self.files)
 
 
-def ingest_file(
-    store: Store,
-    principal: Principal,
-    context: str,
-    path: Path,
-    *,
-    source_id: str | None = None,
-    scopes: Sequence[str] | None = None,
-    origin: str | None = None,
-    labels: Labels = Labels(),
-    max_bytes: int,
-    max_paragraphs: int = MAX_PARAGRAPHS,
-    embed: bool = False,
-) -> FileReport:
-    sid = source_id or str(path)
-    try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise BodyTooLarge(
-                f"{path} is larger than {max_bytes} bytes (TABANE_MAX_BODY_BYTES)",
-                issues=[Issue(str(path), f"{size} bytes, at most {max_bytes}")],
-            )
-        doc = DocumentInput(
-            source_id=sid,
-            data=path.read_bytes(),
-            scopes=scopes,
-            origin=origin,
-            area=labels.area,
-            state=labels.state,
-            tags=labels.tags,
-        )
-        same = stored_unchanged(store, principal, context, doc)
-        if same is not None:
-            return FileReport(str(path), sid, same.outcome, same.paragraphs)
-        parsed = parse(doc, max_paragraphs)
-        if not parsed.blocks:
-            return _drop_empty(store, principal, context, path, sid, embed)
-        result = ingest_parsed(store, principal, context, doc, parsed, embed=embed)
-        return FileReport(
-            str(path), sid, result.outcome, result.paragraphs, warnings=result.warnings
-        )
-    except TabaneError as exc:
-        return FileReport(str(path), sid, "error", error=exc.to_body()["error"])  # type: ignore[arg-type]
-    except OSError as exc:
-        unreadable = DocumentError(
-            f"{path} cannot be read", issues=[Issue(str(path), exc.strerror or str(exc))]
-        )
-        return FileReport(str(path), sid, "error", error=unreadable.to_body()["error"])  # type: ignore[arg-type]
-
-
 def ingest_paths(
     store: Store,
     principal: Principal,
@@ -163,22 +110,15 @@ def ingest_paths(
     files = _expand(paths)
     if planned:
         planned(len(files))
-    for path in files:
-        report.files.append(
-            _ingest_retrying(
-                store,
-                principal,
-                context,
-                path,
-                scopes=scopes,
-                labels=labels,
-                max_bytes=max_bytes,
-                max_paragraphs=max_paragraphs,
-                embed=embed,
-            )
-        )
-        if progress:
-            progress(str(path))
+    _store_all(
+        store,
+        principal,
+        context,
+        [(path, str(path)) for path in files],
+        report,
+        _Common(scopes, None, labels, max_bytes, max_paragraphs, embed),
+        progress,
+    )
     return report
 
 
@@ -210,25 +150,16 @@ def sync(
     found = [(path, rel) for path, rel in found if not blocked(rel, blocklist)]
     if planned:
         planned(len(found))
-    for path, rel in found:
-        seen.add(rel)
-        report.files.append(
-            _ingest_retrying(
-                store,
-                principal,
-                context,
-                path,
-                source_id=rel,
-                scopes=scopes,
-                origin=origin,
-                labels=labels,
-                max_bytes=max_bytes,
-                max_paragraphs=max_paragraphs,
-                embed=embed,
-            )
-        )
-        if progress:
-            progress(rel)
+    seen.update(rel for _, rel in found)
+    _store_all(
+        store,
+        principal,
+        context,
+        found,
+        report,
+        _Common(scopes, origin, labels, max_bytes, max_paragraphs, embed),
+        progress,
+    )
     with store.session(principal) as session:
         ctx = contexts.resolve(session, context)
         gone = session.scalars(
@@ -247,14 +178,68 @@ def sync(
     return report
 
 
-def _ingest_retrying(*args: Any, **kwargs: Any) -> FileReport:
-    """`ingest_file`, once more when the database went away under it: the failed call started
-    an embedded server that died again (storage/store.py), the file is stored whole or not at
-    all, and its content hash makes the second try skip what the first committed."""
-    report = ingest_file(*args, **kwargs)
-    if report.outcome == "error" and (report.error or {}).get("code") == "store_unavailable":
-        report = ingest_file(*args, **kwargs)
-    return report
+@dataclass(frozen=True)
+class _Common:
+    """What every file of one ingest or sync is stored with."""
+
+    scopes: Sequence[str] | None
+    origin: str | None
+    labels: Labels
+    max_bytes: int
+    max_paragraphs: int
+    embed: bool
+
+    def doc(self, source_id: str) -> Callable[[bytes], DocumentInput]:
+        def make(data: bytes) -> DocumentInput:
+            labels = self.labels
+            return DocumentInput(
+                source_id=source_id,
+                data=data,
+                scopes=self.scopes,
+                origin=self.origin,
+                area=labels.area,
+                state=labels.state,
+                tags=labels.tags,
+            )
+
+        return make
+
+
+def _store_all(
+    store: Store,
+    principal: Principal,
+    context: str,
+    found: Sequence[tuple[Path, str]],
+    report: IngestReport,
+    common: _Common,
+    progress: Progress | None,
+) -> None:
+    """Store the files (path, source id) in groups (ingest/batch.py), read as they come."""
+    items = (batch.read(p, sid, common.max_bytes, common.doc(sid)) for p, sid in found)
+    for group in batch.groups(items):
+        stored = batch.store_group(
+            store,
+            principal,
+            context,
+            group,
+            max_paragraphs=common.max_paragraphs,
+            embed=common.embed,
+        )
+        for one in stored:
+            report.files.append(_file_report(store, principal, context, one, common.embed))
+            if progress:
+                progress(one.item.source_id if common.origin else str(one.item.path))
+
+
+def _file_report(
+    store: Store, principal: Principal, context: str, one: batch.Stored, embed: bool
+) -> FileReport:
+    path, sid = one.item.path, one.item.source_id
+    if one.outcome == "empty":
+        return _drop_empty(store, principal, context, path, sid, embed)
+    if one.error is not None:
+        return FileReport(str(path), sid, "error", error=one.error.to_body()["error"])  # type: ignore[arg-type]
+    return FileReport(str(path), sid, one.outcome, one.paragraphs, warnings=one.warnings)
 
 
 def blocked(rel: str, blocklist: Sequence[str]) -> bool:

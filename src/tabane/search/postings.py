@@ -125,7 +125,7 @@ def _packed(
     order = np.argsort(keys, kind="stable")  # by term, then (stable) by paragraph id
     flat = np.asarray(fields, dtype=np.int64).reshape(-1, 4)[order]
     records = np.empty(len(flat), dtype=PACK)
-    for i, name in enumerate(PACK.names):
+    for i, name in enumerate(("id", "tf", "qtf", "dl")):  # PACK's fields
         records[name] = flat[:, i]
     counts_per_term = np.bincount(keys, minlength=len(names))
     bounds = np.concatenate(([0], np.cumsum(counts_per_term))) * PACK.itemsize

@@ -147,8 +147,8 @@ def write_paragraphs(
 
 
 # The columns a fresh paragraph is written with by COPY (the rest: its source's, the same for all).
-_FRESH = ("id", "idx", "text", "section_id", "section_path", "locator", "questions")
-_FRESH += ("token_count", "kind")
+_FRESH: tuple[str, ...] = ("id", "idx", "text", "section_id", "section_path", "locator")
+_FRESH += ("questions", "token_count", "kind")
 
 
 def _insert_fresh(session: Session, fresh: list[dict[str, Any]]) -> list[int]:

@@ -62,9 +62,9 @@ def copy_columns(
 ) -> None:
     """`insert_columns` by binary COPY into this connection's staging table for `table` and
     these columns, then one `INSERT … SELECT` into `table` under its policies. The staging table
-    is made once per connection (`ON COMMIT DELETE ROWS`) and emptied after each use, so a
-    transaction may stage many times; a rolled-back transaction takes it away and the next
-    call makes it again."""
+    is made once per connection and truncated after each use, so a transaction may stage many
+    times and no row outlives its statement (a failed one rolls back with the transaction, and
+    one made in a rolled-back transaction is made again by the next call)."""
     constants = constants or {}
     names = list(columns)
     if not names or not len(columns[names[0]]):
@@ -73,7 +73,7 @@ def copy_columns(
     listed = ", ".join(names)
     session.execute(
         text(
-            f"CREATE TEMPORARY TABLE IF NOT EXISTS {stage} ON COMMIT DELETE ROWS AS "
+            f"CREATE TEMPORARY TABLE IF NOT EXISTS {stage} AS "
             f"SELECT {listed} FROM {table.name} WITH NO DATA"
         )
     )

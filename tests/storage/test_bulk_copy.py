@@ -1,0 +1,84 @@
+"""Rows written by COPY through a staging table (storage/bulk.py `copy_columns`): the policies
+of the real table still decide every row, and the staging table can be used again."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.exc import ProgrammingError
+
+from tabane.ingest.documents import DocumentInput, block
+from tabane.service import Tabane
+from tabane.storage.bulk import copy_columns
+from tabane.storage.schema import Paragraph, Source
+
+
+def _source(svc: Tabane, user, context: str) -> tuple[int, int, list[str]]:
+    svc.ingest(user, context, DocumentInput(source_id="s", paragraphs=[block("one")]))
+    with svc.store.session(user) as session:
+        src = session.scalar(select(Source).where(Source.source_id == "s"))
+        assert src is not None
+        return src.id, src.context_id, list(src.scopes)
+
+
+def _stage(session, source_pk: int, context_id: int, scopes: list[str], first: int, n: int):
+    ids = [session.scalar(select(func.nextval("paragraphs_id_seq"))) for _ in range(n)]
+    copy_columns(
+        session,
+        Paragraph.__table__,
+        {
+            "id": ids,
+            "idx": list(range(first, first + n)),
+            "text": [f"staged {i}" for i in range(n)],
+            "locator": [{"kind": "line", "line": 1}] + [None] * (n - 1),
+        },
+        {"source_pk": source_pk, "context_id": context_id, "scopes": scopes},
+    )
+
+
+def _count(svc: Tabane, user, source_pk: int) -> int:
+    with svc.store.session(user) as session:
+        return session.scalar(
+            select(func.count()).select_from(Paragraph).where(Paragraph.source_pk == source_pk)
+        )
+
+
+def test_a_row_the_caller_may_not_write_is_refused_through_the_staging_table(
+    svc: Tabane, make_user, make_context
+):
+    owner, stranger = make_user("owner"), make_user("stranger")
+    theirs = make_context(stranger)
+    pk, ctx_id, scopes = _source(svc, stranger, theirs)
+    with svc.store.session(stranger) as session:  # the stranger's own scopes: written
+        _stage(session, pk, ctx_id, scopes, 10, 2)
+    assert _count(svc, stranger, pk) == 3
+    foreign = [f"user:{owner.name}"]  # a scope set the stranger may not write
+    with pytest.raises(ProgrammingError, match="row-level security"):
+        with svc.store.session(stranger) as session:
+            _stage(session, pk, ctx_id, foreign, 20, 2)
+    with svc.store.session(owner) as session:  # and nothing of it landed, for anyone
+        hidden = session.scalar(
+            select(func.count()).select_from(Paragraph).where(Paragraph.source_pk == pk)
+        )
+    assert hidden == 0 and _count(svc, stranger, pk) == 3
+
+
+def test_the_staging_table_serves_many_writes_and_outlives_a_rollback(svc: Tabane, user, context):
+    pk, ctx_id, scopes = _source(svc, user, context)
+    with svc.store.session(user) as session:  # twice in one transaction: emptied in between
+        _stage(session, pk, ctx_id, scopes, 10, 3)
+        _stage(session, pk, ctx_id, scopes, 20, 3)
+    assert _count(svc, user, pk) == 7
+    with pytest.raises(RuntimeError), svc.store.session(user) as session:
+        _stage(session, pk, ctx_id, scopes, 30, 3)
+        raise RuntimeError("rolled back")
+    assert _count(svc, user, pk) == 7
+    for first in (40, 50):  # each on whichever pooled connection comes: made where missing
+        with svc.store.session(user) as session:
+            _stage(session, pk, ctx_id, scopes, first, 2)
+    assert _count(svc, user, pk) == 11
+    with svc.store.session(user) as session:
+        stored = session.scalar(
+            select(Paragraph.locator).where(Paragraph.source_pk == pk, Paragraph.idx == 10)
+        )
+    assert stored == {"kind": "line", "line": 1}
