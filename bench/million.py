@@ -168,7 +168,10 @@ def latency(svc: Any, user: Any, emb: Any, qs: list[str], out: dict[str, Any]) -
         svc.recall(user, RecallRequest(q, contexts=("bench",), force=True))
         runs["recall"].append(time.perf_counter() - t0)
     for name, xs in runs.items():
-        out[name] = {"p50_ms": round(pct(xs, 0.5) * 1e3, 1), "p95_ms": round(pct(xs, 0.95) * 1e3, 1)}
+        out[name] = {
+            "p50_ms": round(pct(xs, 0.5) * 1e3, 1),
+            "p95_ms": round(pct(xs, 0.95) * 1e3, 1),
+        }
     hits = []
     with svc.store.session(user) as session:
         ctx = session.scalar(select(Context).where(Context.name == "bench"))

@@ -53,9 +53,9 @@ def test_a_row_the_caller_may_not_write_is_refused_through_the_staging_table(
         _stage(session, pk, ctx_id, scopes, 10, 2)
     assert _count(svc, stranger, pk) == 3
     foreign = [f"user:{owner.name}"]  # a scope set the stranger may not write
-    with pytest.raises(ProgrammingError, match="row-level security"):
-        with svc.store.session(stranger) as session:
-            _stage(session, pk, ctx_id, foreign, 20, 2)
+    refused = pytest.raises(ProgrammingError, match="row-level security")
+    with refused, svc.store.session(stranger) as session:
+        _stage(session, pk, ctx_id, foreign, 20, 2)
     with svc.store.session(owner) as session:  # and nothing of it landed, for anyone
         hidden = session.scalar(
             select(func.count()).select_from(Paragraph).where(Paragraph.source_pk == pk)
