@@ -116,6 +116,16 @@ print("done", flush=True)
 """
 
 
+def _stored_sources(svc: Tabane, context: str) -> int:
+    with svc.store.admin() as session:
+        return session.scalar(
+            select(func.count())
+            .select_from(Source)
+            .join(Context, Context.id == Source.context_id)
+            .where(Context.name == context)
+        ) or 0
+
+
 def test_sigkill_mid_group_leaves_each_source_whole_or_absent(
     svc: Tabane, settings, user, make_context, tmp_path
 ) -> None:
@@ -129,17 +139,18 @@ def test_sigkill_mid_group_leaves_each_source_whole_or_absent(
     for i in range(40):
         _big(folder / f"f{i:02}.md", 400, f"f{i}")
     killed_with_some_stored = False
-    for delay in (0.0, 0.5, 2.0):
+    for after_a_group in (False, True):  # killed inside the first group, then after one
         context = make_context()
         proc = subprocess.Popen(
             [sys.executable, "-c", SYNCER, str(settings.home), user.name, context, str(folder)],
             stdout=subprocess.PIPE,
             text=True,
         )
-        deadline = time.monotonic() + 60
-        while not _writing(svc) and proc.poll() is None and time.monotonic() < deadline:
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline:
+            if (_stored_sources(svc, context) if after_a_group else _writing(svc)) > 0:
+                break
             time.sleep(0.005)
-        time.sleep(delay)
         mid = proc.poll() is None
         proc.send_signal(signal.SIGKILL)
         proc.wait(30)
