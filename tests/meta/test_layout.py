@@ -65,7 +65,6 @@ LONG = {
     "tabane.graph.claims.parse:parse_claim",
     "tabane.evaluation.memory_set:install",
     "tabane.recall.lanes.memory:turns_lane",
-    "tabane.ingest.files:sync",
     "tabane.graph.resolve.calibrate:calibrate",
     "tabane.graph.audit:lexical_twins",
 }
