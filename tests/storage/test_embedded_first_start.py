@@ -255,8 +255,10 @@ import ctypes, json, os, signal, sys
 from pathlib import Path
 ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER, as above
 from tabane.config import Settings
+from tabane.ingest import batch
 from tabane.service import Tabane
 
+batch.GROUP_FILES = 2  # files are stored in groups: the kill falls between the two groups
 home, folder = Path(sys.argv[1]), Path(sys.argv[2])
 svc = Tabane.open(Settings(home=home, embedder="none", worker="off", pg_idle_seconds=0))
 me = svc.local_user()
@@ -280,8 +282,9 @@ svc.close()
 def test_a_server_killed_during_an_ingest_is_started_again_and_the_file_retried(
     tmp_path: Path,
 ) -> None:
-    """The postmaster killed between two files of an ingest: the next file meets the dead
-    server, which its failed call starts again, and is tried once more: every file is stored."""
+    """The postmaster killed between two groups of files of an ingest: the next group meets the
+    dead server, which its failed call starts again, and is tried once more (file by file):
+    every file is stored."""
     import json
 
     folder = tmp_path / "notes"

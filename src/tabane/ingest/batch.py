@@ -17,7 +17,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from tabane.contexts import contexts
-from tabane.errors import BodyTooLarge, DocumentError, Issue, TabaneError
+from tabane.errors import BodyTooLarge, DocumentError, Issue, StoreUnavailable, TabaneError
 from tabane.ingest.documents import (
     DocumentInput,
     ingest_parsed,
@@ -92,7 +92,10 @@ def store_group(
     """Store `items` (in order): unchanged files skipped before parsing, the changed ones in one
     transaction, or file by file when that transaction fails."""
     done: dict[int, Stored] = {}
-    unchanged = _unchanged(store, principal, context, items)
+    try:
+        unchanged = _unchanged(store, principal, context, items)
+    except StoreUnavailable:  # the failed call started the server again; the write will tell
+        unchanged = {}  # what is unchanged by content hash, as for a file with new bytes
     todo: list[tuple[int, DocumentInput, ParsedDocument]] = []
     for i, item in enumerate(items):
         if item.doc is None:
