@@ -118,12 +118,15 @@ print("done", flush=True)
 
 def _stored_sources(svc: Tabane, context: str) -> int:
     with svc.store.admin() as session:
-        return session.scalar(
-            select(func.count())
-            .select_from(Source)
-            .join(Context, Context.id == Source.context_id)
-            .where(Context.name == context)
-        ) or 0
+        return (
+            session.scalar(
+                select(func.count())
+                .select_from(Source)
+                .join(Context, Context.id == Source.context_id)
+                .where(Context.name == context)
+            )
+            or 0
+        )
 
 
 def test_sigkill_mid_group_leaves_each_source_whole_or_absent(
