@@ -12,6 +12,7 @@ from pydantic import Field
 from tabane.graph.consolidation import SECTIONS as CONSOLIDATION_SECTIONS
 from tabane.graph.drift import SECTIONS as DRIFT_SECTIONS
 from tabane.graph.schema import DEFAULT_KIND_LABEL, KindDecl, LabelDecl, Schema
+from tabane.graph.vocabulary import MAX_SPELLING
 from tabane.service.schema import MAX_PAGE
 from tabane.wire.base import ContextArg, Request, Response
 
@@ -22,7 +23,7 @@ CURSOR = "the offset to start at: a page's `next_cursor`"
 
 
 class LabelIn(Request):
-    name: str = Field(description="the label's canonical spelling")
+    name: str = Field(max_length=MAX_SPELLING, description="the label's canonical spelling")
     description: str = Field("", description="what an edge under it says")
     subject_kinds: list[str] = Field(
         default_factory=list, description="kinds a typed subject must have one of (empty: any)"
@@ -34,8 +35,10 @@ class LabelIn(Request):
 
 
 class KindIn(Request):
-    name: str = Field(description="a concept kind: the object of `kind_label` edges")
-    description: str = ""
+    name: str = Field(
+        max_length=MAX_SPELLING, description="a concept kind: the object of `kind_label` edges"
+    )
+    description: str = Field("", description="what concepts of this kind are")
 
 
 class SchemaDocIn(Request):

@@ -84,6 +84,7 @@ SCOPED_TABLES = (
     "claims",
     "claim_vectors",
     "associations",
+    "context_schemas",
     "sessions",
     "session_turns",
     "turn_vectors",
