@@ -91,6 +91,8 @@ def test_a_bad_document_names_each_problem_and_stores_nothing(
     assert svc.get_schema(user, context).version == 0
     with pytest.raises(InvalidInput):
         svc.put_schema(user, context, brewery(), expected_version=True)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput):
+        svc.put_schema(user, context, brewery(), expected_version=-1)
 
 
 def test_only_a_writer_of_the_context_puts_its_schema(
@@ -136,6 +138,9 @@ def test_validate_is_a_dry_run_and_audit_agrees(svc: Tabane, user: Principal, co
     with pytest.raises(InvalidInput) as err:
         svc.audit_schema(user, context, limit=0, cursor=-1)
     assert [i.path for i in err.value.issues] == ["limit", "cursor"]
+    with pytest.raises(InvalidInput) as err:  # past int4 the statement's OFFSET would fail
+        svc.audit_schema(user, context, cursor=2**31)
+    assert err.value.issues[0].path == "cursor"
 
 
 def test_a_retracted_kind_or_label_is_not_flagged(svc: Tabane, user: Principal, context: str):

@@ -5,9 +5,10 @@ audit is a read, bounded by `limit` (1..MAX_PAGE) and paged by `cursor` (an offs
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-from tabane.checks import parse_date
+from tabane.checks import MAX_INT4, parse_date
 from tabane.contexts import contexts
 from tabane.errors import InvalidInput, Issue
 from tabane.graph import audit as audit_mod
@@ -29,8 +30,8 @@ def _page(limit: object, cursor: object) -> tuple[int, int]:
     issues = []
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
         issues.append(Issue("limit", f"{limit!r} not in 1..{MAX_PAGE}"))
-    if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 0:
-        issues.append(Issue("cursor", f"{cursor!r} is not an offset ≥ 0"))
+    if isinstance(cursor, bool) or not isinstance(cursor, int) or not 0 <= cursor <= MAX_INT4:
+        issues.append(Issue("cursor", f"{cursor!r} is not an offset in 0..{MAX_INT4}"))
     if issues:
         raise InvalidInput("invalid page", issues=issues)
     return limit, cursor  # type: ignore[return-value]
@@ -58,8 +59,14 @@ class SchemaService(ServiceBase):
         self, user: Principal, context: str, draft: Schema, *, expected_version: int
     ) -> Schema:
         """Replace the schema if it is still at `expected_version` (0: none declared yet)."""
-        if isinstance(expected_version, bool) or not isinstance(expected_version, int):
-            raise InvalidInput("invalid version", issues=[Issue("expected_version", "not an int")])
+        version = expected_version
+        if (
+            isinstance(version, bool)
+            or not isinstance(version, int)
+            or not 0 <= version <= MAX_INT4
+        ):
+            problem = f"{version!r} is not a version in 0..{MAX_INT4}"
+            raise InvalidInput("invalid version", issues=[Issue("expected_version", problem)])
         with self.store.session(user) as session:
             ctx = contexts.resolve(session, context)
             contexts.require_writable(user, ctx)
@@ -74,7 +81,7 @@ class SchemaService(ServiceBase):
             ctx = contexts.resolve(session, context)
             draft = schema_mod.checked(draft)
             base = schema_mod.load(session, ctx).version
-            draft = Schema(**{**draft.__dict__, "context": ctx.name, "version": base})
+            draft = replace(draft, context=ctx.name, version=base)
             return conformance_check(session, ctx, draft, draft=True, limit=limit, cursor=cursor)
 
     def audit_schema(

@@ -9,6 +9,7 @@ from datetime import datetime
 
 from pydantic import Field
 
+from tabane.checks import MAX_INT4
 from tabane.graph.consolidation import SECTIONS as CONSOLIDATION_SECTIONS
 from tabane.graph.drift import SECTIONS as DRIFT_SECTIONS
 from tabane.graph.schema import DEFAULT_KIND_LABEL, KindDecl, LabelDecl, Schema
@@ -75,18 +76,20 @@ class SchemaDocIn(Request):
 
 class PutSchemaIn(SchemaDocIn):
     expected_version: int = Field(
-        ge=0, description="the version you read (0: none declared yet); a stale one is refused"
+        ge=0,
+        le=MAX_INT4,
+        description="the version you read (0: none declared yet); a stale one is refused",
     )
 
 
 class ValidateSchemaIn(SchemaDocIn):
     limit: int = Field(100, ge=1, le=MAX_PAGE, description=LIMIT)
-    cursor: int = Field(0, ge=0, description=CURSOR)
+    cursor: int = Field(0, ge=0, le=MAX_INT4, description=CURSOR)
 
 
 class AuditSchemaIn(Request):
     limit: int = Field(100, ge=1, le=MAX_PAGE, description=LIMIT)
-    cursor: int = Field(0, ge=0, description=CURSOR)
+    cursor: int = Field(0, ge=0, le=MAX_INT4, description=CURSOR)
 
 
 class ConsolidationIn(AuditSchemaIn):
