@@ -121,6 +121,13 @@ class InvalidName(InvalidInput):
     code = "invalid_name"
 
 
+class SchemaViolation(InvalidInput):
+    """A write a context's strict schema forbids (graph/schema.py); each issue names the claim
+    and its label or end."""
+
+    code = "schema_violation"
+
+
 class BodyTooLarge(InvalidInput):
     code = "body_too_large"
     status = 413
@@ -230,6 +237,13 @@ class GroupTooDeep(Conflict):
 
 class AliasConflict(Conflict):
     code = "alias_conflict"
+
+
+class SchemaConflict(Conflict):
+    """A schema replacement that names a version other than the stored one (another writer
+    replaced it since it was read)."""
+
+    code = "schema_version_conflict"
 
 
 class SourceTaken(Conflict):

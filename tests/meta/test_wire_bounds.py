@@ -54,6 +54,9 @@ ELSEWHERE: dict[tuple[str, str], dict[str, Any] | None] = {
         )
         for field in ("subject", "label", "object", "source")
     },
+    # a schema declares spellings (graph/schema.py checks them as vocabulary does)
+    ("LabelIn", "name"): SPELLING,
+    ("KindIn", "name"): SPELLING,
     # a lookup: an expected source no one stored is never served
     ("ExpectedIn", "source"): None,
     # a filter: an author who wrote nothing finds nothing

@@ -360,6 +360,13 @@ SPECS: dict[str, Spec] = {
         lambda p, tag, n: {"context_id": p["ctx"][n], "paragraphs": 1, "total_length": 1},
         lambda p, i: {"paragraphs": 2},
     ),
+    "context_schemas": Spec(  # one row per context: each slot has its own context
+        "context_schemas",
+        ("context_id",),
+        lambda conn, tag, slots: {"ctx": _contexts(conn, tag, slots)},
+        lambda p, tag, n: {"context_id": p["ctx"][n], "version": 1, "document": {"n": n}},
+        lambda p, i: {"version": 2},
+    ),
     "bm25_terms": Spec(
         "bm25_terms",
         ("context_id", "term"),

@@ -258,6 +258,8 @@ def graph_rows(ctx: int, voc: int, n: int) -> dict[str, dict[str, Any]]:
             "weight": 1.0,
             "claims": 1,
         },
+        # one row per context: the fresh one (n = 1) is refused by RLS before its key is checked
+        "context_schemas": {"context_id": ctx, "version": 1 + n, "document": {}},
     }
 
 

@@ -50,6 +50,9 @@ from tabane.api.routes import (
     resolve as routes_resolve,
 )
 from tabane.api.routes import (
+    schema as routes_schema,
+)
+from tabane.api.routes import (
     search as routes_search,
 )
 from tabane.api.routes import (
@@ -131,6 +134,7 @@ def create_app(
     app.include_router(routes_graph.router)
     app.include_router(routes_graph.protocol_router)
     app.include_router(routes_resolve.router)
+    app.include_router(routes_schema.router)
     app.include_router(routes_graph_reads.router)
     app.include_router(routes_taguru.router)
     app.include_router(routes_memory.router)

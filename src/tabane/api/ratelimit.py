@@ -57,6 +57,7 @@ HEAVY_ROUTES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         ("POST", rf"({_CTX})?/query"),  # graph queries, one context or across
         ("POST", rf"{_CTX}/(describe|activate|explore|paths|unreachable_from)"),  # graph walks
         ("GET|POST", rf"{_CTX}/vocabulary/audit"),  # scans a context's whole vocabulary
+        ("POST", rf"{_CTX}/(schema|consolidation|drift)/(audit|validate)"),  # scan every edge
         ("GET", r"/users/[^/]+/export"),  # streams all of a user's rows
         ("GET", rf"{_CTX}/export"),  # streams a whole context
         ("POST", r"/contexts/import"),  # writes a whole context in one transaction

@@ -29,6 +29,7 @@ from tabane.cli.commands import (
 )
 from tabane.cli.commands import recall as recall_cli
 from tabane.cli.commands import resolve as resolve_cli
+from tabane.cli.commands import schema as schema_cli
 from tabane.cli.commands.contexts import contexts_app, groups_app
 from tabane.cli.commands.evaluate import eval_app
 from tabane.cli.commands.keys import keys_app
@@ -68,6 +69,9 @@ app.command("worker")(jobs.worker)
 graph_reads.register(app)
 app.add_typer(resolve_cli.resolve_app, name="resolve")
 app.command("audit")(resolve_cli.audit)
+app.add_typer(schema_cli.schema_app, name="schema")
+app.command("consolidation")(schema_cli.consolidation)
+app.command("drift")(schema_cli.drift)
 app.command("derive")(derive.derive)
 app.command("export")(archive.export)
 app.command("import")(archive.import_)

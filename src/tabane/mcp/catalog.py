@@ -26,6 +26,9 @@ from tabane.mcp.tools import (
 from tabane.mcp.tools import (
     resolve as tools_resolve,
 )
+from tabane.mcp.tools import (
+    schema as tools_schema,
+)
 
 # The order tools/list serves: by module as listed here, then as each module defines them —
 # never the order the modules happen to be imported in (which sorting imports would change).
@@ -38,6 +41,7 @@ MODULES = (
     tools_memory,
     tools_recall,
     tools_resolve,
+    tools_schema,
     archive,
 )
 

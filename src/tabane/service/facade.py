@@ -27,6 +27,7 @@ from tabane.service.keys import KeysService
 from tabane.service.memory import MemoryService
 from tabane.service.recall import RecallService
 from tabane.service.resolve import ResolveService
+from tabane.service.schema import SchemaService
 from tabane.service.search import SearchService
 from tabane.service.sources import SourcesService
 from tabane.service.users import UsersService
@@ -71,12 +72,14 @@ class Tabane(OnCore):
         recall: RecallService,
         derive: DeriveService,
         archive: ArchiveService,
+        schema: SchemaService,
     ) -> None:
         self.core = core
         self._users, self._keys, self._contexts = users, keys, contexts
         self._sources, self._search, self._resolve = sources, search, resolve
         self._graph_write, self._graph_read, self._memory = graph_write, graph_read, memory
         self._recall, self._derive, self._archive = recall, derive, archive
+        self._schema = schema
         if core.settings.worker == "thread":
             core.worker.start()
 
@@ -109,6 +112,7 @@ class Tabane(OnCore):
             recall=RecallService(core, presets, texts),
             derive=DeriveService(core),
             archive=ArchiveService(core),
+            schema=SchemaService(core),
         )
 
     @classmethod
@@ -204,6 +208,15 @@ class Tabane(OnCore):
     explain_resolve = _to(lambda t: t._resolve, ResolveService.explain_resolve)
     calibrate_resolve = _to(lambda t: t._resolve, ResolveService.calibrate_resolve)
     audit_vocabulary = _to(lambda t: t._resolve, ResolveService.audit_vocabulary)
+
+    # -- schema and audits (SchemaService) ------------------------------------------
+
+    get_schema = _to(lambda t: t._schema, SchemaService.get_schema)
+    put_schema = _to(lambda t: t._schema, SchemaService.put_schema)
+    validate_schema = _to(lambda t: t._schema, SchemaService.validate_schema)
+    audit_schema = _to(lambda t: t._schema, SchemaService.audit_schema)
+    audit_consolidation = _to(lambda t: t._schema, SchemaService.audit_consolidation)
+    audit_drift = _to(lambda t: t._schema, SchemaService.audit_drift)
 
     # -- graph write (GraphWriteService) --------------------------------------------
 

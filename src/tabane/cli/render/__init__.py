@@ -23,7 +23,12 @@ Row = Callable[[Any], Mapping[str, object]]
 # What a result of a type (or a named kind) is shown as: a whole renderer, or one table row.
 RENDERERS: dict[type | str, Render] = {}
 ROWS: dict[type, Row] = {}
-_MODULES = ("tabane.cli.render.search", "tabane.cli.render.admin", "tabane.cli.render.graph")
+_MODULES = (
+    "tabane.cli.render.search",
+    "tabane.cli.render.admin",
+    "tabane.cli.render.graph",
+    "tabane.cli.render.schema",
+)
 
 
 def renders(key: type | str) -> Callable[[T], T]:

@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 from tabane.checks import EdgeKey
 from tabane.contexts.contexts import bump
 from tabane.errors import Forbidden, InvalidInput, Issue, NoClaim
-from tabane.graph import vocabulary
+from tabane.graph import schema, vocabulary
 from tabane.graph.claims.parse import ClaimInput, spelled
 from tabane.graph.netting import renet
 from tabane.principal import PUBLIC, Principal
@@ -76,6 +76,16 @@ def write_batch(
     concept_alias = vocabulary.canonical(session, ctx.id, "concept", concepts)
     label_alias = vocabulary.canonical(session, ctx.id, "label", labels)
     _check_attributions(session, ctx, claims)
+    schema.check_writes(
+        session,
+        ctx,
+        [
+            (i, concept_alias.get(s, s), label_alias.get(lb, lb), concept_alias.get(o, o), w or 0.0)
+            for i, c in enumerate(claims)
+            if c.triple
+            for s, lb, o, w in [(*c.triple, c.weight)]
+        ],
+    )
     ids = _new_ids(session, len(claims))
     rows: dict[str, list[object]] = defaultdict(list)
     keys: set[EdgeKey] = set()

@@ -49,6 +49,7 @@ from tabane.storage.schema.graph import EPISTEMIC_KINDS as EPISTEMIC_KINDS
 from tabane.storage.schema.graph import Association as Association
 from tabane.storage.schema.graph import Claim as Claim
 from tabane.storage.schema.graph import ClaimVector as ClaimVector
+from tabane.storage.schema.graph import ContextSchema as ContextSchema
 from tabane.storage.schema.graph import VocabEntry as VocabEntry
 from tabane.storage.schema.graph import VocabGram as VocabGram
 from tabane.storage.schema.graph import VocabGramPack as VocabGramPack
@@ -83,6 +84,7 @@ SCOPED_TABLES = (
     "claims",
     "claim_vectors",
     "associations",
+    "context_schemas",
     "sessions",
     "session_turns",
     "turn_vectors",

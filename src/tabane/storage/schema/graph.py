@@ -24,6 +24,7 @@ from sqlalchemy import (
     false,
     text,
 )
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
 from tabane.storage import rls
@@ -273,3 +274,21 @@ class ClaimVector(Scoped, Base):
     context_id: Mapped[int] = mapped_column(Integer, index=True)
     dim: Mapped[int] = mapped_column(Integer)
     embedding: Mapped[Any] = mapped_column(Vector())
+
+
+class ContextSchema(Scoped, Base):
+    """A context's declared schema (graph/schema.py): its labels, with the kinds each end may
+    have, its concept kinds, and whether writes are checked (`strict`). One row per context,
+    carrying the context's scope set: readable with the context, replaced only by who may write
+    it. `version` counts replacements; a writer names the version it read (migration 0038)."""
+
+    __no_scope_index__ = True
+    __tablename__ = "context_schemas"
+    __rls__ = rls.SCOPED_IN_CONTEXT
+    __extra_args__ = (CheckConstraint("version >= 1", name="version_positive"),)
+    context_id: Mapped[int] = mapped_column(
+        ForeignKey("contexts.id", ondelete="CASCADE"), primary_key=True
+    )
+    version: Mapped[int] = mapped_column(Integer)
+    document: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    updated_at: Mapped[datetime] = _now()
