@@ -1,13 +1,38 @@
-"""The wire shapes of the Taguru-form routes (api/routes/taguru.py): the bodies Taguru's clients
-send where tabane's own routes take another shape, and the answers they expect."""
+"""The wire shapes of Taguru's forms (api/routes/taguru.py; decision 0023): the bodies Taguru's
+clients send where tabane's own routes take another shape, and the answers they expect. Under
+`/taguru` every answer is Taguru's envelope `{result, status: "ok", time}`."""
 
 from __future__ import annotations
 
-from pydantic import Field
+import re
+from datetime import UTC, datetime
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
+from pydantic import BaseModel, Field, WithJsonSchema
+
+from tabane.checks import MAX_INT4, Cue
+from tabane.graph.claims.parse import MAX_BATCH, MAX_WEIGHT
 from tabane.graph.query.pattern import DEFAULT_LIMIT, MAX_LIMIT
+from tabane.graph.vocabulary import MAX_SPELLING
+from tabane.graph.walk.paths import MAX_UNREACHABLE_PAGE
+from tabane.ingest.documents import DocumentInput, block
 from tabane.wire.base import Request, Response
 from tabane.wire.graph_read import EdgeOut
+from tabane.wire.sources import LocatorModel
+
+T = TypeVar("T")
+SPELLING = Field(max_length=MAX_SPELLING, description="an exact spelling (an alias works too)")
+
+
+class Ok(BaseModel, Generic[T]):
+    """Taguru's success envelope."""
+
+    result: T
+    status: Literal["ok"] = "ok"
+    time: float = Field(description="seconds the server spent")
+
+
+# -- graph reads -----------------------------------------------------------------------------------
 
 
 class CueRecallIn(Request):
@@ -18,12 +43,222 @@ class CueRecallIn(Request):
     after: str | None = Field(None, description="`next` of the previous page")
 
 
+class CrossRecallIn(CueRecallIn):
+    contexts: list[str] = Field([], description="contexts to read")
+    groups: list[str] = Field([], description="groups to read (nested groups included)")
+
+
+class TaguruQueryIn(Request):
+    """Taguru's query: each position a spelling or a list; `{total, matches, plan}` back."""
+
+    subject: Cue | None = Field(None, description="a spelling or a list of them")
+    label: Cue | None = Field(None, description="a spelling or a list of them")
+    object: Cue | None = Field(None, description="a spelling or a list of them")
+    limit: int = Field(DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="matches per page")
+    after: str | None = Field(None, description="`next` of the previous page")
+
+
+class TaguruCrossQueryIn(TaguruQueryIn):
+    contexts: list[str] = Field([], description="contexts to read")
+    groups: list[str] = Field([], description="groups to read (nested groups included)")
+
+
+class OriginsIn(Request):
+    """Taguru's coverage audit: the associations no chain of edges joins to any origin."""
+
+    origins: Cue = Field(description="the document's main concepts")
+    limit: int = Field(100, ge=1, le=MAX_UNREACHABLE_PAGE, description="matches per page")
+    after: str | None = Field(None, description="`next` of the previous page")
+
+
 class MatchPlan(Response):
     contexts: list[str] = Field(description="every context read")
 
 
-class CueRecallOut(Response):
+class AssociationOut(EdgeOut):
+    count: int = Field(description="Taguru's name for `claims`: the live claims behind it")
+
+
+class MatchPage(Response):
+    total: int = Field(description="matching edges before the page was cut")
+    matches: list[AssociationOut] = Field(description="strongest |weight| first")
+    plan: MatchPlan
+    next: str | None = Field(description="pass back as `after` for the next page")
+
+
+class CueRecallOut(Response):  # the root form's answer (`POST /contexts/{c}/recall`)
     total: int = Field(description="matching edges before the page was cut")
     matches: list[EdgeOut] = Field(description="strongest |weight| first")
     plan: MatchPlan
     next: str | None = Field(description="pass back as `after` for the next page")
+
+
+class TieredCandidate(Response):
+    """One resolve candidate in Taguru's flat list (the lexical tier first, then the
+    semantic one)."""
+
+    name: str
+    score: float
+    tier: str = Field(description="lexical or semantic: never compare scores across tiers")
+    kind: str | None = Field(description="exact, alias, containment, fuzzy (lexical only)")
+    gloss: str | None
+
+
+# -- graph writes --------------------------------------------------------------------------------
+
+
+class TaguruAssociationIn(BaseModel):
+    """One element of Taguru's bare associations array (documentation of the item shape; the
+    service's one claim parser checks it)."""
+
+    subject: str = SPELLING
+    label: str = SPELLING
+    object: str = SPELLING
+    weight: float = Field(ge=-MAX_WEIGHT, le=MAX_WEIGHT, description="negative means 'not'")
+    source: str | None = Field(None, description="the source id the fact was read from")
+    paragraph: int | None = Field(
+        None, ge=0, le=MAX_INT4, description="paragraph index within `source`"
+    )
+
+
+_ARRAY: dict[str, Any] = {
+    "type": "array",
+    "maxItems": MAX_BATCH,
+    "items": TaguruAssociationIn.model_json_schema(),
+    "description": f"Taguru's bare array: up to {MAX_BATCH} associations, all or nothing",
+}
+AssociationArray = Annotated[list[Any], WithJsonSchema(_ARRAY)]
+ASSOCIATION_FIELDS = frozenset(TaguruAssociationIn.model_fields)
+
+
+class EdgeRetractIn(Request):
+    subject: str = SPELLING
+    label: str = SPELLING
+    object: str = SPELLING
+
+
+class EdgeRetracted(Response):
+    retracted: bool = Field(description="false: no live edge, nothing changed")
+    attributions_removed: int = Field(description="claims closed")
+
+
+class AliasesIn(Request):
+    concepts: dict[str, str] = Field({}, description="alias → canonical concept")
+    labels: dict[str, str] = Field({}, description="alias → canonical label")
+
+
+class AliasesRemoveIn(Request):
+    concepts: list[str] = Field([], description="concept aliases to withdraw")
+    labels: list[str] = Field([], description="label aliases to withdraw")
+
+
+class RenameTo(Request):
+    to: str = Field(min_length=1, max_length=64, description="the new name")
+
+
+# -- sources ---------------------------------------------------------------------------------------
+
+
+class QuestionAt(Request):
+    paragraph: int = Field(ge=0, le=MAX_INT4)
+    question: str = Field(min_length=1, description="a question the paragraph answers")
+
+
+class SectionAt(Request):
+    paragraph: int = Field(ge=0, le=MAX_INT4)
+    section: str = Field(min_length=1, description="the heading from this paragraph on")
+
+
+class LocatorAt(Request):
+    paragraph: int = Field(ge=0, le=MAX_INT4)
+    locator: LocatorModel
+
+
+class PassagesIn(Request):
+    """Taguru's passage store: source id → its whole text, split at blank lines."""
+
+    document_fields = frozenset({"passages"})
+
+    passages: dict[str, str] = Field(description="source id → the document's text")
+    questions: dict[str, list[QuestionAt]] = Field({}, description="doc2query, per paragraph")
+    sections: dict[str, list[SectionAt]] = Field({}, description="headings, per paragraph")
+    locators: dict[str, list[LocatorAt]] = Field({}, description="one paragraph's position")
+    tags: dict[str, list[str]] = Field({}, description="source id → its tags")
+    dates: dict[str, int] = Field({}, description="source id → the document's epoch seconds")
+
+    def documents(self) -> list[tuple[DocumentInput, dict[str, int]]]:
+        """One document per source, its text split at blank lines (Taguru's paragraphs), with
+        the questions, sections (from their paragraph on), locators (that paragraph only), tags
+        and date given for it; what named a paragraph the text does not have is counted as
+        dropped."""
+        out = []
+        for i, (source, text) in enumerate(self.passages.items()):
+            where = f"passages[{i}]"
+            paras = [p.strip() for p in re.split(r"\n[ \t]*\n", text) if p.strip()]
+            n = len(paras)
+            counts = {f"{k}_{v}": 0 for k in ("questions", "sections", "locators") for v in _KEPT}
+            asked: list[list[str]] = [[] for _ in paras]
+            for q in self.questions.get(source, []):
+                if _placed(q.paragraph, n, counts, "questions"):
+                    asked[q.paragraph].append(q.question)
+            heading: list[tuple[str, ...]] = [() for _ in paras]
+            for s in sorted(self.sections.get(source, []), key=lambda s: s.paragraph):
+                if _placed(s.paragraph, n, counts, "sections"):
+                    heading[s.paragraph :] = [(s.section,)] * (n - s.paragraph)
+            placed: list[dict[str, Any] | None] = [None for _ in paras]
+            for at in self.locators.get(source, []):
+                if _placed(at.paragraph, n, counts, "locators"):
+                    placed[at.paragraph] = at.locator.model_dump(exclude_none=True)
+            blocks = [
+                block(t, heading[k], placed[k], path=f"{where}[{k}]") for k, t in enumerate(paras)
+            ]
+            date = self.dates.get(source)
+            doc = DocumentInput(
+                source_id=source,
+                paragraphs=blocks,
+                date=None if date is None else datetime.fromtimestamp(date, UTC).isoformat(),
+                tags=self.tags.get(source),
+                questions=tuple(tuple(q) for q in asked),
+            )
+            out.append((doc, counts))
+        return out
+
+
+_KEPT = ("stored", "dropped")
+
+
+def _placed(paragraph: int, paragraphs: int, counts: dict[str, int], what: str) -> bool:
+    kept = paragraph < paragraphs
+    counts[f"{what}_{_KEPT[0] if kept else _KEPT[1]}"] += 1
+    return kept
+
+
+class PassagesStored(Response):
+    stored: int
+    questions_stored: int
+    questions_dropped: int
+    sections_stored: int
+    sections_dropped: int
+    locators_stored: int
+    locators_dropped: int
+
+
+class SourceIn(Request):
+    source: str = Field(min_length=1, description="the source id")
+
+
+class SourceRetracted(Response):
+    associations_touched: int
+    passage_removed: bool
+
+
+class CitationAt(Request):
+    source: str = Field(min_length=1, description="the source id")
+    paragraph: int = Field(ge=0, le=MAX_INT4, description="0-based paragraph index")
+
+
+class CitationOut(Response):
+    text: str
+    source: str
+    section: str | None = Field(description="the innermost heading governing the paragraph")
+    locator: dict[str, Any] | None
