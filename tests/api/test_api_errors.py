@@ -259,4 +259,25 @@ def test_every_route_is_listed_here(client) -> None:
         ("GET", "/contexts/{context}/profiles/{concept}"),
         ("GET", "/contexts/{context}/raptor"),
         ("GET", "/contexts/{context}/raptor/{level}/{ordinal}"),
+        # Taguru's wire (decision 0023; docs/taguru.md, tests/api/golden/taguru_wire.json)
+        *(("PUT", f"/taguru/{p}") for p in ("contexts/{context}", "groups/{group}")),
+        *(("POST", f"/taguru/{p}/rename") for p in ("contexts/{context}", "groups/{group}")),
+        *(("POST", f"/taguru{p}") for p in ("/recall", "/query")),
+        *(
+            ("POST", f"/taguru/contexts/{{context}}/{p}")
+            for p in (
+                "recall",
+                "query",
+                "resolve",
+                "resolve_label",
+                "unreachable_from",
+                "associations",
+                "associations/retract",
+                "aliases",
+                "sources",
+                "sources/retract",
+                "citations",
+            )
+        ),
+        ("DELETE", "/taguru/contexts/{context}/aliases"),
     }

@@ -56,6 +56,7 @@ ELSEWHERE: dict[tuple[str, str], dict[str, Any] | None] = {
     },
     # a lookup: an expected source no one stored is never served
     ("ExpectedIn", "source"): None,
+    ("PassagesIn", "tags"): None,  # a map of source id → tags: each list states the bounds
     # a filter: an author who wrote nothing finds nothing
     ("MemoriesArgs", "author"): None,
     # a partition to read: one nobody wrote in is empty

@@ -15,12 +15,15 @@ from tabane.graph.claims.parse import MAX_BATCH, MAX_WEIGHT
 from tabane.graph.query.pattern import DEFAULT_LIMIT, MAX_LIMIT
 from tabane.graph.vocabulary import MAX_SPELLING
 from tabane.graph.walk.paths import MAX_UNREACHABLE_PAGE
-from tabane.ingest.documents import DocumentInput, block
+from tabane.ingest.documents import MAX_TAGS_SENT, DocumentInput, block
 from tabane.wire.base import Request, Response
 from tabane.wire.graph_read import EdgeOut
 from tabane.wire.sources import LocatorModel
 
 T = TypeVar("T")
+Tags = Annotated[
+    list[Annotated[str, Field(max_length=128)]], Field(max_length=MAX_TAGS_SENT)
+]  # ingest.check_tags
 SPELLING = Field(max_length=MAX_SPELLING, description="an exact spelling (an alias works too)")
 
 
@@ -183,7 +186,7 @@ class PassagesIn(Request):
     questions: dict[str, list[QuestionAt]] = Field({}, description="doc2query, per paragraph")
     sections: dict[str, list[SectionAt]] = Field({}, description="headings, per paragraph")
     locators: dict[str, list[LocatorAt]] = Field({}, description="one paragraph's position")
-    tags: dict[str, list[str]] = Field({}, description="source id → its tags")
+    tags: dict[str, Tags] = Field({}, description="source id → its tags")
     dates: dict[str, int] = Field({}, description="source id → the document's epoch seconds")
 
     def documents(self) -> list[tuple[DocumentInput, dict[str, int]]]:

@@ -18,6 +18,7 @@ from tabane.graph.query.pattern import QueryResult
 from tabane.graph.resolve.resolver import Resolution
 from tabane.wire.base import ERROR_RESPONSES
 from tabane.wire.contexts import ContextPut, GroupPut
+from tabane.wire.graph_write import Kind
 from tabane.wire.resolve import ResolveIn
 from tabane.wire.taguru import (
     AliasesIn,
@@ -224,12 +225,12 @@ def retract_association(
 @router.post("/contexts/{context}/aliases")
 def add_aliases(context: str, body: AliasesIn, svc: Svc, user: User, started: Started) -> Ok[int]:
     """Register `{concepts: {alias: canonical}, labels: {…}}` → how many were new."""
-    pairs = [("concept", a, t) for a, t in body.concepts.items()]
+    pairs: list[tuple[Kind, str, str]] = [("concept", a, t) for a, t in body.concepts.items()]
     pairs += [("label", a, t) for a, t in body.labels.items()]
     added = 0
     for kind, alias, target in pairs:
         try:
-            _, created = svc.add_alias(user, context, alias, target, kind=kind)  # type: ignore[arg-type]
+            _, created = svc.add_alias(user, context, alias, target, kind=kind)
         except TabaneError as exc:
             exc.written = f"{added} alias(es) before this one" if added else exc.written
             raise
