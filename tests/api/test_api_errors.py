@@ -280,4 +280,9 @@ def test_every_route_is_listed_here(client) -> None:
             )
         ),
         ("DELETE", "/taguru/contexts/{context}/aliases"),
+        *((m, "/taguru/contexts/{context}") for m in ("GET", "PATCH", "DELETE")),
+        *((m, "/taguru/groups/{group}") for m in ("GET", "PATCH", "DELETE")),
+        *(("GET", f"/taguru/{p}") for p in ("contexts", "groups")),
+        *(("GET", f"/taguru/contexts/{{context}}/{p}") for p in ("labels", "aliases", "sources")),
+        ("POST", "/taguru/contexts/{context}/sources/lookup"),
     }

@@ -17,6 +17,7 @@ from tabane.graph.vocabulary import MAX_SPELLING
 from tabane.graph.walk.paths import MAX_UNREACHABLE_PAGE
 from tabane.ingest.documents import MAX_TAGS_SENT, DocumentInput, block
 from tabane.wire.base import Request, Response
+from tabane.wire.contexts import ContextOut
 from tabane.wire.graph_read import EdgeOut
 from tabane.wire.sources import LocatorModel
 
@@ -265,3 +266,67 @@ class CitationOut(Response):
     source: str
     section: str | None = Field(description="the innermost heading governing the paragraph")
     locator: dict[str, Any] | None
+
+
+# -- directory pages -------------------------------------------------------------------------------
+
+
+class ContextsPage(Response):
+    total: int = Field(description="contexts the caller can see")
+    contexts: list[ContextOut] = Field(description="one page, by name")
+
+
+class GroupRow(Response):
+    name: str
+    description: str
+    contexts: list[str]
+    groups: list[str]
+
+
+class GroupsPage(Response):
+    total: int = Field(description="groups the caller can see")
+    groups: list[GroupRow] = Field(description="one page, by name")
+
+
+class ContextMeta(Response):
+    description: str
+    dice_floor: float
+    semantic_floor: float | None
+
+
+class LabelsPage(Response):
+    total: int = Field(description="canonical labels of the context")
+    labels: list[str] = Field(description="one page, by spelling")
+
+
+class AliasesPage(Response):
+    total: int = Field(description="aliases of both namespaces")
+    concepts: dict[str, str] = Field(description="alias → canonical concept")
+    labels: dict[str, str] = Field(description="alias → canonical label")
+
+
+class SourceEntry(Response):
+    name: str
+    stored_at: datetime
+    date: datetime | None
+    tags: list[str]
+
+
+class SourcesPage(Response):
+    total: int = Field(description="stored sources of the context")
+    sources: list[str] = Field(description="one page of source ids, in order")
+    entries: list[SourceEntry] = Field(description="the same page with its metadata")
+
+
+class LookupIn(Request):
+    sources: list[str] = Field(min_length=1, max_length=1000, description="source ids")
+
+
+class LookupOut(Response):
+    passages: dict[str, str] = Field(description="source id → its paragraphs, blank-line joined")
+    missing: list[str] = Field(description="ids not stored here (or retracted)")
+
+
+def keyset(names: list[str], limit: int, after: str | None) -> list[str]:
+    """One page of sorted `names` after `after` (Taguru's keyset paging by name)."""
+    return [n for n in sorted(names) if after is None or n > after][:limit]

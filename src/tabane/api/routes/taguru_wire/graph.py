@@ -1,72 +1,39 @@
-"""Taguru's wire under `/taguru` (decision 0023): a Taguru client whose base URL ends in
-`/taguru` works unchanged. Every answer is Taguru's envelope `{result, status: "ok", time}`;
-an error is Taguru's shape `{status: "error", code, error, time}` carrying tabane's stable code
-(api/errors.py). Each route is one facade call, as its tabane twin at the root is; the routes
-whose Taguru form is the same as tabane's are not repeated here (docs/taguru.md, the census)."""
+"""Graph reads and writes in Taguru's form."""
 
 from __future__ import annotations
 
-import time
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Body, Depends, Query
+from fastapi import APIRouter, Body, Query
 
 from tabane.api.deps import Svc, User
+from tabane.api.routes.taguru_wire.common import Started, ok, page
 from tabane.errors import TabaneError
 from tabane.graph.claims.parse import parse_claims
-from tabane.graph.query.pattern import QueryResult
+from tabane.graph.query.concepts import MAX_LABEL_PAGE
 from tabane.graph.resolve.resolver import Resolution
-from tabane.wire.base import ERROR_RESPONSES
-from tabane.wire.contexts import ContextPut, GroupPut
 from tabane.wire.graph_write import Kind
 from tabane.wire.resolve import ResolveIn
 from tabane.wire.taguru import (
     AliasesIn,
+    AliasesPage,
     AliasesRemoveIn,
     AssociationArray,
-    AssociationOut,
-    CitationAt,
-    CitationOut,
     CrossRecallIn,
     CueRecallIn,
     EdgeRetracted,
     EdgeRetractIn,
+    LabelsPage,
     MatchPage,
-    MatchPlan,
     Ok,
     OriginsIn,
-    PassagesIn,
-    PassagesStored,
-    RenameTo,
-    SourceIn,
-    SourceRetracted,
     TaguruCrossQueryIn,
     TaguruQueryIn,
     TieredCandidate,
+    keyset,
 )
 
-router = APIRouter(prefix="/taguru", tags=["taguru"], responses=ERROR_RESPONSES)
-
-
-def _started() -> float:
-    return time.perf_counter()
-
-
-Started = Annotated[float, Depends(_started)]
-
-
-def ok(result: Any, started: float) -> dict[str, Any]:
-    return {"result": result, "status": "ok", "time": round(time.perf_counter() - started, 6)}
-
-
-def page(found: QueryResult) -> MatchPage:
-    matches = [AssociationOut.model_validate({**vars(e), "count": e.claims}) for e in found.edges]
-    return MatchPage(
-        total=found.total,
-        matches=matches,
-        plan=MatchPlan(contexts=list(found.contexts)),
-        next=found.next,
-    )
+router = APIRouter()
 
 
 def flat(found: Resolution) -> list[TieredCandidate]:
@@ -81,46 +48,6 @@ def flat(found: Resolution) -> list[TieredCandidate]:
         )
         for c in (*found.candidates, *found.semantic)
     ]
-
-
-# -- contexts and groups ---------------------------------------------------------------------------
-
-
-@router.put("/contexts/{context}")
-def create_context(
-    context: str, svc: Svc, user: User, started: Started, body: ContextPut | None = Body(None)
-) -> Ok[bool]:
-    """Create the context named by the path; a name in use is 409 `name_taken` (Taguru:
-    `already_exists`)."""
-    fields = body.model_dump(exclude_unset=True) if body is not None else {}
-    svc.create_context(user, context, **fields)
-    return Ok[bool].model_validate(ok(True, started))
-
-
-@router.put("/groups/{group}")
-def create_group(
-    group: str, svc: Svc, user: User, started: Started, body: GroupPut | None = Body(None)
-) -> Ok[bool]:
-    """Create the group named by the path; every member must exist."""
-    fields = body.model_dump(exclude_unset=True) if body is not None else {}
-    svc.create_group(user, group, **fields)
-    return Ok[bool].model_validate(ok(True, started))
-
-
-@router.post("/contexts/{context}/rename")
-def rename_context(
-    context: str, body: RenameTo, svc: Svc, user: User, started: Started
-) -> Ok[bool]:
-    """Rename the context to `to` (tabane: `new_name`)."""
-    svc.rename_context(user, context, body.to)
-    return Ok[bool].model_validate(ok(True, started))
-
-
-@router.post("/groups/{group}/rename")
-def rename_group(group: str, body: RenameTo, svc: Svc, user: User, started: Started) -> Ok[bool]:
-    """Rename the group to `to` (tabane: `new_name`)."""
-    svc.rename_group(user, group, body.to)
-    return Ok[bool].model_validate(ok(True, started))
 
 
 # -- graph reads -----------------------------------------------------------------------------------
@@ -248,50 +175,49 @@ def remove_aliases(
     return Ok[int].model_validate(ok(removed, started))
 
 
-# -- sources ---------------------------------------------------------------------------------------
-
-
-@router.post("/contexts/{context}/sources")
-def store_passages(
-    context: str, body: PassagesIn, svc: Svc, user: User, started: Started
-) -> Ok[PassagesStored]:
-    """`{passages: {source: text}, questions?, sections?, locators?, tags?, dates?}`: each
-    source stored whole (replacing what it had), split into paragraphs at blank lines."""
-    totals = dict.fromkeys(PassagesStored.model_fields, 0)
-    for doc, counts in body.documents():
-        svc.ingest(user, context, doc)
-        totals["stored"] += 1
-        for key, n in counts.items():
-            totals[key] += n
-    return Ok[PassagesStored].model_validate(ok(PassagesStored(**totals), started))
-
-
-@router.post("/contexts/{context}/sources/retract")
-def retract_source(
+@router.get("/contexts/{context}/labels")
+def labels(
     context: str,
-    body: SourceIn,
     svc: Svc,
     user: User,
     started: Started,
-    dry_run: Annotated[bool, Query(description="report, write nothing")] = False,
-) -> Ok[SourceRetracted]:
-    """Withdraw the source's passage and its claims (`{source}`; tabane: `source_id`)."""
-    done = svc.retract(user, context, body.source, dry_run=dry_run)
-    gone = SourceRetracted(associations_touched=done.associations, passage_removed=done.sources > 0)
-    return Ok[SourceRetracted].model_validate(ok(gone, started))
+    limit: Annotated[int, Query(ge=1, le=1000, description="labels per page")] = 1000,
+    after: Annotated[str | None, Query(description="the last label of the previous page")] = None,
+) -> Ok[LabelsPage]:
+    """The relation vocabulary (canonical labels), by spelling."""
+    names: list[str] = []
+    cursor: str | None = None
+    while True:
+        found = svc.labels(user, context, limit=MAX_LABEL_PAGE, after=cursor)
+        names += [u.label for u in found.labels]
+        if (cursor := found.next) is None:
+            break
+    listed = LabelsPage(total=len(names), labels=keyset(names, limit, after))
+    return Ok[LabelsPage].model_validate(ok(listed, started))
 
 
-@router.post("/contexts/{context}/citations")
-def citation(
-    context: str, body: CitationAt, svc: Svc, user: User, started: Started
-) -> Ok[CitationOut]:
-    """One paragraph verbatim by `{source, paragraph}`, with its innermost heading and its
-    locator."""
-    c = svc.cite(user, context, body.source, body.paragraph)
-    cited = CitationOut(
-        text=c.text,
-        source=c.source_id,
-        section=c.section[-1] if c.section else None,
-        locator=c.locator,
+@router.get("/contexts/{context}/aliases")
+def list_aliases(
+    context: str,
+    svc: Svc,
+    user: User,
+    started: Started,
+    limit: Annotated[int, Query(ge=1, le=1000, description="aliases per page")] = 1000,
+    after: Annotated[
+        str | None, Query(description="the last entry shown: `concept:ALIAS` or `label:ALIAS`")
+    ] = None,
+) -> Ok[AliasesPage]:
+    """Both namespaces' aliases, concepts first, one page (`after` names the last entry)."""
+    found = {f"{a.kind}:{a.alias}": a for a in svc.list_aliases(user, context)}
+
+    def place(key: str) -> tuple[bool, str]:
+        return (not key.startswith("concept:"), key)
+
+    order = [k for k in sorted(found, key=place) if after is None or place(k) > place(after)]
+    shown = [found[k] for k in order[:limit]]
+    listed = AliasesPage(
+        total=len(found),
+        concepts={a.alias: a.target for a in shown if a.kind == "concept"},
+        labels={a.alias: a.target for a in shown if a.kind == "label"},
     )
-    return Ok[CitationOut].model_validate(ok(cited, started))
+    return Ok[AliasesPage].model_validate(ok(listed, started))
