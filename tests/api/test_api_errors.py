@@ -285,4 +285,6 @@ def test_every_route_is_listed_here(client) -> None:
         *(("GET", f"/taguru/{p}") for p in ("contexts", "groups")),
         *(("GET", f"/taguru/contexts/{{context}}/{p}") for p in ("labels", "aliases", "sources")),
         ("POST", "/taguru/contexts/{context}/sources/lookup"),
+        ("POST", "/taguru/contexts/{context}/sources/search"),
+        ("POST", "/taguru/sources/search"),
     }

@@ -5,6 +5,7 @@ clients send where tabane's own routes take another shape, and the answers they 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
@@ -16,9 +17,12 @@ from tabane.graph.query.pattern import DEFAULT_LIMIT, MAX_LIMIT
 from tabane.graph.vocabulary import MAX_SPELLING
 from tabane.graph.walk.paths import MAX_UNREACHABLE_PAGE
 from tabane.ingest.documents import MAX_TAGS_SENT, DocumentInput, block
+from tabane.search.plan import MAX_LIMIT as SEARCH_LIMIT
+from tabane.search.plan import SearchRequest
 from tabane.wire.base import Request, Response
 from tabane.wire.contexts import ContextOut
 from tabane.wire.graph_read import EdgeOut
+from tabane.wire.search import HitOut, SearchOut, SearchPlanOut
 from tabane.wire.sources import LocatorModel
 
 T = TypeVar("T")
@@ -330,3 +334,57 @@ class LookupOut(Response):
 def keyset(names: list[str], limit: int, after: str | None) -> list[str]:
     """One page of sorted `names` after `after` (Taguru's keyset paging by name)."""
     return [n for n in sorted(names) if after is None or n > after][:limit]
+
+
+# -- passage search --------------------------------------------------------------------------------
+
+
+class TaguruSearchIn(Request):
+    """Taguru's passage search: `since`/`until` in epoch seconds, five hits by default."""
+
+    query: str = Field(description="phrased like the answer you expect, not the question")
+    limit: int = Field(5, ge=1, le=SEARCH_LIMIT, description="hits")
+    semantic_floor: float | None = Field(
+        None, ge=-1.0, le=1.0, description="cosine floor of the vector lane for this call"
+    )
+    tags: list[str] | None = Field(
+        None,
+        description="only sources with any of these tags",
+        json_schema_extra={"minItems": 1, "items": {"minLength": 1, "pattern": r"\S"}},
+    )
+    since: int | None = Field(None, description="epoch seconds: sources dated on or after it")
+    until: int | None = Field(None, description="epoch seconds: sources dated before it")
+
+    def to_request(self, contexts: Sequence[str] = (), groups: Sequence[str] = ()) -> SearchRequest:
+        def when(seconds: int | None) -> datetime | None:
+            return None if seconds is None else datetime.fromtimestamp(seconds, UTC)
+
+        return SearchRequest(
+            query=self.query,
+            contexts=tuple(contexts),
+            groups=tuple(groups),
+            limit=self.limit,
+            tags=None if self.tags is None else tuple(self.tags),
+            since=when(self.since),
+            until=when(self.until),
+            semantic_floor=self.semantic_floor,
+        )
+
+
+class TaguruCrossSearchIn(TaguruSearchIn):
+    contexts: list[str] = Field([], description="contexts to search")
+    groups: list[str] = Field([], description="groups to search (nested groups included)")
+
+
+class PassageHit(HitOut):
+    source: str = Field(description="Taguru's name for `source_id`")
+
+
+class PassageSearchOut(Response):
+    plan: SearchPlanOut
+    hits: list[PassageHit]
+
+    @classmethod
+    def of(cls, found: SearchOut) -> PassageSearchOut:
+        hits = [PassageHit.model_validate({**vars(h), "source": h.source_id}) for h in found.hits]
+        return cls(plan=found.plan, hits=hits)

@@ -10,18 +10,23 @@ from tabane.api.deps import Svc, User
 from tabane.api.routes.taguru_wire.common import Started, ok
 from tabane.errors import NoSource
 from tabane.sources.read import MAX_PAGE
+from tabane.wire.base import out
+from tabane.wire.search import SearchOut
 from tabane.wire.taguru import (
     CitationAt,
     CitationOut,
     LookupIn,
     LookupOut,
     Ok,
+    PassageSearchOut,
     PassagesIn,
     PassagesStored,
     SourceEntry,
     SourceIn,
     SourceRetracted,
     SourcesPage,
+    TaguruCrossSearchIn,
+    TaguruSearchIn,
 )
 
 router = APIRouter()
@@ -117,3 +122,23 @@ def lookup_passages(
             continue
         passages[source] = "\n\n".join(texts)
     return Ok[LookupOut].model_validate(ok(LookupOut(passages=passages, missing=missing), started))
+
+
+@router.post("/contexts/{context}/sources/search")
+def search_passages(
+    context: str, body: TaguruSearchIn, svc: Svc, user: User, started: Started
+) -> Ok[PassageSearchOut]:
+    """Paragraphs of the context, both lanes fused, with the plan (`since`/`until` in epoch
+    seconds); each hit also names its `source`."""
+    found = out(SearchOut, svc.search(user, body.to_request(contexts=(context,))))
+    return Ok[PassageSearchOut].model_validate(ok(PassageSearchOut.of(found), started))
+
+
+@router.post("/sources/search")
+def cross_search_passages(
+    body: TaguruCrossSearchIn, svc: Svc, user: User, started: Started
+) -> Ok[PassageSearchOut]:
+    """The passage search over `contexts` and every context the `groups` reach; each hit is
+    tagged with its `context`."""
+    found = out(SearchOut, svc.search(user, body.to_request(body.contexts, body.groups)))
+    return Ok[PassageSearchOut].model_validate(ok(PassageSearchOut.of(found), started))
