@@ -15,7 +15,8 @@ from tabane.checks import MAX_INT4, Cue
 from tabane.graph.claims.parse import MAX_BATCH, MAX_WEIGHT
 from tabane.graph.query.pattern import DEFAULT_LIMIT, MAX_LIMIT
 from tabane.graph.vocabulary import MAX_SPELLING
-from tabane.graph.walk.paths import MAX_UNREACHABLE_PAGE
+from tabane.graph.walk.paths import MAX_PATHS, MAX_UNREACHABLE_PAGE
+from tabane.graph.walk.walk import MAX_ACTIVATE, MAX_DEPTH
 from tabane.ingest.documents import MAX_TAGS_SENT, DocumentInput, block
 from tabane.search.plan import MAX_LIMIT as SEARCH_LIMIT
 from tabane.search.plan import SearchRequest
@@ -356,17 +357,14 @@ class TaguruSearchIn(Request):
     until: int | None = Field(None, description="epoch seconds: sources dated before it")
 
     def to_request(self, contexts: Sequence[str] = (), groups: Sequence[str] = ()) -> SearchRequest:
-        def when(seconds: int | None) -> datetime | None:
-            return None if seconds is None else datetime.fromtimestamp(seconds, UTC)
-
         return SearchRequest(
             query=self.query,
             contexts=tuple(contexts),
             groups=tuple(groups),
             limit=self.limit,
             tags=None if self.tags is None else tuple(self.tags),
-            since=when(self.since),
-            until=when(self.until),
+            since=epoch(self.since),
+            until=epoch(self.until),
             semantic_floor=self.semantic_floor,
         )
 
@@ -388,3 +386,54 @@ class PassageSearchOut(Response):
     def of(cls, found: SearchOut) -> PassageSearchOut:
         hits = [PassageHit.model_validate({**vars(h), "source": h.source_id}) for h in found.hits]
         return cls(plan=found.plan, hits=hits)
+
+
+# -- walks -----------------------------------------------------------------------------------------
+
+
+def epoch(seconds: int | None) -> datetime | None:
+    return None if seconds is None else datetime.fromtimestamp(seconds, UTC)
+
+
+class TaguruActivateIn(Request):
+    origins: Cue = Field(description="concepts to spread from (resolve cues first)")
+    decay: float = Field(0.5, gt=0.0, le=1.0, description="share passed on per hop")
+    limit: int = Field(20, ge=1, le=MAX_ACTIVATE, description="associations to return")
+    since: int | None = Field(None, description="epoch seconds: claims valid from it")
+    until: int | None = Field(None, description="epoch seconds: claims valid before it")
+
+
+class TaguruPathsIn(Request):
+    origins: Cue = Field(description="concepts a path may start at")
+    targets: Cue = Field(description="concepts a path may end at")
+    max_depth: int = Field(MAX_DEPTH, ge=1, le=MAX_DEPTH, description="edges per path at most")
+    limit: int = Field(10, ge=1, le=MAX_PATHS, description="paths to return")
+
+
+class ActivationMatch(Response):
+    strength: float = Field(description="the activation that reached it: order within one call")
+    path: list[str] = Field(description="the concepts from the origin, origin first")
+    association: AssociationOut = Field(description="the edge that carried it there")
+
+
+class ActivationPage(Response):
+    total: int
+    matches: list[ActivationMatch]
+
+
+class PathMatch(Response):
+    distance: int = Field(description="edges on the path")
+    path: list[str] = Field(description="its concepts, origin first, target last")
+    strength: float = Field(description="its weakest link: the least |weight| on it")
+    associations: list[AssociationOut] = Field(description="one edge per hop")
+
+
+class PathsPage(Response):
+    total: int
+    capped: bool = Field(description="the server's budget ran out: `total` is a lower bound")
+    matches: list[PathMatch]
+
+
+def association(edge: Any) -> AssociationOut:
+    """A tabane edge as a Taguru association (its live claims as `count`)."""
+    return AssociationOut.model_validate({**vars(edge), "count": edge.claims})

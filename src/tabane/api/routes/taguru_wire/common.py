@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import Depends
 
 from tabane.graph.query.pattern import QueryResult
-from tabane.wire.taguru import AssociationOut, MatchPage, MatchPlan
+from tabane.wire.taguru import MatchPage, MatchPlan, association
 
 
 def _started() -> float:
@@ -24,10 +24,9 @@ def ok(result: Any, started: float) -> dict[str, Any]:
 
 
 def page(found: QueryResult) -> MatchPage:
-    matches = [AssociationOut.model_validate({**vars(e), "count": e.claims}) for e in found.edges]
     return MatchPage(
         total=found.total,
-        matches=matches,
+        matches=[association(e) for e in found.edges],
         plan=MatchPlan(contexts=list(found.contexts)),
         next=found.next,
     )

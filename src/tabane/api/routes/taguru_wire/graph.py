@@ -10,11 +10,14 @@ from tabane.api.deps import Svc, User
 from tabane.api.routes.taguru_wire.common import Started, ok, page
 from tabane.errors import TabaneError
 from tabane.graph.claims.parse import parse_claims
+from tabane.graph.edges import Edge
 from tabane.graph.query.concepts import MAX_LABEL_PAGE
 from tabane.graph.resolve.resolver import Resolution
 from tabane.wire.graph_write import Kind
 from tabane.wire.resolve import ResolveIn
 from tabane.wire.taguru import (
+    ActivationMatch,
+    ActivationPage,
     AliasesIn,
     AliasesPage,
     AliasesRemoveIn,
@@ -27,9 +30,15 @@ from tabane.wire.taguru import (
     MatchPage,
     Ok,
     OriginsIn,
+    PathMatch,
+    PathsPage,
+    TaguruActivateIn,
     TaguruCrossQueryIn,
+    TaguruPathsIn,
     TaguruQueryIn,
     TieredCandidate,
+    association,
+    epoch,
     keyset,
 )
 
@@ -221,3 +230,58 @@ def list_aliases(
         labels={a.alias: a.target for a in shown if a.kind == "label"},
     )
     return Ok[AliasesPage].model_validate(ok(listed, started))
+
+
+@router.post("/contexts/{context}/activate")
+def activate(
+    context: str, body: TaguruActivateIn, svc: Svc, user: User, started: Started
+) -> Ok[ActivationPage]:
+    """Spreading activation from the origins: per reached concept, the edge that carried the
+    activation there, with its strength and path (strongest first; never compare calls)."""
+    found = svc.activate(
+        user,
+        context,
+        body.origins,
+        decay=body.decay,
+        limit=body.limit,
+        since=epoch(body.since),
+        until=epoch(body.until),
+    )
+    full = {(e.subject, e.label, e.object, e.perspective): e for e in found.edges}
+    matches = [
+        ActivationMatch(
+            strength=a.activation,
+            path=list(a.via),
+            association=association(full.get(_key(a.path[-1]), a.path[-1])),
+        )
+        for a in found.concepts
+        if a.path
+    ]
+    done = ActivationPage(total=len(matches), matches=matches)
+    return Ok[ActivationPage].model_validate(ok(done, started))
+
+
+def _key(edge: Edge) -> tuple[str, str, str, str | None]:
+    return (edge.subject, edge.label, edge.object, edge.perspective)
+
+
+@router.post("/contexts/{context}/paths")
+def paths(
+    context: str, body: TaguruPathsIn, svc: Svc, user: User, started: Started
+) -> Ok[PathsPage]:
+    """Every simple path from an origin to a target, shortest first, each hop an association."""
+    found = svc.paths(
+        user, context, body.origins, body.targets, max_depth=body.max_depth, limit=body.limit
+    )
+    matches = [
+        PathMatch(
+            distance=len(p.edges),
+            path=list(p.concepts),
+            strength=min(abs(e.weight) for e in p.edges),
+            associations=[association(e) for e in p.edges],
+        )
+        for p in found.paths
+        if p.edges
+    ]
+    done = PathsPage(total=len(matches), capped=found.capped, matches=matches)
+    return Ok[PathsPage].model_validate(ok(done, started))
