@@ -287,5 +287,5 @@ def test_every_route_is_listed_here(client) -> None:
         ("POST", "/taguru/contexts/{context}/sources/lookup"),
         ("POST", "/taguru/contexts/{context}/sources/search"),
         ("POST", "/taguru/sources/search"),
-        *(("POST", f"/taguru/contexts/{{context}}/{p}") for p in ("activate", "paths")),
+        *(("POST", f"/taguru/contexts/{{context}}/{p}") for p in ("activate", "paths", "describe")),
     }

@@ -22,7 +22,7 @@ from tabane.search.plan import MAX_LIMIT as SEARCH_LIMIT
 from tabane.search.plan import SearchRequest
 from tabane.wire.base import Request, Response
 from tabane.wire.contexts import ContextOut
-from tabane.wire.graph_read import EdgeOut
+from tabane.wire.graph_read import DescribeOut, EdgeOut, LabelCountOut
 from tabane.wire.search import HitOut, SearchOut, SearchPlanOut
 from tabane.wire.sources import LocatorModel
 
@@ -437,3 +437,20 @@ class PathsPage(Response):
 def association(edge: Any) -> AssociationOut:
     """A tabane edge as a Taguru association (its live claims as `count`)."""
     return AssociationOut.model_validate({**vars(edge), "count": edge.claims})
+
+
+class LabelUsage(LabelCountOut):
+    count: int = Field(description="Taguru's name for `edges`")
+
+
+class Outline(DescribeOut):
+    as_subject: list[LabelUsage]  # type: ignore[assignment]
+    as_object: list[LabelUsage]  # type: ignore[assignment]
+
+    @classmethod
+    def of(cls, found: Any) -> Outline:
+        def usage(counts: Any) -> list[LabelUsage]:
+            return [LabelUsage.model_validate({**vars(c), "count": c.edges}) for c in counts]
+
+        fields = {**vars(found), "as_subject": usage(found.as_subject)}
+        return cls.model_validate({**fields, "as_object": usage(found.as_object)})

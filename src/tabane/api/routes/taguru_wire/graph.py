@@ -8,11 +8,12 @@ from fastapi import APIRouter, Body, Query
 
 from tabane.api.deps import Svc, User
 from tabane.api.routes.taguru_wire.common import Started, ok, page
-from tabane.errors import TabaneError
+from tabane.errors import NoConcept, TabaneError
 from tabane.graph.claims.parse import parse_claims
 from tabane.graph.edges import Edge
 from tabane.graph.query.concepts import MAX_LABEL_PAGE
 from tabane.graph.resolve.resolver import Resolution
+from tabane.wire.graph_read import DescribeIn
 from tabane.wire.graph_write import Kind
 from tabane.wire.resolve import ResolveIn
 from tabane.wire.taguru import (
@@ -30,6 +31,7 @@ from tabane.wire.taguru import (
     MatchPage,
     Ok,
     OriginsIn,
+    Outline,
     PathMatch,
     PathsPage,
     TaguruActivateIn,
@@ -285,3 +287,16 @@ def paths(
     ]
     done = PathsPage(total=len(matches), capped=found.capped, matches=matches)
     return Ok[PathsPage].model_validate(ok(done, started))
+
+
+@router.post("/contexts/{context}/describe")
+def describe(
+    context: str, body: DescribeIn, svc: Svc, user: User, started: Started
+) -> Ok[Outline | None]:
+    """One concept's outline: its labels per role with their counts; `null` for a concept the
+    context does not have (tabane's root route answers 404 `no_concept`)."""
+    try:
+        found: Outline | None = Outline.of(svc.describe(user, context, body.concept))
+    except NoConcept:
+        found = None
+    return Ok[Outline | None].model_validate(ok(found, started))
