@@ -288,4 +288,8 @@ def test_every_route_is_listed_here(client) -> None:
         ("POST", "/taguru/contexts/{context}/sources/search"),
         ("POST", "/taguru/sources/search"),
         *(("POST", f"/taguru/contexts/{{context}}/{p}") for p in ("activate", "paths", "describe")),
+        *(
+            ("POST", f"/taguru/contexts/{{context}}/{p}/explain")
+            for p in ("resolve", "resolve_label")
+        ),
     }

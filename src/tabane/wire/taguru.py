@@ -23,6 +23,7 @@ from tabane.search.plan import SearchRequest
 from tabane.wire.base import Request, Response
 from tabane.wire.contexts import ContextOut
 from tabane.wire.graph_read import DescribeOut, EdgeOut, LabelCountOut
+from tabane.wire.resolve import ResolveExplanationOut
 from tabane.wire.search import HitOut, SearchOut, SearchPlanOut
 from tabane.wire.sources import LocatorModel
 
@@ -454,3 +455,25 @@ class Outline(DescribeOut):
 
         fields = {**vars(found), "as_subject": usage(found.as_subject)}
         return cls.model_validate({**fields, "as_object": usage(found.as_object)})
+
+
+# tabane's resolve/explain verdicts under Taguru's names (the rest are spelled alike)
+VERDICTS = {
+    "eclipsed_by_exact": "cue_resolved_exactly",
+    "cut_by_limit": "below_cutoff",
+    "semantic_never_ran": "semantic_not_run",
+}
+
+
+class Verdict(ResolveExplanationOut):
+    summary: str = Field(description="Taguru's name for `detail`")
+    in_vocabulary: bool
+
+    @classmethod
+    def of(cls, found: Any) -> Verdict:
+        told = ResolveExplanationOut.model_validate(found).model_dump()
+        verdict = VERDICTS.get(told["verdict"], told["verdict"])
+        named = told["verdict"] != "not_in_vocabulary"
+        return cls(
+            **{**told, "verdict": verdict, "summary": told["detail"], "in_vocabulary": named}
+        )

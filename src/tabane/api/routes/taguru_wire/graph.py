@@ -15,7 +15,7 @@ from tabane.graph.query.concepts import MAX_LABEL_PAGE
 from tabane.graph.resolve.resolver import Resolution
 from tabane.wire.graph_read import DescribeIn
 from tabane.wire.graph_write import Kind
-from tabane.wire.resolve import ResolveIn
+from tabane.wire.resolve import ResolveExplainIn, ResolveIn, ResolveLabelExplainIn
 from tabane.wire.taguru import (
     ActivationMatch,
     ActivationPage,
@@ -39,6 +39,7 @@ from tabane.wire.taguru import (
     TaguruPathsIn,
     TaguruQueryIn,
     TieredCandidate,
+    Verdict,
     association,
     epoch,
     keyset,
@@ -300,3 +301,27 @@ def describe(
     except NoConcept:
         found = None
     return Ok[Outline | None].model_validate(ok(found, started))
+
+
+@router.post("/contexts/{context}/resolve/explain")
+def explain_resolve(
+    context: str, body: ResolveExplainIn, svc: Svc, user: User, started: Started
+) -> Ok[Verdict]:
+    """Why `expected` is or is not among resolve's candidates for `cue`: the first verdict
+    that applies, under Taguru's names (`cue_resolved_exactly`, `below_cutoff`,
+    `semantic_not_run`; tabane's evidence beside)."""
+    found = svc.explain_resolve(
+        user, context, body.cue, body.expected, kind="concept", **body.options()
+    )
+    return Ok[Verdict].model_validate(ok(Verdict.of(found), started))
+
+
+@router.post("/contexts/{context}/resolve_label/explain")
+def explain_resolve_label(
+    context: str, body: ResolveLabelExplainIn, svc: Svc, user: User, started: Started
+) -> Ok[Verdict]:
+    """The explain twin of `resolve_label`, under Taguru's verdict names."""
+    found = svc.explain_resolve(
+        user, context, body.cue, body.expected, kind="label", **body.options()
+    )
+    return Ok[Verdict].model_validate(ok(Verdict.of(found), started))
