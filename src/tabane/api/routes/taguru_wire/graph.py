@@ -41,9 +41,9 @@ from tabane.wire.taguru import (
     TieredCandidate,
     Verdict,
     association,
-    epoch,
     keyset,
 )
+from tabane.wire.taguru_sources import epoch
 
 router = APIRouter()
 

@@ -12,12 +12,11 @@ from tabane.errors import NoSource
 from tabane.sources.read import MAX_PAGE
 from tabane.wire.base import out
 from tabane.wire.search import SearchOut
-from tabane.wire.taguru import (
+from tabane.wire.taguru import Ok
+from tabane.wire.taguru_sources import (
     CitationAt,
-    CitationOut,
-    LookupIn,
-    LookupOut,
-    Ok,
+    PassageLookupIn,
+    PassageLookupOut,
     PassageSearchOut,
     PassagesIn,
     PassagesStored,
@@ -25,6 +24,7 @@ from tabane.wire.taguru import (
     SourceIn,
     SourceRetracted,
     SourcesPage,
+    TaguruCitation,
     TaguruCrossSearchIn,
     TaguruSearchIn,
 )
@@ -68,17 +68,17 @@ def retract_source(
 @router.post("/contexts/{context}/citations")
 def citation(
     context: str, body: CitationAt, svc: Svc, user: User, started: Started
-) -> Ok[CitationOut]:
+) -> Ok[TaguruCitation]:
     """One paragraph verbatim by `{source, paragraph}`, with its innermost heading and its
     locator."""
     c = svc.cite(user, context, body.source, body.paragraph)
-    cited = CitationOut(
+    cited = TaguruCitation(
         text=c.text,
         source=c.source_id,
         section=c.section[-1] if c.section else None,
         locator=c.locator,
     )
-    return Ok[CitationOut].model_validate(ok(cited, started))
+    return Ok[TaguruCitation].model_validate(ok(cited, started))
 
 
 @router.get("/contexts/{context}/sources")
@@ -103,8 +103,8 @@ def list_sources(
 
 @router.post("/contexts/{context}/sources/lookup")
 def lookup_passages(
-    context: str, body: LookupIn, svc: Svc, user: User, started: Started
-) -> Ok[LookupOut]:
+    context: str, body: PassageLookupIn, svc: Svc, user: User, started: Started
+) -> Ok[PassageLookupOut]:
     """Each source's whole text (its paragraphs joined by blank lines), and the ids not
     stored here."""
     passages: dict[str, str] = {}
@@ -121,7 +121,9 @@ def lookup_passages(
             missing.append(source)
             continue
         passages[source] = "\n\n".join(texts)
-    return Ok[LookupOut].model_validate(ok(LookupOut(passages=passages, missing=missing), started))
+    return Ok[PassageLookupOut].model_validate(
+        ok(PassageLookupOut(passages=passages, missing=missing), started)
+    )
 
 
 @router.post("/contexts/{context}/sources/search")
