@@ -18,6 +18,7 @@ from tabane.wire.base import Request, Response
 from tabane.wire.contexts import ContextOut
 from tabane.wire.graph_read import DescribeOut, EdgeOut, LabelCountOut
 from tabane.wire.resolve import ResolveExplanationOut
+from tabane.wire.taguru_sources import Epoch
 
 T = TypeVar("T")
 SPELLING = Field(max_length=MAX_SPELLING, description="an exact spelling (an alias works too)")
@@ -204,8 +205,8 @@ class TaguruActivateIn(Request):
     origins: Cue = Field(description="concepts to spread from (resolve cues first)")
     decay: float = Field(0.5, gt=0.0, le=1.0, description="share passed on per hop")
     limit: int = Field(20, ge=1, le=MAX_ACTIVATE, description="associations to return")
-    since: int | None = Field(None, description="epoch seconds: claims valid from it")
-    until: int | None = Field(None, description="epoch seconds: claims valid before it")
+    since: Epoch | None = Field(None, description="epoch seconds: claims valid from it")
+    until: Epoch | None = Field(None, description="epoch seconds: claims valid before it")
 
 
 class TaguruPathsIn(Request):

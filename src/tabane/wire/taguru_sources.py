@@ -18,6 +18,8 @@ from tabane.wire.base import Request, Response
 from tabane.wire.search import HitOut, SearchOut, SearchPlanOut
 from tabane.wire.sources import LocatorModel
 
+# Epoch seconds from 1970 to the end of year 9999 (what a datetime holds)
+Epoch = Annotated[int, Field(ge=0, le=253_402_300_799)]
 Tags = Annotated[
     list[Annotated[str, Field(max_length=128)]], Field(max_length=MAX_TAGS_SENT)
 ]  # ingest.check_tags
@@ -51,7 +53,7 @@ class PassagesIn(Request):
     sections: dict[str, list[SectionAt]] = Field({}, description="headings, per paragraph")
     locators: dict[str, list[LocatorAt]] = Field({}, description="one paragraph's position")
     tags: dict[str, Tags] = Field({}, description="source id → its tags")
-    dates: dict[str, int] = Field({}, description="source id → the document's epoch seconds")
+    dates: dict[str, Epoch] = Field({}, description="source id → the document's epoch seconds")
 
     def documents(self) -> list[tuple[DocumentInput, dict[str, int]]]:
         """One document per source, its text split at blank lines (Taguru's paragraphs), with
@@ -169,8 +171,8 @@ class TaguruSearchIn(Request):
         description="only sources with any of these tags",
         json_schema_extra={"minItems": 1, "items": {"minLength": 1, "pattern": r"\S"}},
     )
-    since: int | None = Field(None, description="epoch seconds: sources dated on or after it")
-    until: int | None = Field(None, description="epoch seconds: sources dated before it")
+    since: Epoch | None = Field(None, description="epoch seconds: sources dated on or after it")
+    until: Epoch | None = Field(None, description="epoch seconds: sources dated before it")
 
     def to_request(self, contexts: Sequence[str] = (), groups: Sequence[str] = ()) -> SearchRequest:
         return SearchRequest(
