@@ -265,4 +265,37 @@ def test_every_route_is_listed_here(client) -> None:
         ("GET", "/contexts/{context}/profiles/{concept}"),
         ("GET", "/contexts/{context}/raptor"),
         ("GET", "/contexts/{context}/raptor/{level}/{ordinal}"),
+        # Taguru's wire (decision 0023; docs/taguru.md, tests/api/golden/taguru_wire.json)
+        *(("PUT", f"/taguru/{p}") for p in ("contexts/{context}", "groups/{group}")),
+        *(("POST", f"/taguru/{p}/rename") for p in ("contexts/{context}", "groups/{group}")),
+        *(("POST", f"/taguru{p}") for p in ("/recall", "/query")),
+        *(
+            ("POST", f"/taguru/contexts/{{context}}/{p}")
+            for p in (
+                "recall",
+                "query",
+                "resolve",
+                "resolve_label",
+                "unreachable_from",
+                "associations",
+                "associations/retract",
+                "aliases",
+                "sources",
+                "sources/retract",
+                "citations",
+            )
+        ),
+        ("DELETE", "/taguru/contexts/{context}/aliases"),
+        *((m, "/taguru/contexts/{context}") for m in ("GET", "PATCH", "DELETE")),
+        *((m, "/taguru/groups/{group}") for m in ("GET", "PATCH", "DELETE")),
+        *(("GET", f"/taguru/{p}") for p in ("contexts", "groups")),
+        *(("GET", f"/taguru/contexts/{{context}}/{p}") for p in ("labels", "aliases", "sources")),
+        ("POST", "/taguru/contexts/{context}/sources/lookup"),
+        ("POST", "/taguru/contexts/{context}/sources/search"),
+        ("POST", "/taguru/sources/search"),
+        *(("POST", f"/taguru/contexts/{{context}}/{p}") for p in ("activate", "paths", "describe")),
+        *(
+            ("POST", f"/taguru/contexts/{{context}}/{p}/explain")
+            for p in ("resolve", "resolve_label")
+        ),
     }

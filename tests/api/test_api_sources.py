@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 MARKDOWN = "# Guide\n\nIntro text.\n\n## Install\n\nRun the installer.\n\nThen restart.\n"
 
 SOURCE_KEYS = {
@@ -349,3 +351,59 @@ def test_a_date_the_text_declares_but_is_no_date_comes_back_as_a_warning(client,
     assert source.json()["source"]["date"] is None
     again = ingest(client, context, source_id="k.md", text=text, date="2024-05-01")
     assert (again.json()["warnings"], again.json()["updated"]) == ([], ["date"])
+
+
+OPEN = {"kind": "sheet", "value": "Q3!A1:C4"}  # Taguru's open locator (decision 0023)
+
+
+def test_open_locators_are_stored_served_and_archived_unchanged(client, context) -> None:
+    paragraphs = [
+        {"text": "Revenue by region.", "locator": OPEN},
+        {"text": "At minute twelve.", "locator": {"kind": "timestamp", "value": "00:12:30"}},
+        {"text": "On page two.", "locator": {"kind": "page", "start": 2}},
+    ]
+    assert ingest(client, context, source_id="q3.xlsx", paragraphs=paragraphs).status_code == 201
+
+    def served(where: str) -> list[dict]:
+        body = client.post(f"{where}/sources/lookup", json={"source_id": "q3.xlsx"}).json()
+        return [p["locator"] for p in body["paragraphs"]]
+
+    unset = {"start": None, "end": None, "value": None}
+    want = [{**unset, **OPEN}, {**unset, "kind": "timestamp", "value": "00:12:30"}]
+    want.append({**unset, "kind": "page", "start": 2})
+    assert served(f"/contexts/{context}") == want
+    cited = client.get(
+        f"/contexts/{context}/citations", params={"source_id": "q3.xlsx", "paragraph": 0}
+    ).json()
+    assert cited["locator"] == want[0]
+
+    archive = client.get(f"/contexts/{context}/export").text
+    lines = [json.loads(line) for line in archive.splitlines()]
+    stored = [
+        p["locator"] for line in lines if "source" in line for p in line["source"]["paragraphs"]
+    ]
+    assert stored == [
+        OPEN,
+        {"kind": "timestamp", "value": "00:12:30"},
+        {"kind": "page", "start": 2},
+    ]
+    copy = f"{context}-copy"
+    imported = client.post("/contexts/import", params={"context": copy}, content=archive.encode())
+    assert imported.status_code == 201, imported.text
+    assert served(f"/contexts/{copy}") == want
+
+
+def test_a_bad_open_locator_names_its_field(client, context) -> None:
+    cases = [
+        ({"kind": "sheet", "value": "A1", "start": 1}, "body.paragraphs[0].locator.value"),
+        ({"kind": "timestamp"}, "body.paragraphs[0].locator.value"),
+        ({"kind": "x" * 65, "value": "A1"}, "body.paragraphs[0].locator.kind"),
+        ({"kind": "sheet", "value": ""}, "body.paragraphs[0].locator.value"),
+    ]
+    for locator, path in cases:
+        err = error(
+            client.post(f"/contexts/{context}/sources", json=with_locator(locator)),
+            422,
+            "invalid_input",
+        )
+        assert paths(err) == [path], locator

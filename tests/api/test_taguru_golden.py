@@ -75,3 +75,26 @@ def test_taguru_routes_answer_as_the_golden_fixtures(svc: Tabane, user: Principa
             )
             assert sent.status_code == step["status"], (step["name"], sent.text)
             matches(sent.json(), step["response"], step["name"])
+
+
+WIRE = Path(__file__).parent / "golden" / "taguru_wire.json"
+
+
+@pytest.mark.slow
+def test_taguru_wire_answers_as_the_golden_fixtures(svc: Tabane, user: Principal) -> None:
+    """A Taguru client pointed at `…/taguru` (decision 0023): each step as Taguru's protocol
+    text writes it, its envelope and its error shape."""
+    fixture = json.loads(WIRE.read_text())
+    names = {"context": unique("tw"), "group": unique("twg")}
+    app = create_app(svc, principal=lambda request: user)
+    with serve(app) as url, httpx.Client(base_url=f"{url}/taguru", timeout=60) as client:
+        for step in filled(fixture["steps"], names):
+            request = step["request"]
+            sent = client.request(
+                request["method"],
+                request["path"],
+                content=None if "body" not in request else json.dumps(request["body"]),
+                headers={"content-type": "application/json"} if "body" in request else {},
+            )
+            assert sent.status_code == step["status"], (step["name"], sent.text)
+            matches(sent.json(), step["response"], step["name"])

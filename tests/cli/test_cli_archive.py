@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from tabane.cli.main import app
 from tabane.graph.claims.parse import ClaimInput
-from tabane.ingest.documents import DocumentInput
+from tabane.ingest.documents import DocumentInput, block
 from tabane.principal import Principal
 from tabane.service import Tabane
 
@@ -61,3 +61,32 @@ def test_the_cli_exports_to_a_file_and_imports_it(
     assert refused.exit_code == 2 and refused.stderr.startswith(
         "error [invalid_input]: cannot read"
     )
+
+
+def test_an_open_locator_travels_through_the_cli_unchanged(
+    svc: Tabane, tabane_home: Path, user: Principal, context: str, tmp_path: Path
+) -> None:
+    """Taguru's `{kind, value}` locator (decision 0023): exported, imported and cited by the CLI
+    as it was stored."""
+    sheet = {"kind": "sheet", "value": "Q3!A1:C4"}
+    paragraphs = [block("Revenue by region.", locator=sheet)]
+    svc.ingest(user, context, DocumentInput("q3.xlsx", paragraphs=paragraphs))
+    runner = CliRunner()
+    env = {
+        "TABANE_HOME": str(tabane_home),
+        "TABANE_USER": user.name,
+        "TABANE_EMBEDDER": "none",
+        "TABANE_WORKER": "off",
+    }
+    archive = tmp_path / "q3.jsonl"
+    done = runner.invoke(app, ["export", context, "--out", str(archive)], env=env)
+    assert done.exit_code == 0, done.stderr
+    lines = [json.loads(line) for line in archive.read_text().splitlines()]
+    stored = [p["locator"] for d in lines if "source" in d for p in d["source"]["paragraphs"]]
+    assert stored == [sheet]
+    copy = unique("copy")
+    done = runner.invoke(app, ["import", str(archive), "--context", copy], env=env)
+    assert done.exit_code == 0, done.stderr
+    cited = runner.invoke(app, ["sources", "cite", "q3.xlsx", "0", "-c", copy, "--json"], env=env)
+    assert cited.exit_code == 0, cited.stderr
+    assert json.loads(cited.stdout)["locator"] == sheet

@@ -183,12 +183,18 @@ def test_empty_given_paragraphs_are_refused(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "locator", [{"kind": "page", "start": 0}, {"kind": "scroll", "start": 1}, {"start": 2}]
+    ("locator", "field"),
+    [
+        ({"kind": "page", "start": 0}, ".start"),
+        ({"kind": "scroll", "start": 1}, ".kind"),  # an open kind takes a value (decision 0023)
+        ({"kind": "sheet", "value": "A1", "start": 1}, ".value"),
+        ({"start": 2}, ""),
+    ],
 )
-def test_bad_locators_are_invalid_input(locator) -> None:
+def test_bad_locators_are_invalid_input(locator, field: str) -> None:
     with pytest.raises(InvalidInput) as info:
         block("text", (), locator)
-    assert info.value.issues[0].path == "paragraph.locator"
+    assert info.value.issues[0].path == "paragraph.locator" + field
 
 
 def test_same_bytes_are_recognised_before_parsing(svc: Tabane, user, context) -> None:

@@ -432,3 +432,27 @@ def test_every_parameter_is_described() -> None:
             for prop, value in where.get("properties", {}).items():
                 assert value.get("description"), f"{spec.name}.{prop}"
         assert spec.output_schema()["type"] == "object"
+
+
+def test_an_open_locator_is_served_back_unchanged(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    """Taguru's `{kind, value}` locator (decision 0023) through `ingest_source` and `cite`."""
+    sheet = {"kind": "sheet", "value": "Q3!A1:C4"}
+
+    async def body(c: Client) -> None:
+        paragraphs = [{"text": "Revenue by region.", "locator": sheet}]
+        args = {"context": context, "source_id": "q3.xlsx", "paragraphs": paragraphs}
+        assert (await ok(c, "ingest_source", args))["outcome"] == "created"
+        cited = await ok(c, "cite", {"context": context, "source_id": "q3.xlsx", "paragraph": 0})
+        assert {k: v for k, v in cited["locator"].items() if v is not None} == sheet
+        both = {**sheet, "start": 1}
+        args = {
+            "context": context,
+            "source_id": "b",
+            "paragraphs": [{"text": "x", "locator": both}],
+        }
+        wrong = await err(c, "ingest_source", args)
+        assert [i["path"] for i in wrong["issues"]] == ["paragraphs[0].locator.value"]
+
+    connect(svc, user, body)

@@ -37,7 +37,16 @@ BOUNDS: dict[str, dict[str, Any]] = {
 }
 # a search's tag filter (search/plan.py): at least one tag, none blank; no length or count
 FILTER_TAGS = {"minItems": 1, "items": {"minLength": 1}}
-SEARCHES = ("CrossExplainIn", "CrossSearchIn", "ExplainArgs", "ExplainIn", "SearchArgs", "SearchIn")
+SEARCHES = (
+    "CrossExplainIn",
+    "CrossSearchIn",
+    "ExplainArgs",
+    "ExplainIn",
+    "SearchArgs",
+    "SearchIn",
+    "TaguruSearchIn",
+    "TaguruCrossSearchIn",
+)
 # (model, field): the bound the service checks there instead of BOUNDS' (None: it checks none)
 ELSEWHERE: dict[tuple[str, str], dict[str, Any] | None] = {
     **{(model, "tags"): FILTER_TAGS for model in SEARCHES},
@@ -59,6 +68,7 @@ ELSEWHERE: dict[tuple[str, str], dict[str, Any] | None] = {
     ("KindIn", "name"): SPELLING,
     # a lookup: an expected source no one stored is never served
     ("ExpectedIn", "source"): None,
+    ("PassagesIn", "tags"): None,  # a map of source id → tags: each list states the bounds
     # a filter: an author who wrote nothing finds nothing
     ("MemoriesArgs", "author"): None,
     # a partition to read: one nobody wrote in is empty

@@ -169,9 +169,34 @@ def test_locator_json_round_trip_and_validation() -> None:
     with pytest.raises(ValueError):
         Locator("line_range", 5, 4)
     with pytest.raises(ValueError):
-        Locator("chapter", 1)  # type: ignore[arg-type]
+        Locator("chapter", 1)  # an open kind has a value, never a start
     with pytest.raises(ValueError):
         Locator.from_json({"kind": "page", "start": "1"})
+
+
+def test_open_locators_are_a_kind_and_a_value_served_back_unchanged() -> None:
+    """Taguru's locator is an open `{kind, value}` pair (decision 0023); the typed kinds stay
+    specialisations, and a numbered kind may take the open form too."""
+    sheet = {"kind": "sheet", "value": "Q3!A1:C4"}
+    assert Locator.from_json(sheet).to_json() == sheet
+    minute = {"kind": "timestamp", "value": "00:12:30"}
+    assert Locator.from_json(minute).to_json() == minute
+    assert Locator.from_json({"kind": "sheet", "start": 2}).to_json() == {
+        "kind": "sheet",
+        "start": 2,
+    }
+    for bad in (
+        {"kind": "sheet", "value": "A1", "start": 1},  # both forms at once
+        {"kind": "", "value": "x"},
+        {"kind": "k" * 65, "value": "x"},
+        {"kind": "sheet", "value": " "},
+        {"kind": "sheet", "value": "v" * 1025},
+        {"kind": "sheet", "value": 3},
+        {"kind": 7, "value": "x"},
+        {"kind": "page", "start": True},
+    ):
+        with pytest.raises(ValueError):
+            Locator.from_json(bad)
 
 
 def test_block_text_must_be_stripped_and_non_empty() -> None:

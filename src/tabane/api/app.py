@@ -62,6 +62,9 @@ from tabane.api.routes import (
     taguru as routes_taguru,
 )
 from tabane.api.routes import (
+    taguru_wire as routes_taguru_wire,
+)
+from tabane.api.routes import (
     users as routes_users,
 )
 from tabane.mcp.server import current_request, mount_mcp
@@ -137,6 +140,7 @@ def create_app(
     app.include_router(routes_schema.router)
     app.include_router(routes_graph_reads.router)
     app.include_router(routes_taguru.router)
+    app.include_router(routes_taguru_wire.router)  # Taguru's wire under /taguru (decision 0023)
     app.include_router(routes_memory.router)
     app.include_router(routes_recall.router)
     app.include_router(routes_derive.router)

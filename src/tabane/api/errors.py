@@ -58,8 +58,19 @@ _HTTP_ERRORS: dict[int, type[TabaneError]] = {
 }
 
 
-def error_response(exc: TabaneError, headers: Mapping[str, str] | None = None) -> JSONResponse:
-    return JSONResponse(exc.to_body(), status_code=exc.status, headers=headers)
+TAGURU = "/taguru/"  # Taguru's wire (decision 0023): its error shape, tabane's codes
+
+
+def error_response(
+    exc: TabaneError, headers: Mapping[str, str] | None = None, request: Request | None = None
+) -> JSONResponse:
+    body = exc.to_body()
+    if request is not None and request.url.path.startswith(TAGURU):
+        detail = body["error"]
+        assert isinstance(detail, dict)
+        body = {"status": "error", "code": exc.code, "error": exc.message, "time": 0.0}
+        body |= {"issues": detail["issues"], "written": exc.written}
+    return JSONResponse(body, status_code=exc.status, headers=headers)
 
 
 def coded_error(
@@ -77,7 +88,7 @@ async def _tabane_error(request: Request, exc: Exception) -> Response:
     route = request.scope.get("route")
     if isinstance(route, APIRoute) and exc.issues:
         exc.issues = tuple(_located(i, _locations(route)) for i in exc.issues)
-    return error_response(exc)
+    return error_response(exc, request=request)
 
 
 _HEAD = re.compile(r"[^.\[]+")
@@ -125,7 +136,8 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
             InvalidJson(
                 "the request body is not valid JSON",
                 issues=[Issue("body", f"{reason} at character {where}")],
-            )
+            ),
+            request=request,
         )
     kind = request.headers.get("content-type", "")
     sent = request.headers.get("content-length", "0") != "0"  # a body that was not JSON-typed
@@ -135,12 +147,14 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
             InvalidInput(
                 "the request body must be JSON (Content-Type: application/json)",
                 issues=[Issue("headers.content-type", f"{kind or 'none'}: not application/json")],
-            )
+            ),
+            request=request,
         )
     issues = [
         Issue(issue_path(e["loc"], (e.get("ctx") or {}).get("at", "")), e["msg"]) for e in errors
     ]
-    return error_response(InvalidInput("the request does not match its schema", issues=issues))
+    invalid = InvalidInput("the request does not match its schema", issues=issues)
+    return error_response(invalid, request=request)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -152,9 +166,8 @@ async def _http_error(request: Request, exc: Exception) -> Response:
         why = "not UTF-8" if isinstance(cause, UnicodeDecodeError) else type(cause).__name__
         if isinstance(cause, RecursionError):
             why = "nested too deep"
-        return error_response(
-            InvalidJson("the request body is not valid JSON", issues=[Issue("body", why)])
-        )
+        bad = InvalidJson("the request body is not valid JSON", issues=[Issue("body", why)])
+        return error_response(bad, request=request)
     if exc.status_code == 404:
         message = f"no route {request.url.path}"
     elif exc.status_code == 405:
@@ -166,7 +179,7 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     headers = dict(exc.headers or {})
     if exc.status_code == 405:  # every method of every route at this path, not the first's
         headers["Allow"] = ", ".join(_allowed(request))
-    return error_response(error, headers=headers)
+    return error_response(error, headers=headers, request=request)
 
 
 def _allowed(request: Request) -> list[str]:

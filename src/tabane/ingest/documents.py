@@ -28,7 +28,7 @@ from tabane.sources.write import (
 )
 from tabane.storage.schema import Context, Source
 from tabane.storage.store import Store
-from tabane.text.blocks import BLOCK_KINDS, BlockKind
+from tabane.text.blocks import BLOCK_KINDS, BlockKind, LocatorError
 from tabane.text.documents import PARSER_VERSION, Block, Locator, ParsedDocument, read_document
 from tabane.text.tokenize import title_key
 
@@ -323,6 +323,9 @@ def block(
     if locator is not None:
         try:
             loc = Locator.from_json(locator)
+        except LocatorError as exc:
+            where = f"{path}.locator.{exc.field}"
+            raise InvalidInput("invalid locator", issues=[Issue(where, str(exc))]) from None
         except (ValueError, TypeError, KeyError) as exc:
             raise InvalidInput(
                 "invalid locator", issues=[Issue(f"{path}.locator", str(exc))]

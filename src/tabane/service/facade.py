@@ -234,6 +234,7 @@ class Tabane(OnCore):
     explore = _to(lambda t: t._graph_read, GraphReadService.explore)
     paths = _to(lambda t: t._graph_read, GraphReadService.paths)
     unreachable_from = _to(lambda t: t._graph_read, GraphReadService.unreachable_from)
+    unreachable_edges = _to(lambda t: t._graph_read, GraphReadService.unreachable_edges)
     labels = _to(lambda t: t._graph_read, GraphReadService.labels)
     association_citations = _to(lambda t: t._graph_read, GraphReadService.association_citations)
 

@@ -232,6 +232,28 @@ class GraphReadService(ServiceBase):
             contexts_mod.bump(session, ctx.id, reads=1)
             return result
 
+    def unreachable_edges(
+        self,
+        user: Principal,
+        context: str,
+        origins: str | Sequence[str],
+        *,
+        limit: int = 100,
+        after: str | None = None,
+    ) -> QueryResult:
+        """Taguru's coverage audit: the context's edges that no chain of edges joins to any of
+        `origins`, strongest |weight| first (query's order and cursor)."""
+        walk_paths.check_page(limit)
+        with self.store.session(user) as session:
+            ctx = contexts_mod.resolve(session, context)
+            starts = query_mod.concepts_named(session, ctx, origins, "origins")
+            _, islands = walk_paths.cut_off(Graph(session, ctx), starts)
+            contexts_mod.bump(session, ctx.id, reads=1)
+            if not islands:
+                return QueryResult((), 0, None, (ctx.name,))
+            q = EdgeQuery.build(subject=islands, limit=limit, after=after)
+            return query_mod.query(session, [ctx], q)
+
     def labels(
         self,
         user: Principal,

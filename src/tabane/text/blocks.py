@@ -9,40 +9,59 @@ from typing import Literal, cast, get_args
 
 from tabane.errors import Issue
 
+# The typed kinds: a numbered kind counts `start` (and `end`); an anchor is an HTML fragment id.
+# Any other kind is open (decision 0023): `{kind, value}`, a pair stored and served back unchanged
+# (`{"kind": "sheet", "value": "Q3!A1:C4"}`, Taguru's form); a numbered kind may take that form too.
 LocatorKind = Literal["page", "line_range", "slide", "sheet", "table", "anchor"]
+NUMBERED_KINDS = frozenset({"page", "line_range", "slide", "sheet", "table"})
+MAX_LOCATOR_KIND = 64  # characters
+MAX_LOCATOR_VALUE = 1024
 # What a paragraph is: running text, or code (preformatted text: `<pre>`, a fenced block, roff's
 # no-fill text), whose line breaks are part of it and which a reader shows verbatim.
 BlockKind = Literal["text", "code"]
 BLOCK_KINDS: tuple[str, ...] = get_args(BlockKind)
 
 
+class LocatorError(ValueError):
+    """A locator refused, naming its field (`kind`, `value`, `start`, `end`)."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(problem)
+        self.field = field
+
+
 @dataclass(frozen=True)
 class Locator:
-    """Where a block sits in its document: a page, a 1-based inclusive range of lines, …, or the
-    anchor (an HTML fragment id) of the nearest heading above it, which a link to the document
-    can carry after `#`."""
+    """Where a block sits in its document. Either numbered — a page, a 1-based inclusive range
+    of lines, a slide, a sheet, a table (`start`, `end`) — or open: any `kind` with a string
+    `value` (an anchor is the typed open kind: the fragment id of the nearest heading above it,
+    which a link to the document can carry after `#`)."""
 
-    kind: LocatorKind
-    start: int | None = None  # 1-based (page number, first line); None for an anchor
+    kind: str
+    start: int | None = None  # 1-based (page number, first line); None for the open form
     end: int | None = None  # inclusive (last line); None for a single page
-    value: str | None = None  # an anchor's fragment id; None for the numbered kinds
+    value: str | None = None  # the open form's value (an anchor's fragment id)
 
     def __post_init__(self) -> None:
-        if self.kind not in get_args(LocatorKind):
-            raise ValueError(f"unknown locator kind {self.kind!r}")
-        if self.kind == "anchor":
-            if not self.value or self.start is not None or self.end is not None:
-                raise ValueError("an anchor locator has a non-empty value and no start or end")
-            return
+        if not self.kind or len(self.kind) > MAX_LOCATOR_KIND or self.kind != self.kind.strip():
+            raise LocatorError("kind", f"1 to {MAX_LOCATOR_KIND} characters, unpadded")
         if self.value is not None:
-            raise ValueError(f"a {self.kind} locator has no value")
+            if self.start is not None or self.end is not None:
+                raise LocatorError("value", "a value or a start and end, not both")
+            if not self.value.strip() or len(self.value) > MAX_LOCATOR_VALUE:
+                raise LocatorError("value", f"1 to {MAX_LOCATOR_VALUE} characters, not blank")
+            return
+        if self.kind not in NUMBERED_KINDS:  # an open kind counts nothing: it needs a value
+            counted = ", ".join(sorted(NUMBERED_KINDS))
+            field = "value" if self.start is None and self.end is None else "kind"
+            raise LocatorError(field, f"an open kind takes a value; only {counted} take a start")
         if self.start is None or self.start < 1:
-            raise ValueError(f"invalid locator start {self.start}")
+            raise LocatorError("start", f"an integer from 1, not {self.start}")
         if self.end is not None and self.end < self.start:
-            raise ValueError(f"invalid locator range {self.start}..{self.end}")
+            raise LocatorError("end", f"less than start ({self.start}..{self.end})")
 
     def to_json(self) -> dict[str, object]:
-        if self.kind == "anchor":
+        if self.value is not None:
             return {"kind": self.kind, "value": self.value}
         out: dict[str, object] = {"kind": self.kind, "start": self.start}
         if self.end is not None:
@@ -57,15 +76,14 @@ class Locator:
             data.get("end"),
             data.get("value"),
         )
-        if kind not in get_args(LocatorKind):
-            raise ValueError(f"invalid locator {data!r}")
-        if any(v is not None and not isinstance(v, int) for v in (start, end)):
-            raise ValueError(f"invalid locator {data!r}")
+        if not isinstance(kind, str):
+            raise LocatorError("kind", "not a string")
+        for name, number in (("start", start), ("end", end)):
+            if number is not None and (not isinstance(number, int) or isinstance(number, bool)):
+                raise LocatorError(name, "not an integer")
         if value is not None and not isinstance(value, str):
-            raise ValueError(f"invalid locator {data!r}")
-        return cls(
-            cast(LocatorKind, kind), cast("int | None", start), cast("int | None", end), value
-        )
+            raise LocatorError("value", "not a string")
+        return cls(kind, cast("int | None", start), cast("int | None", end), value)
 
 
 @dataclass(frozen=True)

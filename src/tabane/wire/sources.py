@@ -13,27 +13,39 @@ from tabane.checks import MAX_INT4, SOURCE_STATES
 from tabane.errors import InvalidInput, Issue
 from tabane.ingest.documents import MAX_TAGS_SENT, DocumentInput, block
 from tabane.sources.read import MAX_PAGE, ParagraphView, SourceInfo
+from tabane.text.blocks import MAX_LOCATOR_KIND, MAX_LOCATOR_VALUE
 from tabane.wire.base import SCOPES_BOUNDS, ContextArg, IssueOut, Request, Response, SourceId
 
 # -- sources ------------------------------------------------------------------------------------
-
-LocatorKind = Literal["page", "line_range", "slide", "sheet", "table"]
-
 
 PARAGRAPH: JsonDict = {"minimum": 0, "maximum": MAX_INT4}  # checks.is_paragraph_index
 
 
 class LocatorModel(Request):
-    kind: LocatorKind = Field("line_range", description="What start counts.")
-    start: int = Field(ge=1, description="1-based page number or first line")
+    """Where a paragraph sits in its original: numbered (`page`, `line_range`, `slide`, `sheet`,
+    `table` with `start`, `end`) or open — any `kind` with a string `value`, stored and served
+    back as sent (`{"kind": "sheet", "value": "Q3!A1:C4"}`, Taguru's form; decision 0023)."""
+
+    kind: str = Field(
+        "line_range",
+        min_length=1,
+        max_length=MAX_LOCATOR_KIND,
+        description="page, line_range, slide, sheet, table (numbered) or any open kind",
+    )
+    start: int | None = Field(None, ge=1, description="1-based page number or first line")
     end: int | None = Field(None, ge=1, description="inclusive last line; null for one page")
+    value: str | None = Field(
+        None, min_length=1, max_length=MAX_LOCATOR_VALUE, description="the open form's value"
+    )
 
 
 class LocatorOut(Response):
     kind: str
     start: int | None = Field(None, description="page or first line; null for an anchor")
     end: int | None = None
-    value: str | None = Field(None, description="an anchor's fragment id (`sect.apt-update`)")
+    value: str | None = Field(
+        None, description="the open form's value (an anchor's fragment id, `Q3!A1:C4`)"
+    )
 
 
 class ParagraphIn(Request):
@@ -85,7 +97,7 @@ class IngestIn(Request):
         if self.paragraphs is not None:
             for i, p in enumerate(self.paragraphs):
                 loc = p.locator
-                if loc is not None and loc.end is not None and loc.end < loc.start:
+                if loc is not None and loc.end is not None and loc.end < (loc.start or 1):
                     raise InvalidInput(
                         "a locator ends before it starts",
                         issues=[Issue(f"paragraphs[{i}].locator.end", "less than start")],
@@ -94,7 +106,7 @@ class IngestIn(Request):
                 block(
                     p.text,
                     p.section,
-                    p.locator.model_dump() if p.locator else None,
+                    p.locator.model_dump(exclude_none=True) if p.locator else None,
                     path=f"paragraphs[{i}]",
                 )
                 for i, p in enumerate(self.paragraphs)

@@ -124,18 +124,7 @@ def unreachable_from(
     """Every concept of the context the caller can see that no chain of live edges (followed
     in either direction) joins to `origin`: the islands a document forgot to connect."""
     start = decode_cursor(after, "u", (str,))
-    seen = {origin}
-    frontier = [origin]
-    while frontier:
-        frontier = sorted(graph.neighbours(frontier) - seen)
-        seen.update(frontier)
-    v = VocabEntry
-    names = graph.session.scalars(
-        select(v.name).where(
-            v.context_id == graph.ctx.id, v.kind == "concept", v.alias_of.is_(None)
-        )
-    )
-    islands = sorted(set(names) - seen)  # code point order, the cursor's order too
+    seen, islands = cut_off(graph, (origin,))
     page = [n for n in islands if start is None or n > start[0]][: limit + 1]
     more = len(page) > limit
     page = page[:limit]
@@ -147,3 +136,20 @@ def unreachable_from(
         tuple(page),
         encode_cursor("u", [page[-1]]) if more and page else None,
     )
+
+
+def cut_off(graph: Graph, origins: Sequence[str]) -> tuple[set[str], list[str]]:
+    """The concepts some chain of live edges (either direction) joins to an origin, origins
+    included, and the rest of the context's concepts the caller can see, in code point order."""
+    seen = set(origins)
+    frontier = sorted(seen)
+    while frontier:
+        frontier = sorted(graph.neighbours(frontier) - seen)
+        seen.update(frontier)
+    v = VocabEntry
+    names = graph.session.scalars(
+        select(v.name).where(
+            v.context_id == graph.ctx.id, v.kind == "concept", v.alias_of.is_(None)
+        )
+    )
+    return seen, sorted(set(names) - seen)
