@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import (
     ARRAY,
     BigInteger,
+    Float,
     Integer,
     Select,
     Text,
@@ -186,3 +187,21 @@ def area_detail(fused: Any, source: Any) -> Any:
         .where(*same(a))
         .lateral("area_summary")
     )
+
+
+def navigation_lane() -> Select[Any]:
+    """The documents a navigation question asks for (recall/navigation.py): the catalog
+    search's sources for the distilled subject (search/catalog/catalog.py `rank`, computed
+    before the statement in gather.py) bound as parallel arrays, one `catalog` item each."""
+    found = (
+        func.unnest(
+            p("nav_ctx", ARRAY(Integer)),
+            p("nav_ids", ARRAY(BigInteger)),
+            p("nav_ranks", ARRAY(Integer)),
+            p("nav_scores", ARRAY(Float)),
+        )
+        .table_valued("ctx", "id", "r", "score")
+        .render_derived(name="navigated")
+    )
+    c = found.c
+    return select(*row("catalog", c.id, c.ctx, "navigation", c.r, c.score, false()))
