@@ -14,7 +14,7 @@ import pytest
 
 from tabane.errors import InvalidInput
 from tabane.ingest.files import DEFAULT_BLOCKLIST, IngestReport
-from tabane.ingest.watch import WatchRules, Watcher, inotify_available, snapshot
+from tabane.ingest.watch import Watcher, WatchRules, inotify_available, snapshot
 from tabane.service import Tabane
 
 FAST = WatchRules(debounce=0.3, poll=0.1, mode="poll")
