@@ -144,3 +144,22 @@ def test_http_recall_trace_says_the_navigation(svc: Tabane, user: Principal, con
     }
     assert body["trace"]["lanes"]["navigation"]["ran"] is True
     assert 'the document "Backup rotation" (ops/backups.md)' in body["rendered"]
+
+
+def test_a_project_asked_for_is_ranked_by_the_navigation_lane_alone(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    # a project (area and active state) the question asks for: without the exclusion its
+    # catalog rank and its navigation rank added up and it went ahead of the better document
+    _ingest(svc, user, context)
+    drill = DocumentInput(
+        "desk/drill.md", paragraphs=[block("Friday: test the backup rotation on staging.")],
+        title="Backup rotation drill", area="Ops", state="active",
+    )  # fmt: skip
+    svc.ingest(user, context, drill)
+    result = svc.recall(user, RecallRequest("Where is the backup rotation documented?", (context,)))
+    docs = {c.key: [lr.lane for lr in c.lanes] for c in result.trace.candidates}
+    project = next(it.key for it in result.items if it.citation.source == "desk/drill.md"
+                   and it.kind == "catalog")  # fmt: skip
+    assert docs[project] == ["navigation"], docs
+    assert not [k for k, lanes in docs.items() if {"catalog", "navigation"} <= set(lanes)]
