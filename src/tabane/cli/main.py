@@ -100,6 +100,12 @@ def migrate() -> None:
         emit({"revision": migrations.current(svc.store.owner), "head": migrations.head()}, "fields")
 
 
+SyncFolders = Annotated[
+    list[str] | None,
+    typer.Option("--sync", help="FOLDER=CONTEXT kept in step while serving (repeat)"),
+]
+SyncEvery = Annotated[float, typer.Option(help="seconds between two looks at a --sync folder")]
+
 # Seconds SIGTERM or Ctrl-C gives the requests in flight before they are cancelled; closing the
 # store after them (the worker's job released, the pools closed) keeps the whole exit under 5 s.
 SHUTDOWN_GRACE = 2
@@ -124,17 +130,19 @@ def serve(
             "(SO_REUSEPORT: the kernel spreads connections over them)",
         ),
     ] = False,
+    sync: SyncFolders = None,
+    sync_every: SyncEvery = 300.0,
 ) -> None:
     """Serve HTTP (and MCP at /mcp). With `--auth keys` every request needs an API key, with
     `--auth oidc` a JWT of the configured issuer (TABANE_OIDC_*), with `keys+oidc` either;
     without authentication only a loopback address may be bound.
-    With `--reuse-port`, several processes serve one port (docs/deploy.md).
+    With `--reuse-port`, several processes serve one port (docs/deploy.md); with `--sync`, a
+    folder is polled and synced into its context as the local user.
     Example: tabane serve --host 0.0.0.0 --auth keys"""
-    from mcp.server.transport_security import TransportSecuritySettings
-
     from tabane.api.app import create_app
     from tabane.api.auth import resolver_for
     from tabane.api.logs import log_config
+    from tabane.cli import synced
     from tabane.service import Tabane
 
     settings = Settings.from_env()
@@ -144,16 +152,8 @@ def serve(
     check_serving(bind, mode)
     port = settings.port if port is None else port
     check_bind(bind, port, reuse_port)  # before the store is opened
-    names = sorted({"127.0.0.1", "localhost", "[::1]", bind if ":" not in bind else f"[{bind}]"})
-    security = (
-        TransportSecuritySettings(
-            enable_dns_rebinding_protection=True,
-            allowed_hosts=[f"{n}:*" for n in names],
-            allowed_origins=[f"http://{n}:*" for n in names],
-        )
-        if loopback
-        else None
-    )
+    folders = synced.parse(sync or [])
+    security = _security(bind) if loopback else None
     exit_on_sigterm()
     with Tabane.open(settings) as svc:
         resolver = resolver_for(svc, mode, settings)
@@ -163,7 +163,20 @@ def serve(
 
             tracing.exporting_provider()
             tracing.instrument(app_, svc)
-        _run(app_, bind, port, log_config(settings.log_format), reuse_port)
+        with synced.keep_synced(svc, folders, sync_every):
+            _run(app_, bind, port, log_config(settings.log_format), reuse_port)
+
+
+def _security(bind: str) -> Any:
+    """MCP's DNS rebinding protection for a loopback bind: its own names only."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    names = sorted({"127.0.0.1", "localhost", "[::1]", bind if ":" not in bind else f"[{bind}]"})
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{n}:*" for n in names],
+        allowed_origins=[f"http://{n}:*" for n in names],
+    )
 
 
 def _run(app_: Any, bind: str, port: int, logging: Any, reuse_port: bool) -> None:

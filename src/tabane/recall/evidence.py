@@ -249,4 +249,16 @@ def _details(c: Candidate, session_name: str | None) -> tuple[str, Citation, str
         return area_text(r.area, r.area_states, r.area_titles), cite, None, r.area_newest
     area = f", area {r.area}" if r.area else ""
     cite = Citation(context=c.context, source=r.source_id, title=r.title)
-    return f"{r.title or r.source_id} ({r.state}{area})", cite, None, r.source_date or r.stored_at
+    when = r.source_date or r.stored_at
+    if "navigation" in c.lane_names or r.state is None:
+        return document_text(r.title, r.source_id, r.area), cite, None, when
+    return f"{r.title or r.source_id} ({r.state}{area})", cite, None, when
+
+
+def document_text(title: str | None, source_id: str, area: str | None) -> str:
+    """A document a navigation question asks for, as the bundle names it: its title and the
+    source id to cite (`the document "Title" (source id), area Work`); no path of its own
+    beyond the id, so the answer cites what the store holds."""
+    name = " ".join((title or "").split())
+    head = f'the document "{name}" ({source_id})' if name else f"the document {source_id}"
+    return head + (f", area {' '.join(area.split())}" if area else "")

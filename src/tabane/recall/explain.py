@@ -128,7 +128,17 @@ def _keys(session: Session, contexts: Sequence[Context], expected: Expected) -> 
     )
     if expected.paragraph is not None:
         stmt = stmt.where(Paragraph.idx == expected.paragraph)
-    return [f"p:{pid}" for pid in session.scalars(stmt)]
+    keys = [f"p:{pid}" for pid in session.scalars(stmt)]
+    if expected.paragraph is None:  # the source itself, as a catalog or navigation item
+        source = select(Source.id).join(Context, Context.id == Source.context_id)
+        source = source.where(
+            Context.name == expected.context,
+            Context.id.in_(ids),
+            Source.source_id == expected.source,
+            Source.retracted_at.is_(None),
+        )
+        keys += [f"s:{pk}" for pk in session.scalars(source)]
+    return keys
 
 
 def _closed(session: Session, expected: Expected) -> str | None:

@@ -17,12 +17,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tabane.recall.evidence import Candidate, candidate
+from tabane.recall.navigation import Navigation, navigation
 from tabane.recall.plan import PLANS, Tunables
 from tabane.recall.result import LaneReport
 from tabane.recall.seeds import seeds_statement
 from tabane.recall.statement import LANES, VECTOR_LANES, Shape, build_recall_statement
 from tabane.recall.titles import title_lane
 from tabane.search import bm25, vectors
+from tabane.search.catalog import catalog
 from tabane.search.search import QueryVector
 from tabane.storage.schema import Context, Scope
 from tabane.storage.store import Beside, configure
@@ -48,12 +50,14 @@ class Gathered:
     seeds: tuple[str, ...]
     scopes: dict[str, str]  # scope name → description, for every candidate's scopes
     notes: tuple[str, ...] = ()  # what was cut before the statement (the walk's seeds)
+    navigation: Navigation | None = None  # the question read as navigation (navigation.py)
 
 
 def shape_for(
-    plan: str, qv: QueryVector, window: TurnWindow | None
+    plan: str, qv: QueryVector, window: TurnWindow | None, *, asks_where: bool = False
 ) -> tuple[Shape, dict[str, LaneReport]]:
-    """The plan's lanes that can run, and for the others why not."""
+    """The plan's lanes that can run, and for the others why not (`asks_where`: the question
+    reads as navigation, which the `navigation` lane needs)."""
     skipped: dict[str, LaneReport] = {}
     lanes: list[str] = []
     for lane in LANES:
@@ -63,6 +67,8 @@ def shape_for(
             skipped[lane] = LaneReport(False, reason=qv.reason or "no_embedder")
         elif lane == "turns" and window is None:
             skipped[lane] = LaneReport(False, reason="no_session")
+        elif lane == "navigation" and not asks_where:
+            skipped[lane] = LaneReport(False, reason="not_navigation")
         else:
             lanes.append(lane)
     uses_vector = bool(VECTOR_LANES & set(lanes)) or (
@@ -99,6 +105,11 @@ def bind(
         "title_pks": [],  # the named sources (bind_titles), read by the catalog lane as well
         "title_direct": [],
         "area_limit": t.area_limit,
+        # the navigation lane's documents (bind_navigation)
+        "nav_ctx": [],
+        "nav_ids": [],
+        "nav_ranks": [],
+        "nav_scores": [],
         "derived_pool": t.derived_pool,
         "replies": t.replies,
         "turn_scale": t.turn_scale,
@@ -183,6 +194,22 @@ def bind_titles(
     return {"title_pks": [h.source_pk for h in hits], "title_direct": [h.direct for h in hits]}
 
 
+def bind_navigation(
+    session: Session, contexts: Sequence[Context], subject: str, limit: int
+) -> dict[str, list[Any]]:
+    """The navigation lane's documents: the catalog search's fused order for the distilled
+    subject (`search_catalog`'s own ranking, so the lane and the tool agree), its first `limit`
+    sources bound as the arrays `catalog.navigation_lane` unnests."""
+    ranked = catalog.rank(session, contexts, subject)
+    pks = ranked.order[:limit]
+    return {
+        "nav_ctx": [ranked.found[pk][0].id for pk in pks],
+        "nav_ids": pks,
+        "nav_ranks": list(range(1, len(pks) + 1)),
+        "nav_scores": [ranked.scored[pk] for pk in pks],
+    }
+
+
 def bind_lexical(
     session: Session, contexts: Sequence[Context], terms: Sequence[str], pool: int
 ) -> dict[str, list[Any]]:
@@ -238,9 +265,12 @@ def gather(
     beside: Beside | None = None,
 ) -> Gathered:
     t = tunables or Tunables()
-    shape, reports = shape_for(plan, qv, window)
+    asked = navigation(question) if "navigation" in PLANS[plan] else None
+    shape, reports = shape_for(plan, qv, window, asks_where=asked is not None)
     params = bind(question, contexts, floors, qv, window, t)
     _settings(session)
+    if asked is not None:
+        params.update(bind_navigation(session, contexts, asked.subject, t.navigation_limit))
     seeds, notes = bind_before(session, shape, contexts, params, qv.vector is not None, t, beside)
     # the paragraph lanes a paragraph's ranks are averaged over: a BM25 lane that found nothing
     # (no term of the question in any addressed context) has no rank to give or withhold
@@ -275,7 +305,8 @@ def gather(
             select(Scope.name, Scope.description).where(Scope.name.in_(scope_names))
         )
     }
-    return Gathered(kept, {lane: reports[lane] for lane in LANES}, seeds, scopes, notes)
+    lanes = {lane: reports[lane] for lane in LANES}
+    return Gathered(kept, lanes, seeds, scopes, notes, asked)
 
 
 def _once(found: list[Candidate]) -> list[Candidate]:

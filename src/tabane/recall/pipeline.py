@@ -224,6 +224,7 @@ def finish(
         + _ages(items),
         floors={c.name: f for c, f in zip(found.reached, found.floors, strict=True)},
         caps=caps(t),
+        navigation=outcome.gathered.navigation if outcome else None,
     )
     return RecallResult(request.question, tuple(items), rendered, result_trace, found.overview)
 

@@ -23,7 +23,8 @@ PLANS: dict[str, tuple[str, ...]] = {
     "no_graph": tuple(lane for lane in LANES if lane != "walk"),
     "no_claims": tuple(lane for lane in LANES if lane != "claims"),
     "no_session": tuple(lane for lane in LANES if lane != "turns"),
-    "lexical_only": ("bm25", "title", "walk", "turns", "catalog", "areas"),
+    "lexical_only": ("bm25", "title", "walk", "turns", "catalog", "areas", "navigation"),
+    "maximal_without_navigation": tuple(lane for lane in LANES if lane != "navigation"),
     "maximal_without_communities": tuple(lane for lane in LANES if lane != "communities"),
     "maximal_without_profiles": tuple(lane for lane in LANES if lane != "profiles"),
     "maximal_without_raptor": tuple(lane for lane in LANES if lane != "raptor"),
@@ -48,6 +49,8 @@ class Tunables:
     walk_seeds: int = 32  # walk seeds per context at most (seeds.py: a long question names more)
     catalog_limit: int = 5
     area_limit: int = 3  # area catalog items (areas the question names come first)
+    # documents a navigation question gets from the catalog search (navigation.py)
+    navigation_limit: int = 3
     derived_pool: int = 3  # summaries per context and derived lane (communities, profiles, raptor)
     # Working memory: the newest turn (what the question continues) and the window's two turns
     # most similar to the question. On memory.json each further turn displaced evidence:
@@ -104,6 +107,8 @@ CAPS = (
     "derived_pool",
     "catalog_limit",
     "area_limit",
+    "navigation_limit",
+    "navigation_limit",
     "recent_turns",
     "turn_hits",
 )

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from tabane.recall.navigation import Navigation
+
 # The public provenance of an evidence item: what a reader of the prompt may be told.
 Provenance = Literal["source excerpt", "derived memory", "recent session memory"]
 PROVENANCES: tuple[Provenance, ...] = ("source excerpt", "derived memory", "recent session memory")
@@ -153,6 +155,7 @@ class RecallTrace:
     notes: tuple[str, ...] = ()
     floors: dict[str, Floor] = field(default_factory=dict)  # per context read
     caps: dict[str, int] = field(default_factory=dict)  # the pools and limits (plan.py `caps`)
+    navigation: Navigation | None = None  # the question read as navigation (navigation.py)
     id: int | None = None  # the persisted trace's id
 
 

@@ -49,7 +49,9 @@ compare across contexts; `on_one_scale` re-ranks the lanes' rows on them:
   of pydocs with its folders as areas (nDCG@10 0.730, against 0.744 without areas and 0.721
   at the lane's ranks; docs/journal/eval.md, "Catalog rows on the evidence's scale").
 
-The `title` lane, which puts named sources first anyway, keeps its ranks.
+The `title` lane, which puts named sources first anyway, keeps its ranks, and so does the
+`navigation` lane: a question that asks where something is written down (recall/navigation.py)
+is answered by the document first.
 """
 
 from __future__ import annotations

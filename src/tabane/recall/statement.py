@@ -60,6 +60,7 @@ LANES = (
     "turns",
     "catalog",
     "areas",
+    "navigation",
     "communities",
     "profiles",
     "raptor",
@@ -108,6 +109,7 @@ def _lane(name: str, dim: int | None) -> Select[Any]:
         "title": lane_mod.title_lane,
         "catalog": catalog_lanes.catalog_lane,
         "areas": catalog_lanes.areas_lane,
+        "navigation": catalog_lanes.navigation_lane,
     }
     return builders[name]()
 

@@ -22,6 +22,7 @@ from tabane.checks import MAX_INT8
 from tabane.errors import InvalidInput, Issue, NoTrace
 from tabane.plain import to_plain
 from tabane.principal import Principal, personal_scope
+from tabane.recall.navigation import Navigation
 from tabane.recall.result import CandidateTrace, Floor, LaneRank, LaneReport, RecallTrace
 from tabane.storage.schema import RecallTraceRow, User
 
@@ -52,6 +53,7 @@ def trace_from_json(data: dict[str, Any]) -> RecallTrace:
         notes=tuple(data.get("notes", ())),
         floors={name: Floor(**f) for name, f in data.get("floors", {}).items()},  # none before
         caps={name: int(n) for name, n in data.get("caps", {}).items()},
+        navigation=Navigation(**data["navigation"]) if data.get("navigation") else None,
         id=data.get("id"),
     )
 

@@ -186,6 +186,7 @@ class Tabane(OnCore):
     ingest = _to(lambda t: t._sources, SourcesService.ingest)
     ingest_paths = _to(lambda t: t._sources, SourcesService.ingest_paths)
     sync = _to(lambda t: t._sources, SourcesService.sync)
+    watch = _to(lambda t: t._sources, SourcesService.watch)
     retract = _to(lambda t: t._sources, SourcesService.retract)
     list_sources = _to(lambda t: t._sources, SourcesService.list_sources)
     lookup = _to(lambda t: t._sources, SourcesService.lookup)

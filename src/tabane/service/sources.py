@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from tabane.errors import (
     Issue,
     NoContext,
     NotFound,
+    TabaneError,
 )
 from tabane.ingest import files
 from tabane.ingest.documents import (
@@ -25,6 +27,7 @@ from tabane.ingest.documents import (
     stored_unchanged,
 )
 from tabane.ingest.files import IngestReport, Planned, Progress
+from tabane.ingest.watch import Watcher, WatchRules
 from tabane.jobs import embed_source
 from tabane.jobs.embed_source import EmbeddingRefresh
 from tabane.principal import Principal
@@ -119,6 +122,40 @@ class SourcesService(ServiceBase):
             planned=planned,
             embed=self.embedder is not None,
         )
+
+    def watch(
+        self,
+        user: Principal,
+        context: str,
+        folder: Path,
+        *,
+        stop: threading.Event,
+        rules: WatchRules = WatchRules(),
+        blocklist: Sequence[str] = files.DEFAULT_BLOCKLIST,
+        scopes: Sequence[str] | None = None,
+        labels: files.Labels = files.Labels(),
+        on_round: Callable[[IngestReport], None] = lambda _report: None,
+        on_error: Callable[[TabaneError], None] | None = None,
+    ) -> int:
+        """`sync` now and after each change of the folder until `stop` is set (ingest/watch.py);
+        the number of syncs run."""
+        labels.check()
+
+        def once() -> IngestReport:
+            return self.sync(
+                user, context, folder, blocklist=blocklist, scopes=scopes, labels=labels
+            )
+
+        watcher = Watcher(
+            folder,
+            once,
+            stop=stop,
+            rules=rules,
+            blocklist=blocklist,
+            on_round=on_round,
+            on_error=on_error,
+        )
+        return watcher.run()
 
     def list_sources(self, /, user: Principal, context: str, **page: Any) -> SourcePage:
         with self.store.session(user) as session:

@@ -221,6 +221,14 @@ class FloorOut(Response):
     )
 
 
+class NavigationOut(Response):
+    cue: str = Field(description="the phrase that read the question as navigation")
+    subject: str = Field(description="what the catalog was searched for (the navigation lane)")
+    facet: str | None = Field(
+        description="the surface the question names: docs, settings, command, example or file"
+    )
+
+
 class TraceOut(Response):
     id: int | None = Field(description="the stored trace's id (null: the caller may not write)")
     plan: str
@@ -238,6 +246,10 @@ class TraceOut(Response):
     floors: dict[str, FloorOut] = Field(description="per context read: its floor and its source")
     caps: dict[str, int] = Field(
         description="pools and limits: pool and candidates, max_items, walk_seeds, …"
+    )
+    navigation: NavigationOut | None = Field(
+        default=None,
+        description="a question read as asking where something is written down (null: not)",
     )
 
 

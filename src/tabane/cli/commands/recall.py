@@ -140,6 +140,10 @@ def trace_table(t: RecallTrace) -> list[str]:
         lines.append(f"gate: answered with no evidence ({t.gate})")
     if t.seeds:
         lines.append(f"seeds: {', '.join(t.seeds)}")
+    if t.navigation:
+        nav = t.navigation
+        facet = f", facet {nav.facet}" if nav.facet else ""
+        lines.append(f'navigation: "{nav.cue}" → subject "{nav.subject}"{facet}')
     for name, lane in t.lanes.items():
         state = f"{lane.hits} hits" if lane.ran else f"did not run ({lane.reason})"
         lines.append(f"lane {name}: {state}")

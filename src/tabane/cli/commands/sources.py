@@ -12,6 +12,7 @@ from tabane.cli.progress import bar
 
 if TYPE_CHECKING:
     from tabane.ingest.files import IngestReport, Labels
+    from tabane.principal import Principal
     from tabane.service import Tabane
 
 sources_app = typer.Typer(
@@ -125,18 +126,35 @@ def sync(
     state: State = None,
     tag: Tag = None,
     wait: Wait = True,
+    watch: Annotated[
+        bool, Opt("--watch", help="keep syncing after each change until Ctrl-C or SIGTERM")
+    ] = False,
+    poll: Annotated[
+        bool, Opt("--poll", help="with --watch: look every --every seconds (no inotify)")
+    ] = False,
+    debounce: Annotated[
+        float, Opt(help="with --watch: seconds of quiet before a sync, and at least between two")
+    ] = 1.0,
+    every: Annotated[float, Opt(help="with --watch --poll: seconds between two looks")] = 2.0,
 ) -> None:
     """Keep a context in step with a folder; --area, --state and --tag label every file (over
-    its front matter's).  Example: tabane sync ~/desk --context desk --area Desk"""
+    its front matter's). With --watch, sync again after each change (inotify when the `watch`
+    extra is installed, else polling) until Ctrl-C or SIGTERM.
+    Example: tabane sync ~/desk --context desk --area Desk --watch"""
     from tabane.ingest.files import DEFAULT_BLOCKLIST
 
+    blocklist = (*DEFAULT_BLOCKLIST, *(block or []))
     with named_as(LABEL_OPTIONS), service() as (svc, user):
+        if watch:
+            _watch(svc, user, folder, context, blocklist, scope, _labels(area, state, tag),
+                   wait=wait, rules=(debounce, every, "poll" if poll else "auto"))  # fmt: skip
+            return
         with bar("sync", "files") as shown:
             report = svc.sync(
                 user,
                 context,
                 folder,
-                blocklist=(*DEFAULT_BLOCKLIST, *(block or [])),
+                blocklist=blocklist,
                 scopes=scope or None,
                 labels=_labels(area, state, tag),
                 progress=shown.step,
@@ -145,6 +163,45 @@ def sync(
         if wait:
             _wait_for_embeddings(svc, context, report.paragraphs)
         _summary(report)
+
+
+def _watch(
+    svc: Tabane,
+    user: Principal,
+    folder: Path,
+    context: str,
+    blocklist: tuple[str, ...],
+    scope: list[str] | None,
+    labels: Labels,
+    *,
+    wait: bool,
+    rules: tuple[float, float, str],
+) -> None:
+    """`sync --watch`: a summary per sync, a line per failed one, until SIGINT or SIGTERM."""
+    import signal
+    import threading
+
+    from tabane.ingest.watch import WatchRules
+
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda _sig, _frame: stop.set())
+
+    def done(report: IngestReport) -> None:
+        if wait:
+            _wait_for_embeddings(svc, context, report.paragraphs)
+        _summary(report)
+
+    def failed(error: Exception) -> None:
+        typer.echo(f"sync failed, still watching: {error}", err=True)
+
+    debounce, every, mode = rules
+    rounds = svc.watch(
+        user, context, folder, stop=stop, rules=WatchRules(debounce, every, mode),
+        blocklist=blocklist, scopes=scope or None, labels=labels, on_round=done,
+        on_error=failed,
+    )  # fmt: skip
+    typer.echo(f"watch stopped after {rounds} sync(s)", err=True)
 
 
 @sources_app.command("list")

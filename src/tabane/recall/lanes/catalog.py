@@ -9,7 +9,10 @@ database-derived candidates present whenever their rows exist:
   occurs in the question's key: on word boundaries, or anywhere for scripts written without
   spaces), then by their newest source. `area_detail` is the lateral the statement joins after
   fusion: the area's source counts by state, its newest titles (`AREA_TITLES`) and the union of
-  its sources' scopes, over the rows the caller can see.
+  its sources' scopes, over the rows the caller can see;
+- `navigation`: the documents a navigation question asks for (recall/navigation.py), found by
+  the catalog search before the statement (gather.py `bind_navigation`) and kept at its ranks
+  (scale.py); a project among them is left to this lane, not ranked by `catalog` as well.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 from sqlalchemy import (
     ARRAY,
     BigInteger,
+    Float,
     Integer,
     Select,
     Text,
@@ -62,6 +66,8 @@ def catalog_lane() -> Select[Any]:
             s.retracted_at.is_(None),
             s.area.is_not(None),
             s.state.in_(("active", "waiting")),
+            # a project a navigation question asks for is that lane's document, ranked there
+            s.id != func.all(p("nav_ids", ARRAY(BigInteger))),
         )
         .subquery("projects")
     )
@@ -186,3 +192,21 @@ def area_detail(fused: Any, source: Any) -> Any:
         .where(*same(a))
         .lateral("area_summary")
     )
+
+
+def navigation_lane() -> Select[Any]:
+    """The documents a navigation question asks for (recall/navigation.py): the catalog
+    search's sources for the distilled subject (search/catalog/catalog.py `rank`, computed
+    before the statement in gather.py) bound as parallel arrays, one `catalog` item each."""
+    found = (
+        func.unnest(
+            p("nav_ctx", ARRAY(Integer)),
+            p("nav_ids", ARRAY(BigInteger)),
+            p("nav_ranks", ARRAY(Integer)),
+            p("nav_scores", ARRAY(Float)),
+        )
+        .table_valued("ctx", "id", "r", "score")
+        .render_derived(name="navigated")
+    )
+    c = found.c
+    return select(*row("catalog", c.id, c.ctx, "navigation", c.r, c.score, false()))
