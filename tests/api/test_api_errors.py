@@ -197,6 +197,8 @@ def test_every_route_is_listed_here(client) -> None:
         ("POST", "/contexts/{context}/embeddings/refresh"),
         ("POST", "/groups/{group}/rename"),
         ("POST", "/citations/verify"),
+        ("POST", "/recall/evidence"),
+        ("POST", "/contexts/{context}/retrieve"),
         ("GET", "/schemas/archive"),
         ("GET", "/contexts/{context}/export"),
         ("POST", "/contexts/import"),

@@ -256,6 +256,8 @@ class Tabane(OnCore):
     recall_traces = _to(lambda t: t._recall, RecallService.recall_traces)
     recall_trace = _to(lambda t: t._recall, RecallService.recall_trace)
     verify_citations = _to(lambda t: t._recall, RecallService.verify_citations)
+    assemble_evidence = _to(lambda t: t._recall, RecallService.assemble_evidence)
+    retrieve = _to(lambda t: t._recall, RecallService.retrieve)
 
     # -- derive (DeriveService) -----------------------------------------------------
 

@@ -8,16 +8,19 @@ then a short one for the trace and the claims' access counters — and calls the
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
+from tabane.errors import InvalidInput, Issue, LimitExceeded
 from tabane.principal import Principal
 from tabane.recall import explain as explain_mod
-from tabane.recall import pipeline, trace, verify
+from tabane.recall import package, pipeline, trace, verify
 from tabane.recall.plan import RecallRequest, Tunables
 from tabane.recall.prepare import Setup, prepare, shown_presets, templates
 from tabane.recall.presets import Preset, PresetView, load_presets
 from tabane.recall.result import RecallResult
 from tabane.service.base import Core, ServiceBase
+from tabane.service.resolve import ResolveService
 
 
 class RecallService(ServiceBase):
@@ -67,6 +70,39 @@ class RecallService(ServiceBase):
         with self.store.session(user) as session:
             return pipeline.record(session, user, result)
 
+    def assemble_evidence(self, user: Principal, request: RecallRequest) -> package.EvidencePackage:
+        """One recall's bundle as data (Taguru's `assemble_evidence`): each served item in the
+        rendered order with the lanes that found it, the budget and what it cut."""
+        return package.package(self.recall(user, request))
+
+    def retrieve(
+        self,
+        user: Principal,
+        context: str,
+        origins: list[str],
+        request: RecallRequest,
+        *,
+        auto_pick: bool = True,
+        resolve_limit: int = 5,
+    ) -> package.Retrieval:
+        """Taguru's `retrieve` over recall: each origin resolved in `context` (its best
+        candidate is its anchor), then one recall of `context` whose question is the anchors
+        (the walk starts there) and `request.question` when given; its items by kind."""
+        _check_origins(origins)
+        resolver = ResolveService(self.core)
+        resolved = {
+            origin: resolver.resolve(user, context, origin, limit=resolve_limit)
+            for origin in dict.fromkeys(origins)
+        }
+        anchors = tuple(package.anchor(o, r, auto_pick) for o, r in resolved.items())
+        asked = replace(
+            request,
+            question=package.retrieval_question(anchors, request.question or None),
+            contexts=(context,),
+            groups=(),
+        )
+        return package.split(context, anchors, resolved, self.assemble_evidence(user, asked))
+
     def recall_traces(self, user: Principal, limit: int = 20) -> list[dict[str, object]]:
         """Your newest recall traces, without their bodies (id, question, plan, when)."""
         with self.store.session(user) as session:
@@ -102,3 +138,15 @@ class RecallService(ServiceBase):
             return explain_mod.explain_request(
                 session, setup, user, request, ready, expected, tunables=tunables
             )
+
+
+def _check_origins(origins: list[str]) -> None:
+    if not origins:
+        raise InvalidInput("no origins", issues=[Issue("origins", "empty: name at least one")])
+    if len(origins) > package.MAX_ORIGINS:
+        raise LimitExceeded(
+            f"{len(origins)} origins", issues=[Issue("origins", f"at most {package.MAX_ORIGINS}")]
+        )
+    for i, origin in enumerate(origins):
+        if not isinstance(origin, str) or not origin.strip():
+            raise InvalidInput("an empty origin", issues=[Issue(f"origins[{i}]", "empty")])

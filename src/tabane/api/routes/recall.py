@@ -8,6 +8,7 @@ from fastapi import APIRouter
 from tabane.api.deps import Svc, User
 from tabane.api.tracing import recall_spans
 from tabane.wire.base import ERROR_RESPONSES, ErrorBody, out
+from tabane.wire.evidence import EvidencePackage, Retrieval, RetrieveIn
 from tabane.wire.recall import (
     EvidenceOut,
     PresetOut,
@@ -15,6 +16,7 @@ from tabane.wire.recall import (
     RecallAsk,
     RecallExplainIn,
     RecallExplanationOut,
+    RecallIn,
     RecallOut,
     StoredTraceOut,
     TraceOut,
@@ -89,3 +91,28 @@ def verify_citations(body: VerifyIn, svc: Svc, user: User) -> VerifyOut:
     span `quote` (verbatim after whitespace and NFKC folding), `paraphrase` (most of its words)
     or `drifted`. Another user's recall is 404 `no_trace`, as an unknown one."""
     return out(VerifyOut, svc.verify_citations(user, body.recall_id, body.answer))
+
+
+@router.post("/recall/evidence")
+def assemble_evidence(body: RecallIn, svc: Svc, user: User) -> EvidencePackage:
+    """One recall's bundle as data (Taguru's `assemble_evidence`): each served item in the
+    rendered order with its `rank`, citation and the `lanes` that found it, the tokens used of
+    the budget, the candidates found but `cut` by outcome, each lane's report and the walk's
+    seeds. The same evidence as `POST /recall` with the same body; nothing is ranked again."""
+    return svc.assemble_evidence(user, body.to_request())
+
+
+@router.post("/contexts/{context}/retrieve")
+def retrieve(context: str, body: RetrieveIn, svc: Svc, user: User) -> Retrieval:
+    """Taguru's `retrieve` over recall: each of `origins` resolved in the context (its best
+    candidate is its anchor; `resolved` keeps every candidate and gloss), then one recall of
+    the context asking the anchors and `query`, whose walk starts at the anchors; its items
+    as `associations` (claims, edges), `passages` (paragraphs) and `other`, each cited."""
+    return svc.retrieve(
+        user,
+        context,
+        body.origins,
+        body.to_request(),
+        auto_pick=body.auto_pick,
+        resolve_limit=body.resolve_limit,
+    )

@@ -12,11 +12,13 @@ from tabane.recall.verify import Verification
 from tabane.service import Tabane
 from tabane.wire.base import NoArgs
 from tabane.wire.derive import OverviewArgs, OverviewMembers
+from tabane.wire.evidence import EvidencePackage, Retrieval, RetrieveArgs
 from tabane.wire.recall import (
     AskArgs,
     PresetList,
     RecallAnswer,
     RecallExplainIn,
+    RecallIn,
     TraceArgs,
     VerifyIn,
 )
@@ -83,3 +85,30 @@ def overview_members(svc: Tabane, user: Principal, a: OverviewArgs) -> OverviewM
     and cite the passages themselves. Members gone since the build, or not yours to see, read
     `missing`. No such overview: `no_node`."""
     return OverviewMembers(list(svc.raptor_members(user, a.context, a.level, a.ordinal)))
+
+
+@tool("read")
+def assemble_evidence(svc: Tabane, user: Principal, a: RecallIn) -> EvidencePackage:
+    """`recall`'s bundle as data (Taguru's evidence package): each served item in the rendered
+    order with its `rank`, text, citation and the `lanes` that found it, the budget used, what
+    was found but `cut` (duplicate, cut_by_budget, …), each lane's report and the walk's seeds.
+    Same arguments and same evidence as `recall`, no second ranking; `recall_id` names it."""
+    return svc.assemble_evidence(user, a.to_request())
+
+
+@tool("read")
+def retrieve(svc: Tabane, user: Principal, a: RetrieveArgs) -> Retrieval:
+    """Names to evidence in one call (Taguru's `retrieve`): each of `origins` (entity names you
+    picked out of the question, not the question) is resolved in `context` and its best
+    candidate becomes an anchor (`resolved` keeps every candidate with its gloss: check the
+    pick), then one recall of `context` asks the anchors and `query`, its walk starting there.
+    Answers `associations` (claims and edges), `passages` (paragraphs) and `other` (derived,
+    turns), each item cited, in recall's order."""
+    return svc.retrieve(
+        user,
+        a.context,
+        a.origins,
+        a.to_request(),
+        auto_pick=a.auto_pick,
+        resolve_limit=a.resolve_limit,
+    )
