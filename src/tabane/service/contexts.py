@@ -7,6 +7,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tabane.contexts import changes as changes_mod
 from tabane.contexts import contexts, groups
 from tabane.contexts.contexts import ContextInfo, ContextStats
 from tabane.contexts.groups import GroupInfo
@@ -59,6 +60,21 @@ class ContextsService(ServiceBase):
 
         with self.store.session(user) as session:
             return contexts.delete(session, user, name, foreign)
+
+    def changes(
+        self,
+        user: Principal,
+        context: str,
+        *,
+        since: str | None = None,
+        limit: int = 100,
+        tail: bool = False,
+    ) -> changes_mod.ChangePage:
+        """The context's write log after the cursor `since` that `user` may see (contexts/
+        changes.py): sources stored and retracted, claims recorded and closed, aliases added."""
+        with self.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            return changes_mod.page(session, ctx.name, ctx.id, since, limit, tail)
 
     # -- groups --------------------------------------------------------------------------------
 

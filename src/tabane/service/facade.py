@@ -173,6 +173,7 @@ class Tabane(OnCore):
     update_context = _to(lambda t: t._contexts, ContextsService.update_context)
     rename_context = _to(lambda t: t._contexts, ContextsService.rename_context)
     delete_context = _to(lambda t: t._contexts, ContextsService.delete_context)
+    changes = _to(lambda t: t._contexts, ContextsService.changes)
     create_group = _to(lambda t: t._contexts, ContextsService.create_group)
     get_group = _to(lambda t: t._contexts, ContextsService.get_group)
     list_groups = _to(lambda t: t._contexts, ContextsService.list_groups)

@@ -8,11 +8,14 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
+from tabane.contexts.changes import MAX_LIMIT as CHANGES_LIMIT
+from tabane.contexts.changes import ChangePage as ChangePage
 from tabane.contexts.contexts import ContextInfo, ContextStats, ContextUsageStats
 from tabane.contexts.groups import GroupInfo
 from tabane.wire.base import (
     NAME_BOUNDS,
     SCOPES_BOUNDS,
+    ContextArg,
     Description,
     Name,
     Request,
@@ -176,3 +179,21 @@ class RenameArgs(ContextRename):
 
 class ChangeGroupArgs(GroupPatch):
     name: Name
+
+
+SINCE = "the `next` of the previous page; omitted: from the first event"
+
+
+class ChangesIn(Request):
+    """A page of a context's write log: the `changes` tool's arguments (over HTTP, the query of
+    `GET /contexts/{c}/changes`, whose strings are parsed as the query's, not this strict model)."""
+
+    since: str | None = Field(None, description=SINCE)
+    limit: int = Field(100, description="events per page", ge=1, le=CHANGES_LIMIT)
+    tail: bool = Field(
+        False, description="no events: only a cursor for what is written from now on"
+    )
+
+
+class ChangesArgs(ChangesIn):
+    context: ContextArg

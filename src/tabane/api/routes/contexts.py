@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
+
+from fastapi import APIRouter, Query
 
 from tabane.api.deps import Svc, User
 from tabane.contexts.groups import GroupInfo
 from tabane.wire.base import ERROR_RESPONSES, out
 from tabane.wire.contexts import (
+    SINCE,
+    ChangePage,
     ContextCreate,
     ContextDeleted,
     ContextList,
@@ -60,6 +64,23 @@ def rename_context(context: str, body: ContextRename, svc: Svc, user: User) -> C
 def delete_context(context: str, svc: Svc, user: User) -> ContextDeleted:
     """Delete a context with everything in it; answers what was removed."""
     return ContextDeleted(name=context, removed=out(StatsOut, svc.delete_context(user, context)))
+
+
+@router.get("/contexts/{context}/changes", tags=["contexts"])
+def changes(
+    context: str,
+    svc: Svc,
+    user: User,
+    since: Annotated[str | None, Query(description=SINCE)] = None,
+    limit: Annotated[int, Query(description="events per page (1-1000)")] = 100,
+    tail: Annotated[bool, Query(description="no events: a cursor for what comes next")] = False,
+) -> ChangePage:
+    """The context's write log after the cursor `since` (the `next` of the page before; omitted:
+    from the first event), what you may see of it: sources stored and retracted, claims
+    recorded and closed (with their triple: an edge changes only through its claims), aliases
+    added. `more: true`: ask again at once. A removed alias or an erased user's rows leave no
+    event. `tail=true` answers no events, only a cursor for what is written from now on."""
+    return svc.changes(user, context, since=since, limit=limit, tail=tail)
 
 
 @router.get("/groups", tags=["groups"])

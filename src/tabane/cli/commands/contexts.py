@@ -91,6 +91,20 @@ def contexts_delete(name: str) -> None:
         )
 
 
+@contexts_app.command("changes")
+@handled
+def contexts_changes(
+    name: str,
+    since: Annotated[str | None, Opt(help="the cursor a page printed (default: the start)")] = None,
+    limit: Annotated[int, Opt(help="events per page (1-1000)")] = 100,
+    tail: Annotated[bool, Opt(help="no events: only a cursor for what comes next")] = False,
+) -> None:
+    """A context's write log after a cursor: sources stored and retracted, claims recorded and
+    closed, aliases added.  Example: tabane contexts changes notes --limit 20"""
+    with service() as (svc, user):
+        emit(svc.changes(user, name, since=since, limit=limit, tail=tail))
+
+
 @groups_app.command("list")
 @handled
 def groups_list() -> None:

@@ -12,6 +12,7 @@ from rich.text import Text
 from tabane.access.keys import KeyInfo, NewKey
 from tabane.access.users import ScopeInfo, UserInfo
 from tabane.cli.render import fields, renders, row, table, text
+from tabane.contexts.changes import Change, ChangePage
 from tabane.contexts.contexts import ContextInfo
 from tabane.contexts.groups import GroupInfo
 from tabane.memory.sessions import SessionInfo
@@ -62,6 +63,29 @@ def source_page(page: SourcePage) -> list[RenderableType]:
     out: list[RenderableType] = [table([source_row(s) for s in page.sources])]
     if page.next_after:
         out.append(Text(f"more: --after {text(page.next_after)}", style="dim"))
+    return out
+
+
+@row(Change)
+def change_row(c: Change) -> Mapping[str, object]:
+    triple = " ".join(x for x in (c.subject, c.label, c.object) if x is not None)
+    return {
+        "at": c.at,
+        "kind": c.kind,
+        "what": triple or c.statement,
+        "source": c.source,
+        "claim": c.claim,
+        "reason": c.reason,
+    }
+
+
+@renders(ChangePage)
+def change_page(page: ChangePage) -> list[RenderableType]:
+    out: list[RenderableType] = [
+        table([change_row(c) for c in page.changes]) if page.changes else Text("no changes")
+    ]
+    more = "more now" if page.more else "next"
+    out.append(Text(f"{more}: --since {text(page.next)}", style="dim"))
     return out
 
 

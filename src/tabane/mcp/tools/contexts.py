@@ -12,6 +12,8 @@ from tabane.service import Tabane
 from tabane.wire.base import NoArgs
 from tabane.wire.contexts import (
     ChangeGroupArgs,
+    ChangePage,
+    ChangesArgs,
     ContextCreate,
     ContextDeletedResult,
     ContextListResult,
@@ -64,6 +66,16 @@ def delete_context(svc: Tabane, user: Principal, a: NameArgs) -> ContextDeletedR
     """Delete a context with every source in it (irreversible: ask the user first). Returns what
     was removed."""
     return ContextDeletedResult(a.name, svc.delete_context(user, a.name))
+
+
+@_tool("read")
+def changes(svc: Tabane, user: Principal, a: ChangesArgs) -> ChangePage:
+    """What was written in `context` since your cursor (`since`: the `next` of your last page;
+    omitted: from the first event), as far as you may see: sources stored or retracted, claims
+    recorded or closed (with their triple), aliases added; `more: true`: call again at once.
+    `tail: true` gives only a cursor for what comes from now on. Poll it to keep a copy or a
+    summary current instead of re-reading the context."""
+    return svc.changes(user, a.context, since=a.since, limit=a.limit, tail=a.tail)
 
 
 @_tool("read")
