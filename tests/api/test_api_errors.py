@@ -203,6 +203,8 @@ def test_every_route_is_listed_here(client) -> None:
         ("GET", "/schemas/archive"),
         ("GET", "/contexts/{context}/export"),
         ("POST", "/contexts/import"),
+        ("GET", "/groups/{group}/export"),
+        ("POST", "/groups/import"),
         ("GET", "/groups"),
         ("POST", "/groups"),
         ("GET", "/groups/{group}"),

@@ -75,6 +75,8 @@ app.command("drift")(schema_cli.drift)
 app.command("derive")(derive.derive)
 app.command("export")(archive.export)
 app.command("import")(archive.import_)
+groups_app.command("export")(archive.group_export)
+groups_app.command("import")(archive.group_import)
 app.command("backup")(backup.backup)
 app.command("restore")(backup.restore)
 

@@ -278,3 +278,5 @@ class Tabane(OnCore):
 
     export_context = _to(lambda t: t._archive, ArchiveService.export_context)
     import_context = _to(lambda t: t._archive, ArchiveService.import_context)
+    export_group = _to(lambda t: t._archive, ArchiveService.export_group)
+    import_group = _to(lambda t: t._archive, ArchiveService.import_group)

@@ -8,8 +8,9 @@ from typing import Annotated
 
 from pydantic import Field
 
+from tabane.archive.groups import GroupImportReport
 from tabane.archive.restore import ImportReport
-from tabane.wire.base import ContextArg, Request
+from tabane.wire.base import ContextArg, Name, Request
 
 
 class ExportArgs(Request):
@@ -36,4 +37,39 @@ class ImportArgs(Request):
     ] = {}
 
 
-__all__ = ["ArchiveText", "ExportArgs", "ImportArgs", "ImportReport"]
+class ExportGroupArgs(Request):
+    name: Name
+
+
+@dataclass(frozen=True)
+class GroupArchiveText:
+    group: str
+    contexts: list[str]  # the contexts in it, in its order
+    lines: int
+    archive: str  # JSON Lines, as GET /groups/{g}/export streams it
+
+
+class ImportGroupArgs(Request):
+    archive: Annotated[
+        str, Field(description="A group archive (JSON Lines, as `export_group` returns it).")
+    ]
+    prefix: Annotated[
+        str,
+        Field(description="Put before every new context's and group's name (default: none)."),
+    ] = ""
+    scope_map: Annotated[
+        dict[str, str],
+        Field(description="OLD → NEW: rows under scope OLD are written under NEW."),
+    ] = {}
+
+
+__all__ = [
+    "ArchiveText",
+    "ExportArgs",
+    "ExportGroupArgs",
+    "GroupArchiveText",
+    "GroupImportReport",
+    "ImportArgs",
+    "ImportGroupArgs",
+    "ImportReport",
+]

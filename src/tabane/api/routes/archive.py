@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Query
@@ -11,7 +13,7 @@ from tabane.api.deps import JSON_LINES, Svc, User, json_lines
 from tabane.archive.restore import scope_pairs
 from tabane.archive.schema import archive_schema
 from tabane.errors import InvalidInput, Issue, TabaneError
-from tabane.wire.archive import ImportReport
+from tabane.wire.archive import GroupImportReport, ImportReport
 from tabane.wire.base import ERROR_RESPONSES
 
 router = APIRouter(tags=["contexts"], responses=ERROR_RESPONSES)
@@ -60,17 +62,62 @@ def import_context(
     `TABANE_MAX_BODY_BYTES`) as a new context, in one transaction: every line is checked first
     (a problem names its line and field, and nothing is written). By default your personal
     scope takes the place of the exporter's; `map` moves other scopes."""
+    chosen = scope_pairs(scope_map, "map")
+    with _as_map():
+        return svc.import_context(user, _lines(archive), context=context, scope_map=chosen)
+
+
+@router.get(
+    "/groups/{group}/export",
+    response_class=StreamingResponse,
+    responses={200: {"content": {JSON_LINES: {}}, "description": "the group archive"}},
+)
+def export_group(group: str, svc: Svc, user: User) -> StreamingResponse:
+    """The group as one archive in JSON Lines: a header with the group and every group under it
+    (name, description, member contexts, child groups), then the archive of each context they
+    reach, as `GET /contexts/{context}/export` writes it; what you can see, in one snapshot."""
+    lines = svc.export_group(user, group)  # an unknown group is refused before any byte
+    return StreamingResponse(json_lines(lines), media_type=JSON_LINES)
+
+
+@router.post("/groups/import", status_code=201)
+def import_group(
+    svc: Svc,
+    user: User,
+    archive: Annotated[bytes, Body(media_type=JSON_LINES, description="a group archive")],
+    prefix: Annotated[
+        str, Query(description="put before every new context's and group's name")
+    ] = "",
+    scope_map: Annotated[
+        list[str],
+        Query(alias="map", description="`OLD=NEW`: rows under scope OLD are written under NEW"),
+    ] = [],  # noqa: B006 - FastAPI copies a default list per request
+) -> GroupImportReport:
+    """Import a group archive (`GET /groups/{group}/export`'s body, at most
+    `TABANE_MAX_BODY_BYTES`) as new contexts and groups, each name with `prefix` before it, in
+    one transaction: every line is checked first (a problem names its line in the whole archive;
+    nothing is written). A name already in use is `name_taken` at `prefix`."""
+    chosen = scope_pairs(scope_map, "map")
+    with _as_map():
+        return svc.import_group(user, _lines(archive), prefix=prefix, scope_map=chosen)
+
+
+def _lines(archive: bytes) -> list[str]:
     try:
         text = archive.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidInput(
             "the archive is not UTF-8", issues=[Issue("body", f"byte {exc.start} is not UTF-8")]
         ) from None
-    lines = text.split("\n")  # never splitlines(): a JSON text may hold U+2028 as it is
-    chosen = scope_pairs(scope_map, "map")
+    return text.split("\n")  # never splitlines(): a JSON text may hold U+2028 as it is
+
+
+@contextmanager
+def _as_map() -> Iterator[None]:
+    """The service's `scope_map` is these routes' `map`."""
     try:
-        report = svc.import_context(user, lines, context=context, scope_map=chosen)
-    except TabaneError as exc:  # the service's `scope_map` is this route's `map`
+        yield
+    except TabaneError as exc:
         exc.issues = tuple(
             Issue("map" + i.path.removeprefix("scope_map"), i.problem)
             if i.path.startswith("scope_map")
@@ -78,4 +125,3 @@ def import_context(
             for i in exc.issues
         )
         raise
-    return report
