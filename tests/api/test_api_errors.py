@@ -232,6 +232,7 @@ def test_every_route_is_listed_here(client) -> None:
         ("POST", "/contexts/{context}/drift/audit"),
         ("POST", "/contexts/{context}/associations"),
         ("POST", "/contexts/{context}/associations/retract"),
+        ("POST", "/contexts/{context}/claims/promote"),
         ("POST", "/contexts/{context}/associations/citations"),
         ("GET", "/contexts/{context}/aliases"),
         ("POST", "/contexts/{context}/aliases"),

@@ -224,6 +224,7 @@ class Tabane(OnCore):
 
     add_claims = _to(lambda t: t._graph_write, GraphWriteService.add_claims)
     retract_associations = _to(lambda t: t._graph_write, GraphWriteService.retract_associations)
+    promote = _to(lambda t: t._graph_write, GraphWriteService.promote)
     add_alias = _to(lambda t: t._graph_write, GraphWriteService.add_alias)
     list_aliases = _to(lambda t: t._graph_write, GraphWriteService.list_aliases)
     remove_alias = _to(lambda t: t._graph_write, GraphWriteService.remove_alias)

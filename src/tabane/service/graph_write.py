@@ -14,8 +14,10 @@ from tabane.contexts import contexts
 from tabane.errors import InvalidInput, Issue
 from tabane.graph import aliases, vocabulary
 from tabane.graph.aliases import AliasInfo
+from tabane.graph.claims import promote as promote_mod
 from tabane.graph.claims import write as claims_mod
 from tabane.graph.claims.parse import ClaimInput
+from tabane.graph.claims.promote import Promotion
 from tabane.graph.claims.write import CloseReport, WriteReport
 from tabane.graph.vocabulary import Kind
 from tabane.jobs import queue, rebuilds
@@ -69,6 +71,30 @@ class GraphWriteService(ServiceBase):
                 embed = self.embedder is not None
                 rebuilds.claims_closed(session, user, ctx, claims=report.claims, embed=embed)
             return report
+
+    def promote(
+        self,
+        user: Principal,
+        context: str,
+        claim: int,
+        *,
+        scopes: Sequence[str] | None = None,
+    ) -> Promotion:
+        """A personal claim made the world's (graph/claims/promote.py): a new world claim that
+        closes it as superseded, its history kept."""
+        self._writable()
+        with self.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            chosen = None if scopes is None else tuple(contexts.writable_scopes(user, scopes))
+            done = promote_mod.promote(session, user, ctx, claim, chosen)
+            queue.enqueue_gram_merge(session, context_id=ctx.id, scopes=done.scopes)
+            if self.embedder is not None:  # a new claim and changed glosses: embed them later
+                queue.enqueue_glosses(session, context_id=ctx.id, scopes=done.scopes)
+                queue.enqueue_claims(session, context_id=ctx.id, scopes=done.scopes)
+            rebuilds.derived_changed(
+                session, user, ctx, graph=True, leaves=True, written=done.scopes
+            )
+            return done
 
     def add_alias(
         self,

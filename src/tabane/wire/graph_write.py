@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from tabane.graph.aliases import AliasInfo
 from tabane.graph.claims.parse import MAX_BATCH, MAX_STATEMENT, MAX_WEIGHT, ClaimInput, parse_claims
+from tabane.graph.claims.promote import Promotion as Promotion
 from tabane.graph.vocabulary import MAX_SPELLING
 from tabane.wire.base import SCOPES_BOUNDS, ContextArg, Request, Response
 
@@ -164,6 +165,22 @@ class AddAssociationsArgs(AssociationsIn):
 
 
 class RetractAssociationsArgs(RetractAssociationsIn):
+    context: ContextArg
+
+
+class PromoteIn(Request):
+    """A personal claim (experience, observation, opinion, preference) made the world's."""
+
+    claim: int = Field(description="the open personal claim's id", ge=1)
+    scopes: list[str] | None = Field(
+        None,
+        description="the world claim's scopes (default: the personal claim's); they must be "
+        "readable wherever it was",
+        json_schema_extra=SCOPES_BOUNDS,
+    )
+
+
+class PromoteArgs(PromoteIn):
     context: ContextArg
 
 

@@ -21,6 +21,8 @@ from tabane.wire.graph_write import (
     AssociationsIn,
     CloseReportOut,
     Kind,
+    PromoteIn,
+    Promotion,
     RetractAssociationsIn,
     WriteReportOut,
 )
@@ -47,6 +49,15 @@ def retract_associations(
     would close and closes nothing."""
     report = svc.retract_associations(user, context, body.edges(), dry_run=body.dry_run)
     return out(CloseReportOut, report)
+
+
+@router.post("/claims/promote")
+def promote(context: str, body: PromoteIn, svc: Svc, user: User) -> Promotion:
+    """Make a personal claim (`experience`, `observation`, `opinion`, `preference`) the shared
+    world's: a new `world` claim with its triple, weight, statement, attribution and author
+    closes it as `superseded` (`closed_by` the new claim; its history stays). `claim` already
+    the world's is `invalid_input`; unknown, closed or invisible is `no_claim`."""
+    return svc.promote(user, context, body.claim, scopes=body.scopes)
 
 
 @router.get("/aliases")

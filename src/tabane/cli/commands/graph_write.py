@@ -100,6 +100,20 @@ def associations_add(
         finish_jobs(svc, graph_jobs(), (context,))
 
 
+@associations_app.command("promote")
+@handled
+def associations_promote(
+    context: Annotated[str, typer.Argument(help="context the claim is in")],
+    claim: Annotated[int, typer.Argument(help="the personal claim's id")],
+    scope: Annotated[list[str] | None, Opt("--scope", help="scope (repeat for a set)")] = None,
+) -> None:
+    """Make a personal claim (experience, observation, opinion, preference) the world's: a new
+    world claim closes it, its history kept.  Example: tabane associations promote notes 42"""
+    with service() as (svc, user):
+        done = svc.promote(user, context, claim, scopes=scope)
+        emit(done, said=f"claim {claim} promoted: world claim {done.claim}")
+
+
 @associations_app.command("retract")
 @handled
 def associations_retract(

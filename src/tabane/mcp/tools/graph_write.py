@@ -14,6 +14,8 @@ from tabane.wire.graph_write import (
     AliasRemoved,
     AliasWrittenResult,
     ListAliasesArgs,
+    PromoteArgs,
+    Promotion,
     RemoveAliasArgs,
     RetractAssociationsArgs,
 )
@@ -44,6 +46,15 @@ def retract_associations(svc: Tabane, user: Principal, a: RetractAssociationsArg
     (history is kept, nothing is overwritten). Run with dry_run=true first to see how many claims
     would close. Retract what a withdrawn or changed source claimed before writing it again."""
     return svc.retract_associations(user, a.context, a.edges(), dry_run=a.dry_run)
+
+
+@tool("update")
+def promote(svc: Tabane, user: Principal, a: PromoteArgs) -> Promotion:
+    """Make a personal claim (an `experience`, `observation`, `opinion` or `preference` held by
+    its author) the shared world's: a new `world` claim with the same triple, weight, statement
+    and attribution closes it (`superseded`; its history stays, `closed_by` the new one). Do it
+    when the holder's view turned out to be a fact for everyone, not to overwrite a dispute."""
+    return svc.promote(user, a.context, a.claim, scopes=a.scopes)
 
 
 @tool("write")
