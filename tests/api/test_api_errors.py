@@ -194,6 +194,8 @@ def test_every_route_is_listed_here(client) -> None:
         ("PUT", "/contexts/{context}"),
         ("DELETE", "/contexts/{context}"),
         ("POST", "/contexts/{context}/rename"),
+        ("POST", "/contexts/{context}/compact"),
+        ("POST", "/contexts/{context}/flush"),
         ("GET", "/contexts/{context}/changes"),
         ("POST", "/contexts/{context}/embeddings/refresh"),
         ("POST", "/groups/{group}/rename"),

@@ -121,3 +121,11 @@ def merge(
         .execution_options(synchronize_session=False)
     )
     return True
+
+
+def scope_sets(session: Session, context_id: int) -> list[tuple[str, ...]]:
+    """The scope sets of a context's vocabulary bigram postings the session sees."""
+    rows = session.scalars(
+        select(VocabGram.scopes).where(VocabGram.context_id == context_id).distinct()
+    )
+    return sorted({tuple(sorted(s)) for s in rows})

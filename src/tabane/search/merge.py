@@ -238,3 +238,14 @@ def _cuts(session: Session, context_id: int, scope_set: list[str], step: int) ->
 
 def _count(result: Any) -> int:
     return int(result.rowcount or 0)  # a CursorResult: rows the statement wrote
+
+
+def scope_sets(session: Session, context_id: int) -> list[tuple[str, ...]]:
+    """The scope sets of a context's BM25 packs, merged rows and masks the session sees."""
+    found: set[tuple[str, ...]] = set()
+    for table in (Pack, MergedPack, DeadPostings):
+        rows = session.scalars(
+            select(table.scopes).where(table.context_id == context_id).distinct()
+        )
+        found |= {tuple(sorted(s)) for s in rows}
+    return sorted(found)

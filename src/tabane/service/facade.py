@@ -202,6 +202,8 @@ class Tabane(OnCore):
     explain_catalog = _to(lambda t: t._search, SearchService.explain_catalog)
     jobs = _to(lambda t: t._search, SearchService.jobs)
     wait_for_jobs = _to(lambda t: t._search, SearchService.wait_for_jobs)
+    compact = _to(lambda t: t._search, SearchService.compact)
+    flush = _to(lambda t: t._search, SearchService.flush)
 
     # -- resolve (ResolveService) ---------------------------------------------------
 

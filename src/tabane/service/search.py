@@ -9,12 +9,13 @@ from dataclasses import replace
 from tabane.contexts import contexts as contexts_mod
 from tabane.contexts import groups
 from tabane.errors import InvalidInput, Issue
+from tabane.graph import gram_merge
 from tabane.jobs import embed_source, listing, queue
 from tabane.models.registry import default_floor
 from tabane.principal import Principal
 from tabane.search import explain as explain_mod
+from tabane.search import merge, upkeep, vectors
 from tabane.search import search as search_mod
-from tabane.search import vectors
 from tabane.search.catalog import catalog
 from tabane.search.catalog.catalog import CatalogRequest, CatalogResult
 from tabane.search.catalog.explain import CatalogExplanation, explain_catalog
@@ -124,6 +125,56 @@ class SearchService(ServiceBase):
     def jobs(self, *, limit: int = 50) -> list[listing.JobView]:
         with self.store.admin() as session:
             return listing.listing(session, limit=limit)
+
+    def compact(self, user: Principal, context: str) -> upkeep.Compaction:
+        """Fold the context's fresh BM25 packs and masks into its merged rows, and pack its
+        vocabulary bigrams, now, for each scope set `user` may write (search/upkeep.py)."""
+        with self.store.session(user) as session:
+            ctx = contexts_mod.resolve(session, context)
+            contexts_mod.require_writable(user, ctx)
+            sets = merge.scope_sets(session, ctx.id)
+            grams = [g for g in gram_merge.scope_sets(session, ctx.id) if user.can_write(g)]
+            before = [merge.backlog(session, ctx.id, s) for s in sets]
+        mine = [(s, b) for s, b in zip(sets, before, strict=True) if user.can_write(s)]
+        terms = 0
+        for scopes, backlog in mine:
+            if backlog.fresh or backlog.dead:
+                sessions = lambda: self.store.session(user)  # noqa: E731 - one per step
+                terms += merge.merge_in_steps(sessions, ctx.id, scopes, force=True).terms
+        with self.store.session(user) as session:
+            packed = sum(gram_merge.merge(session, ctx.id, g, force=True) for g in grams)
+            after = [merge.backlog(session, ctx.id, s) for s, _ in mine]
+        return upkeep.Compaction(
+            context=ctx.name,
+            sets=len(mine),
+            skipped=len(sets) - len(mine),
+            fresh_before=sum(b.fresh for _, b in mine),
+            dead_before=sum(b.dead for _, b in mine),
+            fresh_after=sum(b.fresh for b in after),
+            dead_after=sum(b.dead for b in after),
+            terms=terms,
+            gram_sets=packed,
+        )
+
+    def flush(self, user: Principal, context: str, timeout: float = 30.0) -> upkeep.Flush:
+        """Run the jobs queued for the context (as each job's own principal) until none is
+        left or `timeout` seconds pass (search/upkeep.py)."""
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, (int, float))
+            or not (0 < timeout <= upkeep.MAX_FLUSH_SECONDS)
+        ):
+            raise InvalidInput(
+                f"timeout {timeout!r}",
+                issues=[Issue("timeout", f"seconds in (0, {upkeep.MAX_FLUSH_SECONDS:g}]")],
+            )
+        with self.store.session(user) as session:
+            ctx = contexts_mod.resolve(session, context)
+        started = time.monotonic()
+        with self.store.admin() as session:
+            pending = self.worker.pending(session, (), [ctx.id])
+        left = self.wait_for_jobs(timeout, contexts=[ctx.name]) if pending else 0
+        return upkeep.Flush(ctx.name, pending, left, round(time.monotonic() - started, 3))
 
     def wait_for_jobs(
         self,

@@ -12,6 +12,9 @@ from tabane.contexts.changes import MAX_LIMIT as CHANGES_LIMIT
 from tabane.contexts.changes import ChangePage as ChangePage
 from tabane.contexts.contexts import ContextInfo, ContextStats, ContextUsageStats
 from tabane.contexts.groups import GroupInfo
+from tabane.search.upkeep import MAX_FLUSH_SECONDS
+from tabane.search.upkeep import Compaction as Compaction
+from tabane.search.upkeep import Flush as Flush
 from tabane.wire.base import (
     NAME_BOUNDS,
     SCOPES_BOUNDS,
@@ -196,4 +199,20 @@ class ChangesIn(Request):
 
 
 class ChangesArgs(ChangesIn):
+    context: ContextArg
+
+
+class FlushIn(Request):
+    """A wait for a context's queued jobs (`POST /contexts/{c}/flush`' body)."""
+
+    timeout: float = Field(
+        30.0, description="seconds to wait at most (0-300]", gt=0, le=MAX_FLUSH_SECONDS
+    )
+
+
+class FlushArgs(FlushIn):
+    context: ContextArg
+
+
+class CompactArgs(Request):
     context: ContextArg

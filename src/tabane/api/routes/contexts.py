@@ -12,12 +12,15 @@ from tabane.wire.base import ERROR_RESPONSES, out
 from tabane.wire.contexts import (
     SINCE,
     ChangePage,
+    Compaction,
     ContextCreate,
     ContextDeleted,
     ContextList,
     ContextOut,
     ContextPatch,
     ContextRename,
+    Flush,
+    FlushIn,
     GroupCreate,
     GroupDeleted,
     GroupList,
@@ -81,6 +84,23 @@ def changes(
     added. `more: true`: ask again at once. A removed alias or an erased user's rows leave no
     event. `tail=true` answers no events, only a cursor for what is written from now on."""
     return svc.changes(user, context, since=since, limit=limit, tail=tail)
+
+
+@router.post("/contexts/{context}/compact", tags=["contexts"])
+def compact(context: str, svc: Svc, user: User) -> Compaction:
+    """Compact the context now, for each scope set you may write: its fresh BM25 packs and
+    masks folded into the merged rows, its vocabulary bigrams packed (what the background
+    merges do when due). VACUUM and ANALYZE are not in it: they are whole-table work, the
+    operator's. Content is unchanged."""
+    return svc.compact(user, context)
+
+
+@router.post("/contexts/{context}/flush", tags=["contexts"])
+def flush(context: str, body: FlushIn, svc: Svc, user: User) -> Flush:
+    """Run the context's queued jobs (embedding, merges, derived rebuilds) until none is left or
+    `timeout` seconds pass; `left` counts what is still queued. Every committed write is already
+    durable in PostgreSQL: flushing only waits for the work that follows a write."""
+    return svc.flush(user, context, body.timeout)
 
 
 @router.get("/groups", tags=["groups"])

@@ -105,6 +105,27 @@ def contexts_changes(
         emit(svc.changes(user, name, since=since, limit=limit, tail=tail))
 
 
+@contexts_app.command("compact")
+@handled
+def contexts_compact(name: str) -> None:
+    """Merge a context's BM25 packs and pack its vocabulary bigrams now (not VACUUM).
+    Example: tabane contexts compact notes"""
+    with service() as (svc, user):
+        emit(vars(svc.compact(user, name)), "fields")
+
+
+@contexts_app.command("flush")
+@handled
+def contexts_flush(
+    name: str,
+    timeout: Annotated[float, Opt(help="seconds to wait at most (0-300]")] = 30.0,
+) -> None:
+    """Run a context's queued jobs (embedding, merges) until none is left or the timeout.
+    Example: tabane contexts flush notes --timeout 60"""
+    with service() as (svc, user):
+        emit(vars(svc.flush(user, name, timeout)), "fields")
+
+
 @groups_app.command("list")
 @handled
 def groups_list() -> None:

@@ -14,9 +14,13 @@ from tabane.wire.contexts import (
     ChangeGroupArgs,
     ChangePage,
     ChangesArgs,
+    CompactArgs,
+    Compaction,
     ContextCreate,
     ContextDeletedResult,
     ContextListResult,
+    Flush,
+    FlushArgs,
     GroupCreate,
     GroupDeletedResult,
     GroupList,
@@ -76,6 +80,22 @@ def changes(svc: Tabane, user: Principal, a: ChangesArgs) -> ChangePage:
     `tail: true` gives only a cursor for what comes from now on. Poll it to keep a copy or a
     summary current instead of re-reading the context."""
     return svc.changes(user, a.context, since=a.since, limit=a.limit, tail=a.tail)
+
+
+@_tool("update")
+def compact(svc: Tabane, user: Principal, a: CompactArgs) -> Compaction:
+    """Compact a context you may write, now: fold its fresh BM25 packs and masks into the
+    merged rows and pack its vocabulary bigrams (the background merges do it when due). Not
+    VACUUM (whole tables: the operator's). Content is unchanged; reads get cheaper."""
+    return svc.compact(user, a.context)
+
+
+@_tool("read")
+def flush(svc: Tabane, user: Principal, a: FlushArgs) -> Flush:
+    """Wait (at most `timeout` seconds) for the jobs queued for `context` after writes: the
+    embedding of new paragraphs and claims, merges, derived rebuilds. `left` 0: all done (the
+    vector lanes see everything written). Writes are durable when they return; this only waits."""
+    return svc.flush(user, a.context, a.timeout)
 
 
 @_tool("read")
