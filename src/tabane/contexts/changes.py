@@ -50,8 +50,9 @@ class Change:
     kind: str  # one of KINDS
     source: str | None = None  # a source's id (source_* events; a claim's attribution)
     claim: int | None = None  # claim_* events
-    subject: str | None = None  # a claim's triple, or an alias (subject) and its canonical (object)
-    label: str | None = None
+    subject: str | None = None  # a claim's triple; an alias_added: the alias
+    label: str | None = None  # an alias_added: its kind (concept | label)
+    # an alias_added: its canonical spelling
     object: str | None = None
     statement: str | None = None  # a note's text
     reason: str | None = None  # claim_closed: retracted | superseded; source_retracted: why
