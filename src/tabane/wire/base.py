@@ -11,8 +11,23 @@ every surface reports them with the same codes.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
 import json
-from typing import Annotated, Any, ClassVar, Literal, TypeVar, get_args, get_origin
+import operator
+from collections.abc import Callable, Mapping
+from types import UnionType
+from typing import (
+    Annotated,
+    Any,
+    ClassVar,
+    Literal,
+    TypeVar,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from pydantic import (
     BaseModel,
@@ -20,6 +35,7 @@ from pydantic import (
     Field,
     ValidationError,
     ValidationInfo,
+    create_model,
     field_validator,
 )
 from pydantic.config import JsonDict
@@ -53,6 +69,57 @@ class Response(BaseModel):
 
 
 R = TypeVar("R", bound=Response)
+
+
+def served(source: type, describe: Mapping[str, str] | None = None) -> Callable[[type[R]], type[R]]:
+    """HTTP's answer model of a service dataclass, without a field-by-field copy: the decorated
+    class gives its name and docstring (the OpenAPI schema's), `describe` the fields' OpenAPI
+    descriptions, and its body only the fields whose HTTP type differs (a nested answer model);
+    every other field is the dataclass's own, in its order, with its type (a tuple as a list) and
+    default. MCP serialises the dataclass itself; both write the same fields, HTTP's datetimes
+    with `Z` (pydantic's JSON) where MCP's have `+00:00`."""
+    notes = dict(describe or {})
+
+    def build(cls: type[R]) -> type[R]:
+        hints = get_type_hints(source)
+        own = cls.model_fields
+        if stray := (set(own) | set(notes)) - set(hints):
+            raise TypeError(f"{cls.__name__}: {sorted(stray)} not fields of {source.__name__}")
+        fields: dict[str, Any] = {}
+        for f in dataclasses.fields(source):
+            kind = own[f.name].annotation if f.name in own else _listed(hints[f.name])
+            note = own[f.name].description if f.name in own else None
+            note = note or notes.get(f.name)
+            if f.default is not dataclasses.MISSING:
+                default = list(f.default) if isinstance(f.default, tuple) else f.default
+                fields[f.name] = (kind, Field(default, description=note))
+            elif f.default_factory is not dataclasses.MISSING:
+                factory = f.default_factory
+                fields[f.name] = (kind, Field(default_factory=factory, description=note))
+            else:
+                fields[f.name] = (kind, Field(description=note))
+        model = create_model(  # type: ignore[call-overload]
+            cls.__name__,
+            __base__=cls.__bases__,
+            __doc__=cls.__doc__,
+            __module__=cls.__module__,
+            **fields,
+        )
+        model.__qualname__ = cls.__qualname__
+        return model  # type: ignore[no-any-return]
+
+    return build
+
+
+def _listed(kind: Any) -> Any:
+    """A dataclass field's type as the wire declares it: `tuple[X, ...]` as `list[X]`, inside
+    lists and optionals too."""
+    origin, args = get_origin(kind), get_args(kind)
+    if origin is list or (origin is tuple and len(args) == 2 and args[1] is Ellipsis):
+        return list[_listed(args[0])]  # type: ignore[misc]
+    if origin in (Union, UnionType):
+        return functools.reduce(operator.or_, [_listed(a) for a in args])
+    return kind
 
 
 # -- errors -------------------------------------------------------------------------------------
