@@ -15,7 +15,7 @@ import dataclasses
 import functools
 import json
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from types import UnionType
 from typing import (
     Annotated,
@@ -71,13 +71,20 @@ class Response(BaseModel):
 R = TypeVar("R", bound=Response)
 
 
-def served(source: type, describe: Mapping[str, str] | None = None) -> Callable[[type[R]], type[R]]:
+def served(
+    source: type,
+    describe: Mapping[str, str] | None = None,
+    *,
+    defaults: bool | Collection[str] = False,
+) -> Callable[[type[R]], type[R]]:
     """HTTP's answer model of a service dataclass, without a field-by-field copy: the decorated
     class gives its name and docstring (the OpenAPI schema's), `describe` the fields' OpenAPI
     descriptions, and its body only the fields whose HTTP type differs (a nested answer model);
-    every other field is the dataclass's own, in its order, with its type (a tuple as a list) and
-    default. MCP serialises the dataclass itself; both write the same fields, HTTP's datetimes
-    with `Z` (pydantic's JSON) where MCP's have `+00:00`."""
+    every other field is the dataclass's own, in its order, with its type (a tuple as a list).
+    An answer carries every field, so the schema requires them all but those whose dataclass
+    default `defaults` keeps (True: every default). MCP serialises the dataclass itself: both
+    write the same fields, HTTP its datetimes with `Z` (pydantic's JSON) where MCP writes
+    `+00:00`."""
     notes = dict(describe or {})
 
     def build(cls: type[R]) -> type[R]:
@@ -88,16 +95,9 @@ def served(source: type, describe: Mapping[str, str] | None = None) -> Callable[
         fields: dict[str, Any] = {}
         for f in dataclasses.fields(source):
             kind = own[f.name].annotation if f.name in own else _listed(hints[f.name])
-            note = own[f.name].description if f.name in own else None
-            note = note or notes.get(f.name)
-            if f.default is not dataclasses.MISSING:
-                default = list(f.default) if isinstance(f.default, tuple) else f.default
-                fields[f.name] = (kind, Field(default, description=note))
-            elif f.default_factory is not dataclasses.MISSING:
-                factory = f.default_factory
-                fields[f.name] = (kind, Field(default_factory=factory, description=note))
-            else:
-                fields[f.name] = (kind, Field(description=note))
+            note = (own[f.name].description if f.name in own else None) or notes.get(f.name)
+            kept = defaults is True or (defaults is not False and f.name in defaults)
+            fields[f.name] = (kind, _field(f, note) if kept else Field(description=note))
         model = create_model(  # type: ignore[call-overload]
             cls.__name__,
             __base__=cls.__bases__,
@@ -109,6 +109,17 @@ def served(source: type, describe: Mapping[str, str] | None = None) -> Callable[
         return model  # type: ignore[no-any-return]
 
     return build
+
+
+def _field(f: dataclasses.Field[Any], description: str | None) -> Any:
+    """A dataclass field's default on the wire (a tuple's as a list made per answer)."""
+    if isinstance(f.default, tuple):
+        return Field(default_factory=functools.partial(list, f.default), description=description)
+    if f.default is not dataclasses.MISSING:
+        return Field(f.default, description=description)
+    if f.default_factory is not dataclasses.MISSING:
+        return Field(default_factory=f.default_factory, description=description)
+    return Field(description=description)
 
 
 def _listed(kind: Any) -> Any:

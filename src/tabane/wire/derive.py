@@ -139,6 +139,7 @@ class RaptorTreeOut(Response):
         "rank": "0 is nearest the cluster's centre",
         "kind": "paragraph, claim, node, or missing (gone or not visible)",
     },
+    defaults=True,
 )
 class RaptorMemberOut(Response):
     kind: str  # HTTP's schema has no enum here
