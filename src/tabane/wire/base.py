@@ -24,6 +24,7 @@ from typing import (
     Literal,
     TypeVar,
     Union,
+    cast,
     get_args,
     get_origin,
     get_type_hints,
@@ -98,7 +99,7 @@ def served(
             note = (own[f.name].description if f.name in own else None) or notes.get(f.name)
             kept = defaults is True or (defaults is not False and f.name in defaults)
             fields[f.name] = (kind, _field(f, note) if kept else Field(description=note))
-        model = create_model(  # type: ignore[call-overload]
+        model: Any = create_model(
             cls.__name__,
             __base__=cls.__bases__,
             __doc__=cls.__doc__,
@@ -106,7 +107,7 @@ def served(
             **fields,
         )
         model.__qualname__ = cls.__qualname__
-        return model  # type: ignore[no-any-return]
+        return cast(type[R], model)
 
     return build
 
@@ -136,9 +137,9 @@ def _listed(kind: Any) -> Any:
 # -- errors -------------------------------------------------------------------------------------
 
 
-class IssueOut(BaseModel):
-    path: str = Field(description="where the problem is, e.g. `body.name` or `dice_floor`")
-    problem: str
+@served(Issue, {"path": "where the problem is, e.g. `body.name` or `dice_floor`"})
+class IssueOut(Response):
+    pass
 
 
 class ErrorDetail(BaseModel):
