@@ -109,15 +109,10 @@ def create_app(
     metrics = Metrics(
         svc, store_seconds=svc.settings.metrics_seconds, open_to_all=principal is None
     )
-    if principal is None:
-        local = svc.local_user()
-
-        def principal(request: Request) -> Principal:
-            return local
-
+    resolver = principal if principal is not None else _local(svc)
     if limiter is None:
         limiter = limiter_for(svc.settings, svc.store)  # TABANE_RATE_SHARED
-    principal = noting(limiter.guard(at_header(principal)))
+    principal = noting(limiter.guard(at_header(resolver)))
 
     app = FastAPI(
         title="tabane",
@@ -129,6 +124,29 @@ def create_app(
     app.state.principal = principal
     app.state.metrics = metrics
     install_handlers(app)
+    _include_routes(app)
+    app.state.web = web_render.environment()
+
+    # Sub-applications are mounted here and only here: inside BodyLimit and CatchAll below, so
+    # they get the same guards.
+    resolve = principal
+    mount_mcp(app, svc, lambda: resolve(current_request()), security=mcp_security)
+    _add_layers(app, svc, limiter, metrics, local_only=local_only)
+    return app
+
+
+def _local(svc: Tabane) -> PrincipalResolver:
+    """The resolver of a server without authentication: every request acts for the local user,
+    resolved once now."""
+    local = svc.local_user()
+
+    def principal(request: Request) -> Principal:
+        return local
+
+    return principal
+
+
+def _include_routes(app: FastAPI) -> None:
     app.include_router(health_router)
     app.include_router(routes_contexts.router)
     app.include_router(routes_archive.router)
@@ -148,13 +166,12 @@ def create_app(
     app.include_router(metrics_router)  # Prometheus's text, not in the OpenAPI
     app.include_router(web_pages.router)  # the inspector's HTML pages, not in the OpenAPI
     app.include_router(web_login.router)
-    app.state.web = web_render.environment()
 
-    # Sub-applications are mounted here and only here: inside BodyLimit and CatchAll below, so
-    # they get the same guards.
-    resolve = principal
-    mount_mcp(app, svc, lambda: resolve(current_request()), security=mcp_security)
 
+def _add_layers(
+    app: FastAPI, svc: Tabane, limiter: RateLimiter, metrics: Metrics, *, local_only: bool
+) -> None:
+    """The middleware, innermost first (the module docstring lists them outermost first)."""
     app.add_middleware(Deadline, seconds=svc.settings.request_seconds)  # its database work's
     if svc.store.read is not None:  # TABANE_READ_DATABASE_URL: read-only routes read there
         app.add_middleware(ReadReplica)
@@ -166,4 +183,3 @@ def create_app(
         app.add_middleware(LocalOnly)
     app.add_middleware(CatchAll)
     app.add_middleware(Observe, metrics=metrics)  # added last = outermost: sees every answer
-    return app

@@ -12,7 +12,7 @@ from typing import Any
 from tabane.archive import fields as f
 from tabane.checks import SOURCE_STATES
 from tabane.errors import Issue
-from tabane.graph.claims.parse import FIELDS, parse_claim
+from tabane.graph.claims.parse import FIELDS, ClaimInput, parse_claim
 from tabane.graph.claims.restore import KeptClaim
 from tabane.ingest.documents import DocumentInput, block, check_source_id, check_tags
 from tabane.text.blocks import Block
@@ -170,47 +170,25 @@ def read_claim(
     key = f.claim_id(body.get("id"), f"{at}.id", issues, required=True)
     if key is not None and key in ids:
         issues.append(Issue(f"{at}.id", "a second claim with this id"))
-    kind = body.get("kind", "world")
-    said = {k: body.get(k) for k in ("subject", "label", "object", "weight", "statement")}
-    if body.get("in_reply_to") is not None:
-        said["in_reply_to"] = body["in_reply_to"]
-    said.update({k: body.get(k) for k in ("source", "paragraph", "author", "role", "valid_from")})
-    said["kind"] = kind
-    if kind != "world":
-        said["perspective"] = body.get("perspective")
-    parsed = parse_claim(said, at, issues, require_triple=False)
+    parsed = parse_claim(_as_written(body), at, issues, require_triple=False)
     valid_until = f.time(body.get("valid_until"), f"{at}.valid_until", issues)
     recorded_at = f.time(body.get("recorded_at"), f"{at}.recorded_at", issues, required=True)
-    closed_at = f.time(body.get("closed_at"), f"{at}.closed_at", issues)
-    before_end = f.time(body.get("valid_until_before"), f"{at}.valid_until_before", issues)
-    reason = body.get("close_reason")
-    if (reason is None) != (closed_at is None) or reason not in (None, *CLOSE_REASONS):
-        issues.append(Issue(f"{at}.close_reason", "retracted or superseded, with closed_at"))
-    closed_by = f.claim_id(body.get("closed_by"), f"{at}.closed_by", issues, required=False)
-    if closed_by is not None and reason != "superseded":
-        issues.append(Issue(f"{at}.closed_by", "only a superseded claim is closed by one"))
-    if closed_by is not None and closed_by == key:
-        issues.append(Issue(f"{at}.closed_by", "a claim cannot close itself"))
+    closing = _closing(body, key, at, issues)
     scopes = f.scopes(body.get("scopes"), f"{at}.scopes", issues)
     author = body.get("author")
     if author is None:
         issues.append(Issue(f"{at}.author", "missing"))
-    if kind != "world" and body.get("perspective") is None:
+    if body.get("kind", "world") != "world" and body.get("perspective") is None:
         issues.append(Issue(f"{at}.perspective", "missing: a personal claim is someone's"))
     if parsed is not None and valid_until and parsed.valid_from and valid_until < parsed.valid_from:
         issues.append(Issue(f"{at}.valid_until", "before valid_from"))
-    # An open claim citing a paragraph of a source the archive holds must point inside it. A
-    # source the archive lacks is one its exporter could not see (a shared claim citing a
-    # private source): the claim keeps the citation, as the exporter's store showed it.
-    count = paragraphs.get(parsed.source or "") if parsed is not None else None
-    cited = parsed.paragraph if parsed is not None and closed_at is None else None
-    if count and cited is not None and cited >= count:
-        issues.append(Issue(f"{at}.paragraph", f"out of range: the source has {count}"))
+    if parsed is not None:
+        _check_citation(parsed, closing.closed_at, paragraphs, at, issues)
     if len(issues) > before or parsed is None or key is None or scopes is None:
         return None
     assert recorded_at is not None and author is not None  # else an issue was added above
     ids.add(key)
-    claim = KeptClaim(
+    kept = KeptClaim(
         key=key,
         subject=parsed.subject,
         label=parsed.label,
@@ -226,14 +204,71 @@ def read_claim(
         valid_from=parsed.valid_from,
         valid_until=valid_until,
         recorded_at=recorded_at,
-        closed_at=closed_at,
-        close_reason=reason,
-        closed_by=closed_by,
-        valid_until_before=before_end,
+        closed_at=closing.closed_at,
+        close_reason=closing.reason,
+        closed_by=closing.closed_by,
+        valid_until_before=closing.valid_until_before,
         scopes=scopes,
         in_reply_to=parsed.in_reply_to,
     )
-    return ClaimRecord(n, claim)
+    return ClaimRecord(n, kept)
+
+
+def _as_written(body: dict[str, Any]) -> dict[str, Any]:
+    """The claim's fields as its writer stated them, for the writers' own check (parse_claim):
+    a world claim has no perspective to state."""
+    kind = body.get("kind", "world")
+    said = {k: body.get(k) for k in ("subject", "label", "object", "weight", "statement")}
+    if body.get("in_reply_to") is not None:
+        said["in_reply_to"] = body["in_reply_to"]
+    said.update({k: body.get(k) for k in ("source", "paragraph", "author", "role", "valid_from")})
+    said["kind"] = kind
+    if kind != "world":
+        said["perspective"] = body.get("perspective")
+    return said
+
+
+@dataclass(frozen=True)
+class Closing:
+    """How a kept claim was closed, if it was: when, why, by which claim, and the bound its
+    validity had to end before."""
+
+    closed_at: datetime | None
+    reason: str | None
+    closed_by: int | None
+    valid_until_before: datetime | None
+
+
+def _closing(body: dict[str, Any], key: int | None, at: str, issues: list[Issue]) -> Closing:
+    """A claim's closing fields, read and checked together: a reason goes with a time, and only
+    a superseded claim names the (other) claim that closed it."""
+    closed_at = f.time(body.get("closed_at"), f"{at}.closed_at", issues)
+    before_end = f.time(body.get("valid_until_before"), f"{at}.valid_until_before", issues)
+    reason = body.get("close_reason")
+    if (reason is None) != (closed_at is None) or reason not in (None, *CLOSE_REASONS):
+        issues.append(Issue(f"{at}.close_reason", "retracted or superseded, with closed_at"))
+    closed_by = f.claim_id(body.get("closed_by"), f"{at}.closed_by", issues, required=False)
+    if closed_by is not None and reason != "superseded":
+        issues.append(Issue(f"{at}.closed_by", "only a superseded claim is closed by one"))
+    if closed_by is not None and closed_by == key:
+        issues.append(Issue(f"{at}.closed_by", "a claim cannot close itself"))
+    return Closing(closed_at, reason, closed_by, before_end)
+
+
+def _check_citation(
+    parsed: ClaimInput,
+    closed_at: datetime | None,
+    paragraphs: dict[str, int],
+    at: str,
+    issues: list[Issue],
+) -> None:
+    """An open claim citing a paragraph of a source the archive holds must point inside it. A
+    source the archive lacks is one its exporter could not see (a shared claim citing a
+    private source): the claim keeps the citation, as the exporter's store showed it."""
+    count = paragraphs.get(parsed.source or "")
+    cited = parsed.paragraph if closed_at is None else None
+    if count and cited is not None and cited >= count:
+        issues.append(Issue(f"{at}.paragraph", f"out of range: the source has {count}"))
 
 
 def read_alias(body: dict[str, Any], n: int, at: str, issues: list[Issue]) -> AliasRecord | None:

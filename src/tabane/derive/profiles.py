@@ -279,25 +279,11 @@ def build(
     chosen = ranked if top is None else ranked[:top]
     names = [n for n, _ in chosen]
     versions = claim_versions(session, ctx, names)
-    members = _members(session, ctx, names)
-    stored = _stored(session, ctx)
-    summaries: list[Summary] = []
-    vectors: list[tuple[str | None, int | None, Any]] = []  # model, dim, embedding
-    reused = 0
-    for name in names:
-        claims, old = members.get(name, []), stored.get(name)
-        if old is not None and _unchanged(old.summary, summarizer, claims):
-            summaries.append(old.summary)
-            vectors.append((old.model, old.dim, old.embedding))
-            reused += 1
-        else:
-            summaries.append(compose(summarizer, claims))
-            vectors.append((None, None, None))
+    summaries, vectors, reused = _summaries(
+        names, _members(session, ctx, names), _stored(session, ctx), summarizer
+    )
     if embedder is not None:
-        todo = [i for i, v in enumerate(vectors) if v[2] is None or v[0] != embedder.name]
-        texts = [strip_citations(summaries[i].text) or names[i] for i in todo]
-        for i, vec in zip(todo, _embed(embedder, texts), strict=True):
-            vectors[i] = (embedder.name, embedder.dim, vec)
+        _embed_missing(embedder, names, summaries, vectors)
     session.execute(delete(Profile).where(Profile.context_id == ctx.id))
     built_at = session.execute(select(func.now())).scalar_one()
     rows = [
@@ -330,6 +316,44 @@ def build(
         built_at=built_at,
         seconds=round((datetime.now().astimezone() - started).total_seconds(), 3),
     )
+
+
+_Vector = tuple[str | None, int | None, Any]  # model, dim, embedding
+
+
+def _summaries(
+    names: Sequence[str],
+    members: dict[str, list[_Claim]],
+    stored: dict[str, _Kept],
+    summarizer: Summarizer,
+) -> tuple[list[Summary], list[_Vector], int]:
+    """Each concept's summary and vector, in order, and how many were reused: a stored profile
+    whose members read the same and that `summarizer` wrote stands (with its vector); any other
+    concept is summarized anew (no vector yet)."""
+    summaries: list[Summary] = []
+    vectors: list[_Vector] = []
+    reused = 0
+    for name in names:
+        claims, old = members.get(name, []), stored.get(name)
+        if old is not None and _unchanged(old.summary, summarizer, claims):
+            summaries.append(old.summary)
+            vectors.append((old.model, old.dim, old.embedding))
+            reused += 1
+        else:
+            summaries.append(compose(summarizer, claims))
+            vectors.append((None, None, None))
+    return summaries, vectors, reused
+
+
+def _embed_missing(
+    embedder: Embedder, names: Sequence[str], summaries: list[Summary], vectors: list[_Vector]
+) -> None:
+    """Embed every summary lacking a vector of `embedder`'s model (its text without citations,
+    or the concept's name where nothing is left), in place."""
+    todo = [i for i, v in enumerate(vectors) if v[2] is None or v[0] != embedder.name]
+    texts = [strip_citations(summaries[i].text) or names[i] for i in todo]
+    for i, vec in zip(todo, _embed(embedder, texts), strict=True):
+        vectors[i] = (embedder.name, embedder.dim, vec)
 
 
 def read(session: Session, ctx: Context, concept: str) -> ProfileInfo:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tabane.errors import EmptyDocument, InvalidInput, Issue, TabaneError
 from tabane.evaluation import questions as qs
-from tabane.evaluation.corpora import corpus, select_files
+from tabane.evaluation.corpora import Corpus, corpus, select_files
 from tabane.evaluation.metrics import Scores, documents, mean_of, section_key, section_ndcg
 from tabane.evaluation.options import choices, refuse
 from tabane.ingest.documents import DocumentInput
@@ -88,21 +88,8 @@ def run_docs_eval(
     `select` is refused."""
     say = progress or (lambda _msg: None)
     refuse(choices("plans", "plan", plans, PLANS))
-    if not corpus_root.is_dir():
-        raise InvalidInput(
-            f"{corpus_root} is not a folder", issues=[Issue("corpus_root", "not a folder")]
-        )
-    questions, problems = qs.load(set_path)
-    spec = corpus(questions[0].corpus, select)
+    questions, problems, spec, files = _selected(set_path, corpus_root, select)
     name = context or spec.name
-    files = select_files(corpus_root, spec)
-    missing = qs.missing_relevant(questions, corpus_root, set(files))
-    if missing:
-        raise InvalidInput(
-            f"{len(missing)} relevant pages are not in the corpus (a harness bug, not a "
-            "retrieval miss)",
-            issues=[Issue("relevant", m) for m in missing],
-        )
     report = EvalReport(
         set=set_path.name,
         corpus=spec.name,
@@ -124,13 +111,55 @@ def run_docs_eval(
         report.embeddings_pending = _embed(svc, say)
     report.seconds["embed"] = round(time.monotonic() - started, 1)
 
+    _check_stored(svc, user, report, files, spec, questions, created)
+    for plan in plans:
+        summary, rows = _run_plan(svc, user, name, plan, questions, depth, say)
+        report.plans.append(summary)
+        report.rows.extend(rows)
+    return report
+
+
+def _selected(
+    set_path: Path, corpus_root: Path, select: Sequence[str]
+) -> tuple[list[qs.Question], list[str], Corpus, list[str]]:
+    """The set's questions and problems, its corpus and the corpus's files; refused where the
+    root is no folder or a relevant page is not among the files (a harness bug)."""
+    if not corpus_root.is_dir():
+        raise InvalidInput(
+            f"{corpus_root} is not a folder", issues=[Issue("corpus_root", "not a folder")]
+        )
+    questions, problems = qs.load(set_path)
+    spec = corpus(questions[0].corpus, select)
+    files = select_files(corpus_root, spec)
+    missing = qs.missing_relevant(questions, corpus_root, set(files))
+    if missing:
+        raise InvalidInput(
+            f"{len(missing)} relevant pages are not in the corpus (a harness bug, not a "
+            "retrieval miss)",
+            issues=[Issue("relevant", m) for m in missing],
+        )
+    return questions, problems, spec, files
+
+
+def _check_stored(
+    svc: Tabane,
+    user: Principal,
+    report: EvalReport,
+    files: list[str],
+    spec: Corpus,
+    questions: list[qs.Question],
+    created: bool,
+) -> None:
+    """What the ingest stored, against the corpus: files ingested, sources outside it and an
+    unexpected count are problems of the report; a relevant page not stored is refused."""
+    name = report.context
     stored = _stored(svc, user, name)
     report.files_ingested = len(stored & set(files))
     outside = len(stored - set(files))
     if outside:
-        problems.append(f"context {name!r} also holds {outside} sources outside the corpus")
+        report.problems.append(f"context {name!r} also holds {outside} sources outside the corpus")
     if spec.expected_files is not None and report.files_ingested != spec.expected_files:
-        problems.append(
+        report.problems.append(
             f"{report.files_ingested} files ingested; corpora.md expects {spec.expected_files}"
         )
     lost = qs.not_stored(questions, stored)
@@ -141,11 +170,6 @@ def run_docs_eval(
             issues=[Issue("relevant", m) for m in lost],
             written=_written(svc, name, created, report),
         )
-    for plan in plans:
-        summary, rows = _run_plan(svc, user, name, plan, questions, depth, say)
-        report.plans.append(summary)
-        report.rows.extend(rows)
-    return report
 
 
 def _ensure_context(svc: Tabane, user: Principal, name: str) -> bool:

@@ -200,27 +200,14 @@ def install(
     if loading not in LOADINGS:
         raise InvalidInput("unknown loading", issues=[Issue("loading", f"one of {LOADINGS}")])
     name = f"{prefix}{loading}-{conv.id}"
-    if name in {c.name for c in svc.list_contexts(user)}:
-        svc.delete_context(user, name)
-    if name in {s.name for s in svc.list_sessions(user)}:
-        svc.delete_session(user, name)
-    svc.create_context(user, name, description=f"conversation {conv.id}: {conv.participants}")
+    _fresh(svc, user, name, conv)
     by_seq: dict[int, str] = {}
     by_paragraph: dict[tuple[str, int], str] = {}
     speakers: dict[str, str] = {}
     documents = loading in ("documents", "both")
     for s in conv.sessions:
         if documents:
-            svc.ingest(
-                user,
-                name,
-                DocumentInput(
-                    source_id=s.id,
-                    paragraphs=[block(t.text, section=(t.speaker,)) for t in s.turns],
-                    title=f"{conv.id} session {s.id} ({s.date})",
-                    date=s.date,
-                ),
-            )
+            svc.ingest(user, name, _document(conv, s))
         for i, t in enumerate(s.turns):
             before = {"in_reply_to": s.turns[i - 1].text} if i and replies else {}
             turn = svc.add_turn(user, name, t.text, speaker=t.speaker, at=turn_time(s, i))
@@ -246,4 +233,23 @@ def install(
         by_paragraph=by_paragraph if documents else {},
         speakers=speakers,
         turn_ids=frozenset(speakers),
+    )
+
+
+def _fresh(svc: Tabane, user: Principal, name: str, conv: Conversation) -> None:
+    """An empty context and no session named `name`: an earlier pair is deleted first."""
+    if name in {c.name for c in svc.list_contexts(user)}:
+        svc.delete_context(user, name)
+    if name in {s.name for s in svc.list_sessions(user)}:
+        svc.delete_session(user, name)
+    svc.create_context(user, name, description=f"conversation {conv.id}: {conv.participants}")
+
+
+def _document(conv: Conversation, s: MemSession) -> DocumentInput:
+    """A session as one document: a paragraph per turn, under its speaker as the section."""
+    return DocumentInput(
+        source_id=s.id,
+        paragraphs=[block(t.text, section=(t.speaker,)) for t in s.turns],
+        title=f"{conv.id} session {s.id} ({s.date})",
+        date=s.date,
     )

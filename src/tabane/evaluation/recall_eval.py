@@ -21,7 +21,7 @@ from pathlib import Path
 
 from tabane.evaluation import questions as qs
 from tabane.evaluation.graph_eval import Coverage
-from tabane.evaluation.graph_set import Triple, install
+from tabane.evaluation.graph_set import GraphContext, GraphQuestion, Triple, install
 from tabane.evaluation.graph_set import load as load_graph
 from tabane.evaluation.metrics import Scores, documents, mean_of, section_key, section_ndcg
 from tabane.evaluation.options import choices, count, refuse
@@ -199,41 +199,49 @@ def run_graph_recall(
         run = GraphRun(plan)
         for q in data.questions:
             gc = data.context(q.context)
-            result = svc.recall(
-                user,
-                RecallRequest(
-                    q.question, (prefix + q.context,), plan=plan, budget=chosen, force=True
-                ),
-                tunables=tunables,
+            ask = RecallRequest(
+                q.question, (prefix + q.context,), plan=plan, budget=chosen, force=True
             )
-            got = served_associations(svc, user, result)
-            signed = set(got)
-            present = [t for t in q.needed if (t, gc.weight(t) > 0) in signed]
-            unsigned = {t for t, _ in got}
-            row = GraphRow(
-                q.id,
-                plan,
-                q.kind,
-                q.hops,
-                len(q.needed),
-                len(present),
-                [t for t in q.needed if t not in present],
-                len(got),
-                any(t in unsigned for t in q.distractors),
-            )
-            run.rows.append(row)
-            for bucket in (
-                run.overall,
-                run.by_kind.setdefault(q.kind, Coverage()),
-                run.by_hops.setdefault(str(q.hops), Coverage()),
-            ):
-                bucket.add(row.present, row.needed)
-            if q.distractors:
-                run.with_distractors += 1
-                run.distractor_within += int(row.distractor_within)
+            got = served_associations(svc, user, svc.recall(user, ask, tunables=tunables))
+            _tally(run, q, _graph_row(q, gc, plan, got))
         say(f"graph {plan}: all-needed {run.overall.all_rate:.3f}")
         report.runs.append(run)
     return report
+
+
+def _graph_row(
+    q: GraphQuestion, gc: GraphContext, plan: str, got: list[tuple[Triple, bool]]
+) -> GraphRow:
+    """One question's score under one plan: the needed triples served with their sign, and
+    whether a distractor was served at all."""
+    signed = set(got)
+    present = [t for t in q.needed if (t, gc.weight(t) > 0) in signed]
+    unsigned = {t for t, _ in got}
+    return GraphRow(
+        q.id,
+        plan,
+        q.kind,
+        q.hops,
+        len(q.needed),
+        len(present),
+        [t for t in q.needed if t not in present],
+        len(got),
+        any(t in unsigned for t in q.distractors),
+    )
+
+
+def _tally(run: GraphRun, q: GraphQuestion, row: GraphRow) -> None:
+    """A row counted in its run: overall, by kind, by hops, and among distractor questions."""
+    run.rows.append(row)
+    for bucket in (
+        run.overall,
+        run.by_kind.setdefault(q.kind, Coverage()),
+        run.by_hops.setdefault(str(q.hops), Coverage()),
+    ):
+        bucket.add(row.present, row.needed)
+    if q.distractors:
+        run.with_distractors += 1
+        run.distractor_within += int(row.distractor_within)
 
 
 def render_docs(report: DocsRecallReport) -> str:

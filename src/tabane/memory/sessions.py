@@ -110,6 +110,26 @@ def append(
     scopes: Sequence[str] | None = None,
 ) -> Turn:
     """Append one turn (opening the session on first use) and return it with its `seq`."""
+    at = _checked_turn(text, speaker, role, at)
+    chat = _writable_session(session, principal, name, scopes)
+    row = SessionTurn(
+        session_pk=chat.id,
+        seq=_next_seq(session, chat, name),
+        speaker=speaker.strip(),
+        role=role,
+        text=text.strip(),
+        scopes=list(chat.scopes),
+        **({"at": at} if at is not None else {}),
+    )
+    session.add(row)
+    session.flush()
+    session.refresh(row)
+    return Turn(name, row.seq, row.speaker, row.role, row.text, row.at)
+
+
+def _checked_turn(text: str, speaker: str, role: str, at: datetime | None) -> datetime | None:
+    """A turn's text, speaker, role and date checked together (every problem named); its date
+    as stored."""
     issues: list[Issue] = []
     if not isinstance(text, str) or not text.strip():
         issues.append(Issue("text", "empty"))
@@ -127,6 +147,14 @@ def append(
         at = _said_at(at, issues)
     if issues:
         raise InvalidInput("invalid turn; nothing written", issues=issues)
+    return at
+
+
+def _writable_session(
+    session: Session, principal: Principal, name: str, scopes: Sequence[str] | None
+) -> ChatSession:
+    """The caller's session `name`, opened under `scopes` (default: the caller's) if new; an
+    existing one keeps its own scopes, and the caller must be able to write them."""
     new = _missing(session, principal, name)
     chosen = tuple(scopes) if scopes is not None else principal.default_scopes
     if new and not chosen and principal.write:  # a key that may not write the personal scope
@@ -159,8 +187,13 @@ def append(
             f"you may not write to session {name!r}",
             issues=[Issue("session", f"its scopes {sorted(chat.scopes)} are not writable")],
         )
-    # One row lock per session serialises appends, so `seq` has no gaps and no duplicates.
-    seq = session.scalar(
+    return chat
+
+
+def _next_seq(session: Session, chat: ChatSession, name: str) -> int:
+    """The session's next turn number. One row lock per session serialises appends, so `seq`
+    has no gaps and no duplicates."""
+    seq: int | None = session.scalar(
         update(ChatSession)
         .where(ChatSession.id == chat.id)
         .values(turns=ChatSession.turns + 1, updated_at=func.now())
@@ -171,19 +204,7 @@ def append(
             f"session {name!r} was deleted while the turn was added; nothing written",
             issues=[Issue("session", "deleted meanwhile")],
         )
-    row = SessionTurn(
-        session_pk=chat.id,
-        seq=seq,
-        speaker=speaker.strip(),
-        role=role,
-        text=text.strip(),
-        scopes=list(chat.scopes),
-        **({"at": at} if at is not None else {}),
-    )
-    session.add(row)
-    session.flush()
-    session.refresh(row)
-    return Turn(name, row.seq, row.speaker, row.role, row.text, row.at)
+    return seq
 
 
 def _missing(session: Session, principal: Principal, name: str) -> bool:

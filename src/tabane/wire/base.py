@@ -11,8 +11,24 @@ every surface reports them with the same codes.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
 import json
-from typing import Annotated, Any, ClassVar, Literal, TypeVar, get_args, get_origin
+import operator
+from collections.abc import Callable, Collection, Mapping
+from types import UnionType
+from typing import (
+    Annotated,
+    Any,
+    ClassVar,
+    Literal,
+    TypeVar,
+    Union,
+    cast,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from pydantic import (
     BaseModel,
@@ -20,6 +36,7 @@ from pydantic import (
     Field,
     ValidationError,
     ValidationInfo,
+    create_model,
     field_validator,
 )
 from pydantic.config import JsonDict
@@ -55,12 +72,74 @@ class Response(BaseModel):
 R = TypeVar("R", bound=Response)
 
 
+def served(
+    source: type,
+    describe: Mapping[str, str] | None = None,
+    *,
+    defaults: bool | Collection[str] = False,
+) -> Callable[[type[R]], type[R]]:
+    """HTTP's answer model of a service dataclass, without a field-by-field copy: the decorated
+    class gives its name and docstring (the OpenAPI schema's), `describe` the fields' OpenAPI
+    descriptions, and its body only the fields whose HTTP type differs (a nested answer model);
+    every other field is the dataclass's own, in its order, with its type (a tuple as a list).
+    An answer carries every field, so the schema requires them all but those whose dataclass
+    default `defaults` keeps (True: every default). MCP serialises the dataclass itself: both
+    write the same fields, HTTP its datetimes with `Z` (pydantic's JSON) where MCP writes
+    `+00:00`."""
+    notes = dict(describe or {})
+
+    def build(cls: type[R]) -> type[R]:
+        hints = get_type_hints(source)
+        own = cls.model_fields
+        if stray := (set(own) | set(notes)) - set(hints):
+            raise TypeError(f"{cls.__name__}: {sorted(stray)} not fields of {source.__name__}")
+        fields: dict[str, Any] = {}
+        for f in dataclasses.fields(source):
+            kind = own[f.name].annotation if f.name in own else _listed(hints[f.name])
+            note = (own[f.name].description if f.name in own else None) or notes.get(f.name)
+            kept = defaults is True or (defaults is not False and f.name in defaults)
+            fields[f.name] = (kind, _field(f, note) if kept else Field(description=note))
+        model: Any = create_model(
+            cls.__name__,
+            __base__=cls.__bases__,
+            __doc__=cls.__doc__,
+            __module__=cls.__module__,
+            **fields,
+        )
+        model.__qualname__ = cls.__qualname__
+        return cast(type[R], model)
+
+    return build
+
+
+def _field(f: dataclasses.Field[Any], description: str | None) -> Any:
+    """A dataclass field's default on the wire (a tuple's as a list made per answer)."""
+    if isinstance(f.default, tuple):
+        return Field(default_factory=functools.partial(list, f.default), description=description)
+    if f.default is not dataclasses.MISSING:
+        return Field(f.default, description=description)
+    if f.default_factory is not dataclasses.MISSING:
+        return Field(default_factory=f.default_factory, description=description)
+    return Field(description=description)
+
+
+def _listed(kind: Any) -> Any:
+    """A dataclass field's type as the wire declares it: `tuple[X, ...]` as `list[X]`, inside
+    lists and optionals too."""
+    origin, args = get_origin(kind), get_args(kind)
+    if origin is list or (origin is tuple and len(args) == 2 and args[1] is Ellipsis):
+        return list[_listed(args[0])]  # type: ignore[misc]
+    if origin in (Union, UnionType):
+        return functools.reduce(operator.or_, [_listed(a) for a in args])
+    return kind
+
+
 # -- errors -------------------------------------------------------------------------------------
 
 
-class IssueOut(BaseModel):
-    path: str = Field(description="where the problem is, e.g. `body.name` or `dice_floor`")
-    problem: str
+@served(Issue, {"path": "where the problem is, e.g. `body.name` or `dice_floor`"})
+class IssueOut(Response):
+    pass
 
 
 class ErrorDetail(BaseModel):

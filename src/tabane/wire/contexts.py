@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Annotated
 
 from pydantic import BaseModel, Field
 
 from tabane.contexts.changes import MAX_LIMIT as CHANGES_LIMIT
 from tabane.contexts.changes import ChangePage as ChangePage
-from tabane.contexts.contexts import ContextInfo, ContextStats, ContextUsageStats
+from tabane.contexts.contexts import ContextInfo, ContextStats
 from tabane.contexts.groups import GroupInfo
 from tabane.search.upkeep import MAX_FLUSH_SECONDS
 from tabane.search.upkeep import Compaction as Compaction
@@ -24,6 +23,7 @@ from tabane.wire.base import (
     Request,
     Response,
     Scopes,
+    served,
 )
 
 # -- contexts -----------------------------------------------------------------------------------
@@ -69,26 +69,24 @@ class ContextRename(Request):
     new_name: str = Field(description="The new name.", json_schema_extra=NAME_BOUNDS)
 
 
+@served(
+    ContextStats,
+    {
+        "concepts": "canonical concept spellings you can see",
+        "labels": "canonical label spellings you can see",
+        "associations": "distinct live edges you can see",
+        "top_concepts": "by degree",
+        "label_samples": "most used labels",
+    },
+    defaults=True,
+)
 class StatsOut(Response):
-    sources: int
-    paragraphs: int
-    sections: int
-    concepts: int = Field(0, description="canonical concept spellings you can see")
-    labels: int = Field(0, description="canonical label spellings you can see")
-    associations: int = Field(0, description="distinct live edges you can see")
-    top_concepts: list[str] = Field(default_factory=list, description="by degree")
-    label_samples: list[str] = Field(default_factory=list, description="most used labels")
+    pass
 
 
+@served(ContextInfo)
 class ContextOut(Response):
-    name: str
-    description: str
-    dice_floor: float
-    semantic_floor: float | None
-    scopes: list[str]
-    created_at: datetime
     stats: StatsOut
-    usage: ContextUsageStats
 
 
 class ContextList(BaseModel):

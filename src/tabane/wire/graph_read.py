@@ -8,17 +8,18 @@ mirror the service's frozen dataclasses.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 from pydantic import Field
 
 from tabane.checks import Cue, parse_date
-from tabane.graph.query.concepts import MAX_LABEL_PAGE
-from tabane.graph.query.pattern import MAX_LIMIT
-from tabane.graph.walk.paths import MAX_BUDGET, MAX_PATHS, MAX_UNREACHABLE_PAGE
-from tabane.graph.walk.walk import MAX_ACTIVATE, MAX_DEPTH, MAX_EXPLORE
-from tabane.wire.base import ContextArg, Request, Response
+from tabane.graph.edges import Attribution, Edge
+from tabane.graph.query.cite import AssociationCitations, CitedAssociation, ClaimCitation
+from tabane.graph.query.concepts import MAX_LABEL_PAGE, ConceptDescription, LabelCount
+from tabane.graph.query.pattern import MAX_LIMIT, QueryResult
+from tabane.graph.walk.paths import MAX_BUDGET, MAX_PATHS, MAX_UNREACHABLE_PAGE, Path, PathsResult
+from tabane.graph.walk.walk import MAX_ACTIVATE, MAX_DEPTH, MAX_EXPLORE, Activated, ActivationResult
+from tabane.wire.base import ContextArg, Request, Response, served
 
 CUE = "a spelling or an OR-list of spellings (aliases map to their concept)"
 PERSPECTIVE = "only this partition: a holder's key, or '' for the shared world partition"
@@ -112,116 +113,104 @@ class CitationsIn(Request):
 # -- responses ----------------------------------------------------------------------------------
 
 
+@served(
+    Attribution,
+    {
+        "section": "the cited paragraph's heading path",
+        "closed_at": "set on a closed claim (an edge's history)",
+        "close_reason": "retracted | superseded",
+    },
+)
 class AttributionOut(Response):
-    claim: int
-    weight: float
-    author: str
-    kind: str
-    source: str | None
-    paragraph: int | None
-    section: list[str] = Field(description="the cited paragraph's heading path")
-    locator: dict[str, Any] | None
-    statement: str | None
-    closed_at: datetime | None = Field(description="set on a closed claim (an edge's history)")
-    close_reason: str | None = Field(description="retracted | superseded")
+    pass
 
 
+@served(
+    Edge,
+    {
+        "weight": "net: the sum over its live claims (0 once all closed); negative means 'not'",
+        "claims": "live claims; 0: every claim closed, the edge kept",
+        "perspective": "null: the shared world partition",
+    },
+)
 class EdgeOut(Response):
-    context: str
-    subject: str
-    label: str
-    object: str
-    weight: float = Field(
-        description="net: the sum over its live claims (0 once all closed); negative means 'not'"
-    )
-    claims: int = Field(description="live claims; 0: every claim closed, the edge kept")
-    perspective: str | None = Field(description="null: the shared world partition")
     attributions: list[AttributionOut]
 
 
+@served(
+    QueryResult,
+    {
+        "total": "matching edges before the page was cut",
+        "next": "pass back as `after` for the next page",
+        "contexts": "every context read",
+        "aliased": "cue spellings read as their canonical concept",
+    },
+)
 class QueryOut(Response):
     edges: list[EdgeOut]
-    total: int = Field(description="matching edges before the page was cut")
-    next: str | None = Field(description="pass back as `after` for the next page")
-    contexts: list[str] = Field(description="every context read")
-    aliased: dict[str, str] = Field(description="cue spellings read as their canonical concept")
 
 
+@served(
+    LabelCount,
+    {
+        "strength": "Σ|weight|",
+    },
+)
 class LabelCountOut(Response):
-    label: str
-    edges: int
-    weight: float
-    strength: float = Field(description="Σ|weight|")
+    pass
 
 
+@served(ConceptDescription)
 class DescribeOut(Response):
-    context: str
-    concept: str
-    aliases: list[str]
     as_subject: list[LabelCountOut]
     as_object: list[LabelCountOut]
-    degree: int
-    strength: float
 
 
+@served(
+    Activated,
+    {
+        "via": "the concepts of its path, origin first",
+        "path": "its path's edges (attributions under `edges`)",
+    },
+)
 class ActivatedOut(Response):
-    concept: str
-    activation: float
-    depth: int
-    via: list[str] = Field(description="the concepts of its path, origin first")
-    path: list[EdgeOut] = Field(description="its path's edges (attributions under `edges`)")
+    path: list[EdgeOut]
 
 
+@served(ActivationResult)
 class ActivateOut(Response):
-    context: str
-    origins: list[str]
     concepts: list[ActivatedOut]
     edges: list[EdgeOut]
-    expanded: int
-    statements: int
 
 
+@served(Path)
 class PathOut(Response):
-    concepts: list[str]
     edges: list[EdgeOut]
 
 
+@served(
+    PathsResult,
+    {
+        "capped": "the budget ran out: more paths may exist",
+        "truncated": "`limit` paths were returned: more may exist",
+    },
+)
 class PathsOut(Response):
-    context: str
-    origins: list[str]
-    targets: list[str]
     paths: list[PathOut]
-    expanded: int
-    capped: bool = Field(description="the budget ran out: more paths may exist")
-    truncated: bool = Field(description="`limit` paths were returned: more may exist")
 
 
+@served(ClaimCitation)
 class ClaimCitationOut(Response):
-    claim: int
-    weight: float
-    author: str
-    kind: str
-    statement: str | None
-    source: str | None
-    paragraph: int | None
-    title: str | None
-    text: str | None
-    section: list[str]
-    locator: dict[str, Any] | None
+    pass
 
 
+@served(CitedAssociation)
 class CitedAssociationOut(Response):
-    perspective: str | None
-    weight: float
-    claims: int
     citations: list[ClaimCitationOut]
 
 
+@served(AssociationCitations)
 class CitationsOut(Response):
-    context: str
-    subject: str
-    label: str
-    object: str
     associations: list[CitedAssociationOut]
 
 

@@ -16,8 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 from tabane.graph.aliases import AliasInfo
 from tabane.graph.claims.parse import MAX_BATCH, MAX_STATEMENT, MAX_WEIGHT, ClaimInput, parse_claims
 from tabane.graph.claims.promote import Promotion as Promotion
+from tabane.graph.claims.write import CloseReport, WriteReport
 from tabane.graph.vocabulary import MAX_SPELLING
-from tabane.wire.base import SCOPES_BOUNDS, ContextArg, Request, Response
+from tabane.wire.base import SCOPES_BOUNDS, ContextArg, Request, Response, served
 
 Kind = Literal["concept", "label"]
 
@@ -74,15 +75,20 @@ class AssociationsIn(Request):
         return parse_claims(self.associations, "associations")
 
 
+@served(
+    WriteReport,
+    {
+        "claims": "the new claim ids, in input order",
+        "associations": "distinct associations whose weight changed",
+        "minted_concepts": "concept spellings this batch created: check they are not "
+        "near-duplicates",
+        "minted_labels": "label spellings this batch created",
+        "aliased": "alias spellings written as their canonical one",
+        "closed": "earlier claims closed by `closes`",
+    },
+)
 class WriteReportOut(Response):
-    claims: list[int] = Field(description="the new claim ids, in input order")
-    associations: int = Field(description="distinct associations whose weight changed")
-    minted_concepts: list[str] = Field(
-        description="concept spellings this batch created: check they are not near-duplicates"
-    )
-    minted_labels: list[str] = Field(description="label spellings this batch created")
-    aliased: dict[str, str] = Field(description="alias spellings written as their canonical one")
-    closed: int = Field(description="earlier claims closed by `closes`")
+    pass
 
 
 class EdgeIn(Request):
@@ -103,10 +109,15 @@ class RetractAssociationsIn(Request):
         return [(e.subject, e.label, e.object, e.perspective, e.source) for e in self.associations]
 
 
+@served(
+    CloseReport,
+    {
+        "claims": "claims closed (or that would close)",
+        "associations": "associations whose weight dropped",
+    },
+)
 class CloseReportOut(Response):
-    claims: int = Field(description="claims closed (or that would close)")
-    associations: int = Field(description="associations whose weight dropped")
-    dry_run: bool
+    pass
 
 
 class AliasIn(Request):
@@ -118,11 +129,9 @@ class AliasIn(Request):
     )
 
 
+@served(AliasInfo)
 class AliasOut(Response):
-    alias: str
-    target: str
-    kind: str
-    scopes: list[str]
+    pass
 
 
 class AliasWritten(AliasOut):

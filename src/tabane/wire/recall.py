@@ -10,15 +10,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import Field
 
-from tabane.recall.explain import Expected
+from tabane.recall.explain import Expected, Explanation
 from tabane.recall.plan import RecallRequest
 from tabane.recall.presets import PresetView
-from tabane.recall.result import Evidence, ScopeRef
-from tabane.wire.base import Request, Response
+from tabane.recall.result import (
+    CandidateTrace,
+    Citation,
+    Evidence,
+    Fact,
+    Floor,
+    LaneRank,
+    LaneReport,
+    Stance,
+)
+from tabane.recall.verify import CitedVerdict, QuotedVerdict, Verification
+from tabane.wire.base import Request, Response, served
 from tabane.wire.sources import PARAGRAPH
 
 # -- requests -----------------------------------------------------------------------------------
@@ -101,124 +111,131 @@ class RecallExplainIn(RecallIn):
 KINDS = "paragraph, claim, association, turn, catalog, area, community, profile or raptor"
 
 
+@served(
+    Citation,
+    {
+        "source": "source_id of a paragraph (or a claim's attribution)",
+        "kind": "a paragraph's kind: `text`, or `code` (preformatted: show it verbatim)",
+        "claim": "the claim id of a derived memory",
+        "session": "the session of a recent session memory",
+        "turn": "the turn's sequence number in its session",
+    },
+    defaults=("kind",),
+)
 class CitationOut(Response):
-    context: str | None
-    source: str | None = Field(description="source_id of a paragraph (or a claim's attribution)")
-    paragraph: int | None
-    section: list[str]
-    locator: dict[str, Any] | None
-    kind: str | None = Field(
-        None, description="a paragraph's kind: `text`, or `code` (preformatted: show it verbatim)"
-    )
-    title: str | None
-    claim: int | None = Field(description="the claim id of a derived memory")
-    session: str | None = Field(description="the session of a recent session memory")
-    turn: int | None = Field(description="the turn's sequence number in its session")
+    pass
 
 
+@served(
+    Fact,
+    {
+        "perspective": "a holder's key, or '' for the shared world partition",
+        "negated": "a negative weight: the fact is denied",
+    },
+)
 class FactOut(Response):
-    context: str
-    perspective: str = Field(description="a holder's key, or '' for the shared world partition")
-    subject: str
-    label: str
-    object: str
-    negated: bool = Field(description="a negative weight: the fact is denied")
+    pass
 
 
+@served(
+    Stance,
+    {
+        "kind": "the claim's epistemic kind: world, experience, observation, opinion or preference",
+        "perspective": "the holder's key, or '' for the shared world",
+        "role": "the role its author wrote it in, if given",
+    },
+)
 class StanceOut(Response):
-    kind: str = Field(
-        description="the claim's epistemic kind: world, experience, observation, opinion or "
-        "preference"
-    )
-    perspective: str = Field(description="the holder's key, or '' for the shared world")
-    role: str | None = Field(description="the role its author wrote it in, if given")
+    pass
 
 
-class EvidenceOut(Response):
-    key: str = Field(description="the item's identity in this recall and its trace, e.g. `p:12`")
-    kind: str = Field(description=KINDS)
-    text: str
-    provenance: str = Field(
-        description="`source excerpt`, `derived memory` or `recent session memory`"
-    )
-    citation: CitationOut
-    scopes: list[ScopeRef] = Field(description="the item's scopes exactly as stored")
-    author: str | None = Field(description="a turn's speaker, a claim's perspective holder")
-    when: datetime | None = Field(description="when it was said or recorded, if known")
-    direct: bool = Field(description="its source is named by title in the question")
-    tokens: int = Field(description="the budget's estimate for this item")
-    in_reply_to: str | None = Field(
-        description="the question this item answers: the paragraph or turn just before it, "
-        "which asks (found itself, it gave its place to this reply)"
-    )
-    fact: FactOut | None = Field(
-        description="what it asserts, when that is only a triple (an edge, or a claim with no "
-        "statement of its own); one fact is served once"
-    )
-    superseded_by: str | None = Field(
-        default=None,
-        description="an earlier statement that a later one of the same holder revises: the "
+@served(
+    Evidence,
+    {
+        "key": "the item's identity in this recall and its trace, e.g. `p:12`",
+        "kind": KINDS,
+        "provenance": "`source excerpt`, `derived memory` or `recent session memory`",
+        "scopes": "the item's scopes exactly as stored",
+        "author": "a turn's speaker, a claim's perspective holder",
+        "when": "when it was said or recorded, if known",
+        "direct": "its source is named by title in the question",
+        "tokens": "the budget's estimate for this item",
+        "in_reply_to": "the question this item answers: the paragraph or turn just before it, "
+        "which asks (found itself, it gave its place to this reply)",
+        "fact": "what it asserts, when that is only a triple (an edge, or a claim with no "
+        "statement of its own); one fact is served once",
+        "superseded_by": "an earlier statement that a later one of the same holder revises: the "
         "later one's citation (it is served right before this one)",
-    )
-    stance: StanceOut | None = Field(
-        default=None, description="a claim's: whose view it is (kind, perspective, role)"
-    )
+        "stance": "a claim's: whose view it is (kind, perspective, role)",
+    },
+    defaults=("superseded_by", "stance"),
+)
+class EvidenceOut(Response):
+    kind: str
+    provenance: str
+    citation: CitationOut
+    fact: FactOut | None
+    stance: StanceOut | None
 
 
+@served(
+    LaneRank,
+    {
+        "rank": "1-based rank on the one scale of every lane and addressed context, which fusion "
+        "reads",
+        "score": "the lane's own score",
+    },
+)
 class LaneRankOut(Response):
-    lane: str
-    rank: int = Field(
-        description="1-based rank on the one scale of every lane and addressed context, which"
-        " fusion reads"
-    )
-    score: float = Field(description="the lane's own score")
+    pass
 
 
+@served(
+    LaneReport,
+    {
+        "hits": "the rows the lane found, before fusion kept `candidates`",
+        "reason": "why it did not run: no_embedder, no_session, …",
+    },
+)
 class LaneReportOut(Response):
-    ran: bool
-    hits: int = Field(description="the rows the lane found, before fusion kept `candidates`")
-    reason: str | None = Field(description="why it did not run: no_embedder, no_session, …")
+    pass
 
 
-class CandidateOut(Response):
-    key: str
-    kind: str = Field(description=KINDS)
-    lanes: list[LaneRankOut]
-    fused: float = Field(description="reciprocal rank fusion over its lanes")
-    direct: bool
-    position: int = Field(description="1-based position after ordering")
-    rerank: float | None = Field(description="the reranker's score, when one ran")
-    outcome: str = Field(
-        description="served, duplicate, cut_by_rerank, cut_by_max_items or cut_by_budget"
-    )
-    tokens: int
-    reply_to: str | None = Field(
-        description="the key of the item that asked, when this candidate is its reply"
-    )
-    voiced: bool = Field(
-        description="said by someone the question names (a turn's speaker, a note's holder): "
-        "ordered first within its group"
-    )
-    superseded_by: str | None = Field(
-        default=None,
-        description="an earlier statement a later one of the same holder revises: the later "
+@served(
+    CandidateTrace,
+    {
+        "kind": KINDS,
+        "fused": "reciprocal rank fusion over its lanes",
+        "position": "1-based position after ordering",
+        "rerank": "the reranker's score, when one ran",
+        "outcome": "served, duplicate, cut_by_rerank, cut_by_max_items or cut_by_budget",
+        "reply_to": "the key of the item that asked, when this candidate is its reply",
+        "voiced": "said by someone the question names (a turn's speaker, a note's holder): "
+        "ordered first within its group",
+        "superseded_by": "an earlier statement a later one of the same holder revises: the later "
         "one's citation; served right after it",
-    )
-    newest_first: bool = Field(
-        default=False,
-        description="moved by the newest-first order of a question about the present ('now', "
-        "'in the end'): each holder's statements among the first items, newest first",
-    )
+        "newest_first": "moved by the newest-first order of a question about the present ('now', "
+        "'in the end'): each holder's statements among the first items, newest "
+        "first",
+    },
+    defaults=("superseded_by", "newest_first"),
+)
+class CandidateOut(Response):
+    kind: str
+    lanes: list[LaneRankOut]
+    outcome: str
 
 
+@served(
+    Floor,
+    {
+        "value": "the vector lanes' similarity floor (a hit needs cosine ≥ it); null: none",
+        "source": "request, context (its setting) or default (TABANE_SEMANTIC_FLOOR or the "
+        "model's)",
+    },
+)
 class FloorOut(Response):
-    value: float | None = Field(
-        description="the vector lanes' similarity floor (a hit needs cosine ≥ it); null: none"
-    )
-    source: str = Field(
-        description="request, context (its setting) or default (TABANE_SEMANTIC_FLOOR or the "
-        "model's)"
-    )
+    pass
 
 
 class NavigationOut(Response):
@@ -274,34 +291,41 @@ class StoredTraceOut(Response):
     trace: TraceOut
 
 
+@served(
+    Explanation,
+    {
+        "verdict": "not_visible, closed, gated, not_found, below_candidates, answered, duplicate,"
+        " cut_by_rerank, cut_by_max_items, cut_by_budget or served",
+        "key": "the item's key in the trace, e.g. `p:12`",
+        "lanes": "each lane's rank for it, if any",
+        "position": "its position after ordering",
+    },
+)
 class RecallExplanationOut(Response):
-    verdict: str = Field(
-        description="not_visible, closed, gated, not_found, below_candidates, answered, "
-        "duplicate, cut_by_rerank, cut_by_max_items, cut_by_budget or served"
-    )
-    detail: str
-    key: str | None = Field(description="the item's key in the trace, e.g. `p:12`")
-    lanes: list[LaneRankOut] = Field(description="each lane's rank for it, if any")
-    position: int | None = Field(description="its position after ordering")
-    fused_position: int | None
-    rerank: float | None
-    tokens: int | None
-    budget: int | None
-    used_tokens: int | None
+    lanes: list[LaneRankOut]
 
 
+@served(
+    PresetView,
+    {
+        "contexts": "the contexts it reads that you can see",
+        "groups": "the groups it reads that you can see",
+        "budget": "tokens; null: the server's TABANE_RECALL_BUDGET",
+        "template": "its template's file name; null: the server's",
+        "gate": "trivial turns get no evidence unless `force`",
+        "overview": "the corpus map rides along",
+    },
+)
 class PresetOut(Response):
-    name: str
-    description: str
-    contexts: list[str] = Field(description="the contexts it reads that you can see")
-    groups: list[str] = Field(description="the groups it reads that you can see")
-    budget: int | None = Field(description="tokens; null: the server's TABANE_RECALL_BUDGET")
-    template: str | None = Field(description="its template's file name; null: the server's")
-    gate: bool = Field(description="trivial turns get no evidence unless `force`")
-    overview: bool = Field(description="the corpus map rides along")
-    overview_chars: int
+    pass
 
 
+@dataclass(frozen=True)
+class PresetList:
+    presets: list[PresetView]
+
+
+@served(PresetList)
 class PresetsOut(Response):
     presets: list[PresetOut]
 
@@ -327,11 +351,6 @@ class RecallAnswer:
     items: list[Evidence] | None = None  # with `items: true`
 
 
-@dataclass(frozen=True)
-class PresetList:
-    presets: list[PresetView]
-
-
 class VerifyIn(Request):
     """An answer checked against one of your recalls: its citations and its quotes."""
 
@@ -342,23 +361,33 @@ class VerifyIn(Request):
     )
 
 
+@served(
+    CitedVerdict,
+    {
+        "text": "the citation as written",
+        "source": "its source_id (null: an item number of no paragraph)",
+        "verdict": "surfaced, unsurfaced_known or unknown",
+        "index": "an item number `[N]`: the recall's Nth served item",
+    },
+)
 class CitedOut(Response):
-    text: str = Field(description="the citation as written")
-    source: str | None = Field(description="its source_id (null: an item number of no paragraph)")
-    paragraph: int | None
-    verdict: str = Field(description="surfaced, unsurfaced_known or unknown")
-    index: int | None = Field(description="an item number `[N]`: the recall's Nth served item")
+    verdict: str
 
 
+@served(
+    QuotedVerdict,
+    {
+        "text": "the quoted span, without its marks",
+        "source": "the citation it was checked against; null: served",
+        "verdict": "quote, paraphrase or drifted",
+        "overlap": "share of its distinct words in the paragraph",
+    },
+)
 class QuotedOut(Response):
-    text: str = Field(description="the quoted span, without its marks")
-    source: str | None = Field(description="the citation it was checked against; null: served")
-    paragraph: int | None
-    verdict: str = Field(description="quote, paraphrase or drifted")
-    overlap: float = Field(description="share of its distinct words in the paragraph")
+    verdict: str
 
 
+@served(Verification)
 class VerifyOut(Response):
-    recall_id: int
     citations: list[CitedOut]
     quotes: list[QuotedOut]

@@ -11,8 +11,12 @@ from typing import Any
 
 from pydantic import Field
 
+from tabane.graph.audit import Audit, Twin
+from tabane.graph.resolve.calibrate import Band, Calibration, Probe
+from tabane.graph.resolve.explain import ResolveExplanation
+from tabane.graph.resolve.resolver import Candidate, Floor, SemanticPlan
 from tabane.graph.vocabulary import Kind
-from tabane.wire.base import ContextArg, Request, Response
+from tabane.wire.base import ContextArg, Request, Response, served
 
 
 class ResolveIn(Request):
@@ -57,30 +61,41 @@ class ExplainResolveArgs(ResolveArgs, ResolveExplainIn):
     kind: Kind = Field("concept", description="explain resolve (concept) or resolve_label (label)")
 
 
+@served(
+    Floor,
+    {
+        "source": "where it came from: call, context, default or none",
+    },
+)
 class FloorOut(Response):
-    value: float | None
-    source: str = Field(description="where it came from: call, context, default or none")
+    pass
 
 
+@served(
+    Candidate,
+    {
+        "name": "the canonical spelling (write this one)",
+        "score": "lexical: 1.0, containment or Dice; semantic: cosine",
+        "kind": "exact, alias, variant, containment, fuzzy or semantic",
+        "tier": "lexical or semantic: scores of two tiers are never compared",
+        "rank": "1-based within its tier",
+        "via": "the stored spelling that matched, if not the name",
+        "gloss": "the name with its heaviest facts (top candidates)",
+        "warnings": "e.g. `distinct from X` for a recorded 別物 pair",
+    },
+)
 class CandidateOut(Response):
-    name: str = Field(description="the canonical spelling (write this one)")
-    score: float = Field(description="lexical: 1.0, containment or Dice; semantic: cosine")
-    kind: str = Field(description="exact, alias, variant, containment, fuzzy or semantic")
-    tier: str = Field(description="lexical or semantic: scores of two tiers are never compared")
-    rank: int = Field(description="1-based within its tier")
-    via: str | None = Field(description="the stored spelling that matched, if not the name")
-    gloss: str | None = Field(description="the name with its heaviest facts (top candidates)")
-    warnings: list[str] = Field(description="e.g. `distinct from X` for a recorded 別物 pair")
+    pass
 
 
+@served(
+    SemanticPlan,
+    {
+        "reason": "why not: lexical_strong, no_embedder, no_gloss_vectors, gloss_vectors_pending",
+    },
+)
 class SemanticPlanOut(Response):
-    ran: bool
-    reason: str | None = Field(
-        description="why not: lexical_strong, no_embedder, no_gloss_vectors, gloss_vectors_pending"
-    )
-    model: str | None
     floor: FloorOut
-    pending_jobs: int
 
 
 class ResolveOut(Response):
@@ -103,29 +118,19 @@ class ResolveOut(Response):
     limit: int
 
 
+@served(
+    ResolveExplanation,
+    {
+        "verdict": "not_in_vocabulary, served, eclipsed_by_exact, below_floor, cut_by_limit, "
+        "semantic_never_ran or semantic_below_floor",
+        "admitting_floor": "a dice_floor that would admit it",
+        "limit_to_reach": "a limit verified to serve it, if any",
+        "nearest": "the nearest stored spellings (not_in_vocabulary)",
+    },
+)
 class ResolveExplanationOut(Response):
-    verdict: str = Field(
-        description="not_in_vocabulary, served, eclipsed_by_exact, below_floor, cut_by_limit, "
-        "semantic_never_ran or semantic_below_floor"
-    )
-    detail: str
-    cue: str
-    expected: str
-    canonical: str | None
-    kind: str
-    rank: int | None
-    score: float | None
-    match: str | None
-    tier: str | None
     dice_floor: FloorOut | None
-    admitting_floor: float | None = Field(description="a dice_floor that would admit it")
-    limit: int | None
-    limit_to_reach: int | None = Field(description="a limit verified to serve it, if any")
-    eclipsed_by: list[str]
-    semantic_reason: str | None
-    cosine: float | None
     semantic_floor: FloorOut | None
-    nearest: list[str] = Field(description="the nearest stored spellings (not_in_vocabulary)")
 
 
 class AuditIn(Request):
@@ -137,54 +142,59 @@ class AuditArgs(AuditIn):
     context: ContextArg
 
 
+@served(
+    Twin,
+    {
+        "tier": "lexical (Dice) or semantic (gloss cosine)",
+        "distinct": "recorded as different referents (別物 / distinct_from)",
+    },
+)
 class TwinOut(Response):
-    a: str
-    b: str
-    kind: str
-    tier: str = Field(description="lexical (Dice) or semantic (gloss cosine)")
-    score: float
-    distinct: bool = Field(description="recorded as different referents (別物 / distinct_from)")
+    pass
 
 
+@served(
+    Audit,
+    {
+        "capped": "a work bound or the limit cut the search for pairs",
+    },
+)
 class AuditOut(Response):
-    context: str
     lexical: list[TwinOut]
     semantic: list[TwinOut]
-    lexical_floor: float
-    semantic_floor: float | None
-    semantic_reason: str | None
-    capped: bool = Field(description="a work bound or the limit cut the search for pairs")
-    limit: int
 
 
+@served(Band)
 class BandOut(Response):
-    count: int
-    min: float
-    p10: float
-    median: float
-    p90: float
-    max: float
+    pass
 
 
+@served(
+    Probe,
+    {
+        "concept": "the probe: the concept's name as a cue",
+        "cosine": "the cosine of its own gloss (the upper band)",
+        "best_other": "the nearest concept it has no edge with",
+        "other_cosine": "that concept's cosine (the lower band)",
+    },
+)
 class ProbeOut(Response):
-    concept: str = Field(description="the probe: the concept's name as a cue")
-    cosine: float = Field(description="the cosine of its own gloss (the upper band)")
-    best_other: str | None = Field(description="the nearest concept it has no edge with")
-    other_cosine: float | None = Field(description="that concept's cosine (the lower band)")
+    pass
 
 
+@served(
+    Calibration,
+    {
+        "verdict": "separated, overlap or impossible",
+        "reason": "impossible: no_embedder, no_gloss_vectors or too_few_probes",
+        "suggested_floor": "a semantic_floor for the context",
+        "gap": "min(upper) − max(lower); negative: overlap",
+        "kept": "share of the upper band at or above the floor",
+        "admitted": "share of the lower band at or above it",
+        "examples": "the weakest probes first",
+    },
+)
 class CalibrationOut(Response):
-    context: str
-    model: str | None
-    verdict: str = Field(description="separated, overlap or impossible")
-    reason: str | None = Field(
-        description="impossible: no_embedder, no_gloss_vectors or too_few_probes"
-    )
-    suggested_floor: float | None = Field(description="a semantic_floor for the context")
-    gap: float | None = Field(description="min(upper) − max(lower); negative: overlap")
-    kept: float | None = Field(description="share of the upper band at or above the floor")
-    admitted: float | None = Field(description="share of the lower band at or above it")
     upper: BandOut | None
     lower: BandOut | None
-    probes: int
-    examples: list[ProbeOut] = Field(description="the weakest probes first")
+    examples: list[ProbeOut]

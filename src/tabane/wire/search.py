@@ -8,16 +8,30 @@ plan is the answer to "why these hits (or none)".
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
-
 from pydantic import Field
 
 from tabane.checks import expected_context, parse_date
 from tabane.search.catalog.catalog import MAX_LIMIT as CATALOG_LIMIT
-from tabane.search.catalog.catalog import MAX_OFFSET, CatalogRequest
-from tabane.search.plan import MAX_LIMIT, FilterPlan, SearchRequest
-from tabane.wire.base import Request, Response, SourceId
+from tabane.search.catalog.catalog import (
+    MAX_OFFSET,
+    CatalogHit,
+    CatalogLane,
+    CatalogPlan,
+    CatalogRequest,
+    CatalogResult,
+)
+from tabane.search.catalog.explain import CatalogExplanation
+from tabane.search.explain import Explanation, TermEvidence
+from tabane.search.fuse import LaneRank
+from tabane.search.plan import (
+    MAX_LIMIT,
+    ContextPlan,
+    LanePlan,
+    SearchPlan,
+    SearchRequest,
+)
+from tabane.search.search import Hit, SearchResult
+from tabane.wire.base import Request, Response, SourceId, served
 from tabane.wire.sources import PARAGRAPH, LocatorOut
 
 # -- requests -----------------------------------------------------------------------------------
@@ -123,98 +137,100 @@ class ExplainArgs(SearchArgs, CrossExplainIn):
 # -- responses ----------------------------------------------------------------------------------
 
 
+@served(
+    LaneRank,
+    {
+        "rank": "1-based rank within that lane",
+        "score": "the lane's own score: BM25, or cosine similarity",
+        "share": "the score over the lane's best for this query; the hit's score averages these",
+    },
+)
 class LaneRankOut(Response):
-    rank: int = Field(description="1-based rank within that lane")
-    score: float = Field(description="the lane's own score: BM25, or cosine similarity")
-    share: float = Field(
-        description="the score over the lane's best for this query; the hit's score averages these"
-    )
+    pass
 
 
+@served(
+    Hit,
+    {
+        "kind": "`text`, or `code`: preformatted, its line breaks kept",
+        "rank": "1-based rank over every context searched",
+        "context_rank": "rank within its own context",
+        "score": "the fused score: each lane's score over its best, averaged (1 = first in all)",
+        "lanes": "`bm25` and/or `vector`: the lanes that found it",
+        "via_question": "query terms (or `vector`) that matched through a doc2query question",
+    },
+)
 class HitOut(Response):
-    context: str
-    source_id: str
-    paragraph: int
-    title: str
-    text: str
-    section: list[str]
     locator: LocatorOut | None
-    kind: str = Field(description="`text`, or `code`: preformatted, its line breaks kept")
-    rank: int = Field(description="1-based rank over every context searched")
-    context_rank: int = Field(description="rank within its own context")
-    score: float = Field(
-        description="the fused score: each lane's score over its best, averaged (1 = first in all)"
-    )
-    lanes: dict[str, LaneRankOut] = Field(
-        description="`bm25` and/or `vector`: the lanes that found it"
-    )
-    via_question: list[str] = Field(
-        description="query terms (or `vector`) that matched through a doc2query question"
-    )
+    lanes: dict[str, LaneRankOut]
 
 
+@served(
+    LanePlan,
+    {
+        "reason": "why it did not run: no_embedder, no_vectors, model_mismatch, no_query_terms",
+    },
+)
 class LanePlanOut(Response):
-    ran: bool
-    reason: str | None = Field(
-        description="why it did not run: no_embedder, no_vectors, model_mismatch, no_query_terms"
-    )
-    hits: int
-    floor: float | None
-    model: str | None
+    pass
 
 
+@served(
+    ContextPlan,
+    {
+        "pending_embeddings": "embedding jobs still queued for this context",
+    },
+)
 class ContextPlanOut(Response):
-    context: str
     lanes: dict[str, LanePlanOut]
-    filter: FilterPlan | None
-    pending_embeddings: int = Field(description="embedding jobs still queued for this context")
 
 
+@served(
+    SearchPlan,
+    {
+        "pool": "candidates each lane gathers",
+        "fusion": "how the lanes are fused: score_share = each lane's score over its best, "
+        "averaged over the lanes asked for",
+    },
+)
 class SearchPlanOut(Response):
-    query_terms: list[str]
     contexts: list[ContextPlanOut]
-    pool: int = Field(description="candidates each lane gathers")
-    fusion: str = Field(
-        description="how the lanes are fused: score_share = each lane's score over its best, "
-        "averaged over the lanes asked for"
-    )
-    limit: int
-    offset: int
-    notes: list[str]
 
 
+@served(
+    SearchResult,
+    {
+        "next_after": "pass back as `after` for the next page",
+    },
+)
 class SearchOut(Response):
     hits: list[HitOut]
     plan: SearchPlanOut
-    next_after: str | None = Field(description="pass back as `after` for the next page")
 
 
+@served(
+    TermEvidence,
+    {
+        "contribution": "this term's share of the paragraph's BM25 score",
+    },
+)
 class TermEvidenceOut(Response):
-    term: str
-    tf: int
-    df: int
-    idf: float
-    contribution: float = Field(description="this term's share of the paragraph's BM25 score")
+    pass
 
 
-class ExplanationOut(Response):
-    verdict: str = Field(
-        description="not_stored, context_not_searched, retracted, paragraph_out_of_range, "
+@served(
+    Explanation,
+    {
+        "verdict": "not_stored, context_not_searched, retracted, paragraph_out_of_range, "
         "filtered_out, no_query_terms, no_term_overlap, below_floor, below_cutoff, "
-        "earlier_page (served on a page before the one `after` asks for) or served"
-    )
-    detail: str
-    context: str
-    source_id: str
-    paragraph: int | None
-    rank: int | None
+        "earlier_page (served on a page before the one `after` asks for) or served",
+        "limit_to_reach": "a limit verified to serve it, if any",
+        "vector": "the cosine and floor, or why the lane did not run",
+    },
+)
+class ExplanationOut(Response):
     lanes: dict[str, LaneRankOut]
-    cutoff_score: float | None
-    limit_to_reach: int | None = Field(description="a limit verified to serve it, if any")
-    query_terms: list[str]
-    paragraph_terms: list[str]
     terms: list[TermEvidenceOut]
-    vector: dict[str, Any] = Field(description="the cosine and floor, or why the lane did not run")
 
 
 # -- the catalog (search_catalog) ------------------------------------------------------------------
@@ -237,34 +253,43 @@ class CatalogIn(Request):
         )
 
 
+@served(
+    CatalogLane,
+    {
+        "lane": "`title` or `bm25`",
+        "rank": "1-based, within the source's context",
+    },
+)
 class CatalogLaneOut(Response):
-    lane: str = Field(description="`title` or `bm25`")
-    rank: int = Field(description="1-based, within the source's context")
+    pass
 
 
+@served(
+    CatalogHit,
+    {
+        "paragraph": "the snippet's paragraph",
+        "snippet": "the best paragraph (the lead one when only the title matched)",
+        "lanes": "the lanes that found it (none when browsing)",
+        "score": "reciprocal rank fusion over its lanes (0 when browsing)",
+    },
+)
 class CatalogHitOut(Response):
-    context: str
-    source_id: str
-    title: str
-    area: str | None
-    state: str | None
-    date: datetime | None
-    paragraph: int | None = Field(description="the snippet's paragraph")
-    snippet: str = Field(
-        description="the best paragraph (the lead one when only the title matched)"
-    )
-    lanes: list[CatalogLaneOut] = Field(description="the lanes that found it (none when browsing)")
-    score: float = Field(description="reciprocal rank fusion over its lanes (0 when browsing)")
+    lanes: list[CatalogLaneOut]
 
 
+@served(
+    CatalogPlan,
+    {
+        "mode": "`search`, or `browse` for a query of `*`, `all` or nothing",
+        "total": "sources found (or visible, browsing) before the page",
+        "next_offset": "pass back as `offset` for the next page",
+    },
+)
 class CatalogPlanOut(Response):
-    mode: str = Field(description="`search`, or `browse` for a query of `*`, `all` or nothing")
-    contexts: list[str]
-    query_terms: list[str]
-    total: int = Field(description="sources found (or visible, browsing) before the page")
-    next_offset: int | None = Field(description="pass back as `offset` for the next page")
+    pass
 
 
+@served(CatalogResult)
 class CatalogOut(Response):
     hits: list[CatalogHitOut]
     plan: CatalogPlanOut
@@ -284,13 +309,13 @@ class CatalogExplainIn(CatalogIn):
         )
 
 
+@served(
+    CatalogExplanation,
+    {
+        "verdict": "not_stored, context_not_searched, retracted, not_found, other_page or served",
+        "position": "1-based, in the whole order",
+        "offset_to_reach": "an `offset` whose page holds it",
+    },
+)
 class CatalogExplanationOut(Response):
-    verdict: str = Field(
-        description="not_stored, context_not_searched, retracted, not_found, other_page or served"
-    )
-    detail: str
-    context: str
-    source_id: str
-    position: int | None = Field(description="1-based, in the whole order")
-    offset_to_reach: int | None = Field(description="an `offset` whose page holds it")
     lanes: list[CatalogLaneOut]

@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 from pydantic.config import JsonDict
 
 from tabane.checks import MAX_INT4, SOURCE_STATES
 from tabane.errors import InvalidInput, Issue
 from tabane.ingest.documents import MAX_TAGS_SENT, DocumentInput, block
-from tabane.sources.read import MAX_PAGE, ParagraphView, SourceInfo
-from tabane.text.blocks import MAX_LOCATOR_KIND, MAX_LOCATOR_VALUE
-from tabane.wire.base import SCOPES_BOUNDS, ContextArg, IssueOut, Request, Response, SourceId
+from tabane.sources.read import MAX_PAGE, Citation, ParagraphView, SourceInfo, SourcePage
+from tabane.sources.write import RetractResult
+from tabane.text.blocks import MAX_LOCATOR_KIND, MAX_LOCATOR_VALUE, Locator
+from tabane.wire.base import (
+    SCOPES_BOUNDS,
+    ContextArg,
+    IssueOut,
+    Request,
+    Response,
+    SourceId,
+    served,
+)
 
 # -- sources ------------------------------------------------------------------------------------
 
@@ -39,13 +47,16 @@ class LocatorModel(Request):
     )
 
 
+@served(
+    Locator,
+    {
+        "start": "page or first line; null for an anchor",
+        "value": "the open form's value (an anchor's fragment id, `Q3!A1:C4`)",
+    },
+    defaults=True,
+)
 class LocatorOut(Response):
     kind: str
-    start: int | None = Field(None, description="page or first line; null for an anchor")
-    end: int | None = None
-    value: str | None = Field(
-        None, description="the open form's value (an anchor's fragment id, `Q3!A1:C4`)"
-    )
 
 
 class ParagraphIn(Request):
@@ -158,25 +169,24 @@ class IngestOut(Response):
     )
 
 
+@served(
+    SourceInfo,
+    {
+        "state": "as stated (ingest, front matter); none: no project",
+    },
+)
 class SourceOut(Response):
-    source_id: str
-    title: str
-    format: str
-    date: datetime | None
-    tags: list[str]
-    area: str | None
-    state: str | None = Field(description="as stated (ingest, front matter); none: no project")
-    stored_at: datetime
-    content_hash: str
-    byte_size: int
-    paragraphs: int
-    scopes: list[str]
-    retracted_at: datetime | None
+    pass
 
 
+@served(
+    SourcePage,
+    {
+        "next_after": "pass back as `after` for the next page",
+    },
+)
 class SourcePageOut(Response):
     sources: list[SourceOut]
-    next_after: str | None = Field(description="pass back as `after` for the next page")
 
 
 class LookupIn(Request):
@@ -185,15 +195,19 @@ class LookupIn(Request):
     limit: int = Field(MAX_PAGE, ge=1, le=MAX_PAGE, description="Paragraphs to return.")
 
 
+@served(ParagraphView)
 class ParagraphOut(Response):
-    index: int
-    text: str
-    section: list[str]
     locator: LocatorOut | None
-    questions: list[str]
 
 
-class LookupOut(BaseModel):
+@dataclass(frozen=True)
+class SourceLookup:
+    source: SourceInfo
+    paragraphs: list[ParagraphView]
+
+
+@served(SourceLookup)
+class LookupOut(Response):
     source: SourceOut
     paragraphs: list[ParagraphOut]
 
@@ -203,14 +217,16 @@ class RetractIn(Request):
     dry_run: bool = Field(False, description="Only report what would be removed.")
 
 
+@served(
+    RetractResult,
+    {
+        "claims": "claims attributed to the source, closed with it",
+        "associations": "edges whose weight those claims carried",
+    },
+    defaults=True,
+)
 class RetractOut(Response):
-    source_id: str
-    dry_run: bool
-    sources: int
-    paragraphs: int
-    sections: int
-    claims: int = Field(0, description="claims attributed to the source, closed with it")
-    associations: int = Field(0, description="edges whose weight those claims carried")
+    pass
 
 
 class CiteIn(Request):
@@ -220,12 +236,8 @@ class CiteIn(Request):
     )
 
 
+@served(Citation)
 class CitationOut(Response):
-    source_id: str
-    paragraph: int
-    text: str
-    title: str
-    section: list[str]
     locator: LocatorOut | None
 
 
@@ -243,12 +255,6 @@ class Ingested:
     updated: tuple[str, ...] = ()  # the same text with new metadata: the fields stored
     # metadata the document declares that could not be read ({path, problem}): stored without it
     warnings: tuple[Issue, ...] = ()
-
-
-@dataclass(frozen=True)
-class SourceLookup:
-    source: SourceInfo
-    paragraphs: list[ParagraphView]
 
 
 class IngestArgs(IngestIn):

@@ -202,7 +202,10 @@ class PassageSearchOut(Response):
 
     @classmethod
     def of(cls, found: SearchOut) -> PassageSearchOut:
-        hits = [PassageHit.model_validate({**vars(h), "source": h.source_id}) for h in found.hits]
+        hits = [
+            PassageHit.model_validate({**vars(h), "source": vars(h)["source_id"]})
+            for h in found.hits
+        ]
         return cls(plan=found.plan, hits=hits)
 
 

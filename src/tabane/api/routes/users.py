@@ -6,7 +6,7 @@ from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 
 from tabane.api.deps import JSON_LINES, Svc, User, json_lines
-from tabane.wire.base import ERROR_RESPONSES
+from tabane.wire.base import ERROR_RESPONSES, out
 from tabane.wire.users import ErasureOut
 
 router = APIRouter(tags=["users"], responses=ERROR_RESPONSES)
@@ -16,19 +16,7 @@ router = APIRouter(tags=["users"], responses=ERROR_RESPONSES)
 def erase_user(name: str, svc: Svc, user: User) -> ErasureOut:
     """Delete the user and every row of theirs in one transaction; counts per table. Export
     first (`GET /users/{name}/export`): nothing of it can be read back afterwards."""
-    done = svc.erase_user(name, actor=user)
-    return ErasureOut(
-        user=done.user,
-        deleted=done.deleted,
-        total=done.total,
-        renetted=done.renetted,
-        pruned=done.pruned,
-        rebuilds=done.rebuilds,
-        reopened=done.reopened,
-        forgotten=done.forgotten,
-        keys_narrowed=done.keys_narrowed,
-        vacuumed=list(done.vacuumed),
-    )
+    return out(ErasureOut, svc.erase_user(name, actor=user))
 
 
 @router.get(

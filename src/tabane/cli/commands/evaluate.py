@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -77,6 +77,19 @@ def _write(path: Path, report: Any, written: str) -> None:
         ) from None
 
 
+class _Clock:
+    """A command's progress lines on stderr, each with the seconds since it started."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+
+    def seconds(self) -> float:
+        return time.monotonic() - self.started
+
+    def say(self, msg: str) -> None:
+        typer.echo(f"[{self.seconds():7.0f}s] {msg}", err=True)
+
+
 @eval_app.command("docs")
 @handled
 def docs(
@@ -112,35 +125,49 @@ def docs(
     embedding it. With --plan, every question is also asked through recall under each plan
     (served paragraph order, document level).
     Example: tabane eval docs pydocs.jsonl --corpus-root /usr/share/doc/python3.11/html"""
-    started = time.monotonic()
-
-    def say(msg: str) -> None:
-        typer.echo(f"[{time.monotonic() - started:7.0f}s] {msg}", err=True)
-
-    from tabane.evaluation.docs_eval import run_docs_eval
-    from tabane.evaluation.recall_eval import check as check_recall
     from tabane.evaluation.recall_eval import render_docs as render_docs_recall
-    from tabane.evaluation.recall_eval import run_docs_recall
 
-    recalled = None
+    clock = _Clock()
     with _named_as_options():
-        check_recall(plan or ["maximal"], budget)
-        _check_out(json_out)
-        with service() as (svc, user):
-            report = run_docs_eval(
-                svc, user, set_path, corpus_root, context=context, progress=say, select=select or ()
-            )
-            if plan:
-                recalled = run_docs_recall(
-                    svc, user, set_path, report.context, plans=plan, budget=budget, progress=say
-                )
-    report.seconds["total"] = round(time.monotonic() - started, 1)
+        report, recalled = _run_docs(
+            set_path, corpus_root, context, select or [], plan, budget, json_out, clock.say
+        )
+    report.seconds["total"] = round(clock.seconds(), 1)
     if json_out is not None:
         full = report if recalled is None else {"search": report, "recall": recalled}
         _write(json_out, full, f"the corpus in context {report.context!r}")
     typer.echo(render(report, per_question=per_question))
     if recalled is not None:
         typer.echo("\n" + render_docs_recall(recalled))
+
+
+def _run_docs(
+    set_path: Path,
+    corpus_root: Path,
+    context: str | None,
+    select: list[str],
+    plan: list[str] | None,
+    budget: int | None,
+    json_out: Path | None,
+    say: Callable[[str], None],
+) -> tuple[EvalReport, Any]:
+    """The options checked, then the search evaluation and, with plans, the recall one."""
+    from tabane.evaluation.docs_eval import run_docs_eval
+    from tabane.evaluation.recall_eval import check as check_recall
+    from tabane.evaluation.recall_eval import run_docs_recall
+
+    recalled = None
+    check_recall(plan or ["maximal"], budget)
+    _check_out(json_out)
+    with service() as (svc, user):
+        report = run_docs_eval(
+            svc, user, set_path, corpus_root, context=context, progress=say, select=select
+        )
+        if plan:
+            recalled = run_docs_recall(
+                svc, user, set_path, report.context, plans=plan, budget=budget, progress=say
+            )
+    return report, recalled
 
 
 def render(report: EvalReport, *, per_question: bool = False) -> str:
@@ -219,44 +246,53 @@ def graph(
     With --plan, every question is also asked through recall under each plan and scored on the
     served association items.
     Example: tabane eval graph shared/eval/dev/graph.json --json graph.json --plan maximal"""
-    started = time.monotonic()
-
-    def say(msg: str) -> None:
-        typer.echo(f"[{time.monotonic() - started:7.0f}s] {msg}", err=True)
-
-    recalled = None
-    from tabane.evaluation.graph_eval import check as check_graph
     from tabane.evaluation.graph_eval import render as render_graph
-    from tabane.evaluation.graph_eval import run_graph_eval
-    from tabane.evaluation.recall_eval import check as check_recall
     from tabane.evaluation.recall_eval import render_graph as render_graph_recall
-    from tabane.evaluation.recall_eval import run_graph_recall
 
     with _named_as_options():
-        check_graph(limit, semantic_floor)
-        check_recall(plan or ["maximal"], budget)
-        _check_out(json_out)
-        with service() as (svc, user):
-            report = run_graph_eval(
-                svc,
-                user,
-                set_path,
-                prefix=prefix,
-                limit=limit,
-                progress=say,
-                semantic_floor=semantic_floor,
-            )
-            if plan:
-                recalled = run_graph_recall(
-                    svc, user, set_path, plans=plan, prefix=prefix, budget=budget, load=False,
-                    progress=say,
-                )  # fmt: skip
+        report, recalled = _run_graph(
+            set_path, prefix, limit, semantic_floor, plan, budget, json_out, _Clock().say
+        )
     if json_out is not None:
         full = report if recalled is None else {"pipeline": report, "recall": recalled}
         _write(json_out, full, f"contexts {', '.join(prefix + n for n in report.loaded)}")
     typer.echo(render_graph(report))
     if recalled is not None:
         typer.echo("\n" + render_graph_recall(recalled))
+
+
+def _run_graph(
+    set_path: Path,
+    prefix: str,
+    limit: int,
+    semantic_floor: float | None,
+    plan: list[str] | None,
+    budget: int | None,
+    json_out: Path | None,
+    say: Callable[[str], None],
+) -> tuple[Any, Any]:
+    """The options checked, then the pipeline evaluation and, with plans, the recall one (on the
+    contexts the first loaded)."""
+    from tabane.evaluation.graph_eval import check as check_graph
+    from tabane.evaluation.graph_eval import run_graph_eval
+    from tabane.evaluation.recall_eval import check as check_recall
+    from tabane.evaluation.recall_eval import run_graph_recall
+
+    recalled = None
+    check_graph(limit, semantic_floor)
+    check_recall(plan or ["maximal"], budget)
+    _check_out(json_out)
+    with service() as (svc, user):
+        report = run_graph_eval(
+            svc, user, set_path, prefix=prefix, limit=limit, progress=say,
+            semantic_floor=semantic_floor,
+        )  # fmt: skip
+        if plan:
+            recalled = run_graph_recall(
+                svc, user, set_path, plans=plan, prefix=prefix, budget=budget, load=False,
+                progress=say,
+            )  # fmt: skip
+    return report, recalled
 
 
 @eval_app.command("memory")

@@ -13,6 +13,7 @@ from tabane.errors import InvalidInput, Issue
 
 if TYPE_CHECKING:
     from tabane.recall.explain import Expected
+    from tabane.recall.plan import RecallRequest
     from tabane.recall.result import RecallTrace
 
 Opt = typer.Option
@@ -55,23 +56,11 @@ def recall(
     prints the rendered bundle. --explain SOURCE_ID (or --explain-claim ID) prints why that
     item is or is not served instead, as JSON.
     Example: tabane recall "how deep can groups nest?" -c tabane-demo --trace"""
-    from tabane.wire.base import built
-    from tabane.wire.recall import RecallIn
-
     contexts = tuple(context or ())
     with named_as(OPTIONS):
-        request = built(
-            RecallIn,
-            question=question,
-            contexts=contexts,
-            groups=group,
-            budget=budget,
-            session=session,
-            speaker=speaker,
-            preset=preset,
-            force=force,
-            semantic_floor=floor,
-        ).to_request()
+        request = _request(
+            question, contexts, group, budget, session, speaker, preset, force, floor
+        )
         expected = _expected(contexts, group, explain, paragraph, explain_context, explain_claim)
         with service() as (svc, user):
             if expected is not None:
@@ -83,6 +72,35 @@ def recall(
         typer.echo("")
         for line in trace_table(result.trace):
             typer.echo(shown(line))
+
+
+def _request(
+    question: str,
+    contexts: tuple[str, ...],
+    groups: list[str] | None,
+    budget: int | None,
+    session: str | None,
+    speaker: str | None,
+    preset: str | None,
+    force: bool,
+    floor: float | None,
+) -> RecallRequest:
+    """The options as the recall request HTTP and MCP build from the same wire model."""
+    from tabane.wire.base import built
+    from tabane.wire.recall import RecallIn
+
+    return built(
+        RecallIn,
+        question=question,
+        contexts=contexts,
+        groups=groups,
+        budget=budget,
+        session=session,
+        speaker=speaker,
+        preset=preset,
+        force=force,
+        semantic_floor=floor,
+    ).to_request()
 
 
 # The request's fields as this command's options (an issue names what you typed).

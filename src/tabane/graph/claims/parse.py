@@ -7,6 +7,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from tabane.checks import MAX_INT4, MAX_INT8, is_paragraph_index, parse_date, text_problem
 from tabane.errors import InvalidInput, Issue
@@ -99,11 +100,38 @@ def parse_claim(
     before = len(issues)
     for name in sorted(set(item) - FIELDS):
         issues.append(Issue(f"{path}.{name}", "unknown field"))
+    said = _what_it_says(item, path, issues, require_triple)
+    kind = _kind(item, path, issues)
+    cited = _citation(item, path, issues)
+    valid = _validity(item, path, issues)
+    closes = _ids(item.get("closes", ()), f"{path}.closes", issues)
+    if len(issues) > before:
+        return None
+    return ClaimInput(
+        **said,
+        **cited,
+        author=text_field(item.get("author"), f"{path}.author", issues, CLAIM_TEXTS["author"]),
+        role=text_field(item.get("role"), f"{path}.role", issues, CLAIM_TEXTS["role"]),
+        kind=kind,
+        perspective=text_field(
+            item.get("perspective"), f"{path}.perspective", issues, CLAIM_TEXTS["perspective"]
+        ),
+        **valid,
+        closes=closes,
+    )
+
+
+def _what_it_says(
+    item: Mapping[str, object], path: str, issues: list[Issue], require_triple: bool
+) -> dict[str, Any]:
+    """The claim's triple and weight, its statement and what it replies to: a triple whole (or
+    none, where a statement may stand alone), a weight only with a triple, a reply only with a
+    statement."""
     ends = {
         name: _spelling(item.get(name), f"{path}.{name}", issues)
         for name in ("subject", "label", "object")
     }
-    present = [name for name, value in ends.items() if item.get(name) is not None]
+    present = [name for name in ends if item.get(name) is not None]
     if require_triple or present:
         for name in ("subject", "label", "object"):
             if item.get(name) is None:
@@ -117,43 +145,38 @@ def parse_claim(
     in_reply_to = text_field(item.get("in_reply_to"), f"{path}.in_reply_to", issues, MAX_REPLY)
     if in_reply_to is not None and statement is None:
         issues.append(Issue(f"{path}.in_reply_to", "only a statement replies to something"))
+    return {**ends, "weight": weight, "statement": statement, "in_reply_to": in_reply_to}
+
+
+def _kind(item: Mapping[str, object], path: str, issues: list[Issue]) -> str:
+    """The epistemic kind (default `world`); a world claim is everyone's, so it names no
+    perspective."""
     kind = item.get("kind", "world")
     if kind not in EPISTEMIC_KINDS:
         issues.append(Issue(f"{path}.kind", f"unknown; use one of {', '.join(EPISTEMIC_KINDS)}"))
     elif kind == "world" and item.get("perspective") is not None:  # it would be dropped
         issues.append(Issue(f"{path}.perspective", "a world claim is everyone's: it has none"))
+    return str(kind)
+
+
+def _citation(item: Mapping[str, object], path: str, issues: list[Issue]) -> dict[str, Any]:
+    """The source it is attributed to and, within it, a paragraph (only with a source)."""
     paragraph = item.get("paragraph")
     if paragraph is not None and not is_paragraph_index(paragraph):
         issues.append(Issue(f"{path}.paragraph", f"not an integer in 0..{MAX_INT4}"))
     source = text_field(item.get("source"), f"{path}.source", issues, CLAIM_TEXTS["source"])
     if paragraph is not None and source is None:
         issues.append(Issue(f"{path}.paragraph", "needs a source"))
+    return {"source": source, "paragraph": paragraph}
+
+
+def _validity(item: Mapping[str, object], path: str, issues: list[Issue]) -> dict[str, Any]:
+    """When it starts and stops holding; it stops after it starts."""
     valid_from = time_field(item.get("valid_from"), f"{path}.valid_from", issues)
     valid_until = time_field(item.get("valid_until"), f"{path}.valid_until", issues)
     if valid_from and valid_until and valid_from >= valid_until:
         issues.append(Issue(f"{path}.valid_until", "must be after valid_from"))
-    closes = _ids(item.get("closes", ()), f"{path}.closes", issues)
-    if len(issues) > before:
-        return None
-    return ClaimInput(
-        subject=ends["subject"],
-        label=ends["label"],
-        object=ends["object"],
-        weight=weight,
-        statement=statement,
-        in_reply_to=in_reply_to,
-        source=source,
-        paragraph=paragraph,
-        author=text_field(item.get("author"), f"{path}.author", issues, CLAIM_TEXTS["author"]),
-        role=text_field(item.get("role"), f"{path}.role", issues, CLAIM_TEXTS["role"]),
-        kind=str(kind),
-        perspective=text_field(
-            item.get("perspective"), f"{path}.perspective", issues, CLAIM_TEXTS["perspective"]
-        ),
-        valid_from=valid_from,
-        valid_until=valid_until,
-        closes=closes,
-    )
+    return {"valid_from": valid_from, "valid_until": valid_until}
 
 
 def _spelling(value: object, path: str, issues: list[Issue]) -> str | None:
