@@ -5,17 +5,24 @@ Responses mirror the service's frozen dataclasses in full."""
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from pydantic import Field
 
 from tabane.checks import MAX_INT4
+from tabane.graph.conformance import Conformance, Violation
 from tabane.graph.consolidation import SECTIONS as CONSOLIDATION_SECTIONS
+from tabane.graph.consolidation import (
+    AliasOverlap,
+    Consolidation,
+    DuplicateClaims,
+    MergeCandidate,
+    Section,
+)
 from tabane.graph.drift import SECTIONS as DRIFT_SECTIONS
+from tabane.graph.drift import Drift, LabelDrift, Page, Retraction, WeightMove
 from tabane.graph.schema import DEFAULT_KIND_LABEL, KindDecl, LabelDecl, Schema
 from tabane.graph.vocabulary import MAX_SPELLING
 from tabane.service.schema import MAX_PAGE
-from tabane.wire.base import ContextArg, Request, Response
+from tabane.wire.base import ContextArg, Request, Response, served
 
 LIMIT = f"rows per page (per section), 1-{MAX_PAGE}"
 CURSOR = "the offset to start at: a page's `next_cursor`"
@@ -133,145 +140,98 @@ class DriftArgs(DriftIn):
 # -- responses ----------------------------------------------------------------------------------
 
 
+@served(LabelDecl)
 class LabelOut(Response):
-    name: str
-    description: str
-    subject_kinds: list[str]
-    object_kinds: list[str]
-    symmetric: bool
+    pass
 
 
+@served(KindDecl)
 class KindOut(Response):
-    name: str
-    description: str
+    pass
 
 
+@served(Schema, {"version": "0: no schema declared; send it back as expected_version"})
 class SchemaOut(Response):
-    context: str
-    version: int = Field(description="0: no schema declared; send it back as expected_version")
-    strict: bool
-    kind_label: str
     labels: list[LabelOut]
     kinds: list[KindOut]
-    updated_at: datetime | None
 
 
+@served(
+    Violation,
+    {"rule": "undeclared_label | undeclared_kind | subject_kind | object_kind"},
+)
 class ViolationOut(Response):
-    rule: str = Field(description="undeclared_label | undeclared_kind | subject_kind | object_kind")
-    label: str
-    subject: str | None
-    object: str | None
-    edges: int
-    found: list[str]
-    expected: list[str]
-    reason: str
+    pass
 
 
+@served(
+    Conformance,
+    {
+        "draft": "true: a document checked without being stored",
+        "counts": "rows per rule over every page",
+    },
+)
 class ConformanceOut(Response):
-    context: str
-    version: int
-    draft: bool = Field(description="true: a document checked without being stored")
-    counts: dict[str, int] = Field(description="rows per rule over every page")
     violations: list[ViolationOut]
-    total: int
-    cursor: int
-    next_cursor: int | None
-    limit: int
 
 
+@served(Section, defaults={"capped"})
 class SectionOut(Response):
-    total: int
-    next_cursor: int | None
-    capped: bool = False
+    pass
 
 
+@served(
+    MergeCandidate,
+    {
+        "overlap": "Jaccard of the two live neighbourhoods",
+        "action": "alias | reattribute | keep",
+    },
+)
 class MergeCandidateOut(Response):
-    a: str
-    b: str
-    tier: str
-    score: float
-    overlap: float = Field(description="Jaccard of the two live neighbourhoods")
-    shared: int
-    edges_a: int
-    edges_b: int
-    distinct: bool
-    action: str = Field(description="alias | reattribute | keep")
-    reason: str
+    pass
 
 
+@served(DuplicateClaims)
 class DuplicateClaimsOut(Response):
-    subject: str
-    label: str
-    object: str
-    source: str
-    perspective: str
-    claims: int
-    weight: float
-    reason: str
+    pass
 
 
+@served(AliasOverlap, {"rule": "alias_is_concept | alias_split"})
 class AliasOverlapOut(Response):
-    rule: str = Field(description="alias_is_concept | alias_split")
-    alias: str
-    targets: list[str]
-    other: str | None
-    reason: str
+    pass
 
 
+@served(Consolidation)
 class ConsolidationOut(Response):
-    context: str
     twins: list[MergeCandidateOut]
     duplicates: list[DuplicateClaimsOut]
     aliases: list[AliasOverlapOut]
     sections: dict[str, SectionOut]
-    semantic_reason: str | None
-    cursor: int
-    limit: int
 
 
+@served(LabelDrift)
 class LabelDriftOut(Response):
-    label: str
-    claims: int
-    first_used: datetime
-    declared: bool
-    reason: str
+    pass
 
 
+@served(WeightMove)
 class WeightMoveOut(Response):
-    subject: str
-    label: str
-    object: str
-    change: float
-    weight: float
-    added: int
-    closed: int
-    reason: str
+    pass
 
 
+@served(Retraction)
 class RetractionOut(Response):
-    claim: int
-    subject: str | None
-    label: str | None
-    object: str | None
-    statement: str | None
-    weight: float | None
-    source: str | None
-    closed_at: datetime
+    pass
 
 
+@served(Page)
 class PageOut(Response):
-    total: int
-    next_cursor: int | None
+    pass
 
 
+@served(Drift)
 class DriftOut(Response):
-    context: str
-    since: datetime
-    until: datetime
-    schema_version: int
     labels: list[LabelDriftOut]
     weights: list[WeightMoveOut]
     retracted: list[RetractionOut]
     pages: dict[str, PageOut]
-    cursor: int
-    limit: int
