@@ -57,7 +57,7 @@ SETS = {
 OLD = ("pydocs", "gitdocs", "manpages-ja")
 DEV = Path("/work/shared/eval/dev")
 CUT = 1000  # models/e5_reranker.py MAX_CHARS
-TOPS = (5, 10, 20)
+TOPS = (3, 5, 10)
 
 
 def collect(args: argparse.Namespace) -> None:
@@ -135,7 +135,7 @@ def embed(args: argparse.Namespace) -> None:
         for row in rows:
             head = row["hits"][: args.top]
             texts.update(h["text"] for h in head)
-            texts.update(headed(head[i]) for i in first_of_each_doc(head))
+            texts.update(headed(head[i]) for i in first_of_each_doc(head[: args.doc_top]))
         ordered = sorted(texts)
         started = time.monotonic()
         cpu = time.process_time()
@@ -147,7 +147,14 @@ def embed(args: argparse.Namespace) -> None:
         )
         queries = np.stack([model.query(r["question"]) for r in rows])
         wall, used = time.monotonic() - started, time.process_time() - cpu
-        np.savez(path, passages=passages, queries=queries, texts=np.array(ordered, dtype=object))
+        np.savez(
+            path,
+            passages=passages,
+            queries=queries,
+            texts=np.array(ordered, dtype=object),
+            doc_top=args.doc_top,
+            top=args.top,
+        )
         print(
             f"{name}: {len(ordered)} passages, {len(rows)} queries in {wall:.0f} s wall, "
             f"{used:.0f} s CPU ({1000 * used / max(1, len(ordered)):.0f} ms CPU a passage); "
@@ -234,6 +241,12 @@ def paired(a: np.ndarray, b: np.ndarray, draws: int = 20000) -> str:
     return f"{int((d > 1e-9).sum())}/{int((d < -1e-9).sum())}, {d.mean():+.3f}, p {p:.2f}"
 
 
+def embedded(data: Any, label: str) -> int:
+    """How deep `embed` went for this variant (old caches: 10 and all headed)."""
+    key = "doc_top" if label.startswith("doc-") else "top"
+    return int(data[key]) if key in data.files else 10
+
+
 def per_question(folder: Path, sets: list[str]) -> dict[tuple[str, str], np.ndarray]:
     """(set, variant) -> nDCG@10 per question; (set, variant + ' section') for the DocBook sets."""
     out: dict[tuple[str, str], np.ndarray] = {}
@@ -244,6 +257,8 @@ def per_question(folder: Path, sets: list[str]) -> dict[tuple[str, str], np.ndar
         passages, queries = data["passages"], data["queries"]
         for label, order in VARIANTS.items():
             docs, secs = [], []
+            if "-" in label and int(label.split("-")[1]) > embedded(data, label):
+                continue  # its texts were not embedded
             for qi, row in enumerate(rows):
                 q = queries[qi]
 
@@ -262,19 +277,21 @@ def per_question(folder: Path, sets: list[str]) -> dict[tuple[str, str], np.ndar
     return out
 
 
-def cross_validate(per: dict[tuple[str, str], np.ndarray], labels: list[str]) -> dict[str, float]:
+def cross_validate(
+    per: dict[tuple[str, str], np.ndarray], labels: list[str], old: list[str]
+) -> dict[str, float]:
     """The variant (N of a family) chosen on one half of each older set, scored on the other."""
     rng = np.random.default_rng(7)
-    held: dict[str, list[float]] = {n: [] for n in OLD}
+    held: dict[str, list[float]] = {n: [] for n in old}
     chosen: list[str] = []
     for _ in range(20):
-        halves = {n: np.array_split(rng.permutation(len(per[(n, "fused")])), 2) for n in OLD}
+        halves = {n: np.array_split(rng.permutation(len(per[(n, "fused")])), 2) for n in old}
         for tune, test in ((0, 1), (1, 0)):
             best = max(
-                labels, key=lambda v: np.mean([per[(n, v)][halves[n][tune]].mean() for n in OLD])
+                labels, key=lambda v: np.mean([per[(n, v)][halves[n][tune]].mean() for n in old])
             )
             chosen.append(best)
-            for n in OLD:
+            for n in old:
                 held[n].append(float(per[(n, best)][halves[n][test]].mean()))
     print("chosen " + ", ".join(f"{v} ×{chosen.count(v)}" for v in labels))
     return {n: float(np.mean(v)) for n, v in held.items()}
@@ -285,16 +302,18 @@ def score(args: argparse.Namespace) -> None:
     keys = sorted({s for s, _ in per}, key=list(SETS).index)
     print("| variant | " + " | ".join(keys) + " |")
     for label in VARIANTS:
-        print(f"| {label} | " + " | ".join(f"{per[(s, label)].mean():.3f}" for s in keys) + " |")
+        cells = [f"{per[(s, label)].mean():.3f}" if (s, label) in per else "—" for s in keys]
+        print(f"| {label} | " + " | ".join(cells) + " |")
         for s in ("handbook", "maintguide-ja"):
             if (s, label + " section") in per:
                 print(f"|   {s} section | {per[(s, label + ' section')].mean():.3f}")
-    if all((n, "fused") in per for n in OLD):
-        for family in ("replace", "rrf", "share", "doc"):
-            held = cross_validate(per, [f"{family}-{n}" for n in TOPS])
+    old = [n for n in OLD if (n, "fused") in per]  # the older sets measured
+    if old:
+        for family in ("replace", "rrf", "share", "doc", ""):
+            labels = [v for v in VARIANTS if v.startswith(family) and v != "fused"]
+            labels = [v for v in labels if all((n, v) in per for n in old)]
+            held = cross_validate(per, labels, old)
             print("  held-out: " + ", ".join(f"{n} {v:.3f}" for n, v in held.items()))
-        held = cross_validate(per, [v for v in VARIANTS if v != "fused"])
-        print("  held-out: " + ", ".join(f"{n} {v:.3f}" for n, v in held.items()))
     print("\npaired against fused (better/worse, mean Δ, p):")
     for label in args.paired or []:
         cells = [
@@ -400,6 +419,7 @@ def main(argv: list[str] | None = None) -> None:
     c = sub.add_parser("collect")
     e = sub.add_parser("embed")
     e.add_argument("--top", type=int, default=max(TOPS))
+    e.add_argument("--doc-top", type=int, default=5, help="headed texts within the first N")
     s = sub.add_parser("score")
     s.add_argument("--paired", nargs="*", help="variants to pair against fused")
     s.add_argument("--json")
