@@ -5,14 +5,14 @@
            tabane's fused search order (100 paragraphs, as the eval reads them): each paragraph's
            document, section key, text, heading and its BM25 and vector score shares.
   embed    e5 vectors (`query:` / `passage:`) of every question, of the first `--top` paragraphs
-           (the text cut to 1,000 characters, as models/e5_reranker.py cuts it) and of each
+           (the text cut to 1,000 characters, as _e5.py cuts it) and of each
            distinct document's first paragraph among them with its heading ("title › section"
            then the text). Vectors do not depend on the question, so each text is embedded once;
            the cache is saved after every set (a rerun resumes).
   score    document and section nDCG@10 of the variants against the fused order, paired per
            question (better/worse, mean Δ, sign-flip randomisation p, 20,000 draws):
              replace-N   the first N paragraphs in e5 order, the rest behind in fused order
-                         (what TABANE_RERANKER=e5 does to recall's candidates)
+                         (what the e5 reranker, set on the service, does to recall's candidates)
              rrf-N       the first N by RRF (k 60) of the fused and the e5 order
              share-N     e5 as a third score-share lane over the first N (its cosine over the best
                          cosine of the N, search/fuse.py's `share`), averaged with BM25's and the
@@ -31,7 +31,7 @@
   latency  search p50 without and with the e5 reranker of its first `--top` hits, same run:
     .venv/bin/python bench/docs_rerank_study.py latency --cache /tmp/rr --sets pydocs --top 10
   recall   every question through recall (maximal plan) with no reranker and with
-           TABANE_RERANKER=e5 scoring `--top` candidates, in the same run; paired as above.
+           the e5 reranker scoring `--top` candidates, in the same run; paired as above.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ SETS = {
 }
 OLD = ("pydocs", "gitdocs", "manpages-ja")
 DEV = Path("/work/shared/eval/dev")
-CUT = 1000  # models/e5_reranker.py MAX_CHARS
+CUT = 1000  # _e5.py MAX_CHARS
 TOPS = (3, 5, 10)
 
 
@@ -334,9 +334,10 @@ def recall(args: argparse.Namespace) -> None:
     of `--top` texts (its cache filled from `embed`'s vectors), per-question nDCG to `--json`."""
     from dataclasses import replace
 
+    from _e5 import E5Reranker
+
     from tabane.config import Settings
     from tabane.evaluation.recall_eval import run_docs_recall
-    from tabane.models.e5_reranker import E5Reranker
     from tabane.service import Tabane
 
     e5 = E5Reranker(top=args.top, cache_size=10**6)
@@ -377,9 +378,10 @@ def latency(args: argparse.Namespace) -> None:
     import statistics
     from dataclasses import replace
 
+    from _e5 import E5Reranker
+
     from tabane.config import Settings
     from tabane.evaluation import questions as qs
-    from tabane.models.e5_reranker import E5Reranker
     from tabane.search.plan import SearchRequest
     from tabane.service import Tabane
 

@@ -75,7 +75,7 @@ SETTINGS: dict[str, str] = {
     "TABANE_EMBED_DIM": "vector width of that model (discovered from the first answer when unset)",
     "TABANE_EMBED_MAX_RPS": "most requests per second sent to that API",
     "TABANE_SEMANTIC_FLOOR": "default cosine floor of the vector lane",
-    "TABANE_RERANKER": "`none` (default), `http` (a /rerank service) or `e5` (local, tabane[e5])",
+    "TABANE_RERANKER": "`none` (default) or `http` (a TEI/Cohere/Jina-compatible /rerank service)",
     "TABANE_RERANK_URL": "base URL of that rerank service",
     "TABANE_RERANK_FORMAT": "`tei` (default) or `cohere` (Cohere and Jina)",
     "TABANE_RERANK_MODEL": "model name sent to that service (required by `cohere`)",

@@ -119,7 +119,7 @@ def _models(env: Mapping[str, str]) -> dict[str, Any]:
         embed_dim=values.integer(env, "TABANE_EMBED_DIM", 0, 0, 65536) or None,
         embed_max_rps=values.number(env, "TABANE_EMBED_MAX_RPS", None, 0.0, 1e6),
         semantic_floor=values.number(env, "TABANE_SEMANTIC_FLOOR", None, -1.0, 1.0),
-        reranker=values.choice(env, "TABANE_RERANKER", "none", ("none", "http", "e5")),
+        reranker=values.choice(env, "TABANE_RERANKER", "none", ("none", "http")),
         rerank_url=values.http_url(env, "TABANE_RERANK_URL"),
         rerank_format=values.choice(env, "TABANE_RERANK_FORMAT", "tei", ("tei", "cohere")),
         rerank_model=env.get("TABANE_RERANK_MODEL") or None,

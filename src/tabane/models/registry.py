@@ -33,14 +33,9 @@ def build_embedder(settings: Settings) -> Embedder | None:
 
 
 def build_reranker(settings: Settings) -> Reranker | None:
-    """None for `none` (the default); an `HttpReranker` for `http`; an `E5Reranker` for `e5`
-    (refused here, at start-up, when the `e5` extra is not installed)."""
+    """None for `none` (the default); an `HttpReranker` for `http`."""
     if settings.reranker == "none":
         return None
-    if settings.reranker == "e5":
-        from tabane.models.e5_reranker import E5Reranker
-
-        return E5Reranker()
     from tabane.models.http_reranker import HttpReranker
 
     if not settings.rerank_url:

