@@ -205,6 +205,9 @@ def test_the_bucket_is_exact_under_threads() -> None:
 HEAVY = {
     ("POST", "/recall"),
     ("POST", "/recall/explain"),
+    ("POST", "/recall/evidence"),
+    ("POST", "/contexts/{context}/recall"),
+    ("POST", "/contexts/{context}/retrieve"),
     ("POST", "/sources/search"),
     ("POST", "/sources/search/explain"),
     ("POST", "/contexts/{context}/sources/search"),
@@ -223,8 +226,27 @@ HEAVY = {
     ("DELETE", "/users/{name}"),
     ("GET", "/contexts/{context}/export"),
     ("POST", "/contexts/import"),
+    ("GET", "/groups/{group}/export"),
+    ("POST", "/groups/import"),
+    ("POST", "/contexts/{context}/compact"),
+    ("POST", "/contexts/{context}/schema/audit"),
+    ("POST", "/contexts/{context}/schema/validate"),
+    ("POST", "/contexts/{context}/consolidation/audit"),
+    ("POST", "/contexts/{context}/drift/audit"),
     ("POST", "/mcp"),
     ("POST", "/mcp/"),
+    # Taguru's forms of the same reads and writes (decision 0023)
+    ("POST", "/taguru/recall"),
+    ("POST", "/taguru/query"),
+    ("POST", "/taguru/sources/search"),
+    ("POST", "/taguru/contexts/{context}/recall"),
+    ("POST", "/taguru/contexts/{context}/query"),
+    ("POST", "/taguru/contexts/{context}/sources"),
+    ("POST", "/taguru/contexts/{context}/sources/search"),
+    ("POST", "/taguru/contexts/{context}/describe"),
+    ("POST", "/taguru/contexts/{context}/activate"),
+    ("POST", "/taguru/contexts/{context}/paths"),
+    ("POST", "/taguru/contexts/{context}/unreachable_from"),
 }
 
 

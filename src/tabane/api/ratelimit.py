@@ -47,11 +47,13 @@ _CTX = r"/contexts/[^/]+"
 # data: a ranked read over many rows, a graph walk, an ingest (parse, chunk, index), or a user's
 # export or erasure (a slot is held until the last streamed line is sent). `/mcp` is heavy as a
 # whole because its tool is named in the body, which the limiter does not read.
-# Evaluation has no HTTP route (`tabane eval` runs in the CLI's own process).
+# Evaluation has no HTTP route (`tabane eval` runs in the CLI's own process). Taguru's forms of
+# the same reads and writes (under `/taguru`, decision 0023) cost the same: the prefix is allowed.
 HEAVY_ROUTES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
-    (frozenset(methods.split("|")), re.compile(path))
+    (frozenset(methods.split("|")), re.compile(rf"(/taguru)?{path}"))
     for methods, path in (
-        ("POST", r"/recall(/explain)?"),  # recall and its explain twin
+        ("POST", r"/recall(/explain|/evidence)?"),  # recall, its explain twin, its evidence
+        ("POST", rf"{_CTX}/(recall|retrieve)"),  # a recall over one context (Taguru's; retrieve)
         ("POST", rf"({_CTX})?/sources/search(/explain)?"),  # passage search and its twin
         ("POST", rf"{_CTX}/sources"),  # ingest
         ("POST", rf"({_CTX})?/query"),  # graph queries, one context or across
@@ -59,8 +61,9 @@ HEAVY_ROUTES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         ("GET|POST", rf"{_CTX}/vocabulary/audit"),  # scans a context's whole vocabulary
         ("POST", rf"{_CTX}/(schema|consolidation|drift)/(audit|validate)"),  # scan every edge
         ("GET", r"/users/[^/]+/export"),  # streams all of a user's rows
-        ("GET", rf"{_CTX}/export"),  # streams a whole context
-        ("POST", r"/contexts/import"),  # writes a whole context in one transaction
+        ("GET", rf"({_CTX}|/groups/[^/]+)/export"),  # streams a whole context, or a group's
+        ("POST", r"/(contexts|groups)/import"),  # writes whole contexts in one transaction
+        ("POST", rf"{_CTX}/compact"),  # folds a context's fresh postings now
         ("DELETE", r"/users/[^/]+"),  # erasure: deletes all of them in one transaction
         ("POST", r"/mcp/?"),  # every MCP exchange
         ("GET", r"/ui/(search|recall|contexts/[^/]+/concept)"),  # the inspector's reads of them
