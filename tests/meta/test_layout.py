@@ -54,7 +54,6 @@ LONG = {
     "tabane.graph.resolve.explain:_semantic_verdict",
     "tabane.recall.lanes.memory:turns_lane",
     "tabane.graph.resolve.calibrate:calibrate",
-    "tabane.graph.audit:lexical_twins",
 }
 SCREEN = 60
 

@@ -51,6 +51,42 @@ class Audit:
     limit: int
 
 
+def _informative_grams(df: dict[str, int], threshold: int) -> tuple[list[str], bool]:
+    """The grams shared by few enough entries to pair within PAIR_WORK; capped if any were left."""
+    informative = sorted((n, gram) for gram, n in df.items() if 1 < n <= threshold)
+    chosen: list[str] = []
+    work = 0
+    capped = any(n > threshold for n in df.values())
+    for n, gram in informative:
+        work += n * (n - 1) // 2
+        if work > PAIR_WORK:
+            capped = True
+            break
+        chosen.append(gram)
+    return chosen, capped
+
+
+def _sharing_pairs(
+    session: Session, ctx: Context, kind: str, chosen: list[str]
+) -> list[tuple[int, int]]:
+    """Entry id pairs that share at least one chosen gram."""
+    if not chosen:
+        return []
+    a, b = aliased(VocabGram), aliased(VocabGram)
+    stmt = (
+        select(a.entry_id, b.entry_id)
+        .join(b, (b.context_id == a.context_id) & (b.kind == a.kind) & (b.gram == a.gram))
+        .where(
+            a.context_id == ctx.id,
+            a.kind == kind,
+            a.gram.in_(chosen),
+            a.entry_id < b.entry_id,
+        )
+        .group_by(a.entry_id, b.entry_id)
+    )
+    return [(x, y) for x, y in session.execute(stmt)]
+
+
 def lexical_twins(
     session: Session, ctx: Context, kind: str, floor: float = LEXICAL_TWIN
 ) -> tuple[list[Twin], bool]:
@@ -69,32 +105,9 @@ def lexical_twins(
         )
     }
     threshold = max(STOP_MIN, len(entries) // STOP_SHARE)
-    informative = sorted((n, gram) for gram, n in df.items() if 1 < n <= threshold)
-    chosen: list[str] = []
-    work = 0
-    capped = any(n > threshold for n in df.values())
-    for n, gram in informative:
-        work += n * (n - 1) // 2
-        if work > PAIR_WORK:
-            capped = True
-            break
-        chosen.append(gram)
+    chosen, capped = _informative_grams(df, threshold)
     stop = frozenset(gram for gram, n in df.items() if n > threshold)
-    pairs: list[tuple[int, int]] = []
-    if chosen:
-        a, b = aliased(VocabGram), aliased(VocabGram)
-        stmt = (
-            select(a.entry_id, b.entry_id)
-            .join(b, (b.context_id == a.context_id) & (b.kind == a.kind) & (b.gram == a.gram))
-            .where(
-                a.context_id == ctx.id,
-                a.kind == kind,
-                a.gram.in_(chosen),
-                a.entry_id < b.entry_id,
-            )
-            .group_by(a.entry_id, b.entry_id)
-        )
-        pairs = [(x, y) for x, y in session.execute(stmt)]
+    pairs = _sharing_pairs(session, ctx, kind, chosen)
     distinct = gloss_mod.distinct_pairs(session, ctx.id) if kind == "concept" else set()
     best: dict[tuple[str, str], float] = {}
     for x, y in pairs:
