@@ -53,7 +53,6 @@ LONG = {
     "tabane.graph.claims.write:write_batch",
     "tabane.graph.resolve.explain:_semantic_verdict",
     "tabane.recall.lanes.memory:turns_lane",
-    "tabane.graph.resolve.calibrate:calibrate",
 }
 SCREEN = 60
 

@@ -107,19 +107,15 @@ def propose(values_up: np.ndarray, values_low: np.ndarray) -> tuple[str, float, 
     return "overlap", float(np.quantile(values_up, KEEP, method="lower")), gap
 
 
-def calibrate(session: Session, ctx: Context, embedder: Embedder | None) -> Calibration:
-    if embedder is None:
-        return impossible(ctx, None, "no_embedder")
-    names, mat = _glosses(session, ctx, embedder)
-    if not names:
-        return impossible(ctx, embedder.name, "no_gloss_vectors")
-    facts = gloss_mod.net_facts(session, ctx.id)
+def _probes(
+    session: Session, ctx: Context, names: list[str], index: dict[str, int]
+) -> list[tuple[str, set[int]]]:
+    """Concepts with net facts (up to MAX_PROBES), each with the glosses its facts touch."""
     touching: dict[str, list[gloss_mod.Fact]] = defaultdict(list)
-    for f in facts:
+    for f in gloss_mod.net_facts(session, ctx.id):
         touching[f.subject].append(f)
         if f.object != f.subject:
             touching[f.object].append(f)
-    index = {n: i for i, n in enumerate(names)}
     probes: list[tuple[str, set[int]]] = []
     for name in names:
         mine = touching.get(name, [])
@@ -129,15 +125,13 @@ def calibrate(session: Session, ctx: Context, embedder: Embedder | None) -> Cali
         probes.append((name, near))
         if len(probes) == MAX_PROBES:
             break
-    if len(probes) < MIN_PROBES:
-        return impossible(ctx, embedder.name, "too_few_probes", len(probes))
-    queries = checked(
-        np.stack([np.asarray(embedder.embed_query(name)).reshape(-1) for name, _ in probes]),
-        len(probes),
-        embedder.dim,
-        "query_embeddings",
-    )
-    sims = queries @ mat.T
+    return probes
+
+
+def _bands(
+    sims: np.ndarray, probes: list[tuple[str, set[int]]], names: list[str], index: dict[str, int]
+) -> tuple[np.ndarray, np.ndarray, list[Probe]]:
+    """Upper band (each probe to its own gloss), lower band (to the nearest unrelated gloss)."""
     up, low, rows = [], [], []
     for i, (name, near) in enumerate(probes):
         own = index[name]
@@ -149,7 +143,26 @@ def calibrate(session: Session, ctx: Context, embedder: Embedder | None) -> Cali
         if other is not None:
             low.append(other)
         rows.append(Probe(name, up[-1], names[j] if other is not None else None, other))
-    upper, lower = np.asarray(up), np.asarray(low)
+    return np.asarray(up), np.asarray(low), rows
+
+
+def calibrate(session: Session, ctx: Context, embedder: Embedder | None) -> Calibration:
+    if embedder is None:
+        return impossible(ctx, None, "no_embedder")
+    names, mat = _glosses(session, ctx, embedder)
+    if not names:
+        return impossible(ctx, embedder.name, "no_gloss_vectors")
+    index = {n: i for i, n in enumerate(names)}
+    probes = _probes(session, ctx, names, index)
+    if len(probes) < MIN_PROBES:
+        return impossible(ctx, embedder.name, "too_few_probes", len(probes))
+    queries = checked(
+        np.stack([np.asarray(embedder.embed_query(name)).reshape(-1) for name, _ in probes]),
+        len(probes),
+        embedder.dim,
+        "query_embeddings",
+    )
+    upper, lower, rows = _bands(queries @ mat.T, probes, names, index)
     if not len(lower):
         return impossible(ctx, embedder.name, "too_few_probes", len(probes))
     verdict, exact, gap = propose(upper, lower)
