@@ -51,7 +51,6 @@ LONG = {
     "tabane.sources.write:store",
     "tabane.graph.resolve.resolver:resolve",
     "tabane.graph.claims.write:write_batch",
-    "tabane.graph.resolve.explain:_semantic_verdict",
     "tabane.recall.lanes.memory:turns_lane",
 }
 SCREEN = 60

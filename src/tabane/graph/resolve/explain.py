@@ -259,6 +259,20 @@ def _semantic_verdict(
             semantic_floor=sem_floor,
             **base,  # type: ignore[arg-type]
         )
+    return _semantic_ranked(request, canonical, rank, cosine, sem_floor, rerun, base)
+
+
+def _semantic_ranked(
+    request: Request,
+    canonical: str,
+    rank: int | None,
+    cosine: float,
+    sem_floor: Floor,
+    rerun: Rerun,
+    base: dict[str, object],
+) -> ResolveExplanation:
+    """A gloss the floor admits: served within the limit, else cut (with a verified limit when
+    it ranked within the best MAX_LIMIT)."""
     common = {
         "rank": rank,
         "score": cosine,
