@@ -49,7 +49,6 @@ LONG = {
     "tabane.recall.order:arrange",
     "tabane.recall.lanes.lanes:vector_lane",
     "tabane.sources.write:store",
-    "tabane.graph.resolve.resolver:resolve",
     "tabane.graph.claims.write:write_batch",
     "tabane.recall.lanes.memory:turns_lane",
 }

@@ -284,6 +284,37 @@ def cosine_of(
     return None if dist is None else 1.0 - float(dist)
 
 
+def _candidates(
+    shown: list[Scored],
+    sem_hits: list[tuple[str, float]],
+    glossed: dict[str, str],
+    distinct: dict[str, set[str]],
+) -> tuple[list[Candidate], list[Candidate]]:
+    """The served candidates of both tiers, ranked, glossed and warned of recorded distinctions."""
+
+    def warnings(name: str) -> tuple[str, ...]:
+        return tuple(f"distinct from {other}" for other in sorted(distinct.get(name, ())))
+
+    lexical_out = [
+        Candidate(
+            name=s.canonical,
+            score=s.score,
+            kind=s.kind,
+            tier="lexical",
+            rank=i,
+            via=s.name if s.name != s.canonical else None,
+            gloss=glossed.get(s.canonical) if i <= GLOSSED else None,
+            warnings=warnings(s.canonical),
+        )
+        for i, s in enumerate(shown, start=1)
+    ]
+    semantic_out = [
+        Candidate(n, c, "semantic", "semantic", i, None, glossed.get(n), warnings(n))
+        for i, (n, c) in enumerate(sem_hits, start=1)
+    ]
+    return lexical_out, semantic_out
+
+
 def resolve(
     session: Session,
     ctx: Context,
@@ -318,27 +349,7 @@ def resolve(
         glossed, distinct = gloss_mod.annotate(
             session, ctx.id, names, {s.canonical for s in shown} | {n for n, _ in sem_hits}
         )
-
-    def warnings(name: str) -> tuple[str, ...]:
-        return tuple(f"distinct from {other}" for other in sorted(distinct.get(name, ())))
-
-    lexical_out = [
-        Candidate(
-            name=s.canonical,
-            score=s.score,
-            kind=s.kind,
-            tier="lexical",
-            rank=i,
-            via=s.name if s.name != s.canonical else None,
-            gloss=glossed.get(s.canonical) if i <= GLOSSED else None,
-            warnings=warnings(s.canonical),
-        )
-        for i, s in enumerate(shown, start=1)
-    ]
-    semantic_out = [
-        Candidate(n, c, "semantic", "semantic", i, None, glossed.get(n), warnings(n))
-        for i, (n, c) in enumerate(sem_hits, start=1)
-    ]
+    lexical_out, semantic_out = _candidates(shown, sem_hits, glossed, distinct)
     return Resolution(
         context=ctx.name,
         cue=request.cue,
