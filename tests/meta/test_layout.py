@@ -50,7 +50,6 @@ LONG = {
     "tabane.recall.lanes.lanes:vector_lane",
     "tabane.sources.write:store",
     "tabane.graph.claims.write:write_batch",
-    "tabane.recall.lanes.memory:turns_lane",
 }
 SCREEN = 60
 

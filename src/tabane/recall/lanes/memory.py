@@ -120,6 +120,21 @@ def _semantic(recent: CTE, dim: int) -> Any:
     )
 
 
+def _window() -> CTE:
+    """The caller's session turns since `turns_since`, the newest `turns` of them, lowercased."""
+    t = SessionTurn
+    return (
+        select(t.id, t.seq, func.lower(t.text).label("text"))
+        .where(
+            t.session_pk == p("session_pk", BigInteger),
+            t.at >= p("turns_since", DateTime(timezone=True)),
+        )
+        .order_by(t.seq.desc())
+        .limit(p("turns", Integer))
+        .cte("recent_turns")
+    )
+
+
 def turns_lane(dim: int | None = None) -> Select[Any]:
     """The window's turns (recency bounds them) by similarity to the question — the cosine of
     their embeddings when there is a query vector, else shared terms (`_lexical`). Kept: the
@@ -131,17 +146,7 @@ def turns_lane(dim: int | None = None) -> Select[Any]:
     in form ("and you, did you go fishing?") no longer carries an unrelated answer to the top;
     a reply with no score (no shared term, or no vector yet) leaves the question's own. Bound
     `exchange` false scores the question alone."""
-    t = SessionTurn
-    recent = (
-        select(t.id, t.seq, func.lower(t.text).label("text"))
-        .where(
-            t.session_pk == p("session_pk", BigInteger),
-            t.at >= p("turns_since", DateTime(timezone=True)),
-        )
-        .order_by(t.seq.desc())
-        .limit(p("turns", Integer))
-        .cte("recent_turns")
-    )
+    recent = _window()
     per_turn = _lexical(recent) if dim is None else _semantic(recent, dim)
     newest = func.row_number().over(order_by=recent.c.seq.desc())
     own = (
