@@ -47,7 +47,6 @@ def test_no_prefix_family_outside_a_package() -> None:
 LONG = {
     "tabane.recall.statement:build_recall_statement",
     "tabane.recall.order:arrange",
-    "tabane.recall.lanes.lanes:vector_lane",
     "tabane.sources.write:store",
     "tabane.graph.claims.write:write_batch",
 }

@@ -141,6 +141,50 @@ def continues(answer: Any, question: Any) -> Any:
     )
 
 
+def _asked(best: Any) -> Any:
+    """The hit of `best` that asks (`ASKS`) when bound `exchange`: its source, index and section,
+    the key its reply is found by."""
+    # The hit that asks, then its reply's nearest vector, each found by a unique key from the
+    # row before it (a LIMIT 1 lateral, then a correlated aggregate). With the hit and its reply
+    # in one subquery, `reply.idx = asked.idx + 1` joined two row-level-secured relations through
+    # `+`, which is not leakproof, so no index could take it: PostgreSQL hashed every paragraph
+    # of the store for each hit that asks (1.64 s of a 1.74 s recall at 92k paragraphs,
+    # bench/recall_tail.py). From the row before, the key is a parameter and the index applies.
+    asked = aliased(Paragraph, name="pv_asked")
+    return (
+        select(asked.source_pk, asked.idx, asked.section_id)
+        .where(
+            p("exchange", Boolean),
+            asked.id == best.c.paragraph_id,
+            asked.text.regexp_match(ASKS),
+        )
+        .limit(1)
+        .lateral("pv_question")
+    )
+
+
+def _reply_distance(question: Any, dim: int) -> Any:
+    """The nearest vector's distance of the paragraph that answers `question` (`continues`)."""
+    reply, rv = (
+        aliased(Paragraph, name="pv_reply"),
+        aliased(ParagraphVector, name="pv_reply_vector"),
+    )
+    return (
+        select(func.min(rv.embedding.cast(Vector(dim)).cosine_distance(p("qvec", Vector(dim)))))
+        .select_from(reply)
+        .join(rv, reply.id == rv.paragraph_id)
+        .where(
+            reply.source_pk == question.c.source_pk,
+            reply.idx == question.c.idx + 1,
+            ~reply.text.regexp_match(ASKS),
+            continues(reply, question.c),
+            rv.model == p("model", Text),
+            rv.dim == literal_column(str(int(dim))),
+        )
+        .scalar_subquery()
+    )
+
+
 def vector_lane(dim: int) -> Select[Any]:
     """The paragraphs nearest the question per context, scored by cosine. A paragraph that asks
     (`ASKS`) and is answered by the next one (`continues`, as statement.py serves it) is scored
@@ -158,41 +202,8 @@ def vector_lane(dim: int) -> Select[Any]:
         .group_by(c.c.id, near.c.id)
         .subquery("pv_best")
     )
-    # The hit that asks, then its reply's nearest vector, each found by a unique key from the
-    # row before it (a LIMIT 1 lateral, then a correlated aggregate). With the hit and its reply
-    # in one subquery, `reply.idx = asked.idx + 1` joined two row-level-secured relations through
-    # `+`, which is not leakproof, so no index could take it: PostgreSQL hashed every paragraph
-    # of the store for each hit that asks (1.64 s of a 1.74 s recall at 92k paragraphs,
-    # bench/recall_tail.py). From the row before, the key is a parameter and the index applies.
-    asked = aliased(Paragraph, name="pv_asked")
-    question = (
-        select(asked.source_pk, asked.idx, asked.section_id)
-        .where(
-            p("exchange", Boolean),
-            asked.id == best.c.paragraph_id,
-            asked.text.regexp_match(ASKS),
-        )
-        .limit(1)
-        .lateral("pv_question")
-    )
-    reply, rv = (
-        aliased(Paragraph, name="pv_reply"),
-        aliased(ParagraphVector, name="pv_reply_vector"),
-    )
-    reply_d = (  # the reply's nearest vector's distance, when the paragraph asks
-        select(func.min(rv.embedding.cast(Vector(dim)).cosine_distance(p("qvec", Vector(dim)))))
-        .select_from(reply)
-        .join(rv, reply.id == rv.paragraph_id)
-        .where(
-            reply.source_pk == question.c.source_pk,
-            reply.idx == question.c.idx + 1,
-            ~reply.text.regexp_match(ASKS),
-            continues(reply, question.c),
-            rv.model == p("model", Text),
-            rv.dim == literal_column(str(int(dim))),
-        )
-        .scalar_subquery()
-    )
+    question = _asked(best)
+    reply_d = _reply_distance(question, dim)
     d = case(
         (p("exchange", Boolean), func.coalesce((best.c.d + reply_d) / 2.0, best.c.d)),
         else_=best.c.d,
