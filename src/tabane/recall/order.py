@@ -161,31 +161,17 @@ def edges_first(ordered: Sequence[Evidence]) -> list[Evidence]:
     return out
 
 
-def arrange(
+def _rerank_groups(
     question: str,
     items: Sequence[Evidence],
     reranker: Reranker | None,
     *,
-    max_items: int,
-    budget: int,
-    chars_per_token: float,
-    voices: bool = True,
-    facts_once: bool = True,
-    vectors: Mapping[str, current.Vec] | None = None,
-    supersede: tuple[float, int] | None = None,
-    summaries_after: bool = True,
-    now_span: int = 0,
-    now_always: bool = False,
-    notes: list[str] | None = None,
-    voice: Mapping[str, float] | None = None,
-) -> list[Placed]:
-    """Order (with `supersede` = (tau, span): the current statement of a revised value first;
-    with `now_span`, a question about the present reads each holder's latest statement first:
-    current.py), drop items whose text or fact repeats an earlier one's (outcome `duplicate`,
-    position 0), cut to `max_items` (`cut_by_rerank` where the reranker ordered them, else
-    `cut_by_max_items`), then keep the longest prefix within `budget` tokens. A reranker that
-    fails orders nothing: the fused order stands and `notes` gets the reason (`_scores`).
-    `voice` orders the named speaker's items where no reranker did (`named_first`)."""
+    voices: bool,
+    notes: list[str] | None,
+    voice: Mapping[str, float] | None,
+) -> tuple[list[Evidence], dict[str, float], set[str], bool]:
+    """The direct items, then the rest, each group reranked (when it can be) and its voiced
+    items first: (order, rerank scores by key, keys of the voiced items, whether any reranked)."""
     fused_at = {it.key: n for n, it in enumerate(items, start=1)}
     scores: dict[str, float] = {}
     spoken: set[str] = set()  # keys of the items the question names the speaker of
@@ -205,15 +191,24 @@ def arrange(
         named = {it.key for it in group if voices and voiced(question, it.author)}
         ordered += named_first(group, named, voice if got is None else None)
         spoken |= named
-    ordered = answers_first(ordered)
-    if supersede is not None:
-        ordered = current.current_first(ordered, vectors or {}, *supersede)
-    moved: set[str] = set()
-    if now_span > 0 and (now_always or current.asks_now(question)):
-        ordered, moved = current.newest_first(ordered, now_span)
-    ordered = grounded_first(edges_first(ordered) if facts_once else ordered, max_items)
-    if summaries_after:
-        ordered = summaries_last(ordered)
+    return ordered, scores, spoken, reranked
+
+
+def _place(
+    ordered: Sequence[Evidence],
+    fused_at: Mapping[str, int],
+    scores: Mapping[str, float],
+    spoken: set[str],
+    moved: set[str],
+    *,
+    reranked: bool,
+    max_items: int,
+    budget: int,
+    chars_per_token: float,
+    facts_once: bool,
+) -> list[Placed]:
+    """Every item of `ordered` with its outcome: a repeat of a served item is a duplicate, the
+    first `max_items` others are kept, and the longest prefix of those within `budget` served."""
     placed: list[Placed] = []
     used = 0
     full = False
@@ -254,6 +249,58 @@ def arrange(
             )
         )
     return placed
+
+
+def arrange(
+    question: str,
+    items: Sequence[Evidence],
+    reranker: Reranker | None,
+    *,
+    max_items: int,
+    budget: int,
+    chars_per_token: float,
+    voices: bool = True,
+    facts_once: bool = True,
+    vectors: Mapping[str, current.Vec] | None = None,
+    supersede: tuple[float, int] | None = None,
+    summaries_after: bool = True,
+    now_span: int = 0,
+    now_always: bool = False,
+    notes: list[str] | None = None,
+    voice: Mapping[str, float] | None = None,
+) -> list[Placed]:
+    """Order (with `supersede` = (tau, span): the current statement of a revised value first;
+    with `now_span`, a question about the present reads each holder's latest statement first:
+    current.py), drop items whose text or fact repeats an earlier one's (outcome `duplicate`,
+    position 0), cut to `max_items` (`cut_by_rerank` where the reranker ordered them, else
+    `cut_by_max_items`), then keep the longest prefix within `budget` tokens. A reranker that
+    fails orders nothing: the fused order stands and `notes` gets the reason (`_scores`).
+    `voice` orders the named speaker's items where no reranker did (`named_first`)."""
+    ordered, scores, spoken, reranked = _rerank_groups(
+        question, items, reranker, voices=voices, notes=notes, voice=voice
+    )
+    ordered = answers_first(ordered)
+    if supersede is not None:
+        ordered = current.current_first(ordered, vectors or {}, *supersede)
+    moved: set[str] = set()
+    if now_span > 0 and (now_always or current.asks_now(question)):
+        ordered, moved = current.newest_first(ordered, now_span)
+    ordered = grounded_first(edges_first(ordered) if facts_once else ordered, max_items)
+    if summaries_after:
+        ordered = summaries_last(ordered)
+    fused_at = {it.key: n for n, it in enumerate(items, start=1)}
+    return _place(
+        ordered,
+        fused_at,
+        scores,
+        spoken,
+        moved,
+        reranked=reranked,
+        max_items=max_items,
+        budget=budget,
+        chars_per_token=chars_per_token,
+        facts_once=facts_once,
+    )
 
 
 def _scores(
