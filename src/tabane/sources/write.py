@@ -76,6 +76,34 @@ class RetractResult:
     associations: int = 0  # the edges whose weight those claims carried
 
 
+def _unchanged(
+    session: Session, ctx: Context, existing: Source, meta: SourceMeta
+) -> WriteResult | None:
+    """When the stored version is live with the same rows (hash and scopes): its metadata
+    refreshed (and its heading terms, retitled) and the `unchanged` result; else None."""
+    same_rows = existing.content_hash == meta.content_hash and list(existing.scopes) == list(
+        meta.scopes
+    )
+    if not (same_rows and existing.retracted_at is None):
+        return None
+    retitled = existing.title != meta.title
+    updated = _metadata_changed(existing, meta)
+    if updated or existing.raw_hash != meta.raw_hash:
+        _apply_meta(existing, meta)
+        session.flush()
+    if retitled:  # the title is part of every paragraph's heading terms
+        rows.reindex(session, ctx.id, existing)
+    return WriteResult(
+        meta.source_id,
+        "unchanged",
+        existing.paragraph_count,
+        0,
+        existing.id,
+        retitled,
+        updated,
+    )
+
+
 def store(
     session: Session,
     principal: Principal,
@@ -98,26 +126,9 @@ def store(
         .with_for_update()
     )
     if existing is not None:
-        same_rows = existing.content_hash == meta.content_hash and list(existing.scopes) == list(
-            meta.scopes
-        )
-        if same_rows and existing.retracted_at is None:
-            retitled = existing.title != meta.title
-            updated = _metadata_changed(existing, meta)
-            if updated or existing.raw_hash != meta.raw_hash:
-                _apply_meta(existing, meta)
-                session.flush()
-            if retitled:  # the title is part of every paragraph's heading terms
-                rows.reindex(session, ctx.id, existing)
-            return WriteResult(
-                meta.source_id,
-                "unchanged",
-                existing.paragraph_count,
-                0,
-                existing.id,
-                retitled,
-                updated,
-            )
+        unchanged = _unchanged(session, ctx, existing, meta)
+        if unchanged is not None:
+            return unchanged
         outcome: Outcome = "revived" if existing.retracted_at is not None else "replaced"
         if not principal.can_write(tuple(existing.scopes)):
             raise Forbidden(
