@@ -8,7 +8,7 @@ weight always equals the sum of the live claims (no drift from adding and subtra
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import (
@@ -59,34 +59,15 @@ def perspective_of(claim: ClaimInput, author: str) -> str:
     return claim.perspective or author
 
 
-def write_batch(
-    session: Session,
+def _claim_rows(
     principal: Principal,
-    ctx: Context,
+    ids: Sequence[int],
     claims: Sequence[ClaimInput],
-    scopes: Sequence[str],
-) -> WriteReport:
-    """Write every claim or none (the caller's transaction rolls back on any error)."""
-    if not principal.can_write(tuple(scopes)):
-        missing = sorted(set(scopes) - principal.write)
-        raise Forbidden("you may not write these scopes", issues=[Issue("scopes", f"{missing}")])
-    claims = spelled(claims)
-    concepts = {n for c in claims if c.triple for n in (c.subject, c.object) if n is not None}
-    labels = {c.label for c in claims if c.label is not None}
-    concept_alias = vocabulary.canonical(session, ctx.id, "concept", concepts)
-    label_alias = vocabulary.canonical(session, ctx.id, "label", labels)
-    _check_attributions(session, ctx, claims)
-    schema.check_writes(
-        session,
-        ctx,
-        [
-            (i, concept_alias.get(s, s), label_alias.get(lb, lb), concept_alias.get(o, o), w or 0.0)
-            for i, c in enumerate(claims)
-            if c.triple
-            for s, lb, o, w in [(*c.triple, c.weight)]
-        ],
-    )
-    ids = _new_ids(session, len(claims))
+    concept_alias: Mapping[str, str],
+    label_alias: Mapping[str, str],
+) -> tuple[dict[str, list[object]], set[EdgeKey]]:
+    """The claims' rows, column by column (names and labels canonical, author and perspective
+    filled in), and the edge keys their triples carry."""
     rows: dict[str, list[object]] = defaultdict(list)
     keys: set[EdgeKey] = set()
     for claim_id, claim in zip(ids, claims, strict=True):
@@ -116,6 +97,38 @@ def write_batch(
             rows[name].append(value)
         if subject and label and obj:
             keys.add((perspective, subject, label, obj))
+    return rows, keys
+
+
+def write_batch(
+    session: Session,
+    principal: Principal,
+    ctx: Context,
+    claims: Sequence[ClaimInput],
+    scopes: Sequence[str],
+) -> WriteReport:
+    """Write every claim or none (the caller's transaction rolls back on any error)."""
+    if not principal.can_write(tuple(scopes)):
+        missing = sorted(set(scopes) - principal.write)
+        raise Forbidden("you may not write these scopes", issues=[Issue("scopes", f"{missing}")])
+    claims = spelled(claims)
+    concepts = {n for c in claims if c.triple for n in (c.subject, c.object) if n is not None}
+    labels = {c.label for c in claims if c.label is not None}
+    concept_alias = vocabulary.canonical(session, ctx.id, "concept", concepts)
+    label_alias = vocabulary.canonical(session, ctx.id, "label", labels)
+    _check_attributions(session, ctx, claims)
+    schema.check_writes(
+        session,
+        ctx,
+        [
+            (i, concept_alias.get(s, s), label_alias.get(lb, lb), concept_alias.get(o, o), w or 0.0)
+            for i, c in enumerate(claims)
+            if c.triple
+            for s, lb, o, w in [(*c.triple, c.weight)]
+        ],
+    )
+    ids = _new_ids(session, len(claims))
+    rows, keys = _claim_rows(principal, ids, claims, concept_alias, label_alias)
     insert_columns(
         session,
         Claim.__table__,  # type: ignore[arg-type]
