@@ -1,13 +1,13 @@
 """`build_recall_statement`: recall's one SQLAlchemy statement over every lane of a plan shape.
 
-The lanes (recall/lanes/lanes.py) are unioned in a CTE; every candidate is fused by reciprocal rank
-fusion
-over the lanes that found it (a hit at rank r adds 1/(rrf_k + r), so a paragraph found by BM25
-and by vector gets both), the best `candidates` are kept, and only then are paragraphs, sources,
-claims, edges and turns joined for their text, citation and scopes (an area item, with its
-counts and newest titles, through `lanes_catalog.area_detail`). A paragraph or turn that asks a
-question gives its place to its reply (`_replies`, evidence.py). The statement is built once
-per shape (which lanes, which vector width) and cached; everything else is a bound parameter.
+The lanes (recall/lanes/lanes.py) are unioned in a CTE; every candidate is fused (fusion.py) by
+reciprocal rank fusion over the lanes that found it (a hit at rank r adds 1/(rrf_k + r), so a
+paragraph found by BM25 and by vector gets both), the best `candidates` are kept, and only then
+are paragraphs, sources, claims, edges and turns joined for their text, citation and scopes (an
+area item, with its counts and newest titles, through `lanes_catalog.area_detail`). A paragraph
+or turn that asks a question gives its place to its reply (`_replies`, evidence.py). The
+statement is built once per shape (which lanes, which vector width) and cached; everything else
+is a bound parameter.
 """
 
 from __future__ import annotations
@@ -19,8 +19,6 @@ from typing import Any
 from sqlalchemy import (
     Boolean,
     DateTime,
-    Float,
-    Integer,
     Select,
     and_,
     case,
@@ -29,16 +27,16 @@ from sqlalchemy import (
     true,
     union_all,
 )
-from sqlalchemy.dialects.postgresql import JSONB, aggregate_order_by
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import aliased
 
+from tabane.recall.fusion import fuse
 from tabane.recall.lanes import catalog as catalog_lanes
 from tabane.recall.lanes import derived as derived_lanes
 from tabane.recall.lanes import graph as graph_lanes
 from tabane.recall.lanes import lanes as lane_mod
 from tabane.recall.lanes import memory as memory_lanes
 from tabane.recall.scale import on_one_scale
-from tabane.recall.shares import PARAGRAPH_LANES, paragraph_places, reassigned, unranked
 from tabane.storage.schema import (
     Association,
     Claim,
@@ -193,77 +191,10 @@ def _replies(fused: Any) -> tuple[list[Any], list[Any]]:
     return laterals, columns
 
 
-@lru_cache(maxsize=64)
-def build_recall_statement(shape: Shape) -> Select[Any]:
-    """The statement for a shape; execute it with `params.bind(...)`'s parameters."""
-    lanes = union_all(*(_lane(name, shape.dim) for name in LANES if name in shape.lanes))
-    hits = on_one_scale(lanes.cte("lanes"))
-    places = paragraph_places(hits)
-    rrf_k = lane_mod.p("rrf_k", Float)
-    # A paragraph's lanes are averaged, not summed (`paragraph_lanes`: how many paragraph lanes
-    # ran and found something), so each kind of evidence competes by rank with the others: a
-    # claim first in its only lane ties with a paragraph first in both of its lanes. A lane that
-    # missed the paragraph counts it just past its last row (`shares.unranked`). With `share_fusion`
-    # the paragraphs keep those values as a group, in the order of their score shares (shares.py).
-    share = case((hits.c.kind == "paragraph", lane_mod.p("paragraph_lanes", Float)), else_=1.0)
-    mine = and_(hits.c.kind == "paragraph", hits.c.lane.in_(PARAGRAPH_LANES))
-    reciprocal = 1.0 / (rrf_k + hits.c.rank)
-    by_lanes = func.sum(case((mine, reciprocal), else_=0.0)) + unranked(hits, rrf_k)
-    by_others = func.sum(case((mine, 0.0), else_=reciprocal))
-    grouped = (
-        select(
-            hits.c.kind,
-            hits.c.item_id,
-            func.max(hits.c.context_id).label("context_id"),
-            (by_lanes / func.max(share)).label("by_lanes"),
-            (by_others / func.max(share)).label("by_others"),
-            func.max(places.c.place).label("place"),
-            func.array_agg(aggregate_order_by(hits.c.lane, hits.c.lane)).label("lanes"),
-            func.array_agg(aggregate_order_by(hits.c.rank, hits.c.lane)).label("ranks"),
-            func.array_agg(aggregate_order_by(hits.c.score, hits.c.lane)).label("scores"),
-            func.bool_or(hits.c.direct).label("direct"),
-            func.min(hits.c.rank).label("best_rank"),
-        )
-        .select_from(
-            hits.outerjoin(
-                places, and_(hits.c.kind == "paragraph", places.c.item_id == hits.c.item_id)
-            )
-        )
-        .group_by(hits.c.kind, hits.c.item_id)
-        .subquery("grouped")
-    )
-    numbered, values = reassigned(grouped, lane_mod.p("share_fusion", Boolean))
-    n = numbered.c
-    fused_score = func.coalesce(values.c.by_lanes, n.by_lanes) + n.by_others
-    # ties: by best rank, then kind, as before; paragraphs tied on a value stand at their group's
-    # best rank and keep their share order among themselves
-    group_rank = case(
-        (n.sharing, func.min(n.best_rank).over(partition_by=(n.sharing, fused_score))),
-        else_=n.best_rank,
-    )
-    tie = case((n.sharing, n.new_ordinal))
-    fused = (
-        select(
-            n.kind,
-            n.item_id,
-            n.context_id,
-            fused_score.label("fused"),
-            n.lanes,
-            n.ranks,
-            n.scores,
-            n.direct,
-            n.best_rank,
-            group_rank.label("group_rank"),
-            tie.label("tie"),
-        )
-        .select_from(numbered.outerjoin(values, and_(n.sharing, values.c.ordinal == n.new_ordinal)))
-        .order_by(fused_score.desc(), group_rank, n.kind, tie, n.item_id)
-        .limit(lane_mod.p("candidates", Integer))
-        .cte("fused")
-    )
-    # An edge cites its heaviest current claim that names a source (its evidence in the text).
+def _edge_citation(fused: Any) -> Any:
+    """An edge cites its heaviest current claim that names a source (its evidence in the text)."""
     ec = aliased(Claim, name="edge_claim")
-    attributed = (
+    return (
         select(ec.source, ec.paragraph)
         .where(
             fused.c.kind == "association",
@@ -279,95 +210,135 @@ def build_recall_statement(shape: Shape) -> Select[Any]:
         .limit(1)
         .lateral("edge_citation")
     )
+
+
+def _item_source(fused: Any) -> Any:
+    """The source of a paragraph, catalog or area item, as a LIMIT 1 lateral by its key."""
     source_pk = case(
         (fused.c.kind == "paragraph", Paragraph.source_pk),
         (fused.c.kind == "catalog", fused.c.item_id),
         (fused.c.kind == "area", fused.c.item_id),
     )
-    # The item's source by its key, LIMIT 1 like the laterals below: joined on the CASE, no
+    # The item's source by its key, LIMIT 1 like the reply laterals: joined on the CASE, no
     # index could take it and PostgreSQL read every source of the store for the candidates
     # (tests/recall/test_statement_plan.py).
     src = aliased(Source, name="item_source")
-    source = (
+    return (
         select(src.context_id, src.source_id, src.title, src.area, src.state, src.date)
         .add_columns(src.stored_at, src.scopes)
         .where(src.id == source_pk)
         .limit(1)
         .lateral("item_sources")
     )
-    area = catalog_lanes.area_detail(fused, source)
-    reply_laterals, reply_columns = _replies(fused)
-    # what each lane found and how many items fusion ranked, before the `candidates` cap (the
-    # trace's hits and its note on the cap): one value each, the same on every row
+
+
+def _lane_counts(hits: Any) -> tuple[Any, Any]:
+    """What each lane found and how many items fusion ranked, before the `candidates` cap (the
+    trace's hits and its note on the cap): one value each, the same on every row."""
     per_lane = select(hits.c.lane, func.count().label("n")).group_by(hits.c.lane).subquery()
     items = select(hits.c.kind, hits.c.item_id).distinct().subquery()
     lane_rows = select(func.jsonb_object_agg(per_lane.c.lane, per_lane.c.n, type_=JSONB))
     fused_total = select(func.count()).select_from(items)
+    return lane_rows, fused_total
+
+
+def _document_columns(source: Any) -> list[Any]:
+    """The detail of a paragraph, its source and a claim."""
+    return [
+        Paragraph.source_pk,
+        Paragraph.idx,
+        Paragraph.text.label("paragraph_text"),
+        Paragraph.section_path,
+        Paragraph.locator,
+        Paragraph.kind.label("paragraph_kind"),
+        source.c.source_id,
+        source.c.title,
+        source.c.area,
+        source.c.state,
+        source.c.date.label("source_date"),
+        source.c.stored_at,
+        Claim.statement,
+        Claim.subject.label("claim_subject"),
+        Claim.label.label("claim_label"),
+        Claim.object.label("claim_object"),
+        Claim.weight.label("claim_weight"),
+        Claim.author,
+        Claim.kind.label("claim_kind"),
+        Claim.role.label("claim_role"),
+        Claim.perspective.label("claim_perspective"),
+        Claim.source.label("claim_source"),
+        Claim.paragraph.label("claim_paragraph"),
+        Claim.valid_from,
+        Claim.recorded_at,
+    ]
+
+
+def _derived_columns(attributed: Any, area: Any) -> list[Any]:
+    """The detail of an edge (with its citation), a community, a profile, a RAPTOR node, an area."""
+    return [
+        Association.subject.label("edge_subject"),
+        Association.label.label("edge_label"),
+        Association.object.label("edge_object"),
+        Association.perspective.label("edge_perspective"),
+        attributed.c.source.label("edge_source"),
+        attributed.c.paragraph.label("edge_paragraph"),
+        Community.summary.label("community_summary"),
+        Community.level.label("community_level"),
+        Community.ordinal.label("community_ordinal"),
+        Community.built_at.label("community_built_at"),
+        Profile.concept.label("profile_concept"),
+        Profile.summary.label("profile_summary"),
+        Profile.built_at.label("profile_built_at"),
+        RaptorNode.summary.label("raptor_summary"),
+        RaptorNode.level.label("raptor_level"),
+        RaptorNode.ordinal.label("raptor_ordinal"),
+        RaptorNode.leaves.label("raptor_leaves"),
+        RaptorNode.built_at.label("raptor_built_at"),
+        area.c.area_states,
+        area.c.area_titles,
+        area.c.area_newest,
+    ]
+
+
+def _turn_columns(area: Any, source: Any) -> list[Any]:
+    """The detail of a turn, and every kind's scopes."""
+    return [
+        SessionTurn.speaker,
+        SessionTurn.role,
+        SessionTurn.text.label("turn_text"),
+        SessionTurn.seq,
+        SessionTurn.at,
+        func.coalesce(
+            Paragraph.scopes,
+            Claim.scopes,
+            Association.scopes,
+            SessionTurn.scopes,
+            Community.scopes,
+            Profile.scopes,
+            RaptorNode.scopes,
+            area.c.area_scopes,
+            source.c.scopes,
+        ).label("scopes"),
+    ]
+
+
+@lru_cache(maxsize=64)
+def build_recall_statement(shape: Shape) -> Select[Any]:
+    """The statement for a shape; execute it with `params.bind(...)`'s parameters."""
+    lanes = union_all(*(_lane(name, shape.dim) for name in LANES if name in shape.lanes))
+    hits = on_one_scale(lanes.cte("lanes"))
+    fused = fuse(hits)
+    attributed = _edge_citation(fused)
+    source = _item_source(fused)
+    area = catalog_lanes.area_detail(fused, source)
+    reply_laterals, reply_columns = _replies(fused)
+    lane_rows, fused_total = _lane_counts(hits)
     stmt = (
         select(
             fused,
-            Paragraph.source_pk,
-            Paragraph.idx,
-            Paragraph.text.label("paragraph_text"),
-            Paragraph.section_path,
-            Paragraph.locator,
-            Paragraph.kind.label("paragraph_kind"),
-            source.c.source_id,
-            source.c.title,
-            source.c.area,
-            source.c.state,
-            source.c.date.label("source_date"),
-            source.c.stored_at,
-            Claim.statement,
-            Claim.subject.label("claim_subject"),
-            Claim.label.label("claim_label"),
-            Claim.object.label("claim_object"),
-            Claim.weight.label("claim_weight"),
-            Claim.author,
-            Claim.kind.label("claim_kind"),
-            Claim.role.label("claim_role"),
-            Claim.perspective.label("claim_perspective"),
-            Claim.source.label("claim_source"),
-            Claim.paragraph.label("claim_paragraph"),
-            Claim.valid_from,
-            Claim.recorded_at,
-            Association.subject.label("edge_subject"),
-            Association.label.label("edge_label"),
-            Association.object.label("edge_object"),
-            Association.perspective.label("edge_perspective"),
-            attributed.c.source.label("edge_source"),
-            attributed.c.paragraph.label("edge_paragraph"),
-            Community.summary.label("community_summary"),
-            Community.level.label("community_level"),
-            Community.ordinal.label("community_ordinal"),
-            Community.built_at.label("community_built_at"),
-            Profile.concept.label("profile_concept"),
-            Profile.summary.label("profile_summary"),
-            Profile.built_at.label("profile_built_at"),
-            RaptorNode.summary.label("raptor_summary"),
-            RaptorNode.level.label("raptor_level"),
-            RaptorNode.ordinal.label("raptor_ordinal"),
-            RaptorNode.leaves.label("raptor_leaves"),
-            RaptorNode.built_at.label("raptor_built_at"),
-            area.c.area_states,
-            area.c.area_titles,
-            area.c.area_newest,
-            SessionTurn.speaker,
-            SessionTurn.role,
-            SessionTurn.text.label("turn_text"),
-            SessionTurn.seq,
-            SessionTurn.at,
-            func.coalesce(
-                Paragraph.scopes,
-                Claim.scopes,
-                Association.scopes,
-                SessionTurn.scopes,
-                Community.scopes,
-                Profile.scopes,
-                RaptorNode.scopes,
-                area.c.area_scopes,
-                source.c.scopes,
-            ).label("scopes"),
+            *_document_columns(source),
+            *_derived_columns(attributed, area),
+            *_turn_columns(area, source),
             *reply_columns,
             lane_rows.scalar_subquery().label("lane_rows"),
             fused_total.scalar_subquery().label("fused_total"),
