@@ -14,7 +14,7 @@ from tabane.api.app import create_app
 from tabane.api.auth import key_resolver
 from tabane.graph.claims.parse import ClaimInput
 from tabane.graph.edges import Edge
-from tabane.ingest.documents import DocumentInput
+from tabane.ingest.documents import DocumentInput, block
 from tabane.principal import Principal
 from tabane.recall.plan import RecallRequest
 from tabane.service import Tabane
@@ -212,3 +212,18 @@ def test_where_the_server_asks_for_keys_the_inspector_signs_in_with_a_cookie(
     assert out.status_code == 303 and 'tabane_ui=""' in out.headers["set-cookie"]
     ui.cookies.clear()
     assert ui.get("/ui").status_code == 401
+
+
+def test_a_source_page_shows_numbered_and_open_locators(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    paragraphs = [
+        block("Revenue by region.", locator={"kind": "sheet", "value": "Q3!A1:C4"}),
+        block("The summary.", locator={"kind": "page", "start": 3}),
+        block("The method.", locator={"kind": "line_range", "start": 5, "end": 9}),
+    ]
+    svc.ingest(user, context, DocumentInput(source_id="q3.xlsx", paragraphs=paragraphs))
+    answer = client(svc, user).get(f"/ui/contexts/{context}/source?id=q3.xlsx")
+    assert answer.status_code == 200, answer.text
+    places = [" ".join(w.split()) for w in html(answer).xpath("//div[@class='where muted']/text()")]
+    assert [p.split(" · ")[-1] for p in places] == ["sheet Q3!A1:C4", "page 3", "line_range 5–9"]
