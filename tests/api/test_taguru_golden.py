@@ -55,6 +55,19 @@ def matches(got: Any, want: Any, where: str = "") -> None:
 
 
 @pytest.mark.slow
+def replay(client: httpx.Client, step: dict[str, Any]) -> None:
+    """Send one fixture step's request; its answer must match the step's status and response."""
+    request = step["request"]
+    sent = client.request(
+        request["method"],
+        request["path"],
+        content=None if "body" not in request else json.dumps(request["body"]),
+        headers={"content-type": "application/json"} if "body" in request else {},
+    )
+    assert sent.status_code == step["status"], (step["name"], sent.text)
+    matches(sent.json(), step["response"], step["name"])
+
+
 def test_taguru_routes_answer_as_the_golden_fixtures(svc: Tabane, user: Principal) -> None:
     fixture = json.loads(GOLDEN.read_text())
     names = {"context": unique("tg"), "group": unique("tgg")}
@@ -67,15 +80,7 @@ def test_taguru_routes_answer_as_the_golden_fixtures(svc: Tabane, user: Principa
                     for s, lb, o in PROCEDURE
                 ]
                 svc.add_claims(user, names["context"], parse_claims(claims))
-            request = step["request"]
-            sent = client.request(
-                request["method"],
-                request["path"],
-                content=None if "body" not in request else json.dumps(request["body"]),
-                headers={"content-type": "application/json"} if "body" in request else {},
-            )
-            assert sent.status_code == step["status"], (step["name"], sent.text)
-            matches(sent.json(), step["response"], step["name"])
+            replay(client, step)
 
 
 WIRE = Path(__file__).parent / "golden" / "taguru_wire.json"
@@ -91,12 +96,4 @@ def test_taguru_wire_answers_as_the_golden_fixtures(svc: Tabane, user: Principal
     app = create_app(svc, principal=lambda request: user, limiter=RateLimiter(RateLimits()))
     with serve(app) as url, httpx.Client(base_url=f"{url}/taguru", timeout=60) as client:
         for step in filled(fixture["steps"], names):
-            request = step["request"]
-            sent = client.request(
-                request["method"],
-                request["path"],
-                content=None if "body" not in request else json.dumps(request["body"]),
-                headers={"content-type": "application/json"} if "body" in request else {},
-            )
-            assert sent.status_code == step["status"], (step["name"], sent.text)
-            matches(sent.json(), step["response"], step["name"])
+            replay(client, step)
