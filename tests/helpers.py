@@ -46,6 +46,27 @@ def serve(app: Any) -> Iterator[str]:
         assert not thread.is_alive()
 
 
+@contextmanager
+def serve_people(svc: Tabane, people: dict[str, Any]) -> Iterator[dict[str, httpx.Client]]:
+    """`svc`'s app on a real socket whose principal resolver (the authentication seam) picks
+    one of `people` by the `x-test-user` header; yield a client for each of them by name."""
+    from tabane.api.app import create_app
+
+    def principal(request: Any) -> Any:
+        return people[request.headers["x-test-user"]]
+
+    with serve(create_app(svc, principal)) as url:
+        clients = {
+            who: httpx.Client(base_url=url, headers={"x-test-user": who}, timeout=60)
+            for who in people
+        }
+        try:
+            yield clients
+        finally:
+            for c in clients.values():
+                c.close()
+
+
 class FakeClock:
     """A monotonic clock that only moves when the code under test sleeps (or a test advances it)."""
 

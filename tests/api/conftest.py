@@ -9,13 +9,12 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from starlette.requests import Request
 
 from tabane.api.app import create_app
 from tabane.principal import Principal
 from tabane.service import Tabane
 
-from helpers import serve
+from helpers import serve_people
 
 _names = itertools.count()
 
@@ -46,18 +45,5 @@ def stranger(make_user: Callable[..., Principal]) -> Principal:
 def http(svc: Tabane, user: Principal, stranger: Principal) -> Iterator[dict[str, httpx.Client]]:
     """Clients acting for `user` ("me") and for `stranger` ("other"), on one app served on a
     real socket whose principal resolver (the authentication seam) picks by a test header."""
-    people = {"me": user, "other": stranger}
-
-    def principal(request: Request) -> Principal:
-        return people[request.headers["x-test-user"]]
-
-    with serve(create_app(svc, principal)) as url:
-        clients = {
-            who: httpx.Client(base_url=url, headers={"x-test-user": who}, timeout=60)
-            for who in people
-        }
-        try:
-            yield clients
-        finally:
-            for c in clients.values():
-                c.close()
+    with serve_people(svc, {"me": user, "other": stranger}) as clients:
+        yield clients

@@ -11,14 +11,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from fastapi import Request
 
-from tabane.api.app import create_app
 from tabane.ingest.documents import DocumentInput, block
-from tabane.principal import Principal
 from tabane.service import Tabane
 
-from helpers import serve
+from helpers import serve_people
 
 QUESTION = "how do I descale the kettle?"
 
@@ -39,21 +36,8 @@ def setup(
         f'[presets.private]\ncontexts = ["{mine}"]\n'
     )
     served = Tabane.build(svc.store, replace(svc.settings, presets=presets), None)
-    people = {"owner": owner, "guest": guest}
-
-    def principal(request: Request) -> Principal:
-        return people[request.headers["x-test-user"]]
-
-    with serve(create_app(served, principal)) as url:
-        clients = {
-            who: httpx.Client(base_url=url, headers={"x-test-user": who}, timeout=60)
-            for who in people
-        }
-        try:
-            yield clients, mine, shared
-        finally:
-            for c in clients.values():
-                c.close()
+    with serve_people(served, {"owner": owner, "guest": guest}) as clients:
+        yield clients, mine, shared
 
 
 def test_listing_and_use_agree(setup) -> None:
