@@ -12,7 +12,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session, aliased
 
 from tabane.errors import AliasConflict, Forbidden, InvalidInput, Issue, NoConcept, NotFound
-from tabane.graph import vocabulary, vocabulary_stats
+from tabane.graph import readings, vocabulary, vocabulary_stats
 from tabane.graph.vocabulary import Kind
 from tabane.principal import PUBLIC, Principal
 from tabane.storage.schema import Context, VocabEntry
@@ -103,6 +103,7 @@ def add_alias(
         _same_alias(session, ctx, kind, alias, target, scopes)
         return AliasInfo(alias, target, kind, tuple(scopes)), False
     vocabulary.index_grams(session, ctx.id, kind, scopes, [(row.id, row.key)])
+    readings.index(session, ctx.id, kind, scopes, [(row.id, alias)])
     return AliasInfo(alias, target, kind, tuple(scopes)), True
 
 

@@ -23,7 +23,7 @@ from tabane.errors import (
     Issue,
     StoreBusy,
 )
-from tabane.graph import vocabulary_stats
+from tabane.graph import readings, vocabulary_stats
 from tabane.principal import PUBLIC
 from tabane.storage.bulk import insert_columns
 from tabane.storage.schema import VocabEntry, VocabGram
@@ -138,6 +138,7 @@ def ensure(
             issues=[Issue(kind, f"{name!r} is an alias now")],
         )
     index_grams(session, context_id, kind, scopes, [(row.id, row.key) for row in minted])
+    readings.index(session, context_id, kind, scopes, [(row.id, row.name) for row in minted])
     # A spelling minted under these scopes may already exist under others the caller can see.
     seen = set(
         session.scalars(

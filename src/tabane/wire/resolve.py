@@ -76,7 +76,8 @@ class FloorOut(Response):
     {
         "name": "the canonical spelling (write this one)",
         "score": "lexical: 1.0, containment or Dice; semantic: cosine",
-        "kind": "exact, alias, variant, containment, fuzzy or semantic",
+        "kind": "exact, alias, variant, reading, romanisation, acronym, containment, fuzzy or "
+        "semantic",
         "tier": "lexical or semantic: scores of two tiers are never compared",
         "rank": "1-based within its tier",
         "via": "the stored spelling that matched, if not the name",

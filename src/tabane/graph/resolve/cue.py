@@ -40,7 +40,7 @@ class Scored:
     canonical: str
     key: str
     score: float
-    kind: str  # exact | alias | variant | containment | fuzzy
+    kind: str  # exact | alias | variant | reading | romanisation | acronym | containment | fuzzy
 
 
 def dice_informative(cue: Cue, key: str) -> float:
@@ -73,11 +73,21 @@ def min_shared(cue: Cue, floor: float) -> int:
     return max(1, math.ceil(need - 1e-9))
 
 
-KIND_ORDER = {"exact": 0, "alias": 1, "variant": 2, "containment": 3, "fuzzy": 4}
+KIND_ORDER = {
+    "exact": 0,
+    "alias": 1,
+    "variant": 2,
+    "reading": 3,
+    "romanisation": 3,
+    "acronym": 3,
+    "containment": 4,
+    "fuzzy": 5,
+}
 
 
 def tie_order(s: Scored, cue_text: str) -> tuple[float, int, int, str]:
-    """How resolve ranks: score, then match kind (exact, alias, variant, containment, fuzzy),
+    """How resolve ranks: score, then match kind (exact, alias, variant, a reading, containment,
+    fuzzy),
     then the spelling — the cue's own spelling verbatim, then its case-folded form (a case
     twin), then any other spelling of the key (an identifier form), each group by name. Only an
     exact or alias match can share the cue's folded form (else their keys would be equal)."""

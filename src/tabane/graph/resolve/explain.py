@@ -27,6 +27,12 @@ from tabane.storage.schema import Context, VocabEntry
 from tabane.text.spelling import char_grams
 
 NEAREST = 5
+ROUTES = {  # what a served match of another script says it read
+    "variant": ": the cue with variant kanji is {name}",
+    "reading": ": the cue's reading is that of {name} ({key})",
+    "romanisation": ": the cue's romanisation is that of {name} ({key})",
+    "acronym": ": the cue is the initials of {name}",
+}
 
 
 @dataclass(frozen=True)
@@ -39,7 +45,7 @@ class ResolveExplanation:
     kind: str
     rank: int | None = None
     score: float | None = None
-    match: str | None = None  # exact | alias | variant | containment | fuzzy | semantic
+    match: str | None = None  # a resolve Candidate's kind
     tier: str | None = None
     dice_floor: Floor | None = None
     admitting_floor: float | None = None  # the dice floor that would admit it
@@ -184,7 +190,7 @@ def _ranked(
     """The expected spelling the lexical tiers ranked: served, or cut by the limit (with the
     limit that would serve it, checked by resolving again)."""
     if rank <= request.limit:
-        route = f": the cue with variant kanji is {s.name}" if s.kind == "variant" else ""
+        route = ROUTES[s.kind].format(name=s.name, key=s.key) if s.kind in ROUTES else ""
         return ResolveExplanation(
             "served",
             f"served at rank {rank} ({s.kind}, {s.score:.3f}){route}",

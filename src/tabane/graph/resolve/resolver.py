@@ -2,7 +2,10 @@
 
 Tiers, in order (ARCHITECTURE.md §2): exact key of a canonical spelling (`exact`, 1.0) or of an
 alias (`alias`, 1.0, the alias in `via`) — when any exists nothing else is scored (eclipsed);
-else the key written with variant kanji (`variant`, 1.0, text/itaiji.py: 髙﨑 for 高崎),
+else the key written with variant kanji (`variant`, 1.0, text/itaiji.py: 髙﨑 for 高崎), the
+cue's reading or romanisation against the stored readings (`reading` / `romanisation`: 1.0, or
+shorter/longer for a reading it begins: たかさき or Takasaki-san for 高崎航) and a cue of capitals
+against the initials of multi-word spellings (`acronym`, 1.0: ACS for ActionCacheServer),
 containment (`containment`, shorter/longer) and Dice over informative bigrams (`fuzzy`, at or
 above the dice floor); then, only when the best lexical score is under 0.5 (or there is none),
 the `semantic` tier: cosine between the cue and the gloss vectors of its kind (concepts and labels
@@ -45,7 +48,8 @@ GLOSS_JOB = "embed_glosses"
 class Candidate:
     name: str  # always the canonical spelling
     score: float  # lexical: 1.0, containment or Dice; semantic: cosine — never compare the two
-    kind: str  # exact | alias | variant | containment | fuzzy | semantic
+    kind: str  # exact | alias | variant | reading | romanisation | acronym | containment | fuzzy
+    # | semantic
     tier: str  # lexical | semantic
     rank: int  # 1-based within its tier
     via: str | None = None  # the stored spelling that matched, when not the canonical one
@@ -183,7 +187,8 @@ def lexical(
         session, ctx.id, kind, looked.cue, dice_floor, pool, None if every else limit
     )
     variant = lex.variants(session, ctx.id, kind, looked.cue.key)
-    ranked = best_per_canonical([*variant, *found.scored], cue)
+    read = lex.read(session, ctx.id, kind, cue)
+    ranked = best_per_canonical([*variant, *read, *found.scored], cue)
     return Lexical(looked.cue, [], ranked, found.complete)
 
 

@@ -1,5 +1,5 @@
-"""The lexical tiers of resolve: exact/alias, variant kanji, containment and Dice over character
-bigrams.
+"""The lexical tiers of resolve: exact/alias, variant kanji, readings (kana, romanisation,
+acronyms), containment and Dice over character bigrams.
 
 A cue is two round trips in full mode: `look_up` (its exact spellings and the statistics that
 decide its over-common grams, one statement) and `lexical` (the stored keys inside it, those
@@ -16,11 +16,13 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from tabane.graph import readings
 from tabane.graph.resolve import arrays as resolve_arrays
 from tabane.graph.resolve import sql
 from tabane.graph.resolve.cue import Cue, Scored, score_key
 from tabane.graph.vocabulary_stats import Frequencies
 from tabane.text.itaiji import variant_keys
+from tabane.text.reading import acronym_cue, cue_keys
 from tabane.text.spelling import char_grams, spelling_key
 
 # Over-common bigrams ("stop-grams"). A bigram is over-common when more than 1/STOP_SHARE of the
@@ -97,6 +99,29 @@ def variants(session: Session, context_id: int, kind: str, key: str) -> list[Sco
         Scored(r.name, r.alias_of or r.name, r.key, 1.0, "variant")
         for r in session.execute(bound.stmt, bound.params)
     ]
+
+
+def read(session: Session, context_id: int, kind: str, text: str) -> list[Scored]:
+    """The spellings a cue names by another script (graph/readings.py, text/reading.py): its
+    kana or kanji read, or its Latin letters taken as Hepburn, against the stored readings
+    (`reading` / `romanisation`: 1.0 for the whole reading, else shorter/longer for a reading
+    the cue begins, a family name for a full name), and a cue of capitals against the initials
+    of multi-word spellings (`acronym`, 1.0). One statement each, only for a cue that has such
+    keys."""
+    out: list[Scored] = []
+    read_as = cue_keys(text)
+    if read_as is not None:
+        keys, how = read_as
+        for name, alias_of, key in readings.look_up(session, context_id, kind, "reading", keys):
+            score = max(len(k) / len(key) for k in keys if key.startswith(k))
+            out.append(Scored(name, alias_of or name, key, score, how))
+    initials = acronym_cue(text)
+    if initials is not None:
+        for name, alias_of, key in readings.look_up(
+            session, context_id, kind, "acronym", [initials]
+        ):
+            out.append(Scored(name, alias_of or name, key, 1.0, "acronym"))
+    return out
 
 
 def analyse(session: Session, context_id: int, kind: str, text: str) -> Cue:

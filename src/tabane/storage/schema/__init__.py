@@ -54,6 +54,7 @@ from tabane.storage.schema.graph import VocabEntry as VocabEntry
 from tabane.storage.schema.graph import VocabGram as VocabGram
 from tabane.storage.schema.graph import VocabGramPack as VocabGramPack
 from tabane.storage.schema.graph import VocabGramStats as VocabGramStats
+from tabane.storage.schema.graph import VocabReading as VocabReading
 from tabane.storage.schema.graph import VocabSize as VocabSize
 from tabane.storage.schema.graph import VocabVector as VocabVector
 from tabane.storage.schema.memory import ChatSession as ChatSession

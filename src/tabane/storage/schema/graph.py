@@ -97,6 +97,34 @@ class VocabGram(Scoped, Base):
     merged: Mapped[bool] = mapped_column(Boolean, server_default=false())
 
 
+class VocabReading(Scoped, Base):
+    """A key a spelling is also found under (text/reading.py): `reading`, the loose romaji of
+    its kana reading (高崎航 → takasakiwataru), or `acronym`, the initials of a Latin spelling of
+    several words (ActionCacheServer → acs). Computed when the spelling is written; resolve's
+    reading route looks a cue's keys up here (exactly, or a reading by its prefix)."""
+
+    __no_scope_index__ = True
+    __tablename__ = "vocabulary_readings"
+    __rls__ = rls.SCOPED_IN_CONTEXT
+    __extra_args__ = (
+        Index(
+            "ix_vocabulary_readings_lookup",
+            "context_id",
+            "kind",
+            "how",
+            "key",
+            postgresql_include=["entry_id", "scopes"],
+        ),
+        CheckConstraint("how in ('reading', 'acronym')", name="how_known"),
+        _same_scopes("entry_id", "vocabulary"),
+    )
+    entry_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    how: Mapped[str] = mapped_column(Text, primary_key=True)
+    key: Mapped[str] = mapped_column(Text(collation="C"), primary_key=True)
+    context_id: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(Text)
+
+
 class VocabGramPack(Scoped, Base):
     """One bigram's postings in one context, kind and scope set, packed (graph/gram_merge.py
     `RECORD`: entry id, key bigram count; ascending by id): resolve's top mode reads one row per
