@@ -414,6 +414,19 @@ SPECS: dict[str, Spec] = {
         },
         lambda p, i: {"kind": "label"},
     ),
+    "vocabulary_readings": Spec(
+        "vocabulary_readings",
+        ("entry_id", "how", "key"),
+        _vocabulary,
+        lambda p, tag, n: {
+            "entry_id": p["voc"][n],
+            "how": "reading",
+            "key": f"k{n}",
+            "context_id": p["ctx"][n],
+            "kind": "concept",
+        },
+        lambda p, i: {"kind": "label"},
+    ),
     "vocabulary_vectors": Spec(
         "vocabulary_vectors",
         ("entry_id", "model"),
@@ -698,6 +711,7 @@ SAME_SCOPES_AS_PARENT = frozenset(
         "bm25_packs",
         "paragraph_vectors",
         "vocabulary_grams",
+        "vocabulary_readings",
         "vocabulary_vectors",
         "claim_vectors",
         "session_turns",

@@ -225,6 +225,13 @@ def graph_rows(ctx: int, voc: int, n: int) -> dict[str, dict[str, Any]]:
             "context_id": ctx,
             "kind": "concept",
         },
+        "vocabulary_readings": {
+            "entry_id": voc,
+            "how": "reading",
+            "key": f"k{n}",
+            "context_id": ctx,
+            "kind": "concept",
+        },
         "vocabulary_gram_packs": {
             "context_id": ctx,
             "kind": "concept",

@@ -52,7 +52,9 @@ def test_kana_and_romaji_cues_meet_a_kana_spelling() -> None:
     assert cue_keys("Fujino Yuki") == (["fujinoyuki", "yukifujino"], "romanisation")
 
 
-@pytest.mark.parametrize("cue", ["Fujino-san", "Fujino san", "FUJINO-SAMA", "ふじのさん", "フジノ様"])
+@pytest.mark.parametrize(
+    "cue", ["Fujino-san", "Fujino san", "FUJINO-SAMA", "ふじのさん", "フジノ様"]
+)
 def test_honorifics_leave_the_cue(cue: str) -> None:
     got = cue_keys(cue)
     assert got is not None and got[0][0] == "fujino", cue

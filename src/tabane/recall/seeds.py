@@ -2,7 +2,9 @@
 and
 with a query vector the concepts whose glosses are nearest it.
 
-A concept (or alias) is named when its spelling key occurs in the question's spelling key. The
+A concept (or alias) is named when its spelling key occurs in the question's spelling key, or
+when a word of capitals in the question is its acronym (graph/readings.py: ACS for
+ActionCacheServer). The
 question's parts — its key's substrings of up to 64 characters — are made by the server
 (parts.py) and looked up through the vocabulary's key index: nothing for Python to build or send
 (a 4,000-character question has ~200,000 parts: 215 ms to build in Python and 7 MB to send).
@@ -15,6 +17,7 @@ were left out.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any
 
@@ -37,7 +40,16 @@ from sqlalchemy import (
 
 from tabane.recall.lanes.lanes import contexts_table, nearest, p
 from tabane.recall.parts import substrings
-from tabane.storage.schema import VocabEntry, VocabVector
+from tabane.storage.schema import VocabEntry, VocabReading, VocabVector
+from tabane.text.reading import acronym_cue
+
+_CAPITALS = re.compile(r"(?<![A-Za-z0-9_])[A-Z]{2,6}(?![A-Za-z0-9_])")
+
+
+def acronyms_in(question: str) -> list[str]:
+    """The acronym keys of the question's words of 2–6 capitals (text/reading.py)."""
+    found = (acronym_cue(word) for word in _CAPITALS.findall(question))
+    return sorted({key for key in found if key})
 
 
 @cache
@@ -53,6 +65,27 @@ def name_parts() -> Any:
     """The parts of the bound `question_spelling` a seed's key may be (`long_enough`): 2 to 64
     characters, 4 or more where all of them are ASCII."""
     return substrings(p("question_spelling", Text), 2, latin_shortest=4)
+
+
+def named_by_initials() -> Select[Any]:
+    """The concepts whose acronym is a word of capitals of the question (`question_acronyms`),
+    at strength 1.0 like a named one."""
+    r = VocabReading
+    return (
+        select(
+            VocabEntry.context_id,
+            func.coalesce(VocabEntry.alias_of, VocabEntry.name).label("name"),
+            literal(1.0, Float).label("strength"),
+        )
+        .select_from(r)
+        .join(VocabEntry, VocabEntry.id == r.entry_id)
+        .where(
+            r.context_id == func.any(p("ctx_ids", ARRAY(Integer))),
+            r.kind == "concept",
+            r.how == "acronym",
+            r.key == func.any(p("question_acronyms", ARRAY(Text))),
+        )
+    )
 
 
 def seeds_cte(dim: int | None = None) -> CTE:
@@ -77,7 +110,8 @@ def seeds_cte(dim: int | None = None) -> CTE:
         long_enough,
         key == func.any(name_parts()),
     )
-    found: Any = named
+    initials = named_by_initials()
+    found: Any = union_all(named, initials)
     if dim is not None:
         c = contexts_table()
         # the HNSW index's order (migration 0014)
@@ -96,7 +130,7 @@ def seeds_cte(dim: int | None = None) -> CTE:
             .join(near, true())
             .join(VocabEntry, VocabEntry.id == near.c.id)
         )
-        found = union_all(named, glossed)
+        found = union_all(named, initials, glossed)
     every = found.subquery("seed_candidates")
     best = (
         select(every.c.context_id, every.c.name, func.max(every.c.strength).label("strength"))

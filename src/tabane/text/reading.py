@@ -186,7 +186,7 @@ def reading_key(spelling: str) -> str | None:
 
 def _strip_honorific_ja(text: str) -> str:
     for suffix in sorted(HONORIFICS_JA, key=len, reverse=True):
-        if text.endswith(suffix) and len(text) - len(suffix) >= 2:
+        if text.endswith(suffix) and len(text) > len(suffix):
             return text[: -len(suffix)]
     return text
 

@@ -78,6 +78,7 @@ SCOPED_TABLES = (
     "paragraph_vectors",
     "vocabulary",
     "vocabulary_grams",
+    "vocabulary_readings",
     "vocabulary_gram_packs",
     "vocabulary_vectors",
     "vocabulary_sizes",
