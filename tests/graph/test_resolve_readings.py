@@ -4,14 +4,17 @@ names the route."""
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, text, update
 
 from tabane.graph import readings
 from tabane.graph.claims.parse import parse_claims
+from tabane.jobs.worker import Worker
 from tabane.principal import Principal
 from tabane.service import Tabane
-from tabane.storage.schema import Context, VocabReading
+from tabane.storage.schema import Context, Job, VocabReading
 from tabane.text.reading import analyzer
 
 needs_analyzer = pytest.mark.skipif(analyzer() is None, reason="the ja extra reads kanji")
@@ -83,3 +86,30 @@ def test_backfill_writes_the_missing_keys_once(svc, user, context) -> None:
         assert readings.backfill(session, ctx_id, batch=1) == 2  # a reading, an acronym
         assert readings.backfill(session, ctx_id) == 0
     assert kinds(svc, user, context, "BSW")[0] == ("BlobStoreWriter", "acronym")
+
+
+def test_the_upgrade_queues_jobs_that_write_the_keys_of_stored_spellings(
+    svc, user, context
+) -> None:
+    migration = importlib.import_module(
+        "tabane.storage.migrations.versions.0042_vocabulary_readings"
+    )
+    with svc.store.admin() as session:  # earlier tests' queued work must not be claimed here
+        session.execute(
+            update(Job).where(Job.state.in_(("queued", "running"))).values(state="done")
+        )
+    write(svc, user, context, ("BlobStoreWriter", "w", "b"))
+    with svc.store.admin() as session:  # a store from before: no keys, and the upgrade's jobs
+        ctx_id = session.scalar(select(Context.id).where(Context.name == context))
+        session.execute(delete(VocabReading).where(VocabReading.context_id == ctx_id))
+        session.execute(text(migration.BACKFILL + " WHERE context_id = :c"), {"c": ctx_id})
+    assert ("BlobStoreWriter", "acronym") not in kinds(svc, user, context, "BSW")
+    assert Worker(svc.store, None).drain() >= 1
+    assert kinds(svc, user, context, "BSW")[0] == ("BlobStoreWriter", "acronym")
+
+
+@needs_analyzer
+def test_a_reading_the_cue_only_begins_yields_to_a_spelling_match(svc, user, context) -> None:
+    write(svc, user, context, ("山田太郎", "役職", "工場長"))
+    got = svc.resolve(user, context, "山田").candidates
+    assert [(c.name, c.kind) for c in got] == [("山田太郎", "containment")]

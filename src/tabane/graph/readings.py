@@ -49,23 +49,27 @@ def index(
     return len(ids)
 
 
-def backfill(session: Session, context_id: int, batch: int = 1000) -> int:
-    """Reading keys for the context's spellings that have none yet (stored before the table,
-    or before the analyzer was installed); how many keys were written. Idempotent."""
+def backfill(
+    session: Session,
+    context_id: int,
+    scopes: Sequence[str] | None = None,
+    batch: int = 1000,
+) -> int:
+    """Reading keys for the context's spellings (of the scope set `scopes`, when given) that
+    have none yet — stored before the table, or before the analyzer was installed; how many keys
+    were written. Idempotent (a spelling with no key to give is read again each time)."""
     e, r = VocabEntry, VocabReading
     written = 0
     last = 0
     while True:
-        rows = session.execute(
-            select(e.id, e.name, e.kind, e.scopes)
-            .where(
-                e.context_id == context_id,
-                e.id > last,
-                ~select(r.entry_id).where(r.entry_id == e.id).exists(),
-            )
-            .order_by(e.id)
-            .limit(batch)
-        ).all()
+        stmt = select(e.id, e.name, e.kind, e.scopes).where(
+            e.context_id == context_id,
+            e.id > last,
+            ~select(r.entry_id).where(r.entry_id == e.id).exists(),
+        )
+        if scopes is not None:
+            stmt = stmt.where(e.scopes == sorted(scopes))
+        rows = session.execute(stmt.order_by(e.id).limit(batch)).all()
         if not rows:
             return written
         last = rows[-1].id

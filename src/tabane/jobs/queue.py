@@ -33,6 +33,7 @@ DERIVE_RAPTOR = "derive_raptor"  # rebuild a context's RAPTOR tree (summaries em
 DERIVE_DEBOUNCE = timedelta(seconds=2)  # a derived build waits this long for more writes
 MERGE_BM25 = "merge_bm25"  # merge a context's BM25 packs of one scope set, when due
 MERGE_GRAMS = "merge_grams"  # pack a context's vocabulary bigram postings of one set, when due
+INDEX_READINGS = "index_readings"  # reading keys of a context's spellings of one set lacking them
 VACUUM = "vacuum"  # VACUUM the tables an erasure touched, if its own VACUUM did not happen
 LEASE = timedelta(seconds=60)
 MAX_ATTEMPTS = 5

@@ -24,7 +24,7 @@ from tabane.derive.communities import communities
 from tabane.derive.communities import vectors as community_vectors
 from tabane.derive.raptor import tree as raptor
 from tabane.errors import DiskLow
-from tabane.graph import gloss, gram_merge
+from tabane.graph import gloss, gram_merge, readings
 from tabane.graph.claims import vectors as claim_vectors
 from tabane.jobs import catchup, embed_source, lease, queue, turns, vacuum
 from tabane.memory import turn_vectors
@@ -90,6 +90,7 @@ class Worker:
             queue.DERIVE_RAPTOR: self._run_raptor,
             queue.MERGE_BM25: self._run_merge,
             queue.MERGE_GRAMS: self._run_gram_merge,
+            queue.INDEX_READINGS: self._run_readings,
             queue.VACUUM: lambda job: vacuum.run(self.store, job),
         }
 
@@ -372,6 +373,13 @@ class Worker:
         assert job.context_id is not None
         with self.store.session(job.principal) as session:
             gram_merge.merge(session, job.context_id, job.scopes)
+
+    def _run_readings(self, job: queue.Claimed) -> None:
+        """Write the reading keys of one context's spellings of the job's scope set that have
+        none (graph/readings.py; queued by migration 0042 for the spellings stored before)."""
+        assert job.context_id is not None
+        with self.store.session(job.principal) as session:
+            readings.backfill(session, job.context_id, job.scopes)
 
     def _run_merge(self, job: queue.Claimed) -> None:
         """Merge one context's BM25 packs of the job's scope set when the backlog is due

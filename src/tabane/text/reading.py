@@ -173,6 +173,11 @@ def _is_kanji(ch: str) -> bool:
     return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" or ch == "々"
 
 
+def has_kanji(text: str) -> bool:
+    """Whether a kanji is among the characters of `text`."""
+    return any(_is_kanji(ch) for ch in text)
+
+
 def reading_key(spelling: str) -> str | None:
     """The loose romaji key of a stored spelling's reading, or None (no Japanese in it, or a
     part the analyzer cannot read)."""

@@ -34,6 +34,7 @@ from tabane.graph.resolve.cue import Cue, Scored, best_per_canonical
 from tabane.graph.vocabulary import Kind, check_kind
 from tabane.models.embedder import Embedder, Vectors
 from tabane.storage.schema import Context, Job, VocabEntry, VocabVector
+from tabane.text.reading import has_kanji
 from tabane.text.spelling import char_grams
 
 MAX_LIMIT = 100
@@ -187,7 +188,16 @@ def lexical(
         session, ctx.id, kind, looked.cue, dice_floor, pool, None if every else limit
     )
     variant = lex.variants(session, ctx.id, kind, looked.cue.key)
-    read = lex.read(session, ctx.id, kind, cue)
+    spelled = {s.canonical for s in [*variant, *found.scored]}
+    # A reading yields to a match of the spellings themselves when the cue was written with
+    # kanji (a homophone is another name: 高崎稔 stays fuzzy for 高崎実) or only begins it (the
+    # lengths are in other units: 東京 stays containment in 東京都, not a prefix of tokyoto).
+    yields = has_kanji(cue)
+    read = [
+        s
+        for s in lex.read(session, ctx.id, kind, cue)
+        if s.canonical not in spelled or (s.score == 1.0 and not yields)
+    ]
     ranked = best_per_canonical([*variant, *read, *found.scored], cue)
     return Lexical(looked.cue, [], ranked, found.complete)
 

@@ -4,8 +4,8 @@
 Latin spelling of several words), one row per spelling and key, under the vocabulary's scope
 set (`rls.SCOPED_IN_CONTEXT` like the graph's other tables); resolve's reading route looks cue
 keys up by `ix_vocabulary_readings_lookup`. Spellings written from now on get their keys on
-write; those already stored get them from `graph.readings.backfill` (`tabane admin readings`
-is not needed: the table is derived and empty means "no reading known yet").
+write; for those already stored, one `index_readings` job per context and scope set is queued
+(jobs/worker.py runs `graph.readings.backfill`; the keys come from Python, text/reading.py).
 
 Revision ID: 0042
 Revises: 0038
@@ -26,6 +26,14 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 
+# One job per context and scope set that holds spellings (run as the store's owner, which reads
+# past row-level security).
+BACKFILL = (
+    "INSERT INTO jobs (kind, context_id, scopes, read_scopes)"
+    " SELECT DISTINCT 'index_readings', context_id, scopes, scopes FROM vocabulary"
+)
+
+
 def upgrade() -> None:
     op.create_table(
         "vocabulary_readings",
@@ -35,7 +43,9 @@ def upgrade() -> None:
         sa.Column("context_id", sa.Integer(), nullable=False),
         sa.Column("kind", sa.Text(), nullable=False),
         sa.Column("scopes", postgresql.ARRAY(sa.Text()), nullable=False),
-        sa.CheckConstraint("how in ('reading', 'acronym')", name=op.f("ck_vocabulary_readings_how_known")),
+        sa.CheckConstraint(
+            "how in ('reading', 'acronym')", name=op.f("ck_vocabulary_readings_how_known")
+        ),
         sa.CheckConstraint(
             "cardinality(scopes) >= 1", name=op.f("ck_vocabulary_readings_scopes_nonempty")
         ),
@@ -55,6 +65,7 @@ def upgrade() -> None:
         postgresql_include=["entry_id", "scopes"],
     )
     op.execute(rls.table_sql("vocabulary_readings", rls.SCOPED_IN_CONTEXT, replace=False))
+    op.execute(BACKFILL)
 
 
 def downgrade() -> None:
