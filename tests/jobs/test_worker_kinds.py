@@ -31,14 +31,14 @@ class OnesEmbedder:
 def test_kinds_follow_the_models_the_worker_has(svc: Tabane) -> None:
     embedder = OnesEmbedder()
     derived = [queue.DERIVE_COMMUNITIES, queue.DERIVE_PROFILES]
-    merges = [queue.MERGE_BM25, queue.MERGE_GRAMS, queue.VACUUM]  # need no model
+    merges = [queue.MERGE_BM25, queue.MERGE_GRAMS, queue.INDEX_READINGS, queue.VACUUM]  # no model
     assert Worker(svc.store, None).kinds == [queue.DERIVE_COMMUNITIES, *merges]
     summarizer = svc.core.summarizer_model
     assert Worker(svc.store, None, summarizer=summarizer).kinds == [*derived, *merges]
     assert svc.worker.kinds == [*derived, *merges]  # the facade's: the configured summarizer
     full = Worker(svc.store, embedder, summarizer=summarizer).kinds
     assert set(full) == {*NEEDS_EMBEDDER, *derived, *merges}
-    assert full[-6:] == [*derived, "derive_raptor", *merges]
+    assert full[-7:] == [*derived, "derive_raptor", *merges]
     alone = Worker(svc.store, embedder).kinds  # the tree needs the summarizer as well
     assert queue.DERIVE_PROFILES not in alone and queue.DERIVE_RAPTOR not in alone
     assert set(Worker(svc.store, embedder).handlers) == set(full)  # one handler per kind
