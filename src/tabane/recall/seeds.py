@@ -3,8 +3,8 @@ and
 with a query vector the concepts whose glosses are nearest it.
 
 A concept (or alias) is named when its spelling key occurs in the question's spelling key, or
-when a word of capitals in the question is its acronym (graph/readings.py: ACS for
-ActionCacheServer). The
+when a word of capitals in the question is its acronym (graph/readings.py: BSW for
+BlobStoreWriter). The
 question's parts — its key's substrings of up to 64 characters — are made by the server
 (parts.py) and looked up through the vocabulary's key index: nothing for Python to build or send
 (a 4,000-character question has ~200,000 parts: 215 ms to build in Python and 7 MB to send).

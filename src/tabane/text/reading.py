@@ -1,16 +1,16 @@
 """Readings, romanisations and acronyms of names: the keys resolve's `reading` route matches.
 
-A Japanese name is written in kanji (高崎航), read in kana (たかさきわたる) and romanised in
-Hepburn with or without long vowels (Takasaki Wataru, Tōgō, Togo, Tougou). All of them meet in
+A Japanese name is written in kanji (藤野雪), read in kana (ふじのゆき) and romanised in
+Hepburn with or without long vowels (Fujino Yuki; Ōta, Ota, Oota). All of them meet in
 one loose romaji key: lower case, macrons dropped, long vowels collapsed (ou, oo, uu, aa, ii, ee
 and a final or pre-consonant oh become one vowel), m before b/m/p read as n, letters only. A
 stored spelling's key comes from its kana (a morphological analyzer reads the kanji: fugashi with
 unidic-lite, the `ja` extra; without it only spellings written in kana get a key); a cue's from
 its kana, its kanji (the same analyzer) or its Latin letters when they are romaji. Honorifics and
-titles after a name (-san, さん, 様, 船長 …) are a rule of the language, stripped from cues.
+titles after a name (-san, さん, 様, 部長 …) are a rule of the language, stripped from cues.
 
-An acronym key is the initials of a Latin spelling of two or more words (ActionCacheServer,
-action_cache_server, "action cache server" → acs); a cue of 2–6 capital letters looks it up.
+An acronym key is the initials of a Latin spelling of two or more words (BlobStoreWriter,
+blob_store_writer, "blob store writer" → bsw); a cue of 2–6 capital letters looks it up.
 Pure functions: no storage.
 """
 
@@ -111,7 +111,7 @@ _LONG = re.compile(r"ou|oo|uu|aa|ii|ee|oh(?=[^aeiouy]|$)")
 
 def loose(romaji: str) -> str:
     """The loose romaji key: lower case, marks dropped, letters only, m before b/m/p as n, long
-    vowels collapsed (so Tōgō, Togo, Tougou and Toogoo are one key)."""
+    vowels collapsed (so Ōta, Ota, Oota and Ohta are one key)."""
     plain = unicodedata.normalize("NFKD", romaji.casefold())
     letters = "".join(c for c in plain if "a" <= c <= "z")
     letters = re.sub(r"m(?=[bmp])", "n", letters)
@@ -197,7 +197,7 @@ def _strip_honorific_ja(text: str) -> str:
 
 
 def _latin_words(text: str) -> list[str] | None:
-    """The words of a Latin cue less a trailing honorific (Togo-san, Takasaki sama), or None
+    """The words of a Latin cue less a trailing honorific (Fujino-san, Ota sama), or None
     when a word is not romaji."""
     words = [w for w in re.split(r"[\s\-‐_.,']+", text.strip()) if w]
     if len(words) > 1 and loose(words[-1]) in HONORIFICS_LATIN:

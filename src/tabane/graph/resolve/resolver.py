@@ -4,8 +4,8 @@ Tiers, in order (ARCHITECTURE.md §2): exact key of a canonical spelling (`exact
 alias (`alias`, 1.0, the alias in `via`) — when any exists nothing else is scored (eclipsed);
 else the key written with variant kanji (`variant`, 1.0, text/itaiji.py: 髙﨑 for 高崎), the
 cue's reading or romanisation against the stored readings (`reading` / `romanisation`: 1.0, or
-shorter/longer for a reading it begins: たかさき or Takasaki-san for 高崎航) and a cue of capitals
-against the initials of multi-word spellings (`acronym`, 1.0: ACS for ActionCacheServer),
+shorter/longer for a reading it begins: ふじの or Fujino-san for 藤野雪) and a cue of capitals
+against the initials of multi-word spellings (`acronym`, 1.0: BSW for BlobStoreWriter),
 containment (`containment`, shorter/longer) and Dice over informative bigrams (`fuzzy`, at or
 above the dice floor); then, only when the best lexical score is under 0.5 (or there is none),
 the `semantic` tier: cosine between the cue and the gloss vectors of its kind (concepts and labels

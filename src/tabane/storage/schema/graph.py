@@ -99,8 +99,8 @@ class VocabGram(Scoped, Base):
 
 class VocabReading(Scoped, Base):
     """A key a spelling is also found under (text/reading.py): `reading`, the loose romaji of
-    its kana reading (高崎航 → takasakiwataru), or `acronym`, the initials of a Latin spelling of
-    several words (ActionCacheServer → acs). Computed when the spelling is written; resolve's
+    its kana reading (藤野雪 → fujinoyuki), or `acronym`, the initials of a Latin spelling of
+    several words (BlobStoreWriter → bsw). Computed when the spelling is written; resolve's
     reading route looks a cue's keys up here (exactly, or a reading by its prefix)."""
 
     __no_scope_index__ = True
