@@ -92,7 +92,7 @@ def test_the_upgrade_queues_jobs_that_write_the_keys_of_stored_spellings(
     svc, user, context
 ) -> None:
     migration = importlib.import_module(
-        "tabane.storage.migrations.versions.0042_vocabulary_readings"
+        "tabane.storage.migrations.versions.0039_vocabulary_readings"
     )
     with svc.store.admin() as session:  # earlier tests' queued work must not be claimed here
         session.execute(

@@ -118,7 +118,7 @@ def test_the_declared_rules_are_what_a_fresh_store_enforces(fresh: Engine) -> No
         declared = _declared(conn)
         conn.rollback()
         assert _enforced(conn) == enforced  # the rollback left the store as it was
-    # 127 of the baseline, 4 of context_schemas (0038), 4 of vocabulary_readings (0042)
+    # 127 of the baseline, 4 of context_schemas (0038), 4 of vocabulary_readings (0039)
     assert len(enforced["policies"]) == 135
     assert _unlike(enforced, declared) == []
     assert enforced == declared  # and in the same order

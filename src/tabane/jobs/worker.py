@@ -376,7 +376,7 @@ class Worker:
 
     def _run_readings(self, job: queue.Claimed) -> None:
         """Write the reading keys of one context's spellings of the job's scope set that have
-        none (graph/readings.py; queued by migration 0042 for the spellings stored before)."""
+        none (graph/readings.py; queued by migration 0039 for the spellings stored before)."""
         assert job.context_id is not None
         with self.store.session(job.principal) as session:
             readings.backfill(session, job.context_id, job.scopes)

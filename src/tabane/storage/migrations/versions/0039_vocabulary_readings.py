@@ -7,7 +7,7 @@ keys up by `ix_vocabulary_readings_lookup`. Spellings written from now on get th
 write; for those already stored, one `index_readings` job per context and scope set is queued
 (jobs/worker.py runs `graph.readings.backfill`; the keys come from Python, text/reading.py).
 
-Revision ID: 0042
+Revision ID: 0039
 Revises: 0038
 Create Date: 2026-12-07 10:00:00
 """
@@ -20,7 +20,7 @@ from sqlalchemy.dialects import postgresql
 
 from tabane.storage import rls
 
-revision: str = "0042"
+revision: str = "0039"
 down_revision: str | None = "0038"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
