@@ -14,6 +14,7 @@ Then score-share fusion again. Every (source, k, beta, w) cell per question is s
 
     python bench/docs_prf_study.py run DUMP OUT [SET ...]    # per-set tables to OUT/<set>.npz
     python bench/docs_prf_study.py report OUT                 # cross-validation + confirmation
+    python bench/docs_prf_study.py split OUT                  # gains and losses by today's nDCG
 
 k, beta and w are chosen by two-fold cross-validation (20 random halvings) on the older three sets,
 then chosen on all of their questions and applied unchanged to handbook and maintguide-ja (doc and
@@ -228,9 +229,30 @@ def shape(tables: dict) -> None:
                 print(f"  from {src:5s} {what:4s} {value:<4}: {means}")
 
 
+def split(out: Path) -> None:
+    """Where the chosen cells win and lose: questions today misses (nDCG 0), ranks partly, and
+    ranks perfectly, with better/worse counts and mean Δ in each group."""
+    tables = load(out)
+    for cell in (("fused", 10, 1.0, 0.0), ("lane", 10, 0.0, 0.1), ("fused", 5, 0.0, 0.25)):
+        print(cell)
+        for n in SETS:
+            today, new = tables[n][0][:, 0], tables[n][0][:, col(cell)]
+            groups = (("missed", today == 0), ("partial", (today > 0) & (today < 0.999)))
+            parts = []
+            for name, m in (*groups, ("perfect", today >= 0.999)):
+                d = new[m] - today[m]
+                mean = d.mean() if m.any() else 0.0
+                parts.append(
+                    f"{name} {m.sum()}: {(d > 1e-9).sum()}/{(d < -1e-9).sum()} Δ{mean:+.3f}"
+                )
+            print(f"  {n:14s} " + " | ".join(parts))
+
+
 def main(argv: list[str]) -> None:
     if argv[0] == "run":
         run(Path(argv[1]), Path(argv[2]), argv[3:] or SETS)
+    elif argv[0] == "split":
+        split(Path(argv[1]))
     else:
         report(Path(argv[1]))
 
