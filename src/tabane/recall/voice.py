@@ -10,7 +10,8 @@ with the names taken out (`without_names`), each statement read two ways — as 
 what it answers, the claims and turns lanes' vectors) and alone (embedded once more per recall,
 in one call) — the mean of the two cosines, blended with their order by reciprocal rank at weight
 `Tunables.unnamed` (`blend`). Without an embedder, or when a name is all the question asks,
-nothing moves. Measured on the memory sets: docs/decisions/0028-named-people-as-a-prior.md."""
+nothing moves. Off by default, kept for measurement: on the memory sets it served the evidence
+earlier but lost recall@10 on the dev set (docs/decisions/0028-named-people-as-a-prior.md)."""
 
 from __future__ import annotations
 
