@@ -17,7 +17,7 @@ ranks. Each miss gets the first cause that applies:
 - `ranked`: present, ranked past 10, none of the above.
 
     .venv/bin/python bench/memory_misses.py --home /tmp/misses [--set …/memory2.json] \
-        [--json out] [holder_voice=off …]
+        [--json out] [unnamed=0 …]
 
 Prints a table of counts per cause and set, then one line per miss (ids only, no content)."""
 

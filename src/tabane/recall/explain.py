@@ -37,7 +37,7 @@ from tabane.recall.pipeline import Outcome, bundle, run
 from tabane.recall.plan import RecallRequest, Tunables
 from tabane.recall.prepare import Prepared, Setup
 from tabane.recall.result import LaneRank
-from tabane.recall.voice import Embed
+from tabane.recall.voice import Embeds
 from tabane.search.search import QueryVector
 from tabane.storage.schema import Claim, ClaimVector, Context, Paragraph, Source
 
@@ -187,7 +187,7 @@ def explain(
     plan: str = "maximal",
     tunables: Tunables | None = None,
     rendered: Callable[[Outcome], object] | None = None,
-    embed: Embed | None = None,
+    embed: Embeds | None = None,
 ) -> Explanation:
     """The first verdict that applies to `expected`. `rendered` renders an outcome as recall
     would (its template's error is raised as recall raises it: no verdict for a bundle that
@@ -384,5 +384,5 @@ def explain_request(
         plan=request.plan,
         tunables=tunables,
         rendered=rendered,
-        embed=setup.embed,
+        embed=setup,
     )

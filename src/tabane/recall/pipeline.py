@@ -61,7 +61,7 @@ def run(
     plan: str = "maximal",
     tunables: Tunables | None = None,
     beside: Beside | None = None,
-    embed: voice.Embed | None = None,
+    embed: voice.Embeds | None = None,
 ) -> Outcome:
     """Gather the candidates with the one statement, turn them into evidence, order them
     (`embed`: voice.py) and cut them to `max_items` and the budget, in the caller's transaction."""
@@ -157,7 +157,7 @@ def read(
         plan=request.plan,
         tunables=tunables,
         beside=beside,
-        embed=setup.embed,
+        embed=setup,
     )
     block = (
         overview.corpus_map(session, [c.id for c in reached], ready.preset.overview_chars)

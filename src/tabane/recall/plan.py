@@ -65,10 +65,11 @@ class Tunables:
     exchange: bool = True  # a question that gives its place is scored with its reply (lanes)
     asking_notes: bool = True  # a note that asks scores half its similarity (lanes_memory)
     voices: bool = True  # items said by someone the question names first (order.py `voiced`)
-    # ... and among them, by their order's reciprocal rank plus `holder_voice` times that of
-    # their similarity to the question in that holder's voice (voice.py; 0: their order). Off:
-    # memory2.json gained at every weight, memory.json lost at every weight (decision 0014).
-    holder_voice: float = 0.0
+    # ... and among them, by their order's reciprocal rank plus `unnamed` times that of their
+    # similarity to the question with the names taken out (voice.py; 0: their order). Off: it
+    # served evidence earlier (recall@5 +0.04 to +0.06 on notes) but lost recall@10 on memory.json
+    # at 0.5 and 1 and latest-first on memory2.json (decision 0028).
+    unnamed: float = 0.0
     facts_once: bool = True  # an edge and the claim that only states its triple: the edge, once
     turn_scale: bool = True  # turns ranked on the passages' scale (scale.py)
     impute: bool = True  # a paragraph one paragraph lane missed ranks just past its end there

@@ -9,7 +9,7 @@ the service builds it and opens the transactions (pipeline.py runs the steps).""
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,9 +18,9 @@ from sqlalchemy.orm import Session
 
 from tabane.config import Settings
 from tabane.contexts import groups
-from tabane.errors import InvalidInput, Issue, NotFound
+from tabane.errors import InvalidInput, Issue, NotFound, TabaneError
 from tabane.memory import sessions
-from tabane.models.embedder import Embedder, Vectors
+from tabane.models.embedder import Embedder, Vectors, checked
 from tabane.models.registry import default_floor
 from tabane.models.reranker import Reranker
 from tabane.principal import Principal
@@ -65,6 +65,18 @@ class Setup:
         """`text` embedded as a query, or None (no embedder, or one that failed: the caller
         goes on without the vector, as recall does without the question's)."""
         return embed_query(self.embedder, text).vector
+
+    def embed_texts(self, texts: Sequence[str]) -> Vectors | None:
+        """`texts` embedded as documents in one call, unit rows, or None (no embedder, or one
+        that failed: the caller goes on without them)."""
+        if self.embedder is None:
+            return None
+        try:
+            return checked(
+                self.embedder.embed_documents(list(texts)), len(texts), self.embedder.dim
+            )
+        except TabaneError:
+            return None
 
     def window(
         self, session: Session, user: Principal, request: RecallRequest
