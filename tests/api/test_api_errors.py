@@ -306,4 +306,12 @@ def test_every_route_is_listed_here(client) -> None:
             ("POST", f"/taguru/contexts/{{context}}/{p}/explain")
             for p in ("resolve", "resolve_label")
         ),
+        # decision 0027
+        *(("GET", f"/taguru/{p}") for p in ("health", "live", "version", "protocol")),
+        *(("POST", f"/taguru/{p}") for p in ("flush", "maintenance/compact")),
+        *(("GET", f"/taguru/contexts/{{context}}/{p}") for p in ("changes", "embeddings")),
+        *(
+            ("POST", f"/taguru/contexts/{{context}}/{p}")
+            for p in ("explore", "compact", "embeddings/refresh")
+        ),
     }

@@ -247,6 +247,10 @@ HEAVY = {
     ("POST", "/taguru/contexts/{context}/activate"),
     ("POST", "/taguru/contexts/{context}/paths"),
     ("POST", "/taguru/contexts/{context}/unreachable_from"),
+    # decision 0027
+    ("POST", "/taguru/contexts/{context}/explore"),
+    ("POST", "/taguru/contexts/{context}/compact"),
+    ("POST", "/taguru/maintenance/compact"),
 }
 
 

@@ -55,7 +55,7 @@ def matches(got: Any, want: Any, where: str = "") -> None:
 
 
 @pytest.mark.slow
-def replay(client: httpx.Client, step: dict[str, Any]) -> None:
+def replay(client: httpx.Client, step: dict[str, Any]) -> httpx.Response:
     """Send one fixture step's request; its answer must match the step's status and response."""
     request = step["request"]
     sent = client.request(
@@ -65,7 +65,23 @@ def replay(client: httpx.Client, step: dict[str, Any]) -> None:
         headers={"content-type": "application/json"} if "body" in request else {},
     )
     assert sent.status_code == step["status"], (step["name"], sent.text)
+    if "text" in step:  # a bare text answer (`/live`, `/protocol`, `/metrics`)
+        assert step["text"] in sent.text, (step["name"], sent.text[:200])
+        return sent
     matches(sent.json(), step["response"], step["name"])
+    return sent
+
+
+def kept(answer: httpx.Response, step: dict[str, Any]) -> dict[str, str]:
+    """The values a step keeps for later steps (`keep`: name → dotted path in its answer), such
+    as a change feed's cursor."""
+    out = {}
+    for name, path in step.get("keep", {}).items():
+        value = answer.json()
+        for part in path.split("."):
+            value = value[part]
+        out[name] = value
+    return out
 
 
 def test_taguru_routes_answer_as_the_golden_fixtures(svc: Tabane, user: Principal) -> None:
@@ -88,12 +104,13 @@ WIRE = Path(__file__).parent / "golden" / "taguru_wire.json"
 
 @pytest.mark.slow
 def test_taguru_wire_answers_as_the_golden_fixtures(svc: Tabane, user: Principal) -> None:
-    """A Taguru client pointed at `…/taguru` (decision 0023): each step as Taguru's protocol
-    text writes it, its envelope and its error shape."""
+    """A Taguru client pointed at `…/taguru` (decisions 0023, 0027): each step as Taguru's
+    protocol text writes it, its envelope and its error shape; a step may keep a value of its
+    answer (a cursor) for the steps after it."""
     fixture = json.loads(WIRE.read_text())
     names = {"context": unique("tw"), "group": unique("twg")}
     # Fifty steps in a row: the session's rate limits (20 a second) are not what this checks.
     app = create_app(svc, principal=lambda request: user, limiter=RateLimiter(RateLimits()))
     with serve(app) as url, httpx.Client(base_url=f"{url}/taguru", timeout=60) as client:
-        for step in filled(fixture["steps"], names):
-            replay(client, step)
+        for step in fixture["steps"]:
+            names |= kept(replay(client, filled(step, names)), step)

@@ -39,7 +39,8 @@ from tabane.principal import Principal
 # for a recall in flight to end (p50 well under a second at load, bench/load.py), short enough
 # that nothing queues behind a burst.
 HEAVY_WAIT = 1.0
-UNLIMITED = frozenset({"/health"})  # never limited, even for a caller over its limits
+# never limited, even for a caller over its limits: the probes (Taguru's too, decision 0027)
+UNLIMITED = frozenset({"/health", "/taguru/health", "/taguru/live", "/taguru/version"})
 MAX_TRACKED = 10_000  # past this many callers, full and idle buckets are forgotten (losslessly)
 
 _CTX = r"/contexts/[^/]+"
@@ -64,6 +65,7 @@ HEAVY_ROUTES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         ("GET", rf"({_CTX}|/groups/[^/]+)/export"),  # streams a whole context, or a group's
         ("POST", r"/(contexts|groups)/import"),  # writes whole contexts in one transaction
         ("POST", rf"{_CTX}/compact"),  # folds a context's fresh postings now
+        ("POST", r"/maintenance/compact"),  # Taguru's sweep: every writable context's compaction
         ("DELETE", r"/users/[^/]+"),  # erasure: deletes all of them in one transaction
         ("POST", r"/mcp/?"),  # every MCP exchange
         ("GET", r"/ui/(search|recall|contexts/[^/]+/concept)"),  # the inspector's reads of them

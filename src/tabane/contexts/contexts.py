@@ -97,6 +97,12 @@ def ids_named(session: Session, names: Sequence[str]) -> list[int]:
     return list(session.scalars(select(Context.id).where(Context.name.in_(list(names)))))
 
 
+def writable(session: Session, principal: Principal) -> list[Context]:
+    """The contexts the session sees that `principal` may write, by name."""
+    found = session.scalars(select(Context).order_by(Context.name))
+    return [c for c in found if principal.can_write(tuple(c.scopes))]
+
+
 def _for_change(session: Session, principal: Principal, name: str) -> Context:
     """The context `name`, writable by `principal` and locked until the transaction ends, so
     concurrent renames, updates and deletes of it take turns: one that waited finds the name

@@ -84,6 +84,35 @@ def models(session: Session, context_id: int) -> dict[str, int]:
     return {m: d for m, d in rows}
 
 
+@dataclass(frozen=True)
+class Held:
+    model: str
+    width: int
+    rows: int  # paragraphs with a vector of the model (a paragraph's questions count once)
+
+
+@dataclass(frozen=True)
+class EmbeddingStatus:
+    context: str
+    configured: str | None  # the embedder configured now (None: none)
+    held: tuple[Held, ...]  # the vectors the context holds, by model
+
+
+def held(session: Session, context_id: int) -> tuple[Held, ...]:
+    """The models a context's vectors were made with, as far as the caller can see them."""
+    rows = session.execute(
+        select(
+            ParagraphVector.model,
+            func.min(ParagraphVector.dim),
+            func.count(func.distinct(ParagraphVector.paragraph_id)),
+        )
+        .where(ParagraphVector.context_id == context_id)
+        .group_by(ParagraphVector.model)
+        .order_by(ParagraphVector.model)
+    )
+    return tuple(Held(m, int(d), int(n)) for m, d, n in rows)
+
+
 def missing(session: Session, source_pk: int, model: str) -> list[tuple[int, str, list[str]]]:
     """Paragraphs of a source without a vector of `model`: (id, text, questions)."""
     have = select(ParagraphVector.paragraph_id).where(

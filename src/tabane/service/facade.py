@@ -193,6 +193,7 @@ class Tabane(OnCore):
     lookup = _to(lambda t: t._sources, SourcesService.lookup)
     cite = _to(lambda t: t._sources, SourcesService.cite)
     refresh_embeddings = _to(lambda t: t._sources, SourcesService.refresh_embeddings)
+    embeddings = _to(lambda t: t._sources, SourcesService.embeddings)
 
     # -- search (SearchService) -----------------------------------------------------
 
@@ -203,7 +204,9 @@ class Tabane(OnCore):
     jobs = _to(lambda t: t._search, SearchService.jobs)
     wait_for_jobs = _to(lambda t: t._search, SearchService.wait_for_jobs)
     compact = _to(lambda t: t._search, SearchService.compact)
+    compact_all = _to(lambda t: t._search, SearchService.compact_all)
     flush = _to(lambda t: t._search, SearchService.flush)
+    flush_all = _to(lambda t: t._search, SearchService.flush_all)
 
     # -- resolve (ResolveService) ---------------------------------------------------
 
@@ -237,6 +240,7 @@ class Tabane(OnCore):
     describe = _to(lambda t: t._graph_read, GraphReadService.describe)
     activate = _to(lambda t: t._graph_read, GraphReadService.activate)
     explore = _to(lambda t: t._graph_read, GraphReadService.explore)
+    explore_edges = _to(lambda t: t._graph_read, GraphReadService.explore_edges)
     paths = _to(lambda t: t._graph_read, GraphReadService.paths)
     unreachable_from = _to(lambda t: t._graph_read, GraphReadService.unreachable_from)
     unreachable_edges = _to(lambda t: t._graph_read, GraphReadService.unreachable_edges)

@@ -24,7 +24,7 @@ from tabane.graph.walk import paths as walk_paths
 from tabane.graph.walk import walk
 from tabane.graph.walk.fetch import Graph
 from tabane.graph.walk.paths import PathsResult, UnreachableResult
-from tabane.graph.walk.walk import ActivationResult, ExploreResult
+from tabane.graph.walk.walk import ActivationResult, ExploredEdges, ExploreResult
 from tabane.principal import Principal
 from tabane.service.base import ServiceBase
 
@@ -150,6 +150,29 @@ class GraphReadService(ServiceBase):
             _Walk(labels, perspective, since, until),
             lambda graph, start: walk.explore(graph, start, depth=depth, limit=limit),
             lambda result: bool(result.concepts),
+        )
+
+    def explore_edges(
+        self,
+        user: Principal,
+        context: str,
+        origins: str | Sequence[str],
+        *,
+        depth: int = walk.MAX_DEPTH,
+        limit: int = 1000,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> ExploredEdges:
+        """Every edge within `depth` hops of the origins, nearest first, each with the path
+        that reached it (Taguru's explore); the nearest `limit` are kept."""
+        walk.check_explore(depth, limit)
+        return self._walk(
+            user,
+            context,
+            origins,
+            _Walk(None, None, since, until),
+            lambda graph, start: walk.explore_edges(graph, start, depth=depth, limit=limit),
+            lambda result: bool(result.matches),
         )
 
     def paths(

@@ -156,18 +156,27 @@ class SearchService(ServiceBase):
             gram_sets=packed,
         )
 
+    def compact_all(self, user: Principal) -> list[upkeep.Compaction]:
+        """Taguru's maintenance sweep (decision 0027): compact, one after the other, every
+        context `user` may write whose postings have anything to fold (fresh packs, masked
+        ids); each in its own transactions, so the store stays open to everyone."""
+        with self.store.session(user) as session:
+            due = [
+                c.name
+                for c in contexts_mod.writable(session, user)
+                if any(
+                    b.fresh or b.dead
+                    for b in (
+                        merge.backlog(session, c.id, s) for s in merge.scope_sets(session, c.id)
+                    )
+                )
+            ]
+        return [self.compact(user, name) for name in due]
+
     def flush(self, user: Principal, context: str, timeout: float = 30.0) -> upkeep.Flush:
         """Run the jobs queued for the context (as each job's own principal) until none is
         left or `timeout` seconds pass (search/upkeep.py)."""
-        if (
-            isinstance(timeout, bool)
-            or not isinstance(timeout, (int, float))
-            or not (0 < timeout <= upkeep.MAX_FLUSH_SECONDS)
-        ):
-            raise InvalidInput(
-                f"timeout {timeout!r}",
-                issues=[Issue("timeout", f"seconds in (0, {upkeep.MAX_FLUSH_SECONDS:g}]")],
-            )
+        _check_timeout(timeout)
         with self.store.session(user) as session:
             ctx = contexts_mod.resolve(session, context)
         started = time.monotonic()
@@ -175,6 +184,23 @@ class SearchService(ServiceBase):
             pending = self.worker.pending(session, (), [ctx.id])
         left = self.wait_for_jobs(timeout, contexts=[ctx.name]) if pending else 0
         return upkeep.Flush(ctx.name, pending, left, round(time.monotonic() - started, 3))
+
+    def flush_all(self, user: Principal, timeout: float = 30.0) -> list[upkeep.Flush]:
+        """Taguru's server-wide flush on a store where every commit is durable (decision
+        0027): run the queued jobs of every context `user` may write, with one deadline."""
+        _check_timeout(timeout)
+        with self.store.session(user) as session:
+            mine = [(c.id, c.name) for c in contexts_mod.writable(session, user)]
+        started = time.monotonic()
+        with self.store.admin() as session:
+            pending = {i: self.worker.pending(session, (), [i]) for i, _ in mine}
+        busy = [n for i, n in mine if pending[i]]
+        if busy:
+            self.wait_for_jobs(timeout, contexts=busy)
+        with self.store.admin() as session:
+            left = {i: self.worker.pending(session, (), [i]) if pending[i] else 0 for i, _ in mine}
+        seconds = round(time.monotonic() - started, 3)
+        return [upkeep.Flush(n, pending[i], left[i], seconds) for i, n in mine]
 
     def wait_for_jobs(
         self,
@@ -205,3 +231,15 @@ class SearchService(ServiceBase):
                 time.sleep(0.2)
         with self.store.admin() as session:
             return self.worker.pending(session, only, ids)
+
+
+def _check_timeout(timeout: object) -> None:
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, (int, float))
+        or not (0 < timeout <= upkeep.MAX_FLUSH_SECONDS)
+    ):
+        raise InvalidInput(
+            f"timeout {timeout!r}",
+            issues=[Issue("timeout", f"seconds in (0, {upkeep.MAX_FLUSH_SECONDS:g}]")],
+        )

@@ -31,6 +31,7 @@ from tabane.ingest.watch import Watcher, WatchRules
 from tabane.jobs import embed_source
 from tabane.jobs.embed_source import EmbeddingRefresh
 from tabane.principal import Principal
+from tabane.search import vectors
 from tabane.service.base import ServiceBase
 from tabane.sources import read
 from tabane.sources.read import Citation, ParagraphView, SourceInfo, SourcePage
@@ -208,6 +209,15 @@ class SourcesService(ServiceBase):
             contexts.require_writable(user, ctx)
             queued = embed_source.queue_again(session, user, ctx)
         return EmbeddingRefresh(ctx.name, self.embedder.name, queued)
+
+    def embeddings(self, user: Principal, context: str) -> vectors.EmbeddingStatus:
+        """The embedder configured now beside the models the context's vectors were made with
+        (a refresh is due where they differ)."""
+        with self.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            held = vectors.held(session, ctx.id)
+        model = self.embedder.name if self.embedder is not None else None
+        return vectors.EmbeddingStatus(ctx.name, model, held)
 
     def _miss(self, user: Principal, context: str, exc: NotFound) -> None:
         """Count a read that found nothing (in its own transaction: the read's rolled back)."""

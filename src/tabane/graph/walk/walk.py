@@ -234,3 +234,47 @@ def explore(
         if capped:
             break
     return ExploreResult(graph.ctx.name, tuple(origins), depth, tuple(reached), capped)
+
+
+@dataclass(frozen=True)
+class Explored:
+    """One edge a breadth-first walk met: `distance` hops from an origin to its far end,
+    `via` the concepts from that origin to its near end."""
+
+    distance: int
+    via: tuple[str, ...]
+    edge: Edge
+
+
+@dataclass(frozen=True)
+class ExploredEdges:
+    context: str
+    matches: tuple[Explored, ...]  # nearest first, each node's strongest edges first
+    capped: bool  # more edges were within reach than `limit`: the nearest were kept
+
+
+def explore_edges(
+    graph: Graph, origins: Sequence[str], *, depth: int = MAX_DEPTH, limit: int = 1000
+) -> ExploredEdges:
+    """Breadth-first, by edge (Taguru's explore): every edge met within `depth` hops, once, with
+    the path that first reached its near end. Hop distance is not order."""
+    via: dict[str, tuple[str, ...]] = {o: (o,) for o in origins}
+    frontier, met, found = sorted(via), set(), []
+    for d in range(1, depth + 1):
+        arrived: list[str] = []
+        for node, hops in sorted(graph.hops(frontier).items()):
+            for h in hops:
+                if h.id not in met:
+                    met.add(h.id)
+                    found.append((d, via[node], h))
+                if h.other not in via:
+                    via[h.other] = (*via[node], h.other)
+                    arrived.append(h.other)
+        frontier = sorted(set(arrived))
+        if len(found) >= limit or not frontier:
+            break
+    capped = len(found) > limit
+    kept = found[:limit]
+    edges = graph.edges([h for _, _, h in kept])
+    matches = tuple(Explored(d, path, edges[h.id]) for d, path, h in kept)
+    return ExploredEdges(graph.ctx.name, matches, capped)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from tabane.api.routes.taguru_wire import contexts, graph, sources
+from tabane.api.routes.taguru_wire import contexts, graph, sources, system, upkeep
 from tabane.wire.base import ERROR_RESPONSES
 
 router = APIRouter(prefix="/taguru", tags=["taguru"], responses=ERROR_RESPONSES)
-for part in (contexts, graph, sources):
+for part in (system, contexts, graph, sources, upkeep):
     router.include_router(part.router)

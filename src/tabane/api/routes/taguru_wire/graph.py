@@ -27,6 +27,8 @@ from tabane.wire.taguru import (
     CueRecallIn,
     EdgeRetracted,
     EdgeRetractIn,
+    ExploreMatch,
+    ExplorePage,
     LabelsPage,
     MatchPage,
     Ok,
@@ -36,6 +38,7 @@ from tabane.wire.taguru import (
     PathsPage,
     TaguruActivateIn,
     TaguruCrossQueryIn,
+    TaguruExploreIn,
     TaguruPathsIn,
     TaguruQueryIn,
     TieredCandidate,
@@ -266,6 +269,31 @@ def activate(
 
 def _key(edge: Edge) -> tuple[str, str, str, str | None]:
     return (edge.subject, edge.label, edge.object, edge.perspective)
+
+
+@router.post("/contexts/{context}/explore")
+def explore(
+    context: str, body: TaguruExploreIn, svc: Svc, user: User, started: Started
+) -> Ok[ExplorePage]:
+    """Every association within `max_depth` hops of the origins, nearest first, each with its
+    hop `distance` and the `path` of concepts that reached its near end. Distance is not
+    order: replay a procedure by its next-step edges with `query`."""
+    found = svc.explore_edges(
+        user,
+        context,
+        body.origins,
+        depth=body.max_depth,
+        limit=body.limit,
+        since=epoch(body.since),
+        until=epoch(body.until),
+    )
+    matches = [
+        ExploreMatch(distance=m.distance, path=list(m.via), association=association(m.edge))
+        for m in found.matches
+    ]
+    return Ok[ExplorePage].model_validate(
+        ok(ExplorePage(total=len(matches), matches=matches), started)
+    )
 
 
 @router.post("/contexts/{context}/paths")
