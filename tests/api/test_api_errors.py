@@ -314,4 +314,10 @@ def test_every_route_is_listed_here(client) -> None:
             ("POST", f"/taguru/contexts/{{context}}/{p}")
             for p in ("explore", "compact", "embeddings/refresh")
         ),
+        *(("GET", f"/taguru/{p}/export") for p in ("contexts/{context}", "groups/{group}")),
+        ("GET", "/taguru/contexts/{context}/communities"),
+        *(
+            ("POST", f"/taguru/contexts/{{context}}/{p}")
+            for p in ("vocabulary/audit", "communities/search")
+        ),
     }

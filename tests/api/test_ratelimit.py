@@ -251,6 +251,9 @@ HEAVY = {
     ("POST", "/taguru/contexts/{context}/explore"),
     ("POST", "/taguru/contexts/{context}/compact"),
     ("POST", "/taguru/maintenance/compact"),
+    ("GET", "/taguru/contexts/{context}/export"),
+    ("GET", "/taguru/groups/{group}/export"),
+    ("POST", "/taguru/contexts/{context}/vocabulary/audit"),
 }
 
 

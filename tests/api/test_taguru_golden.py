@@ -65,6 +65,9 @@ def replay(client: httpx.Client, step: dict[str, Any]) -> httpx.Response:
         headers={"content-type": "application/json"} if "body" in request else {},
     )
     assert sent.status_code == step["status"], (step["name"], sent.text)
+    if "lines" in step:  # a JSON Lines stream (an export)
+        matches([json.loads(line) for line in sent.text.splitlines()], step["lines"], step["name"])
+        return sent
     if "text" in step:  # a bare text answer (`/live`, `/protocol`, `/metrics`)
         assert step["text"] in sent.text, (step["name"], sent.text[:200])
         return sent

@@ -8,9 +8,18 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from tabane.api.routes.taguru_wire import contexts, graph, sources, system, upkeep
+from tabane.api.routes.taguru_wire import (
+    archive,
+    audits,
+    contexts,
+    derive,
+    graph,
+    sources,
+    system,
+    upkeep,
+)
 from tabane.wire.base import ERROR_RESPONSES
 
 router = APIRouter(prefix="/taguru", tags=["taguru"], responses=ERROR_RESPONSES)
-for part in (system, contexts, graph, sources, upkeep):
+for part in (system, contexts, graph, sources, upkeep, archive, audits, derive):
     router.include_router(part.router)

@@ -27,8 +27,6 @@ from tabane.wire.taguru import (
     CueRecallIn,
     EdgeRetracted,
     EdgeRetractIn,
-    ExploreMatch,
-    ExplorePage,
     LabelsPage,
     MatchPage,
     Ok,
@@ -38,7 +36,6 @@ from tabane.wire.taguru import (
     PathsPage,
     TaguruActivateIn,
     TaguruCrossQueryIn,
-    TaguruExploreIn,
     TaguruPathsIn,
     TaguruQueryIn,
     TieredCandidate,
@@ -46,7 +43,8 @@ from tabane.wire.taguru import (
     association,
     keyset,
 )
-from tabane.wire.taguru_sources import epoch
+from tabane.wire.taguru.sources import epoch
+from tabane.wire.taguru.upkeep import ExploreMatch, ExplorePage, TaguruExploreIn
 
 router = APIRouter()
 

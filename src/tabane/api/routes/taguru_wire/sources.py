@@ -13,7 +13,7 @@ from tabane.sources.read import MAX_PAGE
 from tabane.wire.base import out
 from tabane.wire.search import SearchOut
 from tabane.wire.taguru import Ok
-from tabane.wire.taguru_sources import (
+from tabane.wire.taguru.sources import (
     CitationAt,
     PassageLookupIn,
     PassageLookupOut,

@@ -14,7 +14,8 @@ from tabane.api.routes.graph_write import protocol
 from tabane.api.routes.taguru_wire.common import Started, ok
 from tabane.wire.base import HealthOut
 from tabane.wire.contexts import FlushIn
-from tabane.wire.taguru import Contract, Ok, VersionOut
+from tabane.wire.taguru import Ok
+from tabane.wire.taguru.upkeep import Contract, VersionOut
 
 router = APIRouter()
 

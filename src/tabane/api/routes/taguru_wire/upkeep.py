@@ -13,11 +13,11 @@ from tabane.api.routes.taguru_wire.common import Started, ok
 from tabane.contexts.changes import Change
 from tabane.errors import InvalidInput, Issue
 from tabane.search.upkeep import Compaction
-from tabane.wire.taguru import (
+from tabane.wire.taguru import Ok
+from tabane.wire.taguru.upkeep import (
     ChangeEvent,
     ChangesOut,
     EmbeddingsOut,
-    Ok,
     RefreshOut,
     Sweep,
     TaguruCompaction,

@@ -13,12 +13,12 @@ from tabane.graph.claims.parse import MAX_BATCH, MAX_WEIGHT
 from tabane.graph.query.pattern import DEFAULT_LIMIT, MAX_LIMIT
 from tabane.graph.vocabulary import MAX_SPELLING
 from tabane.graph.walk.paths import MAX_PATHS, MAX_UNREACHABLE_PAGE
-from tabane.graph.walk.walk import MAX_ACTIVATE, MAX_DEPTH, MAX_EXPLORE
+from tabane.graph.walk.walk import MAX_ACTIVATE, MAX_DEPTH
 from tabane.wire.base import Request, Response
 from tabane.wire.contexts import ContextOut
 from tabane.wire.graph_read import DescribeOut, EdgeOut, LabelCountOut
 from tabane.wire.resolve import ResolveExplanationOut
-from tabane.wire.taguru_sources import Epoch
+from tabane.wire.taguru.sources import Epoch
 
 T = TypeVar("T")
 SPELLING = Field(max_length=MAX_SPELLING, description="an exact spelling (an alias works too)")
@@ -282,85 +282,3 @@ class Verdict(ResolveExplanationOut):
         return cls(
             **{**told, "verdict": verdict, "summary": told["detail"], "in_vocabulary": named}
         )
-
-
-# -- the server, the change feed, upkeep (decision 0027) -----------------------------------------
-
-
-class Contract(Response):
-    current: int
-    supported: list[int]
-
-
-class VersionOut(Response):
-    server: str = Field(description="tabane's version")
-    http_contract: Contract
-    mcp_contract: Contract
-    mcp_protocol: dict[str, list[str]] = Field(description="`supported`: MCP handshake versions")
-
-
-class ChangeEvent(Response):
-    seq: int = Field(description="the write's commit instant in microseconds: never decreases")
-    kind: str = Field(description="associations_added, association_retracted, aliases_added, …")
-    count: int | None = Field(None, description="associations_added, aliases_added")
-    source: str | None = Field(None, description="source_stored, source_retracted")
-    subject: str | None = Field(None, description="association_retracted")
-    label: str | None = Field(None, description="association_retracted")
-    object: str | None = Field(None, description="association_retracted")
-
-
-class ChangesOut(Response):
-    events: list[ChangeEvent]
-    next: str = Field(description="pass back as `since`")
-    more: bool = Field(description="more events are waiting: poll again at once")
-
-
-class TaguruExploreIn(Request):
-    origins: Cue = Field(description="concepts to walk from (resolve cues first)")
-    max_depth: int = Field(MAX_DEPTH, ge=1, le=MAX_DEPTH, description="hops at most")
-    limit: int = Field(1000, ge=1, le=MAX_EXPLORE, description="associations at most (nearest)")
-    since: Epoch | None = Field(None, description="epoch seconds: claims valid from it")
-    until: Epoch | None = Field(None, description="epoch seconds: claims valid before it")
-
-
-class ExploreMatch(Response):
-    distance: int = Field(description="hops from the nearest origin to the association's far end")
-    path: list[str] = Field(description="concepts from the origin to the near end")
-    association: AssociationOut
-
-
-class ExplorePage(Response):
-    total: int
-    matches: list[ExploreMatch] = Field(description="nearest first; never replay order by it")
-
-
-class EmbeddingsOut(Response):
-    provider_model: str | None = Field(description="the embedder configured now (null: none)")
-    passages: dict[str, Any] | None = Field(
-        None, description="`{model, width, rows}` per model the context's vectors were made with"
-    )
-
-
-class RefreshOut(Response):
-    embedded: int = Field(description="0: the embedding runs in the background (decision 0027)")
-    total: int = Field(description="sources queued for embedding")
-    model: str
-
-
-class TaguruCompaction(Response):
-    """Taguru's compaction answer: what tabane's compaction folded, under Taguru's names where
-    they mean something here (no file image: `bytes_*` are null, `image_persisted` true)."""
-
-    name: str
-    bytes_before: None = None
-    bytes_after: None = None
-    dead_edges: int = Field(description="masked paragraph ids folded away")
-    aliases_dropped: int = 0
-    passages_compacted: int = Field(description="merged BM25 rows rewritten")
-    image_persisted: bool = True
-
-
-class Sweep(Response):
-    contexts: list[TaguruCompaction] = Field(description="each context compacted")
-    skipped: list[dict[str, str]] = Field(description="none here: a failure fails the call")
-    deadline_exceeded: bool = False
