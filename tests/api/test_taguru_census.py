@@ -32,7 +32,12 @@ def ours(path: str) -> str:
 
 
 # served outside the OpenAPI, each tested where it lives (tests/api/test_metrics*, tests/mcp)
-OUTSIDE = {("GET", "/metrics"), ("POST", "/mcp"), ("GET", "/taguru/metrics")}
+OUTSIDE = {
+    ("GET", "/metrics"),
+    ("POST", "/mcp"),
+    ("GET", "/taguru/metrics"),
+    ("POST", "/taguru/mcp"),
+}
 
 
 def routes(svc: Tabane) -> set[tuple[str, str]]:

@@ -62,7 +62,9 @@ def replay(client: httpx.Client, step: dict[str, Any]) -> httpx.Response:
         request["method"],
         request["path"],
         content=None if "body" not in request else json.dumps(request["body"]),
-        headers={"content-type": "application/json"} if "body" in request else {},
+        headers=request.get(
+            "headers", {"content-type": "application/json"} if "body" in request else {}
+        ),
     )
     assert sent.status_code == step["status"], (step["name"], sent.text)
     if "lines" in step:  # a JSON Lines stream (an export)

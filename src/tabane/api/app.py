@@ -131,6 +131,10 @@ def create_app(
     # they get the same guards.
     resolve = principal
     mount_mcp(app, svc, lambda: resolve(current_request()), security=mcp_security)
+    # Taguru's base URL ends in /taguru: the same server, its transport (decision 0027)
+    mount_mcp(
+        app, svc, lambda: resolve(current_request()), path="/taguru/mcp", security=mcp_security
+    )
     _add_layers(app, svc, limiter, metrics, local_only=local_only)
     return app
 
