@@ -254,6 +254,7 @@ HEAVY = {
     ("GET", "/taguru/contexts/{context}/export"),
     ("GET", "/taguru/groups/{group}/export"),
     ("POST", "/taguru/contexts/{context}/vocabulary/audit"),
+    ("POST", "/taguru/contexts/{context}/sources/search/explain"),
 }
 
 

@@ -15,7 +15,7 @@ from tabane.ingest.documents import MAX_TAGS_SENT, DocumentInput, block
 from tabane.search.plan import MAX_LIMIT as SEARCH_LIMIT
 from tabane.search.plan import SearchRequest
 from tabane.wire.base import Request, Response
-from tabane.wire.search import HitOut, SearchOut, SearchPlanOut
+from tabane.wire.search import ExplanationOut, HitOut, SearchOut, SearchPlanOut
 from tabane.wire.sources import LocatorModel
 
 # Epoch seconds from 1970 to the end of year 9999 (what a datetime holds)
@@ -211,3 +211,29 @@ class PassageSearchOut(Response):
 
 def epoch(seconds: int | None) -> datetime | None:
     return None if seconds is None else datetime.fromtimestamp(seconds, UTC)
+
+
+class TaguruSearchExplainIn(TaguruSearchIn):
+    """Why `source` (one paragraph, or its best showing) is or is not among this search's hits."""
+
+    source: str = Field(min_length=1, description="the source id you expected")
+    paragraph: int | None = Field(None, ge=0, le=MAX_INT4, description="one paragraph of it")
+
+
+# tabane's search/explain verdicts under Taguru's names (the rest are spelled alike): Taguru's
+# store keeps no tombstones, so a retracted source is `not_stored`; it has no separate verdict
+# for a vector cosine under the floor with no shared term
+SEARCH_VERDICTS = {"retracted": "not_stored", "below_floor": "no_term_overlap"}
+
+
+class SearchVerdict(ExplanationOut):
+    summary: str = Field(description="Taguru's name for `detail`")
+    source: str = Field(description="Taguru's name for `source_id`")
+    tabane_verdict: str = Field(description="tabane's own verdict, finer where names differ")
+
+    @classmethod
+    def of(cls, found: Any) -> SearchVerdict:
+        told = ExplanationOut.model_validate(found).model_dump()
+        verdict = SEARCH_VERDICTS.get(told["verdict"], told["verdict"])
+        extra = {"summary": told["detail"], "source": told["source_id"]}
+        return cls(**{**told, **extra, "verdict": verdict, "tabane_verdict": told["verdict"]})

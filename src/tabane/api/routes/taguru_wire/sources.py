@@ -20,12 +20,14 @@ from tabane.wire.taguru.sources import (
     PassageSearchOut,
     PassagesIn,
     PassagesStored,
+    SearchVerdict,
     SourceEntry,
     SourceIn,
     SourceRetracted,
     SourcesPage,
     TaguruCitation,
     TaguruCrossSearchIn,
+    TaguruSearchExplainIn,
     TaguruSearchIn,
 )
 
@@ -144,3 +146,15 @@ def cross_search_passages(
     tagged with its `context`."""
     found = out(SearchOut, svc.search(user, body.to_request(body.contexts, body.groups)))
     return Ok[PassageSearchOut].model_validate(ok(PassageSearchOut.of(found), started))
+
+
+@router.post("/contexts/{context}/sources/search/explain")
+def explain_search(
+    context: str, body: TaguruSearchExplainIn, svc: Svc, user: User, started: Started
+) -> Ok[SearchVerdict]:
+    """Why `source` is or is not among this search's hits: the first verdict that applies under
+    Taguru's names (tabane's own in `tabane_verdict`), each query term's evidence (the BM25
+    addends the search summed) and the vector lane's cosine."""
+    request = body.to_request(contexts=(context,))
+    found = svc.explain_search(user, request, context, body.source, body.paragraph)
+    return Ok[SearchVerdict].model_validate(ok(SearchVerdict.of(found), started))
