@@ -318,6 +318,11 @@ def test_every_route_is_listed_here(client) -> None:
         ("GET", "/taguru/contexts/{context}/communities"),
         *(
             ("POST", f"/taguru/contexts/{{context}}/{p}")
-            for p in ("vocabulary/audit", "communities/search", "sources/search/explain")
+            for p in (
+                "vocabulary/audit",
+                "communities/search",
+                "sources/search/explain",
+                "evidence",
+            )
         ),
     }

@@ -255,6 +255,7 @@ HEAVY = {
     ("GET", "/taguru/groups/{group}/export"),
     ("POST", "/taguru/contexts/{context}/vocabulary/audit"),
     ("POST", "/taguru/contexts/{context}/sources/search/explain"),
+    ("POST", "/taguru/contexts/{context}/evidence"),
 }
 
 

@@ -54,7 +54,7 @@ HEAVY_ROUTES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
     (frozenset(methods.split("|")), re.compile(rf"(/taguru)?{path}"))
     for methods, path in (
         ("POST", r"/recall(/explain|/evidence)?"),  # recall, its explain twin, its evidence
-        ("POST", rf"{_CTX}/(recall|retrieve)"),  # a recall over one context (Taguru's; retrieve)
+        ("POST", rf"{_CTX}/(recall|retrieve|evidence)"),  # a recall over one context (Taguru's)
         ("POST", rf"({_CTX})?/sources/search(/explain)?"),  # passage search and its twin
         ("POST", rf"{_CTX}/sources"),  # ingest
         ("POST", rf"({_CTX})?/query"),  # graph queries, one context or across

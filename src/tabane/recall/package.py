@@ -6,7 +6,7 @@ items of one recall with the lanes that found them and what the budget cut) and 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 from tabane.graph.resolve.resolver import Resolution
 from tabane.recall.result import Evidence, LaneRank, LaneReport, RecallResult
@@ -61,6 +61,8 @@ class Retrieval:
     passages: tuple[PackedItem, ...]  # source paragraphs
     other: tuple[PackedItem, ...]  # derived memory, session turns, catalog entries
     used_tokens: int
+    cut: dict[str, int] = field(default_factory=dict)  # the recall's, as `EvidencePackage.cut`
+    lanes: dict[str, LaneReport] = field(default_factory=dict)  # what every lane did
 
 
 def package(result: RecallResult) -> EvidencePackage:
@@ -122,4 +124,6 @@ def split(
         passages=tuple(i for i in items if i.kind == "paragraph"),
         other=tuple(i for i in items if i.kind not in GRAPH_KINDS and i.kind != "paragraph"),
         used_tokens=bundle.used_tokens,
+        cut=bundle.cut,
+        lanes=bundle.lanes,
     )

@@ -13,6 +13,7 @@ from tabane.api.routes.taguru_wire import (
     audits,
     contexts,
     derive,
+    evidence,
     graph,
     sources,
     system,
@@ -21,5 +22,5 @@ from tabane.api.routes.taguru_wire import (
 from tabane.wire.base import ERROR_RESPONSES
 
 router = APIRouter(prefix="/taguru", tags=["taguru"], responses=ERROR_RESPONSES)
-for part in (system, contexts, graph, sources, upkeep, archive, audits, derive):
+for part in (system, contexts, graph, sources, upkeep, archive, audits, derive, evidence):
     router.include_router(part.router)
