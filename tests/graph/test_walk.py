@@ -222,6 +222,25 @@ def test_explore_depth_and_labels_never_bridge(svc: Tabane, user: Principal, con
     assert [i.path for i in err.value.issues] == ["depth"]
 
 
+def test_explore_edges_each_edge_once_nearest_kept(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    """Taguru's explore (decision 0027): every edge met, once, with the path to its near end;
+    a limit keeps the nearest; the hub's back edge is not met twice."""
+    write(svc, user, context, c("A", "next", "B"), c("B", "next", "C"), c("C", "back", "A"))
+    found = svc.explore_edges(user, context, "A", depth=3)
+    met = [(m.distance, m.via, (m.edge.subject, m.edge.object)) for m in found.matches]
+    assert met == [  # by distance, then each node's edges strongest first, then by far end
+        (1, ("A",), ("A", "B")),
+        (1, ("A",), ("C", "A")),
+        (2, ("A", "B"), ("B", "C")),
+    ]
+    assert not found.capped
+    nearest = svc.explore_edges(user, context, "A", depth=3, limit=2)
+    assert [m.distance for m in nearest.matches] == [1, 1] and nearest.capped
+    assert all(m.edge.claims == 1 for m in found.matches)
+
+
 def test_paths_shortest_first_and_capped(svc: Tabane, user: Principal, context: str) -> None:
     write(
         svc, user, context,

@@ -273,8 +273,15 @@ def explore_edges(
         frontier = sorted(set(arrived))
         if len(found) >= limit or not frontier:
             break
-    capped = len(found) > limit
+    capped = len(found) > limit or (
+        len(found) == limit and d < depth and _unmet(graph, frontier, met)
+    )
     kept = found[:limit]
     edges = graph.edges([h for _, _, h in kept])
     matches = tuple(Explored(d, path, edges[h.id]) for d, path, h in kept)
     return ExploredEdges(graph.ctx.name, matches, capped)
+
+
+def _unmet(graph: Graph, nodes: Sequence[str], met: set[tuple[str, str, str, str]]) -> bool:
+    """Whether the next hop would meet an edge not met yet (a walk cut exactly at `limit`)."""
+    return bool(nodes) and any(h.id not in met for hops in graph.hops(nodes).values() for h in hops)
