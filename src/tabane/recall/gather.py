@@ -119,6 +119,9 @@ def bind(
         "share_fusion": t.fusion == "share",  # paragraphs placed by score shares (shares.py)
         "exchange": t.replies and t.exchange,  # a question is scored as served: with its reply
         "asking_notes": t.asking_notes,
+        "reply_hits": t.reply_hits,
+        "reply_gap": t.reply_gap,
+        "reply_hops": t.reply_hops,
         "turns_since": EPOCH,  # a turn's reply or question is read only inside the window
     }
     if qv.vector is not None:
