@@ -4,7 +4,7 @@ claims never returned, other callers' claims never visible, bad vectors never st
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import pytest
 from sqlalchemy import func, select, update
@@ -57,12 +57,11 @@ def claim_lane(
     pool: int,
     floor: float | None,
     asking_notes: bool = True,
-    **tunables: Any,
 ) -> list[ClaimHit]:
     """recall's claims lane run as a statement of its own, with the statement's parameters."""
     contexts = [session.get(Context, cid) or Context(id=cid, name="?") for cid in context_ids]
     qv = QueryVector(embedder.embed_query(question), embedder.name, embedder.dim, None)
-    t = Tunables(pool=pool, asking_notes=asking_notes, **tunables)
+    t = Tunables(pool=pool, asking_notes=asking_notes)
     params = bind(question, contexts, [floor] * len(contexts), qv, None, t)
     rows = session.execute(
         lanes_memory.claims_lane(embedder.dim).order_by("context_id", "rank"), params
@@ -77,21 +76,13 @@ def _lane(
     question: str,
     pool: int = 10,
     asking_notes: bool = True,
-    **tunables: Any,
 ) -> list[ClaimHit]:
     embedder = svc.embedder
     assert embedder is not None
     ids = [_context_id(svc, user, c) for c in contexts]
     with svc.store.session(user) as session:
         return claim_lane(
-            session,
-            ids,
-            question,
-            embedder,
-            pool=pool,
-            floor=None,
-            asking_notes=asking_notes,
-            **tunables,
+            session, ids, question, embedder, pool=pool, floor=None, asking_notes=asking_notes
         )
 
 
@@ -285,82 +276,3 @@ def test_an_edge_and_the_claim_that_only_states_it_are_served_once(
     assert why.verdict == "duplicate" and "edge" in why.detail
     repeats = {c.kind for c in result.trace.candidates if c.outcome == "duplicate"}
     assert repeats and repeats <= {"claim", "association"}
-
-
-# A made-up conversation remembered as notes, each after the note it answers: the topic is only
-# in the first; the verdict two turns later carries none of its words.
-EXCHANGE = (
-    ("Mara", "A bakery opened in the old fire station on Elm Street last week."),
-    ("Joel", "That has been on the cards since the spring."),
-    ("Mara", "Did you go in?"),
-    ("Joel", "Yes. Overpriced, and the loaves were stale by noon."),
-)
-OTHER_NOTES = (
-    "The quarterly budget review moved to the second Thursday of the month.",
-    "Kenji prefers green tea over coffee in the morning.",
-    "The staging database is backed up every night at two o'clock.",
-    "The ferry timetable changes when the clocks go back.",
-    "Our team retro is on Friday afternoons now.",
-    "The printer on the third floor jams on thick paper.",
-)
-
-
-def _conversation(svc: Tabane, user: Principal, context: str) -> list[int]:
-    ids: list[int] = []
-    for i, (speaker, text) in enumerate(EXCHANGE):
-        before = {"in_reply_to": EXCHANGE[i - 1][1]} if i else {}
-        ids.append(svc.remember(user, context, {"text": text, **before}, speaker=speaker))
-    for text in OTHER_NOTES:
-        svc.remember(user, context, {"text": text})
-    assert svc.wait_for_jobs(timeout=120) == 0
-    return ids
-
-
-def test_the_notes_of_a_strong_hits_exchange_join_it(
-    vsvc: Tabane, user: Principal, context: str
-) -> None:
-    ids = _conversation(vsvc, user, context)
-    question = "What did Joel think of the bakery in the fire station?"
-    alone = _lane(vsvc, user, [context], question, pool=2, reply_hits=0)
-    assert alone[0].claim_id == ids[0]  # the note that names the topic
-    assert ids[3] not in [h.claim_id for h in alone]  # the verdict: not among the nearest 2
-    gap = 0.05
-    # ... joins the lane three steps after the bakery note, `gap` lower per step, through the
-    # note that asks (not brought: it asserts nothing)
-    hits = _lane(
-        vsvc, user, [context], question, pool=50, reply_hits=1, reply_gap=gap, reply_hops=3
-    )
-    wide = {h.claim_id: h.score for h in hits}
-    own = {h.claim_id: h.score for h in _lane(vsvc, user, [context], question, pool=50)}
-    top = wide[ids[0]]
-    assert wide[ids[1]] == pytest.approx(max(own[ids[1]], top - gap), abs=1e-5)
-    assert wide[ids[3]] == pytest.approx(max(own[ids[3]], top - 3 * gap), abs=1e-5)
-    assert wide[ids[2]] == pytest.approx(own[ids[2]], abs=1e-5)  # asks: its own (halved) score
-    # at most `reply_hops` steps: two steps reach the note that asks, not the verdict after it
-    two = _lane(vsvc, user, [context], question, pool=50, reply_hits=1, reply_hops=2)
-    assert {h.claim_id: h.score for h in two}[ids[1]] == pytest.approx(wide[ids[1]], abs=1e-5)
-    assert {h.claim_id: h.score for h in two}[ids[3]] == pytest.approx(own[ids[3]], abs=1e-5)
-    # and from the verdict's side the topic note is brought, earlier in the exchange
-    asked = "Were the loaves stale by noon?"
-    back = _lane(vsvc, user, [context], asked, pool=50, reply_hits=1, reply_hops=3)
-    first = back[0]
-    assert first.claim_id == ids[3]
-    scores = {h.claim_id: h.score for h in back}
-    assert scores[ids[0]] >= first.score - 3 * Tunables().reply_gap - 1e-5
-    assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
-
-
-def test_an_exchange_is_only_the_callers_own_context(
-    vsvc: Tabane, user: Principal, make_context: Callable[..., str]
-) -> None:
-    mine, other = make_context(), make_context()
-    ids = _conversation(vsvc, user, mine)
-    # the same reply remembered in another context, after the same text: never brought here
-    elsewhere = vsvc.remember(
-        user, other, {"text": EXCHANGE[1][1], "in_reply_to": EXCHANGE[0][1]}, speaker="Joel"
-    )
-    assert vsvc.wait_for_jobs(timeout=120) == 0
-    question = "What did Joel think of the bakery in the fire station?"
-    hits = _lane(vsvc, user, [mine], question, pool=50, reply_hits=3)
-    assert elsewhere not in [h.claim_id for h in hits]
-    assert ids[3] in [h.claim_id for h in hits]

@@ -77,9 +77,6 @@ def shape_for(
     return Shape(tuple(lanes), qv.dim if uses_vector else None), skipped
 
 
-REPLY_PARAMS = ("reply_hits", "reply_gap", "reply_hops")
-
-
 def bind(
     question: str,
     contexts: Sequence[Context],
@@ -92,7 +89,9 @@ def bind(
     params: dict[str, Any] = {
         "ctx_ids": [c.id for c in contexts],
         "ctx_floors": list(floors),
-        **{name: getattr(t, name) for name in ("pool", "candidates", "rrf_k")},
+        "pool": t.pool,
+        "candidates": t.candidates,
+        "rrf_k": t.rrf_k,
         "terms": bm25.unique_terms(tokenize(question)),
         "question": question,  # read in Python before the statement (title names)
         "question_key": title_key(question),  # the areas lane's
@@ -119,8 +118,7 @@ def bind(
         "impute": t.impute and t.fusion in ("per_kind", "share"),
         "share_fusion": t.fusion == "share",  # paragraphs placed by score shares (shares.py)
         "exchange": t.replies and t.exchange,  # a question is scored as served: with its reply
-        "asking_notes": t.asking_notes,
-        **{name: getattr(t, name) for name in REPLY_PARAMS},  # the claims lane's exchanges
+        **{name: getattr(t, name) for name in ("asking_notes", "said_first")},
         "turns_since": EPOCH,  # a turn's reply or question is read only inside the window
     }
     if qv.vector is not None:

@@ -64,13 +64,7 @@ class Tunables:
     replies: bool = True  # a paragraph or turn that asks gives its place to its reply
     exchange: bool = True  # a question that gives its place is scored with its reply (lanes)
     asking_notes: bool = True  # a note that asks scores half its similarity (lanes_memory)
-    # The notes of an exchange with one of the `reply_hits` nearest notes (the notes that reply
-    # to it and those it replies to, up to `reply_hops` steps, at most 3) join the claims lane
-    # `reply_gap` in cosine below the note they came from per step, unless nearer on their own
-    # (lanes/memory.py `_exchanged`; 0: none).
-    reply_hits: int = 0
-    reply_hops: int = 2
-    reply_gap: float = 0.05
+    said_first: bool = False  # ... unless it says something before it asks (measured)
     voices: bool = True  # items said by someone the question names first (order.py `voiced`)
     # ... and among them, by their order's reciprocal rank plus `unnamed` times that of their
     # similarity to the question with the names taken out (voice.py; 0: their order). Off: it
@@ -119,7 +113,6 @@ CAPS = (
     "navigation_limit",
     "recent_turns",
     "turn_hits",
-    "reply_hits",
 )
 
 

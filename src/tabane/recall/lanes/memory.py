@@ -34,9 +34,7 @@ from sqlalchemy import (
     or_,
     select,
     true,
-    union_all,
 )
-from sqlalchemy.orm import aliased
 
 from tabane.recall.lanes.lanes import ASKS, contexts_table, nearest, p, row
 from tabane.storage.schema import (
@@ -46,36 +44,33 @@ from tabane.storage.schema import (
     TurnVector,
 )
 
+# A note that says something before it asks: a sentence closed (. ! 。 !) and more said after it
+# ("It's robbery. Where is a man supposed to sit?"); with `said_first` it is scored as it is.
+SAID_FIRST = "[.!\u3002\uff01][[:space:]]*[^[:space:].!\u3002\uff01?\uff1f]"
+
 
 def claims_lane(dim: int) -> Select[Any]:
     """The current claims whose text is nearest the question, per context. A note that asks
     (`ASKS`: "How's the book?") asserts nothing, and unlike a paragraph or turn it has no reply
     to serve in its place: it is scored as an exchange whose reply says nothing of the question
-    (similarity 0), half its own. Bound `asking_notes` false scores it as it is.
-
-    The notes of an exchange with one of the `reply_hits` nearest join them (`_exchanged`), each
-    scored `reply_gap` below the note that brought it unless nearer on its own: a reply that
-    carries no word of the topic is found through the turn it answers."""
+    (similarity 0), half its own. Bound `asking_notes` false scores it as it is."""
     c = contexts_table()
     near = nearest(c, ClaimVector, ClaimVector.claim_id, dim, p("pool", Integer) * 2, "cv")
-    asks = and_(p("asking_notes", Boolean), Claim.statement.regexp_match(ASKS))
+    asks = and_(
+        p("asking_notes", Boolean),
+        Claim.statement.regexp_match(ASKS),
+        ~and_(p("said_first", Boolean), Claim.statement.regexp_match(SAID_FIRST)),
+    )
     d = case((asks, (near.c.d + 1.0) / 2.0), else_=near.c.d)  # similarity 1 - d, halved
-    found = (
-        select(near.c.id.label("claim_id"), c.c.id.label("ctx"), d.label("d"))
+    rank = func.row_number().over(partition_by=c.c.id, order_by=(d, near.c.id))
+    current = (
+        select(near.c.id.label("claim_id"), c.c.id.label("ctx"), d.label("d"), rank.label("r"))
         .select_from(c)
         .join(near, true())
         .join(Claim, Claim.id == near.c.id)
         .where(Claim.closed_at.is_(None))
-        .cte("cv_found")
+        .subquery("cv_current")
     )
-    every = union_all(select(found), _exchanged(found)).subquery("cv_every")
-    best = (
-        select(every.c.claim_id, every.c.ctx, func.min(every.c.d).label("d"))
-        .group_by(every.c.claim_id, every.c.ctx)
-        .subquery("cv_best")
-    )
-    rank = func.row_number().over(partition_by=best.c.ctx, order_by=(best.c.d, best.c.claim_id))
-    current = select(best, rank.label("r")).subquery("cv_current")
     return select(
         *row(
             "claim",
@@ -87,75 +82,6 @@ def claims_lane(dim: int) -> Select[Any]:
             false(),
         )
     ).where(current.c.r <= p("pool", Integer))
-
-
-# How far apart (in claim ids) two notes of one exchange may be written: a conversation's notes
-# are remembered in order, a reply soon after what it answers.
-EXCHANGE_SPAN = 8
-
-
-def _step(prev: Any, later: bool, hop: int) -> Any:
-    """One step along the exchange from each note of `prev` (claim_id, ctx, d): to the note that
-    replies to it (`later`: its `in_reply_to` is that note's statement) or to the note it
-    replies to, written within `EXCHANGE_SPAN` claims of it, at `reply_gap` further."""
-    anchor, other = aliased(Claim, name=f"anchor{hop}"), aliased(Claim, name=f"next{hop}")
-    if later:
-        linked = and_(
-            other.id > anchor.id,
-            other.id <= anchor.id + EXCHANGE_SPAN,
-            other.in_reply_to == anchor.statement,
-        )
-    else:
-        linked = and_(
-            other.id < anchor.id,
-            other.id >= anchor.id - EXCHANGE_SPAN,
-            other.statement == anchor.in_reply_to,
-        )
-    return (
-        select(
-            other.id.label("claim_id"),
-            prev.c.ctx,
-            (prev.c.d + p("reply_gap", Float)).label("d"),
-        )
-        .select_from(prev)
-        .join(anchor, anchor.id == prev.c.claim_id)
-        .join(
-            other,
-            and_(other.context_id == anchor.context_id, other.closed_at.is_(None), linked),
-        )
-        .subquery(f"{'replies' if later else 'answered'}{hop}")
-    )
-
-
-def _exchanged(found: CTE) -> Select[Any]:
-    """(claim_id, ctx, d) for the notes of an exchange with one of each context's `reply_hits`
-    nearest notes: up to `reply_hops` steps later (the note that replies to it, the reply to
-    that…) and earlier (the note it replies to…), each step `reply_gap` further than the note
-    it came from. A note that asks is passed through but not brought (it asserts nothing; the
-    reply that answers it carries it as `in_reply_to`). `reply_hits` 0 brings none."""
-    place = func.row_number().over(partition_by=found.c.ctx, order_by=(found.c.d, found.c.claim_id))
-    ranked = select(found, place.label("place")).subquery("cv_anchors")
-    anchors = (
-        select(ranked.c.claim_id, ranked.c.ctx, ranked.c.d)
-        .where(ranked.c.place <= p("reply_hits", Integer))
-        .subquery("cv_top")
-    )
-    steps: list[Any] = []
-    for later in (True, False):
-        prev = anchors
-        for hop in range(1, REPLY_HOPS + 1):
-            prev = _step(prev, later, hop + (0 if later else REPLY_HOPS))
-            steps.append(select(prev).where(p("reply_hops", Integer) >= hop))
-    brought = union_all(*steps).subquery("cv_brought")
-    return (
-        select(brought)
-        .join(Claim, Claim.id == brought.c.claim_id)
-        .where(~Claim.statement.regexp_match(ASKS))
-    )
-
-
-# The most steps `reply_hops` may take (each a join, built into the statement).
-REPLY_HOPS = 3
 
 
 def _lexical(recent: CTE) -> Any:
