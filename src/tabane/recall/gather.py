@@ -118,7 +118,7 @@ def bind(
         "impute": t.impute and t.fusion in ("per_kind", "share"),
         "share_fusion": t.fusion == "share",  # paragraphs placed by score shares (shares.py)
         "exchange": t.replies and t.exchange,  # a question is scored as served: with its reply
-        **{name: getattr(t, name) for name in ("asking_notes", "said_first")},
+        "asking_notes": t.asking_notes,
         "turns_since": EPOCH,  # a turn's reply or question is read only inside the window
     }
     if qv.vector is not None:

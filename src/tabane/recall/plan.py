@@ -64,7 +64,6 @@ class Tunables:
     replies: bool = True  # a paragraph or turn that asks gives its place to its reply
     exchange: bool = True  # a question that gives its place is scored with its reply (lanes)
     asking_notes: bool = True  # a note that asks scores half its similarity (lanes_memory)
-    said_first: bool = False  # ... unless it says something before it asks (measured)
     voices: bool = True  # items said by someone the question names first (order.py `voiced`)
     # ... and among them, by their order's reciprocal rank plus `unnamed` times that of their
     # similarity to the question with the names taken out (voice.py; 0: their order). Off: it

@@ -44,10 +44,6 @@ from tabane.storage.schema import (
     TurnVector,
 )
 
-# A note that says something before it asks: a sentence closed (. ! 。 !) and more said after it
-# ("It's robbery. Where is a man supposed to sit?"); with `said_first` it is scored as it is.
-SAID_FIRST = "[.!\u3002\uff01][[:space:]]*[^[:space:].!\u3002\uff01?\uff1f]"
-
 
 def claims_lane(dim: int) -> Select[Any]:
     """The current claims whose text is nearest the question, per context. A note that asks
@@ -56,11 +52,7 @@ def claims_lane(dim: int) -> Select[Any]:
     (similarity 0), half its own. Bound `asking_notes` false scores it as it is."""
     c = contexts_table()
     near = nearest(c, ClaimVector, ClaimVector.claim_id, dim, p("pool", Integer) * 2, "cv")
-    asks = and_(
-        p("asking_notes", Boolean),
-        Claim.statement.regexp_match(ASKS),
-        ~and_(p("said_first", Boolean), Claim.statement.regexp_match(SAID_FIRST)),
-    )
+    asks = and_(p("asking_notes", Boolean), Claim.statement.regexp_match(ASKS))
     d = case((asks, (near.c.d + 1.0) / 2.0), else_=near.c.d)  # similarity 1 - d, halved
     rank = func.row_number().over(partition_by=c.c.id, order_by=(d, near.c.id))
     current = (
