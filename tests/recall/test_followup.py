@@ -7,6 +7,7 @@ import pytest
 
 from tabane.principal import Principal
 from tabane.recall import followup
+from tabane.recall.explain import Expected
 from tabane.recall.plan import RecallRequest
 from tabane.service import Tabane
 
@@ -54,8 +55,7 @@ NOTES = (
 def test_which_one_should_i_use_reads_the_turn_before(
     vsvc: Tabane, user: Principal, context: str
 ) -> None:
-    for note in NOTES:
-        vsvc.remember(user, context, {"text": note})
+    ids = [vsvc.remember(user, context, {"text": note}) for note in NOTES]
     assert vsvc.wait_for_jobs(timeout=120) == 0
     chat = unique("chat")
     vsvc.add_turn(user, chat, "I need a message queue for the new billing worker.")
@@ -67,6 +67,15 @@ def test_which_one_should_i_use_reads_the_turn_before(
     notes = [it.text for it in asked.items if it.kind == "claim"]
     assert notes[0] == NOTES[0]
     assert asked.question == question  # the question as asked is what is reported
+    said = [n for n in asked.trace.notes if n.startswith("follow-up:")]
+    assert said and "new billing worker" in said[0]  # the trace says what it was read with
+    assert not [n for n in alone.trace.notes if n.startswith("follow-up:")]
+    # the explain twin reads the question as recall did
+    why = vsvc.explain_recall(
+        user, RecallRequest(question, (context,), session=chat), Expected(claim=ids[0])
+    )
+    assert why.key == f"c:{ids[0]}"
+    assert why.position == [it.key for it in asked.items].index(f"c:{ids[0]}") + 1
     # a question that names its own topic is read alone, whatever was said before
     own = "Which train should I take?"
     assert [it.key for it in vsvc.recall(user, RecallRequest(own, (context,))).items] == [

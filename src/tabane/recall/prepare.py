@@ -107,6 +107,7 @@ class Prepared:
     qv: QueryVector
     embed_ms: float
     by_preset: frozenset[str] = frozenset()  # "contexts", "groups": the preset's, not the request's
+    followed: str | None = None  # the turn a follow-up was embedded after (recall/followup.py)
 
     def reach(self, session: Session) -> list[Context]:
         """The contexts read (groups expanded). Of the preset's names, those the caller can see
@@ -161,6 +162,7 @@ def prepare(setup: Setup, request: RecallRequest, before: str | None = None) -> 
         gated=gated,
         qv=qv,
         embed_ms=round((time.perf_counter() - started) * 1000, 3),
+        followed=before if gated is None and followup.follows(request.question) else None,
         by_preset=frozenset(
             name
             for name, given in (("contexts", request.contexts), ("groups", request.groups))
