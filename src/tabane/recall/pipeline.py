@@ -221,7 +221,8 @@ def finish(
         candidates=order.traces(outcome.placed, outcome.found) if outcome else (),
         notes=(outcome.gathered.notes + outcome.notes if outcome else ())
         + _moved(request.question, outcome, t)
-        + _ages(items),
+        + _ages(items)
+        + _followed(ready),
         floors={c.name: f for c, f in zip(found.reached, found.floors, strict=True)},
         caps=caps(t),
         navigation=outcome.gathered.navigation if outcome else None,
@@ -254,6 +255,14 @@ def _newest(question: str, outcome: Outcome | None) -> str | None:
         p.newest_first and p.outcome == "served" for p in outcome.placed
     )
     return current.asks_now(question) if moved else None
+
+
+def _followed(ready: Prepared) -> tuple[str, ...]:
+    """The trace's note on a follow-up read with the turn before it (recall/followup.py)."""
+    if ready.followed is None:
+        return ()
+    turn = ready.followed if len(ready.followed) <= 80 else ready.followed[:79] + "…"
+    return (f'follow-up: the question names nothing of its own; embedded after the turn "{turn}"',)
 
 
 def _moved(question: str, outcome: Outcome | None, t: Tunables) -> tuple[str, ...]:

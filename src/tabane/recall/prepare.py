@@ -24,7 +24,7 @@ from tabane.models.embedder import Embedder, Vectors, checked
 from tabane.models.registry import default_floor
 from tabane.models.reranker import Reranker
 from tabane.principal import Principal
-from tabane.recall import render
+from tabane.recall import followup, render
 from tabane.recall.gate import gate
 from tabane.recall.gather import TurnWindow
 from tabane.recall.plan import RecallRequest
@@ -107,6 +107,7 @@ class Prepared:
     qv: QueryVector
     embed_ms: float
     by_preset: frozenset[str] = frozenset()  # "contexts", "groups": the preset's, not the request's
+    followed: str | None = None  # the turn a follow-up was embedded after (recall/followup.py)
 
     def reach(self, session: Session) -> list[Context]:
         """The contexts read (groups expanded). Of the preset's names, those the caller can see
@@ -131,9 +132,10 @@ class Prepared:
             raise
 
 
-def prepare(setup: Setup, request: RecallRequest) -> Prepared:
+def prepare(setup: Setup, request: RecallRequest, before: str | None = None) -> Prepared:
     """What recall and its explain twin share before the read: the preset, the budget, the
-    contexts named, the gate's verdict and the question's embedding (once)."""
+    contexts named, the gate's verdict and the question's embedding (once) — a follow-up's after
+    the turn `before` it (recall/followup.py)."""
     request.check()
     preset = preset_named(setup.presets, request.preset or DEFAULT_PRESET)
     names = (request.contexts or preset.contexts, request.groups or preset.groups)
@@ -148,7 +150,7 @@ def prepare(setup: Setup, request: RecallRequest) -> Prepared:
     # that name above the evidence (memory dev set recall@10 0.642 → 0.698 without it,
     # docs/journal/eval.md); the speaker is named to the reader in the rendered bundle instead.
     qv = (
-        embed_query(setup.embedder, request.question)
+        embed_query(setup.embedder, followup.read_as(request.question, before))
         if gated is None
         else QueryVector(None, None, None, "gated")
     )
@@ -160,6 +162,7 @@ def prepare(setup: Setup, request: RecallRequest) -> Prepared:
         gated=gated,
         qv=qv,
         embed_ms=round((time.perf_counter() - started) * 1000, 3),
+        followed=before if gated is None and followup.follows(request.question) else None,
         by_preset=frozenset(
             name
             for name, given in (("contexts", request.contexts), ("groups", request.groups))

@@ -14,7 +14,7 @@ from pathlib import Path
 from tabane.errors import InvalidInput, Issue, LimitExceeded
 from tabane.principal import Principal
 from tabane.recall import explain as explain_mod
-from tabane.recall import package, pipeline, trace, verify
+from tabane.recall import followup, package, pipeline, trace, verify
 from tabane.recall.plan import RecallRequest, Tunables
 from tabane.recall.prepare import Setup, prepare, shown_presets, templates
 from tabane.recall.presets import Preset, PresetView, load_presets
@@ -43,6 +43,14 @@ class RecallService(ServiceBase):
             self._texts = templates(self.settings.recall_template, self._presets)
         return Setup(self.settings, self.embedder, self.reranker, self._presets, self._texts)
 
+    def _before(self, user: Principal, request: RecallRequest) -> str | None:
+        """The turn a follow-up question continues (recall/followup.py; None for any other)."""
+        if request.session is None or not followup.follows(request.question):
+            return None  # no transaction for a question that names its own topic
+        request.check()
+        with self.store.session(user) as session:
+            return followup.before(session, user, request, self.settings.session_hours)
+
     def presets(self, user: Principal) -> list[PresetView]:
         """The presets by name, each naming only the contexts and groups `user` can see."""
         setup = self._setup()
@@ -55,7 +63,7 @@ class RecallService(ServiceBase):
         """The evidence for `request.question` that `user` may see, budgeted, cited, rendered."""
         started = time.perf_counter()
         setup = self._setup()
-        ready = prepare(setup, request)
+        ready = prepare(setup, request, self._before(user, request))
         with self.store.session(user, settings=pipeline.settings(ready)) as session:
             found = pipeline.read(
                 session,
@@ -132,7 +140,7 @@ class RecallService(ServiceBase):
         applies, from the same statement, ordering and budget as `recall` (with the same
         `tunables`)."""
         setup = self._setup()
-        ready = prepare(setup, request)
+        ready = prepare(setup, request, self._before(user, request))
         expected = explain_mod.expected_item(ready, expected)
         with self.store.session(user) as session:
             return explain_mod.explain_request(
