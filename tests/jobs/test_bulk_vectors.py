@@ -163,3 +163,16 @@ def test_a_build_killed_part_way_is_built_again(
     assert bulk_vectors.Bulk(vsvc.store).settle() == [model.dim]  # the lock went with it
     assert _state(vsvc, model.dim) == "valid"
     assert _top(vsvc, user, context, texts[7]) == want
+
+
+def test_the_index_waits_for_the_embedding_jobs_due(
+    vsvc: Tabane, user: Principal, context: str, model: Embedder
+) -> None:
+    assert hnsw.suspend(vsvc.store.owner, model.dim)
+    texts = _load(vsvc, user, context, 1, 4)  # a job due now
+    assert bulk_vectors.Bulk(vsvc.store).settle() == []  # not while the load goes on
+    assert _state(vsvc, model.dim) == "missing"
+    assert _top(vsvc, user, context, texts[0]) == []  # not embedded yet: nothing to find
+    Worker(vsvc.store, model).drain()  # the last job's end builds it
+    assert _state(vsvc, model.dim) == "valid"
+    assert _top(vsvc, user, context, texts[0])[0] == texts[0]
