@@ -3,7 +3,7 @@ run and built again when they are done (storage/hnsw.py; decision 0033).
 
 A load is bulk when the paragraphs waiting for the jobs are at least `BULK_MIN` and at least
 `SHARE` of the vectors stored: then building the index again over everything costs less than
-inserting the new vectors into it (bench/vector_write.py measured the break-even near a fifth).
+inserting the new vectors into it (the rates of decision 0033 put the break-even near a fifth).
 A few sources added to a large store keep the index and pay its insertion.
 
 The worker asks `before` when it claims an embedding job (at most every `CHECK_EVERY` seconds)

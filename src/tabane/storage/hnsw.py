@@ -1,8 +1,8 @@
 """The paragraph vectors' HNSW indexes, set aside for a bulk load and built again after it.
 
-Inserting a vector into an HNSW index (`ef_construction` 200) costs ~10× writing its row; building
-the index over the same vectors costs ~5× less per vector than inserting them one by one
-(decision 0033, bench/vector_write.py). So a bulk load drops the width's index, writes the
+Inserting a vector into an HNSW index (`ef_construction` 200) costs 10–25× writing its row;
+building the index over the same vectors costs 3–4× less per vector than inserting them one by
+one (decision 0033, bench/vector_ab.py). So a bulk load drops the width's index, writes the
 vectors with no graph to update, and builds the index again once the embedding jobs are done.
 
 Correctness meanwhile: the index is an access path, never an answer. With it gone (or while it
