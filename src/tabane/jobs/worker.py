@@ -26,7 +26,7 @@ from tabane.derive.raptor import tree as raptor
 from tabane.errors import DiskLow
 from tabane.graph import gloss, gram_merge, readings
 from tabane.graph.claims import vectors as claim_vectors
-from tabane.jobs import catchup, embed_source, lease, queue, turns, vacuum
+from tabane.jobs import bulk_vectors, catchup, embed_source, lease, queue, turns, vacuum
 from tabane.memory import turn_vectors
 from tabane.models.embedder import Embedder, Vectors
 from tabane.models.summarizer import Summarizer
@@ -79,6 +79,7 @@ class Worker:
         self._thread: threading.Thread | None = None
         self._current: queue.Claimed | None = None  # the job the thread runs now
         self._turns = turns.Turns()  # whose job ran last: the next claim goes to another's
+        self._bulk = bulk_vectors.Bulk(store)  # the HNSW index set aside for a bulk load
         # The one map from job kind to handler (claims take the oldest due job of any kind).
         self.handlers: dict[str, Callable[[queue.Claimed], None]] = {
             queue.EMBED_SOURCE: self._run_source,
@@ -125,6 +126,8 @@ class Worker:
         with self.store.admin() as session:
             job = queue.claim(session, kinds, list(contexts), after=self._turns)
         if job is None:
+            if self.embedder is not None:
+                self._bulk.settle(idle=True)
             return False
         self._current = job
         self._turns.took(job)
@@ -143,6 +146,8 @@ class Worker:
                 queue.finish(session, job)
         finally:
             self._current = None
+        if job.kind == queue.EMBED_SOURCE:  # the last of a load: its index built again
+            self._bulk.settle()
         return True
 
     def _disk_low(self) -> bool:
@@ -212,6 +217,7 @@ class Worker:
 
     def _run_source(self, job: queue.Claimed) -> None:
         assert self.embedder is not None
+        self._bulk.before(self.embedder.dim)
         embed_source.run(self.store, self.embedder, job, self._leaves_changed)
 
     def _leaves_changed(self, context_id: int) -> None:
