@@ -9,8 +9,9 @@ postings once as the lane does (`merged_read.read_merged`), times main's lane (`
 read and score), builds each long row's block directory in memory, and runs the block-max top-k
 over those records with a fetch that slices them, counting the share of the question's records
 it would read (the short rows, the long rows it reads whole, every block it fetches; not the
-directories, 16 bytes per block) and its rounds of block reads, each one more round trip. Its top-k is checked against the exhaustive scoring: every question must give
-the same paragraphs and the same scores (`mismatches` must be 0). Two query kinds: `question`
+directories, 16 bytes per block) and its rounds of block reads, each one more round trip. Its
+top-k is checked against the exhaustive scoring: every question must give the same paragraphs
+and the same scores (`mismatches` must be 0). Two query kinds: `question`
 (the dev question's terms) and `keywords` (its four terms of lowest idf with a document frequency
 of at least 2 %: a short query of common words, block-max's best case). Peers over the same
 texts and tokens, top 50: tantivy (Rust, a block-max WAND index), bm25s (numpy).
