@@ -82,13 +82,10 @@ class CopiesEmbedder:
         part.replace(self.saved)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        bases = [_key(COPY.sub("", t, count=1)) for t in texts]
+        originals = [COPY.sub("", t, count=1) for t in texts]
+        bases = [_key(t) for t in originals]
         todo = sorted(
-            {
-                (b, COPY.sub("", t, count=1))
-                for b, t in zip(bases, texts, strict=True)
-                if b not in self.cache
-            }
+            {(b, t) for b, t in zip(bases, originals, strict=True) if b not in self.cache}
         )
         if todo:
             vectors = self.model.embed_documents([t for _, t in todo])
