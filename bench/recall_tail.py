@@ -54,6 +54,7 @@ from search_latency import pct, questions
 
 DOCS = Path("/usr/share/doc/python3.11/html")
 COPY = re.compile(r"^\[(\d+)\] ")
+SAVE_EVERY = 5_000  # texts embedded between two writes of the vector cache
 NOISE = 0.1  # the perturbation's norm against a unit vector: cosine ≈ 1 / sqrt(1 + 0.01)
 
 
@@ -92,6 +93,8 @@ class CopiesEmbedder:
             for (b, _), v in zip(todo, vectors, strict=True):
                 self.cache[b] = v
             self.embedded += len(todo)
+            if self.embedded // SAVE_EVERY > (self.embedded - len(todo)) // SAVE_EVERY:
+                self.save()  # an interrupted build keeps what the model has done
         out = np.stack([self.cache[b] for b in bases]).astype(np.float32)
         for i, t in enumerate(texts):
             if COPY.match(t):
