@@ -17,9 +17,18 @@ near a question, so recall_latency.py never showed what that scoring costs; here
   their originals without embedding the same text again and without exact ties in the index.
   Questions are the dev sets' questions, embedded by the model at run time.
 
-`--home DIR` keeps the store and reuses it when a previous run built the same size.
+- claims (`--claims N`, default none): recall_latency.py's world claims over the corpus's most
+  frequent words (`--concepts`), written through `Tabane.add_claims`; their vectors are the
+  model's too (each claim text embedded once).
+
+`--home DIR` keeps the store and reuses it when a previous run built the same sizes. `--vectors
+FILE` (.npz) keeps every model vector computed, keyed by a hash of its text, and serves them to
+later builds (another home, a rebuilt store) without the model: a 100k + 50k build pays the model
+once.
 
     .venv/bin/python bench/recall_tail.py --paragraphs 60000 --queries 60 --home /tmp/tail
+    .venv/bin/python bench/recall_tail.py --paragraphs 100000 --claims 50000 --queries 60 \
+        --home /tmp/tail-100k --vectors /tmp/tail-vectors.npz
 """
 
 from __future__ import annotations
@@ -45,6 +54,7 @@ from search_latency import pct, questions
 
 DOCS = Path("/usr/share/doc/python3.11/html")
 COPY = re.compile(r"^\[(\d+)\] ")
+SAVE_EVERY = 5_000  # texts embedded between two writes of the vector cache
 NOISE = 0.1  # the perturbation's norm against a unit vector: cosine ≈ 1 / sqrt(1 + 0.01)
 
 
@@ -52,22 +62,42 @@ class CopiesEmbedder:
     """`UseEmbedder` once per distinct text; a copy (`[n] text`) gets its original's vector
     plus a perturbation seeded by its whole text."""
 
-    def __init__(self) -> None:
+    def __init__(self, saved: Path | None = None) -> None:
         from tabane.models.local import UseEmbedder
 
         self.model = UseEmbedder()
         self.name, self.dim = self.model.name, self.model.dim
-        self.cache: dict[str, np.ndarray] = {}
+        self.cache: dict[str, np.ndarray] = {}  # a hash of the text → its vector
+        self.saved, self.embedded = saved, 0
+        if saved is not None and saved.exists():
+            with np.load(saved) as kept:
+                self.cache = dict(zip(kept["keys"].tolist(), kept["vectors"], strict=True))
+
+    def save(self) -> None:
+        """Write the cache to `saved` (when given), beside-then-rename."""
+        if self.saved is None or not self.cache:
+            return
+        keys = np.array(sorted(self.cache))
+        part = self.saved.with_suffix(".part.npz")
+        np.savez(part, keys=keys, vectors=np.stack([self.cache[k] for k in keys]))
+        part.replace(self.saved)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        bases = [COPY.sub("", t, count=1) for t in texts]
-        todo = sorted({b for b in bases if b not in self.cache})
+        originals = [COPY.sub("", t, count=1) for t in texts]
+        bases = [_key(t) for t in originals]
+        todo = sorted(
+            {(b, t) for b, t in zip(bases, originals, strict=True) if b not in self.cache}
+        )
         if todo:
-            for b, v in zip(todo, self.model.embed_documents(todo), strict=True):
+            vectors = self.model.embed_documents([t for _, t in todo])
+            for (b, _), v in zip(todo, vectors, strict=True):
                 self.cache[b] = v
+            self.embedded += len(todo)
+            if self.embedded // SAVE_EVERY > (self.embedded - len(todo)) // SAVE_EVERY:
+                self.save()  # an interrupted build keeps what the model has done
         out = np.stack([self.cache[b] for b in bases]).astype(np.float32)
         for i, t in enumerate(texts):
-            if t != bases[i]:
+            if COPY.match(t):
                 seed = int.from_bytes(hashlib.blake2b(t.encode(), digest_size=8).digest(), "big")
                 noise = np.random.default_rng(seed).standard_normal(self.dim)
                 out[i] += (NOISE * noise / np.linalg.norm(noise)).astype(np.float32)
@@ -76,6 +106,10 @@ class CopiesEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.model.embed_query(text)
+
+
+def _key(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
 def documents(limit: int) -> list[tuple[str, str, list[Any]]]:
@@ -115,16 +149,23 @@ def documents(limit: int) -> list[tuple[str, str, list[Any]]]:
     return docs
 
 
-def build(svc: Any, user: Any, paragraphs: int) -> dict[str, Any]:
+def build(svc: Any, user: Any, args: argparse.Namespace) -> dict[str, Any]:
     from sqlalchemy import text
 
+    from tabane.graph.claims.parse import parse_claims
     from tabane.ingest.documents import DocumentInput
 
-    docs = documents(paragraphs)
+    docs = documents(args.paragraphs)
     svc.create_context(user, "bench")
     t0 = time.perf_counter()
     for sid, title, blocks in docs:
         svc.ingest(user, "bench", DocumentInput(source_id=sid, title=title, paragraphs=blocks))
+    if args.claims:
+        from recall_latency import claim_rows, concept_names
+
+        rows = claim_rows(concept_names(docs, args.concepts), args.claims)
+        for i in range(0, len(rows), 10_000):
+            svc.add_claims(user, "bench", parse_claims(rows[i : i + 10_000]))
     ingest_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     svc.wait_for_jobs(
@@ -133,7 +174,12 @@ def build(svc: Any, user: Any, paragraphs: int) -> dict[str, Any]:
     embed_s = time.perf_counter() - t0
     with svc.store.owner.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         conn.execute(text("VACUUM ANALYZE"))
-    return {"sources": len(docs), "ingest_s": round(ingest_s, 1), "embed_s": round(embed_s, 1)}
+    return {
+        "sources": len(docs),
+        "claims": args.claims,
+        "ingest_s": round(ingest_s, 1),
+        "embed_s": round(embed_s, 1),
+    }
 
 
 # ---------------------------------------------------------------------- the baseline's statement
@@ -224,7 +270,10 @@ def main() -> None:
     ap.add_argument("--paragraphs", type=int, default=60_000)
     ap.add_argument("--queries", type=int, default=60)
     ap.add_argument("--baseline", default="main", help="the commit whose statement is the baseline")
+    ap.add_argument("--claims", type=int, default=0)
+    ap.add_argument("--concepts", type=int, default=3000)
     ap.add_argument("--home", help="keep the store here; reuse it when already built")
+    ap.add_argument("--vectors", type=Path, help="a .npz cache of the model's vectors")
     ap.add_argument("--json")
     args = ap.parse_args()
 
@@ -243,8 +292,9 @@ def main() -> None:
     keep = args.home is not None
     home = Path(args.home) if keep else Path(tempfile.mkdtemp(prefix="tabane-bench-tail-"))
     home.mkdir(parents=True, exist_ok=True)
-    marker = home / f"built-{args.paragraphs}"
-    emb = CopiesEmbedder()
+    sizes = f"-{args.claims}-{args.concepts}" if args.claims else ""
+    marker = home / f"built-{args.paragraphs}{sizes}"
+    emb = CopiesEmbedder(args.vectors)
     svc = Tabane.open(Settings(home=home, worker="off"), embedder=emb)
     result: dict[str, Any] = {"env": info, "reused_store": marker.exists()}
     old_build = baseline_builder(args.baseline)
@@ -252,7 +302,9 @@ def main() -> None:
     try:
         user = svc.local_user()
         if not marker.exists():
-            result["build"] = build(svc, user, args.paragraphs)
+            result["build"] = build(svc, user, args)
+            result["build"]["model_texts"] = emb.embedded  # texts the model embedded
+            emb.save()
             marker.write_text("built\n")
         qs = questions(args.queries)
         qvecs = [emb.embed_query(q) for q in qs]
@@ -321,7 +373,12 @@ def main() -> None:
         questions_with_other_rows=differ,
     )
     print(_env.header(info))
-    print(f"\nparagraphs {result['paragraphs']}, asking {result['asking']}, questions {len(qs)}")
+    print(
+        f"\nparagraphs {result['paragraphs']}, asking {result['asking']}, claims {args.claims}, "
+        f"questions {len(qs)}"
+    )
+    if "build" in result:
+        print(f"build: {result['build']}")
     print(f"baseline: {args.baseline}\n")
     print("| measured | p50 ms | p95 ms | max ms |\n|---|---:|---:|---:|")
     for k, v in rows.items():
