@@ -3,8 +3,13 @@ one it asks about? Pure tests on made-up conversations."""
 
 from __future__ import annotations
 
+import pytest
+
+from tabane.recall.explain import Expected
+from tabane.recall.plan import RecallRequest, Tunables
 from tabane.recall.result import Citation, Evidence
 from tabane.recall.support import Voice, asked, check, holds, mentions
+from tabane.service import Tabane
 
 
 def _said(n: int, author: str | None, text: str, reply_to: str | None = None) -> Evidence:
@@ -113,3 +118,53 @@ def test_japanese_names_are_not_terms_and_the_frame_is_dropped():
     items = [_said(1, "葵", "うちの犬はコタロウっていうの"), _said(2, "湊", "俺は猫派だな")]
     verdict = check("湊が飼っている犬の名前は?", "葵", items, need=0.5)
     assert verdict is not None and verdict.supported == () and verdict.line is not None
+
+
+CHAT = [
+    ("Tom", "My tortoise Pebble turned forty this spring.", "How is the old fellow doing?"),
+    ("Ann", "I spent the weekend repainting the boat shed.", None),
+    ("Ann", "Forty years! He has outlived three of your cars.", None),
+]
+
+
+def _remember(svc: Tabane, user, context: str) -> list[int]:
+    out = []
+    for who, said, asked_ in CHAT:
+        fields = {"text": said} | ({"in_reply_to": asked_} if asked_ else {})
+        out.append(svc.remember(user, context, fields, speaker=who))
+    svc.wait_for_jobs()
+    return out
+
+
+@pytest.mark.slow
+def test_recall_says_nothing_is_remembered_of_the_one_asked(vsvc: Tabane, user, context):
+    ids = _remember(vsvc, user, context)
+    toms = f"c:{ids[0]}"
+    ask = RecallRequest("What is the name of Ann's tortoise?", (context,), speaker="Tom")
+    plain = vsvc.recall(user, ask, tunables=Tunables(support=False))
+    assert toms in [it.key for it in plain.items] and plain.unsupported is None
+    got = vsvc.recall(user, ask)
+    assert got.unsupported == "Nothing remembered says 'tortoise' of Ann."
+    assert got.rendered.splitlines()[2].startswith(got.unsupported)
+    assert toms not in [it.key for it in got.items]  # Tom's tortoise is not served as Ann's
+    outcome = {c.key: c.outcome for c in got.trace.candidates}
+    assert outcome[toms] == "unsupported"
+    assert any(
+        n.startswith("support: the question asks for [tortoise] of Ann") for n in got.trace.notes
+    )
+    why = vsvc.explain_recall(user, ask, Expected(claim=ids[0]))
+    assert why.verdict == "unsupported"
+    assert "the support check" in why.detail and "[tortoise] of Ann" in why.detail
+
+
+@pytest.mark.slow
+def test_recall_serves_what_is_said_of_the_one_asked(vsvc: Tabane, user, context):
+    ids = _remember(vsvc, user, context)
+    ask = RecallRequest("What is the name of Tom's tortoise?", (context,), speaker="Ann")
+    got = vsvc.recall(user, ask)
+    assert got.unsupported is None and f"c:{ids[0]}" in [it.key for it in got.items]
+    assert "Nothing remembered" not in got.rendered
+    note = [n for n in got.trace.notes if n.startswith("support:")]
+    assert note == [f"support: the question asks for [tortoise] of Tom; said of them by c:{ids[0]}"]
+    docs = RecallRequest("When does the ferry leave?", (context,), speaker="Ann")
+    assert vsvc.recall(user, docs).unsupported is None  # it asks of nobody: not checked

@@ -247,7 +247,8 @@ def ask(
         extra["distractor_first"] = bool(covers) and bool(covers[0] & set(q.distractors))
     elif q.category == "adversarial-absent":
         extra.update(_adversarial(items[:10], covers[:10], q))
-        extra["abstained"] = not items
+        # abstained: nothing served, or the bundle says nothing served says it (support.py)
+        extra["abstained"] = not items or result.unsupported is not None
     return QuestionRow(**{**row.__dict__, **extra})
 
 

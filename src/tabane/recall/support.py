@@ -298,3 +298,14 @@ def _line(want: Asked) -> str:
     what = ", ".join(f"'{s}'" for s in want.shown)
     who = " and ".join(want.entity)
     return f"Nothing remembered says {what} of {who}."
+
+
+def why_unsupported(got: Support | None) -> str:
+    """Why the check took a served item out: the explain twin's detail."""
+    if got is None or got.line is None:
+        return "not served"
+    terms, who = ", ".join(got.asked.shown), " and ".join(got.asked.entity)
+    return (
+        f"the support check: the question asks for [{terms}] of {who}; this item mentions it of "
+        f"someone else and no served item says it of {who} ({got.line!r})"
+    )
