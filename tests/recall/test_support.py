@@ -168,3 +168,16 @@ def test_recall_serves_what_is_said_of_the_one_asked(vsvc: Tabane, user, context
     assert note == [f"support: the question asks for [tortoise] of Tom; said of them by c:{ids[0]}"]
     docs = RecallRequest("When does the ferry leave?", (context,), speaker="Ann")
     assert vsvc.recall(user, docs).unsupported is None  # it asks of nobody: not checked
+
+
+def test_an_item_nobody_said_supports_when_it_mentions_a_term_and_is_never_taken_out():
+    items = [
+        Evidence(
+            "p:1", "paragraph", "Care of a tortoise in winter.", "source excerpt", Citation(), ()
+        )
+    ]
+    got = check("How old is my tortoise?", "Ann", items)
+    assert got is not None and got.supported == ("p:1",) and got.partial == ()
+    other = [Evidence("p:2", "paragraph", "Boat sheds.", "source excerpt", Citation(), ())]
+    none = check("How old is my tortoise?", "Ann", other)
+    assert none is not None and none.line is not None and none.partial == ()
