@@ -67,19 +67,16 @@ def run(
     speaker: str | None = None,
 ) -> Outcome:
     """Gather the candidates with the one statement, turn them into evidence, order them
-    (`embed`: voice.py), cut them to `max_items` and the budget and check what they support of
-    whom the question asks about (`speaker`: who asks; support.py), in the caller's
-    transaction."""
+    (`embed`: voice.py), cut them and check what they support (`speaker` asks: support.py)."""
     t = tunables or Tunables()
     started = time.perf_counter()
     gathered = gather(
         session, question, contexts, floors, qv, window, plan=plan, tunables=t, beside=beside
     )
-    statement_ms = (time.perf_counter() - started) * 1000
+    statement_ms, started = _ms_since(started), time.perf_counter()
     items = [
         evidence(c, gathered.scopes, window.name if window else None) for c in gathered.candidates
     ]
-    started = time.perf_counter()
     supersede = (t.supersede, t.supersede_span) if t.supersede_span > 0 else None
     model = qv.model if qv.vector is not None else None
     cosine = supersede is not None and t.supersede <= 1.0  # the cosine rule needs vectors
@@ -103,17 +100,19 @@ def run(
         voice=voice.heard(session, question, items, embed, model, t) if embed else None,
     )
     placed, verdict = supported(session, question, speaker, placed, t)
-    order_ms = (time.perf_counter() - started) * 1000
-    used = sum(p.item.tokens for p in placed if p.outcome == "served")
     return Outcome(
         gathered,
         placed,
         {c.key: c for c in gathered.candidates},
-        {"statement": round(statement_ms, 3), "order": round(order_ms, 3)},
-        used,
+        {"statement": statement_ms, "order": _ms_since(started)},
+        sum(p.item.tokens for p in placed if p.outcome == "served"),
         tuple(notes),
         verdict,
     )
+
+
+def _ms_since(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
 
 
 def supported(

@@ -61,9 +61,9 @@ def explain_recall(svc: Tabane, user: Principal, a: RecallExplainIn) -> Explanat
 def recall_trace(svc: Tabane, user: Principal, a: TraceArgs) -> dict[str, object]:
     """What one of your recalls did (`recall_id`): the lanes that ran (or why not), the seeds,
     every candidate with its lane ranks, fused score and outcome (served, duplicate,
-    cut_by_rerank, cut_by_max_items, cut_by_budget, unsupported), tokens and timings. Another user's id, or
-    an unknown one, is `no_trace`. To ask why one item is missing, `explain_recall` says it
-    directly."""
+    cut_by_rerank, cut_by_max_items, cut_by_budget, unsupported), tokens and timings. Another
+    user's id, or an unknown one, is `no_trace`. To ask why one item is missing,
+    `explain_recall` says it directly."""
     return svc.recall_trace(user, a.recall_id)
 
 
