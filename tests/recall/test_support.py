@@ -181,3 +181,14 @@ def test_an_item_nobody_said_supports_when_it_mentions_a_term_and_is_never_taken
     other = [Evidence("p:2", "paragraph", "Boat sheds.", "source excerpt", Citation(), ())]
     none = check("How old is my tortoise?", "Ann", other)
     assert none is not None and none.line is not None and none.partial == ()
+
+
+def test_a_summary_holds_a_term_only_for_whom_it_names_and_is_taken_out_otherwise():
+    summary = Evidence(
+        "r:1", "raptor", "My tortoise turned forty. Lovely.", "derived memory", Citation(), ()
+    )
+    got = check("How old is Ann's tortoise?", "Tom", [summary, PETS[2]])
+    assert got is not None and got.line is not None and got.partial == ("r:1",)
+    named = Evidence("r:2", "raptor", "Ann's tortoise is forty.", "derived memory", Citation(), ())
+    again = check("How old is Ann's tortoise?", "Tom", [named, PETS[2]])
+    assert again is not None and again.supported == ("r:2",)

@@ -254,8 +254,9 @@ def check(
     """Whether any item supports what `question` asks of whom it asks it (None: the question
     asks of nobody the items know, or nothing specific). An item supports it when more than
     `need` of the specific terms (0: any one) are the entity's in it or in what it answers
-    (`answers`: item key → that text; else its `in_reply_to`); an item nobody is known to have
-    said (a document's paragraph) when it mentions any of them."""
+    (`answers`: item key → that text; else its `in_reply_to`); a paragraph (nobody is known to
+    have said it) when it mentions any of them. A summary (an overview, a community) holds a
+    term only for whom it names there."""
     holders = sorted({it.author for it in items if it.author} | ({asker} if asker else set()))
     want = asked(question, asker, holders)
     if want is None:
@@ -264,7 +265,7 @@ def check(
     opinion = _OPINION.search(fold(question)) is not None
     supported, partial = [], []
     for it in items:
-        if not it.author:  # whose it is cannot be told: a mention supports, nothing is taken
+        if not it.author and it.kind == "paragraph":  # nobody said it: a mention supports
             if any(mentions(t, s, it.text) for t, s in zip(want.terms, want.shown, strict=True)):
                 supported.append(it.key)
             continue
