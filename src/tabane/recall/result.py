@@ -170,7 +170,7 @@ class RecallResult:
     trace: RecallTrace
     overview: str | None = None  # the corpus map block, when the preset asks for one
     extras: dict[str, Any] = field(default_factory=dict)
-    # "Nothing remembered says 'parrot' of Ann.": nothing served says what the question asks
+    # "Nothing remembered says 'tortoise' of Ann.": nothing served says what the question asks
     # of whom it asks it (support.py); None when something does, or it asks of nobody
     unsupported: str | None = None
 

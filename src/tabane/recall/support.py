@@ -1,18 +1,20 @@
 """Support of what a question specifically asks: does any served item say it of the one asked?
 
-A question about a person ("What is the name of Ann's parrot?", "my dog", 翔の猫) asks for an
-*attribute* (parrot, dog, 猫) of an *entity* (Ann; the asker for I/my/私). Its nearest items
-are often the other person's (Tom's parrot), so no retrieval score tells an absent fact from a
-present one (decision 0014). This check reads the items instead: the question's specific terms
-are its content words that are not the person's name nor a question's frame (what, name, 名前 …),
-and an item **supports** the pair when it is about the entity (it speaks in their first person,
-is addressed to them in the second, or names them) and mentions the specific terms — lexically,
-by English stem, by a word of four letters or more inside another ("hives" in "beehives"), by a
-kana/kanji run or one of its bigrams — in its text or in the question it answers.
+A question about a person ("What is the name of Ann's tortoise?", "my dog", 湊の猫) asks for an
+*attribute* (tortoise, dog, 猫) of an *entity* (Ann; the asker for I/my/私). Its nearest items
+are often the other person's (Tom's tortoise), so no retrieval score tells an absent fact from a
+present one (decision 0014). This check reads the items instead. The question's specific terms
+are its words other than the names and a question's frame (what, name, 名前, a verb stem …). A
+term is mentioned by English stem, by a word of four letters or more inside another ("boat" in
+"houseboat"), by its kana run, or by a bigram of its kanji run; a mention is someone's by the
+nearest person word before it in its sentence, else by whom the text the item answers marks it
+for, else the item's speaker; a sentence that asks asserts nothing (`holds`). An item supports
+the question when a term is the entity's in it or in what it answers (`check`).
 
-When no item supports the pair, the bundle says so in one line ("Nothing remembered says
-'parrot' of Ann.") and the trace and the explain twin name the terms and what each item lacked.
-Pure: it reads only the served items' text, author and the question they answer.
+When no item supports it, the bundle says so in one line ("Nothing remembered says 'tortoise'
+of Ann."), the items that say it of someone else are taken out (pipeline.py `supported`), and
+the trace and the explain twin name the terms and the verdict (decision 0029). Pure: it reads
+the served items' text, kind, author and what they answer.
 """
 
 from __future__ import annotations
@@ -57,14 +59,14 @@ _STEM_JA = re.compile(
 )
 _ASKS = re.compile(r"([?？][!！?？]*|か[。.]?)\s*$")
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
-# Whose a term is, by the nearest person word before it in its sentence ("your parrot", "my
-# hives", "Tom's boat", "You got to the top"): first person → the speaker, second → the one
+# Whose a term is, by the nearest person word before it in its sentence ("your tortoise", "my
+# boat", "Tom's kayak", "You got to the top"): first person → the speaker, second → the one
 # addressed, a name → that holder.
 _PERSON = re.compile(
     r"(?<![\w'])(i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|you|you're|you've|your|yours)"
     r"(?![\w'])"
 )
-_MIN_INSIDE = 4  # letters of a word that may match inside a longer one ("hives" ⊂ "beehives")
+_MIN_INSIDE = 4  # letters of a word that may match inside a longer one ("boat" ⊂ "houseboat")
 # A question for someone's view ("What does Tom think of opera?", 大輔はパクチーをどう思う):
 # its topic is nobody's possession, so an item of the entity's that mentions it, or answers a
 # text that does, supports it whoever else the topic belongs to.
@@ -189,7 +191,7 @@ def holds(
 ) -> set[str]:
     """Whose `term` is, at each mention of it in a sentence of `text` (one that asks only with
     `asking`: a question asserts nothing, but sets the topic of its reply): the nearest person
-    word before it in its sentence decides ("your parrot": the one addressed; "my hives": the
+    word before it in its sentence decides ("your tortoise": the one addressed; "my boat": the
     speaker; "Tom's boat": Tom), else `unmarked`, else whom the whole text is about."""
     said = fold(text)
     out: set[str] = set()

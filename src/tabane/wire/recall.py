@@ -283,7 +283,7 @@ class RecallOut(Response):
     unsupported: str | None = Field(
         None,
         description="when the question asks something of someone and no item says it of them: "
-        "the bundle's line that says so (\"Nothing remembered says 'parrot' of Ann.\")",
+        "the bundle's line that says so (\"Nothing remembered says 'tortoise' of Ann.\")",
     )
     trace: TraceOut | None = Field(description="with `trace: true`: what every lane did")
 
