@@ -13,7 +13,7 @@ from tabane.ingest.documents import DocumentInput, block
 from tabane.principal import Principal
 from tabane.service import Tabane
 
-from helpers import unique
+from helpers import serve_people, unique
 
 KETTLE = [
     "The kettle boils water in about three minutes when it is full.",
@@ -47,7 +47,16 @@ def test_recall_returns_cited_items_an_id_and_a_trace_for_its_asker_only(
     got = me.post("/recall", json={"question": QUESTION, "contexts": [context]})
     assert got.status_code == 200, got.text
     body = got.json()
-    assert set(body) == {"question", "recall_id", "rendered", "items", "overview", "trace"}
+    assert set(body) == {
+        "question",
+        "recall_id",
+        "rendered",
+        "items",
+        "overview",
+        "unsupported",
+        "trace",
+    }
+    assert body["unsupported"] is None  # the question asks of nobody
     assert isinstance(body["recall_id"], int) and body["trace"] is None
     [preset] = me.get("/presets").json()["presets"]  # no presets file: the default alone
     assert (preset["name"], preset["contexts"], preset["gate"]) == ("default", [], True)
@@ -240,3 +249,18 @@ def test_an_item_that_asserts_a_triple_carries_its_kind_and_fact_over_http(
     }
     assert edges["reads"]["fact"]["negated"] is True  # a denial is its own fact
     assert all(i["fact"] is None for i in body["items"] if i["kind"] == "paragraph")
+
+
+@pytest.mark.slow
+def test_recall_says_over_http_when_nothing_says_it_of_the_one_asked(
+    vsvc: Tabane, user: Principal, context: str
+) -> None:
+    vsvc.remember(user, context, {"text": "My tortoise Pebble turned forty."}, speaker="Tom")
+    vsvc.remember(user, context, {"text": "My old boat shed needs paint."}, speaker="Ann")
+    vsvc.wait_for_jobs()
+    ask = {"question": "How old is Ann's tortoise?", "contexts": [context], "speaker": "Tom"}
+    with serve_people(vsvc, {"me": user}) as clients:
+        body = clients["me"].post("/recall", json=ask).json()
+    assert body["unsupported"] == "Nothing remembered says 'tortoise' of Ann."
+    assert body["unsupported"] in body["rendered"]
+    assert body["items"] and all("tortoise" not in it["text"] for it in body["items"])

@@ -5,7 +5,8 @@ to the end, then every question is asked with `recall` — the asker as speaker,
 session as working memory, its context only — under each requested plan. Items count in served
 order (after the reranker and the token budget). Reported per loading and plan: evidence
 recall@5/@10 and mean partial coverage@10 per category and language, update latest-first,
-perspective attributed hit@10 and distractor-first rate, adversarial abstention and trap rate,
+perspective attributed hit@10 and distractor-first rate, adversarial abstention (nothing served,
+or the bundle's line that nothing served says it: recall/support.py) and trap rate,
 latency p50/p95 and the mean bundle size in tokens.
 """
 
@@ -247,7 +248,8 @@ def ask(
         extra["distractor_first"] = bool(covers) and bool(covers[0] & set(q.distractors))
     elif q.category == "adversarial-absent":
         extra.update(_adversarial(items[:10], covers[:10], q))
-        extra["abstained"] = not items
+        # abstained: nothing served, or the bundle says nothing served says it (support.py)
+        extra["abstained"] = not items or result.unsupported is not None
     return QuestionRow(**{**row.__dict__, **extra})
 
 

@@ -174,3 +174,14 @@ def _memory(c: Claim) -> Memory:
         close_reason=c.close_reason,
         in_reply_to=c.in_reply_to,
     )
+
+
+def replies_to(session: Session, ids: Sequence[int]) -> dict[int, str]:
+    """Claim id → what the note answers (`in_reply_to`), for those of `ids` that answer
+    something (recall's support check reads a served note with it)."""
+    if not ids:
+        return {}
+    stmt = select(Claim.id, Claim.in_reply_to).where(
+        Claim.id.in_(list(ids)), Claim.in_reply_to.is_not(None)
+    )
+    return {int(i): str(text) for i, text in session.execute(stmt)}

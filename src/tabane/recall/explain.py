@@ -37,6 +37,7 @@ from tabane.recall.pipeline import Outcome, bundle, run
 from tabane.recall.plan import RecallRequest, Tunables
 from tabane.recall.prepare import Prepared, Setup
 from tabane.recall.result import LaneRank
+from tabane.recall.support import why_unsupported
 from tabane.recall.voice import Embeds
 from tabane.search.search import QueryVector
 from tabane.storage.schema import Claim, ClaimVector, Context, Paragraph, Source
@@ -188,6 +189,7 @@ def explain(
     tunables: Tunables | None = None,
     rendered: Callable[[Outcome], object] | None = None,
     embed: Embeds | None = None,
+    speaker: str | None = None,
 ) -> Explanation:
     """The first verdict that applies to `expected`. `rendered` renders an outcome as recall
     would (its template's error is raised as recall raises it: no verdict for a bundle that
@@ -217,6 +219,7 @@ def explain(
         plan=plan,
         tunables=t,
         embed=embed,
+        speaker=speaker,
     )
     if rendered is not None:
         rendered(outcome)
@@ -245,6 +248,7 @@ def _placed(best: Placed, *, asks: bool, outcome: Outcome, t: Tunables, budget: 
         f"{t.max_items}",
         "cut_by_budget": f"{best.item.tokens} tokens did not fit: {outcome.used_tokens} of "
         f"{budget} were used by the items before it",
+        "unsupported": why_unsupported(outcome.support),
     }
     verdict: str = best.outcome
     detail, key = details[best.outcome] + _voices(best, outcome.placed), best.item.key
@@ -385,4 +389,5 @@ def explain_request(
         tunables=tunables,
         rendered=rendered,
         embed=setup,
+        speaker=request.speaker,
     )

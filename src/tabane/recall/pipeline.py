@@ -24,9 +24,10 @@ from datetime import UTC, datetime
 from sqlalchemy.orm import Session
 
 from tabane.graph.claims import write as claims
+from tabane.memory.memories import replies_to
 from tabane.models.reranker import Reranker
 from tabane.principal import Principal
-from tabane.recall import current, order, overview, render, trace, voice
+from tabane.recall import current, order, overview, render, support, trace, voice
 from tabane.recall.evidence import Candidate, evidence
 from tabane.recall.gather import SETTINGS, Gathered, TurnWindow, gather
 from tabane.recall.plan import RecallRequest, Tunables, caps
@@ -45,6 +46,7 @@ class Outcome:
     timings_ms: dict[str, float]
     used_tokens: int
     notes: tuple[str, ...] = ()  # what ordering could not do (a reranker that failed)
+    support: support.Support | None = None  # the support check's verdict (support.py)
 
 
 def run(
@@ -62,19 +64,19 @@ def run(
     tunables: Tunables | None = None,
     beside: Beside | None = None,
     embed: voice.Embeds | None = None,
+    speaker: str | None = None,
 ) -> Outcome:
     """Gather the candidates with the one statement, turn them into evidence, order them
-    (`embed`: voice.py) and cut them to `max_items` and the budget, in the caller's transaction."""
+    (`embed`: voice.py), cut them and check what they support (`speaker` asks: support.py)."""
     t = tunables or Tunables()
     started = time.perf_counter()
     gathered = gather(
         session, question, contexts, floors, qv, window, plan=plan, tunables=t, beside=beside
     )
-    statement_ms = (time.perf_counter() - started) * 1000
+    statement_ms, started = _ms_since(started), time.perf_counter()
     items = [
         evidence(c, gathered.scopes, window.name if window else None) for c in gathered.candidates
     ]
-    started = time.perf_counter()
     supersede = (t.supersede, t.supersede_span) if t.supersede_span > 0 else None
     model = qv.model if qv.vector is not None else None
     cosine = supersede is not None and t.supersede <= 1.0  # the cosine rule needs vectors
@@ -97,16 +99,46 @@ def run(
         notes=notes,
         voice=voice.heard(session, question, items, embed, model, t) if embed else None,
     )
-    order_ms = (time.perf_counter() - started) * 1000
-    used = sum(p.item.tokens for p in placed if p.outcome == "served")
+    placed, verdict = supported(session, question, speaker, placed, t)
     return Outcome(
         gathered,
         placed,
         {c.key: c for c in gathered.candidates},
-        {"statement": round(statement_ms, 3), "order": round(order_ms, 3)},
-        used,
+        {"statement": statement_ms, "order": _ms_since(started)},
+        sum(p.item.tokens for p in placed if p.outcome == "served"),
         tuple(notes),
+        verdict,
     )
+
+
+def _ms_since(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
+
+
+def supported(
+    session: Session,
+    question: str,
+    speaker: str | None,
+    placed: list[order.Placed],
+    t: Tunables,
+) -> tuple[list[order.Placed], support.Support | None]:
+    """The support check over the served items, each note read with what it answers; when
+    nothing supports what the question asks of whom it asks it, the items that say it of
+    someone else are no longer served (`unsupported`)."""
+    if not t.support:
+        return placed, None
+    served = order.served(placed)
+    notes = [int(it.key[2:]) for it in served if it.kind == "claim"]
+    answers = {f"c:{k}": text for k, text in replies_to(session, notes).items()}
+    verdict = support.check(question, speaker, served, need=t.support_need, answers=answers)
+    if verdict is None or verdict.line is None:
+        return placed, verdict
+    drop = set(verdict.partial)
+    out = [
+        replace(p, outcome="unsupported") if p.outcome == "served" and p.item.key in drop else p
+        for p in placed
+    ]
+    return out, verdict
 
 
 # -- the steps around `run` ------------------------------------------------------------------
@@ -158,6 +190,7 @@ def read(
         tunables=tunables,
         beside=beside,
         embed=setup,
+        speaker=request.speaker,
     )
     block = (
         overview.corpus_map(session, [c.id for c in reached], ready.preset.overview_chars)
@@ -188,6 +221,7 @@ def bundle(
         name=template_file.name if template_file else None,
         gated=ready.gated,
         newest_first=_newest(request.question, outcome),
+        unsupported=_line(outcome),
     )
 
 
@@ -221,13 +255,21 @@ def finish(
         candidates=order.traces(outcome.placed, outcome.found) if outcome else (),
         notes=(outcome.gathered.notes + outcome.notes if outcome else ())
         + _moved(request.question, outcome, t)
+        + _checked(outcome)
         + _ages(items)
         + _followed(ready),
         floors={c.name: f for c, f in zip(found.reached, found.floors, strict=True)},
         caps=caps(t),
         navigation=outcome.gathered.navigation if outcome else None,
     )
-    return RecallResult(request.question, tuple(items), rendered, result_trace, found.overview)
+    return RecallResult(
+        request.question,
+        tuple(items),
+        rendered,
+        result_trace,
+        found.overview,
+        unsupported=_line(outcome),
+    )
 
 
 def record(session: Session, user: Principal, result: RecallResult) -> RecallResult:
@@ -236,6 +278,25 @@ def record(session: Session, user: Principal, result: RecallResult) -> RecallRes
     trace_id = trace.save_trace(session, user, result.question, result.trace)
     claims.touch(session, [int(it.key[2:]) for it in result.items if it.kind == "claim"])
     return replace(result, trace=replace(result.trace, id=trace_id))
+
+
+def _line(outcome: Outcome | None) -> str | None:
+    """The bundle's line when nothing supports what the question asks (support.py)."""
+    return outcome.support.line if outcome is not None and outcome.support is not None else None
+
+
+def _checked(outcome: Outcome | None) -> tuple[str, ...]:
+    """The trace's note on the support check: what it asked for, of whom, and its verdict."""
+    got = outcome.support if outcome is not None else None
+    if got is None:
+        return ()
+    terms = ", ".join(got.asked.shown)
+    head = f"support: the question asks for [{terms}] of {' and '.join(got.asked.entity)}"
+    if got.line is None:
+        return (f"{head}; said of them by {', '.join(got.supported)}",)
+    dropped = [p.item.key for p in outcome.placed if p.outcome == "unsupported"] if outcome else []
+    gone = f"; not served, as they say it of someone else: {', '.join(dropped)}" if dropped else ""
+    return (f"{head}; no served item says it of them{gone}",)
 
 
 def _ages(items: Sequence[Evidence]) -> tuple[str, ...]:

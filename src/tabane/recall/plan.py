@@ -94,6 +94,13 @@ class Tunables:
     # Profiles and communities served after the other items of the first `max_items`
     # (order.py `summaries_last`).
     summaries_after: bool = True
+    # The support check (support.py): a question that asks something of someone, when no served
+    # item says it of them, gets a line that says so and loses the items that say it of someone
+    # else. `support_need`: the share of the question's specific terms an item must hold for
+    # the entity, more than (0: any one). Two-fold cross-validated on the memory sets: 0 in
+    # every half (decision 0029; bench/abstain_support.py).
+    support: bool = True
+    support_need: float = 0.0
 
 
 # The tunables that bound how much each step keeps, as the trace reports them.

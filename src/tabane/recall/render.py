@@ -64,12 +64,14 @@ def render(
     name: str | None = None,
     gated: str | None = None,
     newest_first: str | None = None,
+    unsupported: str | None = None,
 ) -> str:
     """The evidence rendered by `template` (template text; None: the default), trailing newlines
     dropped. `cut` counts the evidence found that the token `budget` left out; `gated` is the
     gate's reason when it skipped the search; `newest_first` is the question's word for the
-    present when each speaker's statements were put newest first; `name` (the template's file)
-    is named in an error."""
+    present when each speaker's statements were put newest first; `unsupported` is the support
+    check's line when nothing served says what the question asks of whom it asks it; `name`
+    (the template's file) is named in an error."""
     compiled = _compile(_default_text() if template is None else template)
     try:
         out = compiled.render(
@@ -81,6 +83,7 @@ def render(
             budget=budget,
             gated=gated,
             newest_first=newest_first,
+            unsupported=unsupported,
         )
     except Exception as exc:  # a template is code the caller wrote: any failure is bad input
         failed = _error("render", exc, _template_line(exc))

@@ -23,8 +23,11 @@ Kind = Literal[
 
 # What happened to a candidate after the statement found it.
 # `cut_by_rerank`: past `max_items` after the reranker ordered; `cut_by_max_items`: past it in
-# the fused order (no reranker, or one that failed).
-Outcome = Literal["served", "duplicate", "cut_by_rerank", "cut_by_max_items", "cut_by_budget"]
+# the fused order (no reranker, or one that failed); `unsupported`: it says what the question
+# asks of someone other than whom it asks about, and nothing says it of them (support.py).
+Outcome = Literal[
+    "served", "duplicate", "cut_by_rerank", "cut_by_max_items", "cut_by_budget", "unsupported"
+]
 
 
 @dataclass(frozen=True)
@@ -167,6 +170,9 @@ class RecallResult:
     trace: RecallTrace
     overview: str | None = None  # the corpus map block, when the preset asks for one
     extras: dict[str, Any] = field(default_factory=dict)
+    # "Nothing remembered says 'tortoise' of Ann.": nothing served says what the question asks
+    # of whom it asks it (support.py); None when something does, or it asks of nobody
+    unsupported: str | None = None
 
     @property
     def recall_id(self) -> int | None:

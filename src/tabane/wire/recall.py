@@ -208,7 +208,8 @@ class LaneReportOut(Response):
         "fused": "reciprocal rank fusion over its lanes",
         "position": "1-based position after ordering",
         "rerank": "the reranker's score, when one ran",
-        "outcome": "served, duplicate, cut_by_rerank, cut_by_max_items or cut_by_budget",
+        "outcome": "served, duplicate, cut_by_rerank, cut_by_max_items, cut_by_budget or "
+        "unsupported",
         "reply_to": "the key of the item that asked, when this candidate is its reply",
         "voiced": "said by someone the question names (a turn's speaker, a note's holder): "
         "ordered first within its group",
@@ -279,6 +280,11 @@ class RecallOut(Response):
     rendered: str = Field(description="the evidence rendered to one prompt-ready string")
     items: list[EvidenceOut] = Field(description="the evidence, in the rendered order")
     overview: str | None = Field(description="the corpus map, when the preset asks for one")
+    unsupported: str | None = Field(
+        None,
+        description="when the question asks something of someone and no item says it of them: "
+        "the bundle's line that says so (\"Nothing remembered says 'tortoise' of Ann.\")",
+    )
     trace: TraceOut | None = Field(description="with `trace: true`: what every lane did")
 
 
@@ -295,7 +301,7 @@ class StoredTraceOut(Response):
     Explanation,
     {
         "verdict": "not_visible, closed, gated, not_found, below_candidates, answered, duplicate,"
-        " cut_by_rerank, cut_by_max_items, cut_by_budget or served",
+        " cut_by_rerank, cut_by_max_items, cut_by_budget, unsupported or served",
         "key": "the item's key in the trace, e.g. `p:12`",
         "lanes": "each lane's rank for it, if any",
         "position": "its position after ordering",

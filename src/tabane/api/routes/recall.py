@@ -51,6 +51,7 @@ def recall(body: RecallAsk, svc: Svc, user: User) -> RecallOut:
         rendered=result.rendered,
         items=[out(EvidenceOut, item) for item in result.items],
         overview=result.overview,
+        unsupported=result.unsupported,
         trace=out(TraceOut, result.trace) if body.trace else None,
     )
 
@@ -62,7 +63,9 @@ def explain_recall(body: RecallExplainIn, svc: Svc, user: User) -> RecallExplana
     `not_visible` (also anything you cannot see), `closed` (a claim closed by a newer one or
     retracted: recall reads current claims only), `gated`, `not_found` (with each lane's rank
     under a wide pool), `below_candidates`, `answered` (it asks; its reply took its place),
-    `duplicate`, `cut_by_rerank`, `cut_by_max_items`, `cut_by_budget` or `served`."""
+    `duplicate`, `cut_by_rerank`, `cut_by_max_items`, `cut_by_budget`, `unsupported` (it says
+    what the question asks of someone else, and nothing says it of whom it asks about) or
+    `served`."""
     expected = body.expected.to_expected()
     return out(RecallExplanationOut, svc.explain_recall(user, body.to_request(), expected))
 

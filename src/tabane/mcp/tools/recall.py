@@ -53,8 +53,7 @@ def explain_recall(svc: Tabane, user: Principal, a: RecallExplainIn) -> Explanat
     superseded or retracted: recall reads current claims only), gated (the turn looked trivial:
     pass force), not_found (each lane's rank for it, if any), below_candidates, answered (it asks
     a question; its reply took its place), duplicate, cut_by_rerank, cut_by_max_items,
-    cut_by_budget (a larger
-    budget reaches it) or served."""
+    cut_by_budget (a larger budget reaches it), unsupported (said of someone else) or served."""
     return svc.explain_recall(user, a.to_request(), a.expected.to_expected())
 
 
@@ -62,9 +61,9 @@ def explain_recall(svc: Tabane, user: Principal, a: RecallExplainIn) -> Explanat
 def recall_trace(svc: Tabane, user: Principal, a: TraceArgs) -> dict[str, object]:
     """What one of your recalls did (`recall_id`): the lanes that ran (or why not), the seeds,
     every candidate with its lane ranks, fused score and outcome (served, duplicate,
-    cut_by_rerank, cut_by_max_items, cut_by_budget), tokens and timings. Another user's id, or
-    an unknown one, is `no_trace`. To ask why one item is missing, `explain_recall` says it
-    directly."""
+    cut_by_rerank, cut_by_max_items, cut_by_budget, unsupported), tokens and timings. Another
+    user's id, or an unknown one, is `no_trace`. To ask why one item is missing,
+    `explain_recall` says it directly."""
     return svc.recall_trace(user, a.recall_id)
 
 
