@@ -159,7 +159,7 @@ def _document(
     n, obj = passage
     if not isinstance(obj["passage"], str):
         raise _bad(n, "passage", "a string")
-    paras = [p.strip() for p in _PARAGRAPHS.split(obj["passage"]) if p.strip()]
+    paras = paragraphs(obj["passage"])
     heading: list[tuple[str, ...]] = [() for _ in paras]
     placed: list[dict[str, Any] | None] = [None for _ in paras]
     asked: list[list[str]] = [[] for _ in paras]
@@ -193,6 +193,12 @@ def _document(
         questions=tuple(tuple(q) for q in asked),
     )
     return doc, dropped
+
+
+def paragraphs(text: str) -> list[str]:
+    """A passage's paragraphs as Taguru splits it: at blank lines, each stripped, none empty
+    (the passage store, api/routes/taguru_wire/sources.py, splits the same way)."""
+    return [p.strip() for p in _PARAGRAPHS.split(text) if p.strip()]
 
 
 def _text(n: int, mark: Mapping[str, Any], key: str) -> str:
