@@ -316,6 +316,9 @@ def test_every_route_is_listed_here(client) -> None:
         ),
         *(("GET", f"/taguru/{p}/export") for p in ("contexts/{context}", "groups/{group}")),
         ("GET", "/taguru/contexts/{context}/communities"),
+        # Taguru's import and promote (issue 35)
+        ("POST", "/taguru/import"),
+        ("POST", "/taguru/contexts/{context}/promote"),
         *(
             ("POST", f"/taguru/contexts/{{context}}/{p}")
             for p in (

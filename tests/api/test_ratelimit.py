@@ -256,6 +256,9 @@ HEAVY = {
     ("POST", "/taguru/contexts/{context}/vocabulary/audit"),
     ("POST", "/taguru/contexts/{context}/sources/search/explain"),
     ("POST", "/taguru/contexts/{context}/evidence"),
+    # Taguru's import and promote (issue 35)
+    ("POST", "/taguru/import"),
+    ("POST", "/taguru/contexts/{context}/promote"),
 }
 
 

@@ -58,13 +58,16 @@ def matches(got: Any, want: Any, where: str = "") -> None:
 def replay(client: httpx.Client, step: dict[str, Any]) -> httpx.Response:
     """Send one fixture step's request; its answer must match the step's status and response."""
     request = step["request"]
+    body = None if "body" not in request else json.dumps(request["body"])
+    headers = {"content-type": "application/json"} if "body" in request else {}
+    if "lines" in request:  # a JSON Lines body (Taguru's batch stream)
+        body = "\n".join(json.dumps(line, ensure_ascii=False) for line in request["lines"])
+        headers = {"content-type": "application/jsonl"}
     sent = client.request(
         request["method"],
         request["path"],
-        content=None if "body" not in request else json.dumps(request["body"]),
-        headers=request.get(
-            "headers", {"content-type": "application/json"} if "body" in request else {}
-        ),
+        content=body,
+        headers=request.get("headers", headers),
     )
     assert sent.status_code == step["status"], (step["name"], sent.text)
     if "lines" in step:  # a JSON Lines stream (an export)

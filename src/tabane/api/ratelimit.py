@@ -64,6 +64,8 @@ HEAVY_ROUTES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         ("GET", r"/users/[^/]+/export"),  # streams all of a user's rows
         ("GET", rf"({_CTX}|/groups/[^/]+)/export"),  # streams a whole context, or a group's
         ("POST", r"/(contexts|groups)/import"),  # writes whole contexts in one transaction
+        ("POST", r"/import"),  # Taguru's batch stream: a transaction per source, parsed and indexed
+        ("POST", rf"{_CTX}/promote"),  # Taguru's promote: an export and an import of sources
         ("POST", rf"{_CTX}/compact"),  # folds a context's fresh postings now
         ("POST", r"/maintenance/compact"),  # Taguru's sweep: every writable context's compaction
         ("DELETE", r"/users/[^/]+"),  # erasure: deletes all of them in one transaction

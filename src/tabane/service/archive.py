@@ -3,19 +3,45 @@ as a new context (archive/records.py has the format, docs/guide.md "Moving a con
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from tabane.archive import export, records, restore
+from tabane.archive import batches, export, records, restore, stream, taguru
 from tabane.archive import groups as group_archive
+from tabane.archive.batches import BatchOutcome
 from tabane.archive.groups import GroupImportReport
 from tabane.archive.restore import ImportReport
 from tabane.contexts import contexts, groups
-from tabane.errors import InvalidInput
+from tabane.errors import BodyTooLarge, InvalidInput, Issue, LimitExceeded, NoSource, TabaneError
+from tabane.ingest.documents import retract_source
 from tabane.principal import Principal
 from tabane.service.base import ServiceBase
 
 Lines = Callable[[], Iterable[str]]
+
+
+@dataclass(frozen=True)
+class BatchImport:
+    """What Taguru's batch stream did: one outcome per batch, in stream order."""
+
+    batches: tuple[BatchOutcome, ...]
+
+
+@dataclass(frozen=True)
+class SourcePromotion:
+    """Sources moved into another context (Taguru's promote): one outcome per source."""
+
+    context: str
+    into: str
+    dry_run: bool
+    retracted_here: bool
+    batches: tuple[BatchOutcome, ...]
+
+
+class _DryRun(Exception):
+    """Rolls a promotion's transaction back once its outcomes are known."""
 
 
 class ArchiveService(ServiceBase):
@@ -103,6 +129,118 @@ class ArchiveService(ServiceBase):
                 name=context,
                 embed=self.embedder is not None,
             )
+
+    def import_batches(self, user: Principal, lines: Sequence[str]) -> BatchImport:
+        """Apply Taguru's batch stream, one batch per transaction, in order (archive/stream.py,
+        archive/batches.py). Its size is checked first (`TABANE_MAX_BODY_BYTES`, `MAX_LINES`);
+        a bad batch stops the stream with its problem at its line, and the error's `written`
+        names the batches before it, which stay written."""
+        self._writable()
+        _bounded(lines, self.settings.max_body_bytes)
+        embed = self.embedder is not None
+        done: list[BatchOutcome] = []
+        for _first, part in stream.split(lines):
+            try:
+                batch = stream.read(part)
+                with self.store.session(user) as session:
+                    done.append(batches.apply(session, user, batch, embed=embed))
+            except TabaneError as exc:
+                exc.written = _written(done)
+                raise
+        return BatchImport(tuple(done))
+
+    def promote_sources(
+        self,
+        user: Principal,
+        context: str,
+        into: str,
+        sources: Sequence[str],
+        *,
+        dry_run: bool = False,
+        retract: bool = False,
+    ) -> SourcePromotion:
+        """Move the named sources of `context` into the existing context `into`, all or nothing:
+        each as Taguru's export writes it (its passage, date, tags and the live world claims
+        it attests) applied there as an import batch (retract-then-apply, so promoting again
+        is the same); with `retract`, retracted here in the same transaction. `dry_run`
+        answers the same outcomes and writes nothing."""
+        self._writable()
+        if into == context:
+            raise InvalidInput(
+                "a context's sources are promoted into another one",
+                issues=[Issue("into", "the context the sources are in")],
+            )
+        with self.store.session(user) as session:
+            contexts.resolve(session, into, "into")  # it must exist: nothing is created
+        lines = _promoted(self._archive_lines(user, context), into, sources)
+        embed = self.embedder is not None
+        try:
+            with self.store.session(user) as session:
+                done = []
+                for _first, part in stream.split(lines):
+                    batch = stream.read(part)
+                    done.append(batches.apply(session, user, batch, embed=embed, create=False))
+                if retract:
+                    ctx = contexts.resolve(session, context)
+                    for source in sources:
+                        retract_source(session, user, ctx, source, embed=embed)
+                if dry_run:
+                    raise _DryRun(done)
+        except _DryRun:
+            pass
+        return SourcePromotion(context, into, dry_run, retract and not dry_run, tuple(done))
+
+
+MAX_LINES = 200_000  # lines of one batch stream (a body of TABANE_MAX_BODY_BYTES at most)
+
+
+def _bounded(lines: Sequence[str], max_bytes: int) -> None:
+    if len(lines) > MAX_LINES:
+        raise LimitExceeded(
+            f"the stream has {len(lines)} lines, more than {MAX_LINES}: split it",
+            issues=[Issue("body", f"{len(lines)} lines > {MAX_LINES}")],
+        )
+    size = sum(len(line.encode()) + 1 for line in lines)
+    if size > max_bytes:
+        raise BodyTooLarge(
+            "the stream is too large: split it",
+            issues=[Issue("body", f"{size} bytes > {max_bytes} (TABANE_MAX_BODY_BYTES)")],
+        )
+
+
+def _written(done: Sequence[BatchOutcome]) -> str:
+    if not done:
+        return "nothing"
+    return (
+        f"the {len(done)} batch(es) before it (lines {done[0].line}–{done[-1].line}) were "
+        "written and stay; it and the batches after it were not"
+    )
+
+
+def _promoted(lines: Iterable[dict[str, Any]], into: str, sources: Sequence[str]) -> list[str]:
+    """The named sources' batches of an export, addressed to `into` (no create block, no alias
+    lines: aliases belong to a context, not to a source); `no_source` naming a source the
+    export has no live batch for."""
+    wanted = set(sources)
+    kept: list[str] = []
+    found: set[str] = set()
+    keep = False
+    for line in taguru.batches(lines):
+        if "taguru_batch" in line:
+            keep = line["source"] in wanted
+            if keep:
+                found.add(line["source"])
+                line = {"taguru_batch": line["taguru_batch"], "context": into,
+                        "source": line["source"]}  # fmt: skip
+        if keep and "alias" not in line:
+            kept.append(json.dumps(line))
+    missing = [i for i, s in enumerate(sources) if s not in found]
+    if missing:
+        raise NoSource(
+            f"no live source {sources[missing[0]]!r} in the context",
+            issues=[Issue(f"sources[{i}]", "not a live source here") for i in missing],
+        )
+    return kept
 
 
 def _twice(lines: Iterable[str]) -> Lines:

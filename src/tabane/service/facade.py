@@ -287,3 +287,5 @@ class Tabane(OnCore):
     import_context = _to(lambda t: t._archive, ArchiveService.import_context)
     export_group = _to(lambda t: t._archive, ArchiveService.export_group)
     import_group = _to(lambda t: t._archive, ArchiveService.import_group)
+    import_batches = _to(lambda t: t._archive, ArchiveService.import_batches)
+    promote_sources = _to(lambda t: t._archive, ArchiveService.promote_sources)

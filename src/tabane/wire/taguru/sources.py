@@ -3,13 +3,13 @@ the passage store, lookup, retract, citation, the sources page and passage searc
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from pydantic import Field
 
+from tabane.archive.stream import paragraphs
 from tabane.checks import MAX_INT4
 from tabane.ingest.documents import MAX_TAGS_SENT, DocumentInput, block
 from tabane.search.plan import MAX_LIMIT as SEARCH_LIMIT
@@ -63,7 +63,7 @@ class PassagesIn(Request):
         out = []
         for i, (source, text) in enumerate(self.passages.items()):
             where = f"passages[{i}]"
-            paras = [p.strip() for p in re.split(r"\n[ \t]*\n", text) if p.strip()]
+            paras = paragraphs(text)
             n = len(paras)
             counts = {f"{k}_{v}": 0 for k in ("questions", "sections", "locators") for v in _KEPT}
             asked: list[list[str]] = [[] for _ in paras]
