@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from tabane.archive.stream import read, split
+from tabane.archive.groups import GroupRecord
+from tabane.archive.stream import is_group, read, read_group, split
 from tabane.archive.taguru import batches
 from tabane.errors import BodyTooLarge, InvalidInput, LimitExceeded, NoContext, NoSource
 from tabane.graph.claims.parse import ClaimInput
@@ -51,6 +52,22 @@ def test_lines_are_grouped_by_header_and_bad_ones_named() -> None:
     with pytest.raises(InvalidInput) as refused:
         read(next(split(marks))[1])
     assert refused.value.issues[0].path == "line 2.paragraph"
+
+
+def test_a_group_record_stands_alone_between_batches_and_is_checked() -> None:
+    group = {"taguru_group": 1, "name": "g", "contexts": ["c"], "groups": []}
+    parts = list(split(stream(header("c", "a"), {"passage": "x"}, group, header("c", "b"))))
+    assert [(first, is_group(part)) for first, part in parts] == [(1, False), (3, True), (4, False)]
+    assert read_group(*parts[1][1][0]) == GroupRecord("g", "", ("c",), ())
+    for bad, path in (
+        ({**group, "taguru_group": 2}, "line 7.taguru_group"),
+        ({**group, "name": " "}, "line 7.name"),
+        ({**group, "contexts": "c"}, "line 7.contexts"),
+        ({**group, "owner": "x"}, "line 7.owner"),
+    ):
+        with pytest.raises(InvalidInput) as refused:
+            read_group(7, bad)
+        assert [i.path for i in refused.value.issues] == [path]
 
 
 def test_a_passage_becomes_paragraphs_with_sections_locators_and_dropped_marks() -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from tabane.archive.groups import GroupRecord
 from tabane.errors import InvalidInput, Issue
 from tabane.graph.claims.parse import ClaimInput, parse_claim
 from tabane.ingest.documents import DocumentInput, block
@@ -29,6 +30,7 @@ CREATE_KEYS = frozenset({"description", "dice_floor", "semantic_floor", "pinned"
 PASSAGE_KEYS = frozenset({"passage", "date", "tags", "stored_at"})
 ASSOCIATION_KEYS = frozenset({"subject", "label", "object", "weight", "paragraph"})
 ALIAS_KEYS = frozenset({"alias", "canonical", "kind"})
+GROUP_KEYS = frozenset({"taguru_group", "name", "description", "contexts", "groups"})
 _PARAGRAPHS = re.compile(r"\n[ \t]*\n")
 
 
@@ -60,9 +62,12 @@ def split(texts: Iterable[str]) -> Iterator[tuple[int, list[tuple[int, Any]]]]:
             obj: Any = json.loads(text)
         except ValueError as exc:
             obj = InvalidInput("a line is not JSON", issues=[Issue(f"line {n}", str(exc))])
-        if isinstance(obj, dict) and "taguru_batch" in obj and held:
+        if isinstance(obj, dict) and ("taguru_batch" in obj or "taguru_group" in obj) and held:
             yield first, held
             held = []
+        if isinstance(obj, dict) and "taguru_group" in obj:
+            yield n, [(n, obj)]  # a group record stands alone
+            continue
         if not held:
             first = n
         held.append((n, obj))
@@ -97,8 +102,6 @@ def read(lines: list[tuple[int, Any]]) -> Batch:
         elif "alias" in keys:
             batch.aliases.append(_alias(n, obj))
             batch.alias_lines.append(n)
-        elif "taguru_group" in keys:
-            raise _bad(n, "taguru_group", "group records are not applied here: PUT /groups")
         else:
             raise _bad(n, "", f"not a batch line: {sorted(keys)}")
     if len(batch.claims) > MAX_ASSOCIATIONS:
@@ -108,6 +111,31 @@ def read(lines: list[tuple[int, Any]]) -> Batch:
     if passage is not None:
         batch.passage, batch.dropped = _document(batch.source, passage, marks)
     return batch
+
+
+def is_group(part: list[tuple[int, Any]]) -> bool:
+    """Whether a unit of `split` is a `taguru_group` record rather than a batch."""
+    return isinstance(part[0][1], dict) and "taguru_group" in part[0][1]
+
+
+def read_group(n: int, obj: dict[str, Any]) -> GroupRecord:
+    """A group record (as `GET /taguru/groups/{g}/export` writes it): its name, description,
+    member contexts and child groups — the group's whole truth."""
+    _only(n, set(obj), GROUP_KEYS)
+    if obj["taguru_group"] != VERSION:
+        raise _bad(n, "taguru_group", f"version {obj['taguru_group']!r}: only {VERSION}")
+    name, description = obj.get("name"), obj.get("description", "")
+    if not isinstance(name, str) or not name.strip():
+        raise _bad(n, "name", "a non-empty string")
+    if not isinstance(description, str):
+        raise _bad(n, "description", "a string")
+    members: list[tuple[str, ...]] = []
+    for key in ("contexts", "groups"):
+        names = obj.get(key, [])
+        if not isinstance(names, list) or not all(isinstance(x, str) for x in names):
+            raise _bad(n, key, "a list of names")
+        members.append(tuple(names))
+    return GroupRecord(name, description, members[0], members[1])
 
 
 def _header(n: int, header: Any) -> None:

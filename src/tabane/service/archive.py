@@ -5,16 +5,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from tabane.archive import batches, export, records, restore, stream, taguru
 from tabane.archive import groups as group_archive
 from tabane.archive.batches import BatchOutcome
-from tabane.archive.groups import GroupImportReport
+from tabane.archive.groups import GroupImportReport, GroupRecord
 from tabane.archive.restore import ImportReport
 from tabane.contexts import contexts, groups
-from tabane.errors import BodyTooLarge, InvalidInput, Issue, LimitExceeded, NoSource, TabaneError
+from tabane.errors import (
+    BodyTooLarge,
+    InvalidInput,
+    Issue,
+    LimitExceeded,
+    NoGroup,
+    NoSource,
+    TabaneError,
+)
 from tabane.ingest.documents import retract_source
 from tabane.principal import Principal
 from tabane.service.base import ServiceBase
@@ -23,10 +32,20 @@ Lines = Callable[[], Iterable[str]]
 
 
 @dataclass(frozen=True)
+class GroupRestored:
+    """A `taguru_group` record applied: the group created, or its members set to the record's."""
+
+    line: int
+    name: str
+    created: bool
+
+
+@dataclass(frozen=True)
 class BatchImport:
-    """What Taguru's batch stream did: one outcome per batch, in stream order."""
+    """What Taguru's batch stream did: one outcome per batch and per group record, in order."""
 
     batches: tuple[BatchOutcome, ...]
+    groups: tuple[GroupRestored, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -139,15 +158,49 @@ class ArchiveService(ServiceBase):
         _bounded(lines, self.settings.max_body_bytes)
         embed = self.embedder is not None
         done: list[BatchOutcome] = []
-        for _first, part in stream.split(lines):
+        restored: list[GroupRestored] = []
+        for first, part in stream.split(lines):
             try:
+                if stream.is_group(part):
+                    restored.append(self._restore_group(user, first, stream.read_group(*part[0])))
+                    continue
                 batch = stream.read(part)
                 with self.store.session(user) as session:
                     done.append(batches.apply(session, user, batch, embed=embed))
             except TabaneError as exc:
-                exc.written = _written(done)
+                exc.written = _written(done, restored)
                 raise
-        return BatchImport(tuple(done))
+        return BatchImport(tuple(done), tuple(restored))
+
+    def _restore_group(self, user: Principal, line: int, record: GroupRecord) -> GroupRestored:
+        """A group record is its group's whole truth: created if absent, else its description
+        and members set to the record's (one transaction); a problem is named at its line."""
+        with self.store.session(user) as session, _at_line(line):
+            try:
+                have = groups.get(session, record.name)
+            except NoGroup:
+                groups.create(
+                    session,
+                    user,
+                    record.name,
+                    description=record.description,
+                    contexts=record.contexts,
+                    groups=record.groups,
+                    structure=self._group_edges,
+                )
+                return GroupRestored(line, record.name, True)
+            groups.change(
+                session,
+                user,
+                record.name,
+                description=record.description,
+                add_contexts=[c for c in record.contexts if c not in have.contexts],
+                remove_contexts=[c for c in have.contexts if c not in record.contexts],
+                add_groups=[g for g in record.groups if g not in have.groups],
+                remove_groups=[g for g in have.groups if g not in record.groups],
+                structure=self._group_edges,
+            )
+            return GroupRestored(line, record.name, False)
 
     def promote_sources(
         self,
@@ -208,13 +261,25 @@ def _bounded(lines: Sequence[str], max_bytes: int) -> None:
         )
 
 
-def _written(done: Sequence[BatchOutcome]) -> str:
-    if not done:
+def _written(done: Sequence[BatchOutcome], restored: Sequence[GroupRestored]) -> str:
+    if not done and not restored:
         return "nothing"
-    return (
-        f"the {len(done)} batch(es) before it (lines {done[0].line}–{done[-1].line}) were "
-        "written and stay; it and the batches after it were not"
-    )
+    said = [f"group {g.name!r} (line {g.line})" for g in restored]
+    if done:
+        said.insert(
+            0, f"the {len(done)} batch(es) before it (lines {done[0].line}–{done[-1].line})"
+        )
+    return f"{' and '.join(said)} were written and stay; it and what follows were not"
+
+
+@contextmanager
+def _at_line(line: int) -> Iterator[None]:
+    """A group record's problem named at its line of the stream (`line N.contexts[0]`)."""
+    try:
+        yield
+    except TabaneError as exc:
+        exc.issues = tuple(Issue(f"line {line}.{i.path}", i.problem) for i in exc.issues)
+        raise
 
 
 def _promoted(lines: Iterable[dict[str, Any]], into: str, sources: Sequence[str]) -> list[str]:

@@ -8,6 +8,7 @@ the facade (facade.py) holds them and only delegates. A setting or model changed
 from __future__ import annotations
 
 from tabane.config import Settings
+from tabane.contexts import groups
 from tabane.contexts.usage import Tally
 from tabane.jobs.worker import Worker
 from tabane.models.embedder import Embedder
@@ -98,3 +99,9 @@ class ServiceBase(OnCore):
         """`disk_low` when the embedded store's disk is nearly full (storage/disk.py): called
         first by every use case that writes in bulk; reads never are."""
         disk.check(self.store.embedded_home, self.settings.disk_low_mb)
+
+    def _group_edges(self) -> list[tuple[int, int]]:
+        """The whole group DAG, read as the owner: a cycle or a chain too tall through a group
+        the caller cannot see is refused as well (its error names only the caller's groups)."""
+        with self.store.admin() as session:
+            return groups.all_edges(session)

@@ -98,12 +98,6 @@ class ContextsService(ServiceBase):
         with self.store.session(user) as session:
             return groups.rename(session, user, name, new_name)
 
-    def _group_edges(self) -> list[tuple[int, int]]:
-        """The whole group DAG, read as the owner: a cycle or a chain too tall through a group
-        the caller cannot see is refused as well (its error names only the caller's groups)."""
-        with self.store.admin() as session:
-            return groups.all_edges(session)
-
     def delete_group(self, user: Principal, name: str) -> None:
         with self.store.session(user) as session:
             groups.delete_group(session, user, name)

@@ -23,9 +23,15 @@ class BatchOut(Response):
     locators_dropped: int
 
 
+class GroupOut(Response):
+    line: int = Field(description="the `taguru_group` record's line in the stream (1-based)")
+    name: str
+    created: bool = Field(description="created; false: its description and members were set")
+
+
 class ImportOut(Response):
     batches: list[BatchOut] = Field(description="one per batch, in stream order")
-    groups: list[str] = Field([], description="none: group records are refused here")
+    groups: list[GroupOut] = Field([], description="one per `taguru_group` record, in order")
 
 
 class PromoteIn(Request):

@@ -13,7 +13,7 @@ from tabane.api.routes.taguru_wire.common import Started, ok
 from tabane.archive.taguru import batches
 from tabane.errors import InvalidInput, Issue
 from tabane.wire.taguru import Ok
-from tabane.wire.taguru.imports import BatchOut, ImportOut, PromoteIn, PromoteOut
+from tabane.wire.taguru.imports import BatchOut, GroupOut, ImportOut, PromoteIn, PromoteOut
 
 router = APIRouter()
 STREAM: dict[int | str, dict[str, Any]] = {
@@ -58,9 +58,14 @@ def import_batches(
     `create` block if absent, the source's claims closed, its passage stored (a header alone
     retracts it), its associations and aliases written. A bad line refuses its batch with
     `invalid_input` at `line N.field`; the batches before it stay written (the error's
-    `written` says which) and the ones after are not read. The stream's size is checked first."""
+    `written` says which) and the ones after are not read. A `taguru_group` record (as
+    `GET /groups/{g}/export` writes it) creates its group or sets its description and members
+    to the record's. The stream's size is checked first."""
     done = svc.import_batches(user, text_lines(stream))
-    out = ImportOut(batches=[BatchOut.model_validate(b) for b in done.batches], groups=[])
+    out = ImportOut(
+        batches=[BatchOut.model_validate(b) for b in done.batches],
+        groups=[GroupOut.model_validate(g) for g in done.groups],
+    )
     return Ok[ImportOut].model_validate(ok(out, started))
 
 
