@@ -256,6 +256,10 @@ HEAVY = {
     ("POST", "/taguru/contexts/{context}/vocabulary/audit"),
     ("POST", "/taguru/contexts/{context}/sources/search/explain"),
     ("POST", "/taguru/contexts/{context}/evidence"),
+    # the schema audits in Taguru's form (decision 0027, "The schema")
+    ("POST", "/taguru/contexts/{context}/schema/audit"),
+    ("POST", "/taguru/contexts/{context}/schema/validate"),
+    ("POST", "/taguru/contexts/{context}/consolidation/audit"),
 }
 
 
