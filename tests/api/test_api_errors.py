@@ -328,4 +328,13 @@ def test_every_route_is_listed_here(client) -> None:
                 "evidence",
             )
         ),
+        # the schema and its audits in Taguru's form (decision 0027, "The schema")
+        *(
+            ("GET", "/taguru/contexts/{context}/schema"),
+            ("PUT", "/taguru/contexts/{context}/schema"),
+        ),
+        *(
+            ("POST", f"/taguru/contexts/{{context}}/{p}")
+            for p in ("schema/audit", "schema/validate", "consolidation/audit")
+        ),
     }

@@ -259,6 +259,10 @@ HEAVY = {
     # Taguru's import and promote (issue 35)
     ("POST", "/taguru/import"),
     ("POST", "/taguru/contexts/{context}/promote"),
+    # the schema audits in Taguru's form (decision 0027, "The schema")
+    ("POST", "/taguru/contexts/{context}/schema/audit"),
+    ("POST", "/taguru/contexts/{context}/schema/validate"),
+    ("POST", "/taguru/contexts/{context}/consolidation/audit"),
 }
 
 

@@ -73,6 +73,21 @@ def test_no_schema_is_version_zero_and_put_is_guarded_by_the_version(
     assert svc.get_schema(user, context).strict
 
 
+def test_without_a_version_put_replaces_whatever_is_stored(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    """Taguru's unversioned PUT (decision 0027): the first inserts, a later one replaces the
+    stored version under the same row turn, and a versioned writer that read before it is
+    still refused."""
+    first = svc.put_schema(user, context, brewery(), expected_version=None)
+    assert (first.version, first.strict) == (1, False)
+    again = svc.put_schema(user, context, brewery(strict=True), expected_version=None)
+    assert (again.version, again.strict) == (2, True)
+    with pytest.raises(SchemaConflict):  # read version 1, before the unversioned write
+        svc.put_schema(user, context, brewery(), expected_version=1)
+    assert svc.get_schema(user, context) == again
+
+
 def test_a_bad_document_names_each_problem_and_stores_nothing(
     svc: Tabane, user: Principal, context: str
 ) -> None:

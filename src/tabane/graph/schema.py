@@ -181,11 +181,14 @@ def load(session: Session, ctx: Context) -> Schema:
     )
 
 
-def store(session: Session, ctx: Context, draft: Schema, expected_version: int) -> Schema:
-    """Replace the context's schema if it is still at `expected_version` (0: none yet)."""
+def store(session: Session, ctx: Context, draft: Schema, expected_version: int | None) -> Schema:
+    """Replace the context's schema if it is still at `expected_version` (0: none yet; None:
+    whatever is stored, under the same turn — Taguru's last-writer-wins `PUT`)."""
     doc = _document(checked(draft))
     # writers of one context's schema take turns (two first writers would both insert)
     session.execute(select(Context.id).where(Context.id == ctx.id).with_for_update())
+    if expected_version is None:
+        expected_version = load(session, ctx).version
     if expected_version == 0:
         exists = session.get(ContextSchema, ctx.id) is not None
         if not exists:

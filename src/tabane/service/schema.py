@@ -56,11 +56,12 @@ class SchemaService(ServiceBase):
             return schema_mod.load(session, contexts.resolve(session, context))
 
     def put_schema(
-        self, user: Principal, context: str, draft: Schema, *, expected_version: int
+        self, user: Principal, context: str, draft: Schema, *, expected_version: int | None
     ) -> Schema:
-        """Replace the schema if it is still at `expected_version` (0: none declared yet)."""
+        """Replace the schema if it is still at `expected_version` (0: none declared yet;
+        None: whatever is stored — Taguru's unversioned `PUT`, decision 0027)."""
         version = expected_version
-        if (
+        if version is not None and (
             isinstance(version, bool)
             or not isinstance(version, int)
             or not 0 <= version <= MAX_INT4

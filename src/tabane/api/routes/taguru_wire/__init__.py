@@ -15,6 +15,7 @@ from tabane.api.routes.taguru_wire import (
     derive,
     evidence,
     graph,
+    schema,
     sources,
     system,
     upkeep,
@@ -22,5 +23,5 @@ from tabane.api.routes.taguru_wire import (
 from tabane.wire.base import ERROR_RESPONSES
 
 router = APIRouter(prefix="/taguru", tags=["taguru"], responses=ERROR_RESPONSES)
-for part in (system, contexts, graph, sources, upkeep, archive, audits, derive, evidence):
+for part in (system, contexts, graph, sources, upkeep, archive, audits, derive, evidence, schema):
     router.include_router(part.router)
