@@ -337,4 +337,6 @@ def test_every_route_is_listed_here(client) -> None:
             ("POST", f"/taguru/contexts/{{context}}/{p}")
             for p in ("schema/audit", "schema/validate", "consolidation/audit")
         ),
+        # Taguru's drift audit (decision 0027, "The drift audit")
+        ("POST", "/taguru/contexts/{context}/drift/audit"),
     }

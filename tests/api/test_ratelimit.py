@@ -263,6 +263,8 @@ HEAVY = {
     ("POST", "/taguru/contexts/{context}/schema/audit"),
     ("POST", "/taguru/contexts/{context}/schema/validate"),
     ("POST", "/taguru/contexts/{context}/consolidation/audit"),
+    # Taguru's drift audit: the graph against its archive (decision 0027, "The drift audit")
+    ("POST", "/taguru/contexts/{context}/drift/audit"),
 }
 
 

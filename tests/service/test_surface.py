@@ -39,8 +39,8 @@ def test_public_surface_is_the_recorded_one() -> None:
     # retrieve, changes, export_group, import_group, promote, compact, flush; the schema tools
     # and audits (get_schema, put_schema, validate_schema, audit_*, unreachable_edges); watch;
     # decision 0027: compact_all, embeddings, explore_edges, flush_all; Taguru's import and
-    # promote: import_batches, promote_sources
-    assert len(now) == 112
+    # promote: import_batches, promote_sources; Taguru's drift audit: audit_unsourced
+    assert len(now) == 113
 
 
 def test_every_method_reaches_its_component() -> None:

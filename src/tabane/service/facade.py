@@ -224,6 +224,7 @@ class Tabane(OnCore):
     audit_schema = _to(lambda t: t._schema, SchemaService.audit_schema)
     audit_consolidation = _to(lambda t: t._schema, SchemaService.audit_consolidation)
     audit_drift = _to(lambda t: t._schema, SchemaService.audit_drift)
+    audit_unsourced = _to(lambda t: t._schema, SchemaService.audit_unsourced)
 
     # -- graph write (GraphWriteService) --------------------------------------------
 

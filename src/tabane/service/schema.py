@@ -15,6 +15,7 @@ from tabane.graph import audit as audit_mod
 from tabane.graph import consolidation as cons
 from tabane.graph import drift as drift_mod
 from tabane.graph import schema as schema_mod
+from tabane.graph import unsourced as unsourced_mod
 from tabane.graph.conformance import Conformance
 from tabane.graph.conformance import check as conformance_check
 from tabane.graph.schema import Schema
@@ -194,4 +195,31 @@ class SchemaService(ServiceBase):
                 pages=pages,
                 cursor=cursor,
                 limit=limit,
+            )
+
+    def audit_unsourced(
+        self,
+        user: Principal,
+        context: str,
+        *,
+        floor: float = 0.0,
+        limit: int = 100,
+        cursor: int = 0,
+    ) -> unsourced_mod.Unsourced:
+        """Taguru's drift audit, the graph against its archive: world edges carrying weight no
+        live claim with a named source accounts for (largest |unsourced| first, paged), and the
+        aliases whose canonical no longer lives (whole)."""
+        limit, cursor = _page(limit, cursor)
+        if isinstance(floor, bool) or not isinstance(floor, int | float) or not floor >= 0:
+            raise InvalidInput("invalid floor", issues=[Issue("floor", f"{floor!r} is not >= 0")])
+        with self.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+            found, total, after = unsourced_mod.edges(session, ctx, float(floor), limit, cursor)
+            return unsourced_mod.Unsourced(
+                context=ctx.name,
+                edges=found,
+                total=total,
+                next_cursor=after,
+                dead_concept_aliases=unsourced_mod.dead_aliases(session, ctx, "concept"),
+                dead_label_aliases=unsourced_mod.dead_aliases(session, ctx, "label"),
             )
