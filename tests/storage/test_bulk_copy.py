@@ -3,6 +3,8 @@ of the real table still decide every row, and the staging table can be used agai
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 from sqlalchemy import func, select
 from sqlalchemy.exc import ProgrammingError
@@ -82,3 +84,18 @@ def test_the_staging_table_serves_many_writes_and_outlives_a_rollback(svc: Taban
             select(Paragraph.locator).where(Paragraph.source_pk == pk, Paragraph.idx == 10)
         )
     assert stored == {"kind": "line", "line": 1}
+
+
+def test_an_interrupt_in_the_middle_of_a_copy_is_still_an_interrupt(
+    svc: Tabane, user, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Ctrl-C while COPY is under way leaves the connection mid-command, where a rollback fails:
+    the interrupt must reach the caller (not turn into `store_unavailable`, which a caller may
+    retry past), and the pool must serve the next transaction."""
+    with pytest.raises(KeyboardInterrupt), svc.store.session(user) as session:
+        driver = session.connection().connection.driver_connection
+        driver.pgconn.send_query(b"SELECT pg_sleep(0.2)")  # sent, its answer not read yet:
+        raise KeyboardInterrupt  # where Ctrl-C lands while psycopg waits on COPY
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    with svc.store.session(user) as session:  # the pool serves the next transaction
+        assert session.scalar(select(func.count()).select_from(Source)) is not None

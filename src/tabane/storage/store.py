@@ -224,7 +224,12 @@ class Store:
                 with self.waiting:  # the pool's checkout, before the first round trip
                     session.connection()  # (a replica's, under a read-only route)
                 _open(session, principal, _set(session, {**_named(), **(settings or {})}))
-                yield session
+                try:
+                    yield session
+                except BaseException as exc:
+                    if not isinstance(exc, Exception):  # Ctrl-C, exit: maybe mid-statement,
+                        session.connection().invalidate()  # where no rollback can be sent
+                    raise
         except (DataError, UnicodeEncodeError) as exc:
             problem = unstorable(exc)
             if problem is None:
