@@ -43,9 +43,15 @@ class CueRecallIn(Request):
     after: str | None = Field(None, description="`next` of the previous page")
 
 
-class CrossRecallIn(CueRecallIn):
+class Across(Request):
+    """The contexts and groups a cross-context Taguru read spans."""
+
     contexts: list[str] = Field([], description="contexts to read")
     groups: list[str] = Field([], description="groups to read (nested groups included)")
+
+
+class CrossRecallIn(Across, CueRecallIn):
+    """Taguru's cue recall over several contexts and groups."""
 
 
 class TaguruQueryIn(Request):
@@ -58,9 +64,8 @@ class TaguruQueryIn(Request):
     after: str | None = Field(None, description="`next` of the previous page")
 
 
-class TaguruCrossQueryIn(TaguruQueryIn):
-    contexts: list[str] = Field([], description="contexts to read")
-    groups: list[str] = Field([], description="groups to read (nested groups included)")
+class TaguruCrossQueryIn(Across, TaguruQueryIn):
+    """Taguru's query over several contexts and groups."""
 
 
 class OriginsIn(Request):
