@@ -129,8 +129,13 @@ def supported(
         return placed, None
     served = order.served(placed)
     notes = [int(it.key[2:]) for it in served if it.kind == "claim"]
-    answers = {f"c:{k}": text for k, text in replies_to(session, notes).items()}
-    verdict = support.check(question, speaker, served, need=t.support_need, answers=answers)
+    verdict = support.check(
+        question,
+        speaker,
+        served,
+        need=t.support_need,  # what the notes answer: read only for a question asked of someone
+        answers=lambda: {f"c:{k}": text for k, text in replies_to(session, notes).items()},
+    )
     if verdict is None or verdict.line is None:
         return placed, verdict
     drop = set(verdict.partial)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from tabane.recall.cite import DENSE
@@ -251,18 +251,20 @@ def check(
     items: Sequence[Evidence],
     *,
     need: float = 0.0,
-    answers: Mapping[str, str] | None = None,
+    answers: Callable[[], Mapping[str, str]] = dict,
 ) -> Support | None:
     """Whether any item supports what `question` asks of whom it asks it (None: the question
     asks of nobody the items know, or nothing specific). An item supports it when more than
     `need` of the specific terms (0: any one) are the entity's in it or in what it answers
-    (`answers`: item key → that text; else its `in_reply_to`); a paragraph (nobody is known to
+    (`answers()`: item key → that text, read only when the question asks something of someone;
+    else its `in_reply_to`); a paragraph (nobody is known to
     have said it) when it mentions any of them. A summary (an overview, a community) holds a
     term only for whom it names there."""
     holders = sorted({it.author for it in items if it.author} | ({asker} if asker else set()))
     want = asked(question, asker, holders)
     if want is None:
         return None
+    replied = answers()
     entity = set(want.entity)
     opinion = _OPINION.search(fold(question)) is not None
     supported, partial = [], []
@@ -272,7 +274,7 @@ def check(
                 supported.append(it.key)
             continue
         own, other = voices(it, holders)
-        before = (answers or {}).get(it.key) or it.in_reply_to or ""
+        before = replied.get(it.key) or it.in_reply_to or ""
         mine, seen = 0, False
         for t, s in zip(want.terms, want.shown, strict=True):
             whose = _whose(t, s, it, before, own, other)
