@@ -184,7 +184,17 @@ def build(svc: Any, user: Any, args: argparse.Namespace) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------- the baseline's statement
 
-BASELINE_MODULES = ("lanes", "lanes_memory", "lanes_catalog", "lanes_derived", "scale", "statement")
+BASELINE_MODULES = (
+    "lanes/lanes",
+    "lanes/memory",
+    "lanes/catalog",
+    "lanes/derived",
+    "lanes/graph",
+    "fusion",
+    "seeds",
+    "scale",
+    "statement",
+)
 
 
 def baseline_builder(rev: str) -> Any:
@@ -193,6 +203,7 @@ def baseline_builder(rev: str) -> Any:
     loaded: dict[str, types.ModuleType] = {}
     for name in BASELINE_MODULES:
         path = f"src/tabane/recall/{name}.py"
+        name = name.rsplit("/", 1)[-1]  # the modules' short names are unique
         source = subprocess.run(
             ["git", "show", f"{rev}:{path}"], cwd=_env.REPO, capture_output=True, text=True
         )
@@ -212,6 +223,15 @@ def baseline_builder(rev: str) -> Any:
                     target if isinstance(value, types.ModuleType) else getattr(target, attr)
                 )
     return loaded["statement"].build_recall_statement
+
+
+def backend_cpu(pid: int) -> float:
+    """Seconds PostgreSQL backend `pid` has run on a CPU (/proc's schedstat, in ns): what a
+    statement costs the server whatever the machine's load (wall time waits for a core)."""
+    try:
+        return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return float("nan")
 
 
 # ------------------------------------------------------------------------------- EXPLAIN ANALYZE
@@ -322,6 +342,7 @@ def main() -> None:
             )
             built = {"now": st.build_recall_statement(shape), "baseline": old_build(shape)}
             beside = svc.store.beside(user)
+            pid = session.scalar(select(func.pg_backend_pid()))
             for i, qv in enumerate(qvecs):
                 vq = QueryVector(qv, emb.name, emb.dim, None)
                 params = gather.bind(qs[i], [ctx], [None], vq, None, t)
@@ -333,9 +354,10 @@ def main() -> None:
                         session.execute(stmt, params).all()
                 got: dict[str, list[tuple[Any, ...]]] = {}
                 for which in ("now", "baseline") if i % 2 else ("baseline", "now"):
-                    started = time.perf_counter()
+                    cpu, started = backend_cpu(pid), time.perf_counter()
                     rows = session.execute(built[which], params).all()
                     took = time.perf_counter() - started
+                    times[f"statement, {which}, server CPU"].append(backend_cpu(pid) - cpu)
                     got[which] = [(r.kind, r.item_id, round(r.fused, 12)) for r in rows]
                     times[f"statement, {which}"].append(took)
                     if took > slowest.get(which, (0.0, 0))[0]:
@@ -366,10 +388,12 @@ def main() -> None:
         for k, v in times.items()
     }
     now, old = rows["statement, now"], rows["statement, baseline"]
+    cpu_now, cpu_old = rows["statement, now, server CPU"], rows["statement, baseline, server CPU"]
     result.update(
         queries=len(qs),
         latency=rows,
         ratio={k: old[k] / now[k] for k in ("p50_ms", "p95_ms", "max_ms")},
+        cpu_ratio={k: cpu_old[k] / cpu_now[k] for k in ("p50_ms", "p95_ms", "max_ms")},
         questions_with_other_rows=differ,
     )
     print(_env.header(info))
@@ -387,6 +411,11 @@ def main() -> None:
     r = result["ratio"]
     print(
         f"\nbaseline / now: p50 {r['p50_ms']:.2f}×, p95 {r['p95_ms']:.2f}×, max {r['max_ms']:.2f}×"
+    )
+    r = result["cpu_ratio"]
+    print(
+        f"server CPU, baseline / now: p50 {r['p50_ms']:.2f}×, p95 {r['p95_ms']:.2f}×, "
+        f"max {r['max_ms']:.2f}×"
     )
     for which, plan in result["explain"].items():
         print(f"\nEXPLAIN ANALYZE, {which}, slowest question: {plan['execution_ms']:.1f} ms")
