@@ -19,6 +19,7 @@ from sqlalchemy import (
     case,
     false,
     func,
+    null,
     select,
     union_all,
 )
@@ -30,29 +31,44 @@ from tabane.storage.schema import Association
 
 def _netted(touching: CTE, hop: int, exclude: CTE | None) -> CTE:
     """The visible edges touching a node of `touching`, netted over the caller's rows (the
-    weight `w` summed, `id` the least row id), less those of `exclude`: a CTE, netted once for
-    both ends of an edge."""
+    weight `w` summed, `id` the least row id), less those of `exclude`; each with the node at its
+    subject and the node at its object (`s_*`, `o_*`: NULL where that end is no node). A CTE:
+    netted once for both ends of an edge."""
     a = Association
-
     # Driven from the nodes through the subject and object indexes (an OR of two correlated
     # IN-subqueries read every association of the context: 370 ms at 50k claims). Each row is
-    # read once, with the columns netting needs: the rows by subject, then those by object whose
-    # subject is no node (joining ids back to `associations` looked every touched row up a
-    # second time: ~2,700 rows for a hub seed).
-    def node(column: Any) -> Any:
-        return (
-            select(touching.c.name)
-            .where(touching.c.context_id == a.context_id, touching.c.name == column)
-            .exists()
-        )
+    # read once, with the columns netting needs and its ends' nodes: the rows by subject, then
+    # those by object whose subject is no node. (Joining ids back to `associations` looked every
+    # touched row up a second time, ~2,700 rows for a hub seed, and joining the netted edges to
+    # the nodes afterwards ran as a loop over the nodes.)
+    s_node, o_node = touching.alias(f"s_node{hop}"), touching.alias(f"o_node{hop}")
+
+    def at(node: Any, column: Any) -> Any:
+        return and_(node.c.context_id == a.context_id, node.c.name == column)
 
     read = (a.id, a.context_id, a.perspective, a.subject, a.label, a.object, a.weight, a.claims)
-    touched = union_all(
-        select(*read).where(node(a.subject)),
-        select(*read).where(node(a.object), ~node(a.subject)),
-    ).subquery(f"touched{hop}")
+    by_object = (
+        select(*read, *(null().label(f"s_{c}") for c in ("name", "strength", "reach")))
+        .add_columns(o_node.c.name.label("o_name"), o_node.c.strength.label("o_strength"))
+        .add_columns(o_node.c.reach.label("o_reach"))
+        .join(o_node, at(o_node, a.object))
+        .where(~select(s_node.c.name).where(at(s_node, a.subject)).exists())
+    )
+    by_subject = (
+        select(*read)
+        .add_columns(*(s_node.c[c].label(f"s_{c}") for c in ("name", "strength", "reach")))
+        .add_columns(*(o_node.c[c].label(f"o_{c}") for c in ("name", "strength", "reach")))
+        .join(s_node, at(s_node, a.subject))
+        .outerjoin(o_node, at(o_node, a.object))
+    )
+    touched = union_all(by_subject, by_object).subquery(f"touched{hop}")
     t = touched.c
     net = func.sum(t.weight)
+    ends = [
+        func.max(t[f"{side}_{c}"]).label(f"{side}_{c}")
+        for side in ("s", "o")
+        for c in ("name", "strength", "reach")
+    ]  # the same in every row of an edge: its subject's and its object's node
     netted = (
         select(
             t.context_id,
@@ -62,6 +78,7 @@ def _netted(touching: CTE, hop: int, exclude: CTE | None) -> CTE:
             t.object,
             net.label("w"),
             func.min(t.id).label("id"),
+            *ends,
         )
         .group_by(t.context_id, t.perspective, t.subject, t.label, t.object)
         .having(and_(func.sum(t.claims) > 0, func.abs(net) > 1e-12))
@@ -69,6 +86,9 @@ def _netted(touching: CTE, hop: int, exclude: CTE | None) -> CTE:
     if exclude is not None:
         netted = netted.having(func.min(t.id).not_in(select(exclude.c.id)))
     return netted.cte(f"netted{hop}")
+
+
+EDGE = ("context_id", "perspective", "subject", "label", "object", "w", "id")
 
 
 def _edges(touching: CTE, hop: int, exclude: CTE | None = None) -> CTE:
@@ -81,13 +101,16 @@ def _edges(touching: CTE, hop: int, exclude: CTE | None = None) -> CTE:
     as much (0: no division, each edge gets the node's whole strength). Its `reach` is the best
     `reach` of those nodes: 1 for a concept the question names, a gloss's cosine otherwise."""
     e = _netted(touching, hop, exclude)
-    # each (edge, node it touches) once: by its subject, then by its object unless that is the
-    # subject too (equality joins on the node's name, where an OR read every edge × node)
+    # each (edge, node it touches) once: at its subject, then at its object unless that is the
+    # subject too
     ends = [
-        select(e, touching.c.name.label("node"), touching.c.strength, touching.c.reach)
-        .join(touching, and_(touching.c.context_id == e.c.context_id, touching.c.name == end))
-        .where(*extra)
-        for end, extra in ((e.c.subject, ()), (e.c.object, (e.c.object != e.c.subject,)))
+        select(
+            *(e.c[c] for c in EDGE),
+            e.c[f"{side}_name"].label("node"),
+            e.c[f"{side}_strength"].label("strength"),
+            e.c[f"{side}_reach"].label("reach"),
+        ).where(e.c[f"{side}_name"].is_not(None), *extra)
+        for side, extra in (("s", ()), ("o", (e.c.object != e.c.subject,)))
     ]
     matched = union_all(*ends).subquery(f"matched{hop}")
     m = matched.c
@@ -95,12 +118,12 @@ def _edges(touching: CTE, hop: int, exclude: CTE | None = None) -> CTE:
         func.greatest(1.0, func.sum(func.abs(m.w)).over(partition_by=(m.context_id, m.node))),
         p("walk_hub", Float),
     )
-    edge = [m[c.name] for c in e.c]
+    edge = [m[c] for c in EDGE]
     pairs = select(*edge, (m.strength / load).label("passed"), m.reach).subquery(f"pairs{hop}")
     # an edge's row is one netted group, whose least row id names it: grouped by that id alone
     # (the same groups as by every column, without comparing their text)
     score = func.sum(pairs.c.passed) * func.abs(func.min(pairs.c.w))
-    kept = [func.min(pairs.c[c.name]).label(c.name) for c in e.c if c.name != "id"]
+    kept = [func.min(pairs.c[c]).label(c) for c in EDGE if c != "id"]
     return (
         select(*kept, pairs.c.id, score.label("score"), func.max(pairs.c.reach).label("reach"))
         .group_by(pairs.c.id)
