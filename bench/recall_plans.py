@@ -8,7 +8,6 @@ the statement's time goes to), the slowest question's plan in text, and the stat
 from __future__ import annotations
 
 import argparse
-import collections
 import json
 import time
 from pathlib import Path
@@ -47,7 +46,7 @@ def own_times(plan: dict[str, Any], out: dict[str, float]) -> None:
         )
         what = " ".join(
             str(node.get(k) or "")
-            for k in ("Node Type", "Relation Name", "Alias", "Index Name", "Subplan Name", "CTE Name")
+            for k in ("Node Type", "Relation Name", "Alias", "Index Name", "Subplan Name")
         )
         label = f"{' '.join(what.split())} [{path}]"
         out[label] = out.get(label, 0.0) + own
@@ -91,7 +90,7 @@ def main() -> None:
         with svc.store.session(user) as session:
             ctx = session.scalar(select(Context).where(Context.name == "bench"))
             beside = svc.store.beside(user)
-            for i, q in enumerate(qs):
+            for q in qs:
                 vq = QueryVector(emb.embed_query(q), emb.name, emb.dim, None)
                 shape, _ = gather.shape_for("maximal", vq, None)
                 params = gather.bind(q, [ctx], [None], vq, None, t)

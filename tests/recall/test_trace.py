@@ -8,6 +8,7 @@ import math
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 import pytest
 from sqlalchemy import ColumnElement, delete, func, select
@@ -271,3 +272,49 @@ def test_the_trace_counts_each_lanes_rows_before_the_cap_and_names_floors_and_ca
     with svc.store.session(user) as session:
         stored = trace_from_json(load_trace(session, asked.trace.id)["trace"])
     assert stored.floors == asked.trace.floors and stored.caps == caps(Tunables())
+
+
+def test_the_trace_is_written_without_waiting_for_the_wal_flush(
+    svc: Tabane, user: Principal, context: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The record's transaction (trace, access counters) commits asynchronously; the recall's
+    read and every other transaction keep the server's setting."""
+    from sqlalchemy import text
+
+    from tabane.recall import pipeline
+
+    seen: list[str] = []
+    record = pipeline.record
+
+    def watched(session: Any, principal: Principal, result: Any) -> Any:
+        seen.append(str(session.scalar(text("SHOW synchronous_commit"))))
+        return record(session, principal, result)
+
+    monkeypatch.setattr(pipeline, "record", watched)
+    svc.ingest(user, context, DocumentInput("a", paragraphs=[block("the lantern is lit")]))
+    got = svc.recall(user, RecallRequest("lantern", (context,), force=True))
+    assert seen == ["off"] and got.trace.id is not None
+    with svc.store.session(user) as session:
+        assert session.scalar(text("SHOW synchronous_commit")) == "on"
+        assert load_trace(session, got.trace.id, asker=user.user_id)["question"] == "lantern"
+
+
+def test_a_preset_naming_no_groups_looks_none_up(
+    svc: Tabane, user: Principal, context: str
+) -> None:
+    """The default preset names no contexts and no groups: a recall naming its contexts sends
+    no query for the preset's (empty) lists."""
+    from sqlalchemy import event
+
+    sent: list[str] = []
+
+    def capture(_c: Any, _cur: Any, sql: str, *_a: Any) -> None:
+        sent.append(" ".join(sql.split()))
+
+    event.listen(svc.store.app, "before_cursor_execute", capture)
+    try:
+        svc.recall(user, RecallRequest("lantern", (context,), force=True))
+    finally:
+        event.remove(svc.store.app, "before_cursor_execute", capture)
+    assert sent  # the recall ran its statements
+    assert [s for s in sent if "FROM groups" in s] == []

@@ -181,7 +181,11 @@ def shown_presets(session: Session, presets: Mapping[str, Preset]) -> list[Prese
 
 
 def _visible(session: Session, preset: Preset) -> tuple[frozenset[str], frozenset[str]]:
-    """The contexts and groups `preset` names that the session's caller can see."""
+    """The contexts and groups `preset` names that the session's caller can see (a list the
+    preset leaves empty is not looked up: no round trip for it on every recall)."""
     contexts = select(Context.name).where(Context.name.in_(preset.contexts))
     named = select(Group.name).where(Group.name.in_(preset.groups))
-    return frozenset(session.scalars(contexts)), frozenset(session.scalars(named))
+    return (
+        frozenset(session.scalars(contexts)) if preset.contexts else frozenset(),
+        frozenset(session.scalars(named)) if preset.groups else frozenset(),
+    )

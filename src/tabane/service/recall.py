@@ -75,7 +75,7 @@ class RecallService(ServiceBase):
                 beside=self.store.beside(user),
             )
         result = pipeline.finish(setup, request, ready, found, tunables=tunables, started=started)
-        with self.store.session(user) as session:
+        with self.store.session(user, settings=pipeline.RECORD_SETTINGS) as session:
             return pipeline.record(session, user, result)
 
     def assemble_evidence(self, user: Principal, request: RecallRequest) -> package.EvidencePackage:
