@@ -389,7 +389,12 @@ class Worker:
 
     def _run_merge(self, job: queue.Claimed) -> None:
         """Merge one context's BM25 packs of the job's scope set when the backlog is due
-        (search/merge.py), a range of terms per transaction: the set's writers wait a step."""
+        (search/merge.py), a range of terms per transaction: the set's writers wait a step. When
+        no merge is due, merged rows still in the PACK format are converted, in the same steps
+        (migration 0041 queues this job for every set that has merged rows)."""
         assert job.context_id is not None
         principal = job.principal
-        merge.merge_in_steps(lambda: self.store.session(principal), job.context_id, job.scopes)
+        sessions = lambda: self.store.session(principal)  # noqa: E731 - one per step
+        done = merge.merge_in_steps(sessions, job.context_id, job.scopes)
+        if not done.merged and done.backlog.old:
+            merge.convert_in_steps(sessions, job.context_id, job.scopes)

@@ -29,6 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 
 from tabane.search import postings
+from tabane.search.codec import Records
 from tabane.search.merged_read import read_merged
 from tabane.storage.binary import binary_rows
 from tabane.storage.schema import CorpusStats, Pack, TermStats
@@ -142,9 +143,9 @@ def read(
     *,
     eligible: Select[Any] | None = None,
     source_pk: int | None = None,
-) -> dict[str, np.ndarray[Any, np.dtype[Any]]]:
-    """Each term's postings the caller can see in one context, as `postings.PACK` records: one
-    row per term, the packs of every source concatenated by the server."""
+) -> dict[str, Records]:
+    """Each term's postings the caller can see in one context (search/codec.py): one row per
+    term, the packs of every source concatenated by the server."""
     if not terms:
         return {}
     if eligible is None and source_pk is None:
@@ -163,19 +164,18 @@ def read(
 
 
 def parts(
-    packs: Mapping[str, np.ndarray[Any, np.dtype[Any]]], term: str, stats: Statistics
+    packs: Mapping[str, Any], term: str, stats: Statistics
 ) -> np.ndarray[Any, np.dtype[np.float64]]:
     """One term's BM25 contribution to each paragraph of its pack, in the pack's order."""
     return _weights(packs[term], stats.idf(term), stats)
 
 
-def _weights(
-    recs: np.ndarray[Any, np.dtype[Any]], idfs: Any, stats: Statistics
-) -> np.ndarray[Any, np.dtype[np.float64]]:
+def _weights(recs: Any, idfs: Any, stats: Statistics) -> np.ndarray[Any, np.dtype[np.float64]]:
     """The BM25 term weight of each record, `idfs` its term's idf (a scalar, or one per
     record): the one formula `parts` and `score` share, so their sums are the same."""
-    tf = recs["tf"].astype(np.float64)
-    dl = recs["dl"].astype(np.float64)
+    recs = Records.of(recs)  # or an array with the fields (bench/_blockmax.py)
+    tf = recs.tf.astype(np.float64)
+    dl = recs.dl.astype(np.float64)
     avgdl = stats.avgdl or 1.0
     weights: np.ndarray[Any, np.dtype[np.float64]] = (
         idfs * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
@@ -183,16 +183,17 @@ def _weights(
     return weights
 
 
-def score(packs: Mapping[str, np.ndarray[Any, np.dtype[Any]]], stats: Statistics) -> Scores:
-    """Sum the terms' contributions per paragraph. Terms the statistics do not count (df 0 for
-    this caller) contribute nothing, as in the reference formula."""
+def score(packs: Mapping[str, Any], stats: Statistics) -> Scores:
+    """Sum the terms' contributions per paragraph (`packs`: each term's `Records`, or arrays
+    with their fields). Terms the statistics do not count (df 0 for this caller) contribute
+    nothing, as in the reference formula."""
     terms = [t for t in packs if stats.df.get(t) and len(packs[t])]
     if not terms:
         return Scores(np.zeros(0, np.int64), np.zeros(0, np.float64))
     # One pass over every record: per-term passes cost ~1 ms of small numpy calls on a long
     # question.
-    recs = np.concatenate([packs[t] for t in terms])
-    ids = recs["id"].astype(np.int64)
+    recs = Records.concat([Records.of(packs[t]) for t in terms])
+    ids = recs.id
     idfs = np.repeat([stats.idf(t) for t in terms], [len(packs[t]) for t in terms])
     contrib = _weights(recs, idfs, stats)
     lo = int(ids.min())
@@ -206,7 +207,7 @@ def score(packs: Mapping[str, np.ndarray[Any, np.dtype[Any]]], stats: Statistics
 
 
 def question_terms(
-    packs: Mapping[str, np.ndarray[Any, np.dtype[Any]]], paragraph_ids: Sequence[int]
+    packs: Mapping[str, Any], paragraph_ids: Sequence[int]
 ) -> dict[int, tuple[str, ...]]:
     """For each of `paragraph_ids`, the query terms it holds through doc2query questions
     (sorted), if any."""
@@ -293,9 +294,7 @@ def ranked(
     return stats, _hits(packs, stats, pool)
 
 
-def _hits(
-    packs: Mapping[str, np.ndarray[Any, np.dtype[Any]]], stats: Statistics, pool: int
-) -> list[LaneHit]:
+def _hits(packs: Mapping[str, Records], stats: Statistics, pool: int) -> list[LaneHit]:
     best = score(packs, stats).best(pool)
     asked = question_terms(packs, [pid for pid, _ in best])
     return [

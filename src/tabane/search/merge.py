@@ -28,14 +28,19 @@ from sqlalchemy import LargeBinary, delete, func, literal, select, update
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
-from tabane.search.postings import DEAD_ID, PACK
-from tabane.storage.schema import CorpusStats, DeadPostings, MergedPack, Pack
+from tabane.search.codec import PACK, decode, encode
+from tabane.search.postings import DEAD_ID
+from tabane.storage.binary import binary_rows
+from tabane.storage.bulk import copy_columns
+from tabane.storage.schema import CorpusStats, DeadPostings, MergedPack, Pack, TermStats
 
 MIN_FRESH = 20_000  # postings (~1,000 paragraphs): below this the packs are cheap to read
 MAX_DEAD = 2_000  # masked paragraph ids a read may carry before a merge drops them
 # Terms rebuilt per transaction by the job: at 100k paragraphs (52,928 terms, a 5.2 s rebuild)
 # a step holds the set's writers for ~0.4 s.
 STEP_TERMS = 4_000
+# `bm25_merged.format`: the rows' byte format (codec.py; migration 0041)
+PACK_ROWS, COMPACT_ROWS = 0, 1
 
 
 @dataclass(frozen=True)
@@ -43,8 +48,9 @@ class Backlog:
     """What a merge of one (context, scope set) would fold in."""
 
     fresh: int  # postings in packs not yet merged
-    merged: int  # postings in the merged rows
+    merged: int  # postings in the merged rows (those still counted: the set's df sum − fresh)
     dead: int  # masked paragraph ids
+    old: int = 0  # merged rows still in the PACK format (codec.py), converted by the job
 
     def due(self, min_fresh: int | None = None) -> bool:
         least = MIN_FRESH if min_fresh is None else min_fresh
@@ -63,22 +69,24 @@ class Merged:
 
 def backlog(session: Session, context_id: int, scopes: Sequence[str]) -> Backlog:
     scope_set = sorted(scopes)
-    fresh, merged, dead = session.execute(
+    mine = (MergedPack.context_id == context_id, MergedPack.scopes == scope_set)
+    fresh, counted, dead, old = session.execute(
         select(
             select(func.coalesce(func.sum(func.length(Pack.postings)), 0))
             .where(Pack.context_id == context_id, Pack.scopes == scope_set, ~Pack.merged)
             .scalar_subquery(),
-            select(func.coalesce(func.sum(func.length(MergedPack.postings)), 0))
-            .where(MergedPack.context_id == context_id, MergedPack.scopes == scope_set)
+            # a compact row's bytes do not say its records (codec.py): the statistics do
+            select(func.coalesce(func.sum(TermStats.df), 0))
+            .where(TermStats.context_id == context_id, TermStats.scopes == scope_set)
             .scalar_subquery(),
             select(func.coalesce(func.sum(func.length(DeadPostings.ids)), 0))
             .where(DeadPostings.context_id == context_id, DeadPostings.scopes == scope_set)
             .scalar_subquery(),
+            select(func.count()).where(*mine, MergedPack.format == PACK_ROWS).scalar_subquery(),
         )
     ).one()
-    return Backlog(
-        int(fresh) // PACK.itemsize, int(merged) // PACK.itemsize, int(dead) // DEAD_ID.itemsize
-    )
+    fresh = int(fresh) // PACK.itemsize
+    return Backlog(fresh, max(int(counted) - fresh, 0), int(dead) // DEAD_ID.itemsize, int(old))
 
 
 def merge(
@@ -145,6 +153,46 @@ def merge_in_steps(
     return Merged(True, terms, flagged, before)
 
 
+def convert_in_steps(
+    sessions: Callable[[], AbstractContextManager[Session]],
+    context_id: int,
+    scopes: Sequence[str],
+    *,
+    step_terms: int | None = None,
+    between: Callable[[int], None] | None = None,
+) -> int:
+    """Rebuild the set's merged rows still in the PACK format (written before migration 0041)
+    in the compact one, about `step_terms` terms per transaction (`rebuild` over the range from
+    the first to the last of them), each step holding the set's writers as a merge step does;
+    the terms rebuilt. The read stays exact between steps (codec.decode reads both formats) and
+    an interrupted conversion goes on where it stopped: each step picks the rows still PACK.
+    The masks stay: rows outside the steps may still need them."""
+    scope_set = sorted(scopes)
+    step = step_terms or STEP_TERMS
+    done = 0
+    for n in itertools.count():
+        with sessions() as session:
+            if not _lock(session, context_id, scope_set):
+                return done
+            terms = session.scalars(
+                select(MergedPack.term)
+                .where(
+                    MergedPack.context_id == context_id,
+                    MergedPack.scopes == scope_set,
+                    MergedPack.format == PACK_ROWS,
+                )
+                .order_by(MergedPack.term)
+                .limit(step)
+            ).all()
+            if not terms:
+                return done
+            # no term lies between the last one and it followed by \x01 (C order, no NUL)
+            done += rebuild(session, context_id, scope_set, terms[0], terms[-1] + "\x01")[0]
+        if between is not None:
+            between(n)
+    return done  # pragma: no cover - the loop returns
+
+
 def rebuild(
     session: Session, context_id: int, scope_set: list[str], lo: str | None, hi: str | None
 ) -> tuple[int, int]:
@@ -168,26 +216,31 @@ def rebuild(
             DeadPostings.context_id == context_id, DeadPostings.scopes == scope_set
         )
     )
-    written = session.execute(
-        MergedPack.__table__.insert()  # type: ignore[attr-defined]
-        .execution_options(preserve_rowcount=True)  # an INSERT's count is not kept by default
-        .from_select(
-            ["context_id", "term", "scopes", "postings", "masked_upto"],
-            select(
-                literal(context_id, MergedPack.context_id.type),
-                Pack.term,
-                literal(scope_set, MergedPack.scopes.type),
-                func.string_agg(
-                    Pack.postings, aggregate_order_by(literal(b"", LargeBinary), Pack.source_pk)
-                ),
-                literal(int(upto or 0), MergedPack.masked_upto.type),
-            )
-            .where(*packs)
-            .group_by(Pack.term),
+    every = (
+        select(
+            Pack.term,
+            func.string_agg(
+                Pack.postings, aggregate_order_by(literal(b"", LargeBinary), Pack.source_pk)
+            ),
         )
+        .where(*packs)
+        .group_by(Pack.term)
+    )
+    rows = binary_rows(session, every)
+    # the merged rows in the compact format (codec.py), whatever their packs were written in
+    copy_columns(
+        session,
+        MergedPack.__table__,  # type: ignore[arg-type]
+        {"term": [t for t, _ in rows], "postings": [encode(decode(b)) for _, b in rows]},
+        {
+            "context_id": context_id,
+            "scopes": scope_set,
+            "masked_upto": int(upto or 0),
+            "format": COMPACT_ROWS,
+        },
     )
     flagged = session.execute(update(Pack).where(*packs, ~Pack.merged).values(merged=True))
-    return _count(written), _count(flagged)
+    return len(rows), _count(flagged)
 
 
 def _locked_backlog(

@@ -30,35 +30,36 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 
 from tabane.search import postings
+from tabane.search.codec import Records, decode
 from tabane.storage.binary import binary_rows
 from tabane.storage.schema import CorpusStats, DeadPostings, MergedPack, Pack
 
 
 def read_merged(
     session: Session, context_id: int, terms: Sequence[str]
-) -> tuple[dict[str, np.ndarray[Any, np.dtype[Any]]], tuple[int, int]]:
+) -> tuple[dict[str, Records], tuple[int, int]]:
     """The same postings through the merged rows (search/merge.py): each term's merged rows and
     the packs written since, then the paragraphs removed since masked out; and the corpus
     row's N and total length the caller can see — one statement."""
     rows = binary_rows(session, _statement(), {"bm25_ctx": context_id, "bm25_terms": list(terms)})
     masks = [(tuple(sc), int(at), blob) for term, _, at, sc, blob in rows if term is None and blob]
-    parts: dict[str, list[np.ndarray[Any, np.dtype[Any]]]] = {}
+    parts: dict[str, list[Records]] = {}
     corpus = (0, 0)
     for term, merged, upto, scopes, blob in rows:
         if term == CORPUS_ROW:
             n, total = np.frombuffer(bytes(blob), dtype=">i8").tolist()
             corpus = (int(n), int(total))
         elif term is not None:
-            recs = postings.unpack(bytes(blob))
+            recs = decode(blob)  # a merged row compact or PACK (codec.py), fresh packs PACK
             # a mask hides merged records only (a source re-indexed in place writes fresh packs,
             # same ids), of its own scope set, and of rows rebuilt before it was written
             own = tuple(scopes or ())
             later = [b for sc, at, b in masks if merged and sc == own and at > upto]
             dead = masked_ids(later) if later else ()
             if len(dead):
-                recs = recs[~np.isin(recs["id"], dead)]
+                recs = recs[~np.isin(recs.id, dead)]
             parts.setdefault(term, []).append(recs)
-    out = {t: p[0] if len(p) == 1 else np.concatenate(p) for t, p in parts.items()}
+    out = {t: Records.concat(p) for t, p in parts.items()}
     return out, corpus
 
 

@@ -31,6 +31,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
+from tabane.search.codec import PACK, Records, decode, pack
 from tabane.storage.bulk import copy_columns
 from tabane.storage.schema import CorpusStats, DeadPostings, Pack, Paragraph, TermStats
 from tabane.text.analyze import index_terms
@@ -69,9 +70,6 @@ def terms_of(text: str, questions: Sequence[str] = (), heading: Sequence[str] = 
     return Terms(Counter(index_terms(text)), asked, Counter(heading))
 
 
-# One record per paragraph holding a term, big-endian as PostgreSQL's int8send/int4send write
-# them (migration 0019 packs the old per-paragraph rows with those).
-PACK = np.dtype([("id", ">i8"), ("tf", ">i4"), ("qtf", ">i4"), ("dl", ">i4")])
 # A masked paragraph id in `bm25_dead.ids` (search/merge.py), in the same byte order.
 DEAD_ID = np.dtype(">i8")
 
@@ -124,20 +122,17 @@ def _packed(
     keys = rank[np.asarray(term_of, dtype=np.int64)]
     order = np.argsort(keys, kind="stable")  # by term, then (stable) by paragraph id
     flat = np.asarray(fields, dtype=np.int64).reshape(-1, 4)[order]
-    records = np.empty(len(flat), dtype=PACK)
-    for i, name in enumerate(("id", "tf", "qtf", "dl")):  # PACK's fields
-        records[name] = flat[:, i]
     counts_per_term = np.bincount(keys, minlength=len(names))
     bounds = np.concatenate(([0], np.cumsum(counts_per_term))) * PACK.itemsize
-    blob = records.tobytes()
+    blob = pack(Records(*flat.T))  # codec.py: fresh packs are PACK records
     packs = [blob[bounds[i] : bounds[i + 1]] for i in range(len(names))]
     df = Counter(dict(zip(names, counts_per_term.tolist(), strict=True)))
     return names, packs, df, total
 
 
-def unpack(blob: bytes) -> np.ndarray[Any, np.dtype[Any]]:
-    """The records of one or more concatenated packs."""
-    return np.frombuffer(blob, dtype=PACK)
+def unpack(blob: bytes) -> Records:
+    """The records of one or more concatenated packs, or of a merged row (codec.py)."""
+    return decode(blob)
 
 
 def remove(session: Session, context_id: int, source_pk: int) -> None:

@@ -138,7 +138,7 @@ class SearchService(ServiceBase):
         mine = [(s, b) for s, b in zip(sets, before, strict=True) if user.can_write(s)]
         terms = 0
         for scopes, backlog in mine:
-            if backlog.fresh or backlog.dead:
+            if backlog.fresh or backlog.dead or backlog.old:  # old: PACK rows rewritten
                 sessions = lambda: self.store.session(user)  # noqa: E731 - one per step
                 terms += merge.merge_in_steps(sessions, ctx.id, scopes, force=True).terms
         with self.store.session(user) as session:
@@ -165,7 +165,7 @@ class SearchService(ServiceBase):
                 c.name
                 for c in contexts_mod.writable(session, user)
                 if any(
-                    b.fresh or b.dead
+                    b.fresh or b.dead or b.old
                     for b in (
                         merge.backlog(session, c.id, s) for s in merge.scope_sets(session, c.id)
                     )

@@ -1,0 +1,173 @@
+"""The byte formats of BM25 postings, behind one pair: `encode` (a merged row's bytes) and
+`decode` (any stored blob back to columns). Pure numpy, no SQL (decision 0038).
+
+Two formats, told apart by a blob's first byte:
+
+- **PACK** (decision 0011): 20-byte big-endian records (int8 id, int4 tf, qtf, dl), as
+  PostgreSQL's int8send/int4send write them. Fresh packs (`bm25_packs`, one row per source and
+  term, a record or two each) are written in it, and merged rows written before decision 0038.
+  Its first byte is the high byte of a positive id: 0 for every id below 2^56.
+- **Compact** (`MARK`, the merged rows since 0038): one or more segments, each a 14-byte
+  little-endian header — `MARK`, a widths byte (2 bits a column: 1, 2 or 4 bytes), the record
+  count (uint32), the segment's first id (int64) — then its columns one after the other: id
+  offsets from that first id, tf, qtf, dl, each in the narrowest unsigned width its largest
+  value fits. A row's records are sorted by id, so offsets are never negative; a gap that would
+  need more than 4 bytes starts a new segment. Nothing is clamped: a tf or dl over 65,535 makes
+  its row's column 4 bytes wide, exactly as PACK's int4 held it; a value outside 0..2^32−1
+  (which PACK's int4 could not hold either) raises instead of wrapping.
+
+A blob is one format throughout: a merged row is written by `encode` alone; fresh packs, and
+the server's concatenations of them (`string_agg`), stay PACK.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+PACK = np.dtype([("id", ">i8"), ("tf", ">i4"), ("qtf", ">i4"), ("dl", ">i4")])
+MARK = 0xC1  # a compact segment's first byte (version 1); never a PACK blob's first byte
+HEAD = 14  # MARK, widths, n (uint32), first id (int64)
+_WIDTHS = (1, 2, 4)
+_UINT: dict[int, np.dtype[Any]] = {1: np.dtype("u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4")}
+_LIMIT = 1 << 32  # every column's values and every segment's id offsets stay below
+
+Array = np.ndarray[Any, np.dtype[Any]]
+COLUMNS = ("id", "tf", "qtf", "dl")
+
+
+@dataclass(frozen=True)
+class Records:
+    """Postings as columns: `id` (int64) and the counts (unsigned or int, as stored). Indexing
+    by a column name gives that column; by a mask or index array, the records it selects."""
+
+    id: Array
+    tf: Array
+    qtf: Array
+    dl: Array
+
+    def __len__(self) -> int:
+        return len(self.id)
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            return getattr(self, key)
+        return Records(self.id[key], self.tf[key], self.qtf[key], self.dl[key])
+
+    @classmethod
+    def of(cls, recs: Any) -> Records:
+        """From `Records` or any array with the four fields (a PACK array)."""
+        if isinstance(recs, Records):
+            return recs
+        return cls(np.asarray(recs["id"], np.int64), recs["tf"], recs["qtf"], recs["dl"])
+
+    @classmethod
+    def concat(cls, parts: Sequence[Records]) -> Records:
+        if len(parts) == 1:
+            return parts[0]
+        if not parts:
+            return EMPTY
+        cols = [np.concatenate([getattr(p, c) for p in parts]) for c in COLUMNS]
+        return cls(*cols)
+
+    def tolist(self) -> list[tuple[int, int, int, int]]:
+        """(id, tf, qtf, dl) per record, in stored order."""
+        cols = [getattr(self, c).tolist() for c in COLUMNS]
+        return list(zip(*cols, strict=True))
+
+
+EMPTY = Records(*(np.zeros(0, np.int64) for _ in COLUMNS))
+
+
+def pack(recs: Records) -> bytes:
+    """PACK bytes of `recs` (fresh packs), in the given order; values must fit int4."""
+    for name in COLUMNS[1:]:
+        _check(name, getattr(recs, name), 1 << 31)
+    out = np.empty(len(recs), dtype=PACK)
+    for name in COLUMNS:
+        out[name] = getattr(recs, name)
+    return out.tobytes()
+
+
+def encode(recs: Records) -> bytes:
+    """A merged row's compact bytes: `recs` sorted by id, cut into segments where an id offset
+    would reach 2^32, each column in its narrowest width."""
+    if not len(recs):
+        return b""
+    order = np.argsort(recs.id, kind="stable")
+    ids = np.asarray(recs.id, np.int64)[order]
+    cols = [np.asarray(getattr(recs, c))[order] for c in COLUMNS[1:]]
+    for name, col in zip(COLUMNS[1:], cols, strict=True):
+        _check(name, col, _LIMIT)
+    out: list[bytes] = []
+    start = 0
+    while start < len(ids):
+        base = int(ids[start])
+        end = start + int(np.searchsorted(ids[start:], base + _LIMIT, side="left"))
+        columns = [ids[start:end] - base, *(c[start:end] for c in cols)]
+        widths = [_width(c) for c in columns]
+        code = sum(_WIDTHS.index(w) << (2 * k) for k, w in enumerate(widths))
+        out.append(
+            bytes((MARK, code))
+            + (end - start).to_bytes(4, "little")
+            + base.to_bytes(8, "little", signed=True)
+        )
+        out += [c.astype(_UINT[w]).tobytes() for c, w in zip(columns, widths, strict=True)]
+        start = end
+    return b"".join(out)
+
+
+def decode(blob: bytes | memoryview | None) -> Records:
+    """The records of a stored blob in either format (a PACK blob may be several packs
+    concatenated, a compact one several segments): columns are views where the width allows."""
+    raw = bytes(blob) if blob else b""
+    if not raw:
+        return EMPTY
+    if raw[0] != MARK:
+        if len(raw) % PACK.itemsize:
+            raise ValueError(f"a PACK blob of {len(raw)} bytes is not whole records")
+        return Records.of(np.frombuffer(raw, dtype=PACK))
+    parts: list[Records] = []
+    at = 0
+    while at < len(raw):
+        if raw[at] != MARK or len(raw) - at < HEAD:
+            raise ValueError(f"no compact segment header at byte {at} of {len(raw)}")
+        code = raw[at + 1]
+        n = int.from_bytes(raw[at + 2 : at + 6], "little")
+        base = int.from_bytes(raw[at + 6 : at + HEAD], "little", signed=True)
+        at += HEAD
+        cols = []
+        for k in range(len(COLUMNS)):
+            width = _WIDTHS[(code >> (2 * k)) & 3]
+            cols.append(np.frombuffer(raw, _UINT[width], n, at))
+            at += n * width
+        ids = cols[0].astype(np.int64)
+        ids += base
+        parts.append(Records(ids, *cols[1:]))
+    return Records.concat(parts)
+
+
+def count(blob: bytes | memoryview | None) -> int:
+    """The number of records in a stored blob, from its headers (no columns decoded)."""
+    raw = bytes(blob) if blob else b""
+    if not raw or raw[0] != MARK:
+        return len(raw) // PACK.itemsize
+    return len(decode(raw))
+
+
+def _width(col: Array) -> int:
+    top = int(col.max()) if len(col) else 0
+    return next(w for w in _WIDTHS if top < (1 << (8 * w)))
+
+
+def _check(name: str, col: Any, limit: int) -> None:
+    col = np.asarray(col)
+    if not len(col):
+        return
+    low, high = int(col.min()), int(col.max())
+    if low < 0 or high >= limit:
+        bad = low if low < 0 else high
+        raise ValueError(f"a posting's {name} is {bad}, outside 0..{limit - 1}")
