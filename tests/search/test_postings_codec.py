@@ -10,6 +10,8 @@ import pytest
 from tabane.search import bm25
 from tabane.search.codec import HEAD, MARK, PACK, Records, decode, encode, pack
 
+WIDTHS = (1, 2, 4, 0)  # bytes a value, by a column's 2-bit code in the widths byte
+
 
 def _records(rng: np.random.Generator, n: int, *, span: int = 10**6, top: int = 50) -> Records:
     ids = rng.choice(span, size=n, replace=False).astype(np.int64) + 1
@@ -21,6 +23,10 @@ def _sorted(recs: Records) -> list[tuple[int, int, int, int]]:
     return sorted(recs.tolist())
 
 
+def _widths(code: int) -> list[int]:
+    return [WIDTHS[(code >> (2 * k)) & 3] for k in range(4)]
+
+
 def _segments(blob: bytes) -> list[tuple[int, int]]:
     """(widths byte, records) of each compact segment."""
     out, at = [], 0
@@ -28,7 +34,8 @@ def _segments(blob: bytes) -> list[tuple[int, int]]:
         assert blob[at] == MARK
         code, n = blob[at + 1], int.from_bytes(blob[at + 2 : at + 6], "little")
         out.append((code, n))
-        at += HEAD + n * sum(1 << ((code >> (2 * k)) & 3) for k in range(4))
+        at += HEAD + n * sum(_widths(code))
+    assert at == len(blob)
     return out
 
 
@@ -56,11 +63,15 @@ def test_counts_past_two_bytes_widen_their_column_not_wrap() -> None:
     blob = encode(recs)
     assert decode(blob).tolist() == recs.tolist()
     [(code, n)] = _segments(blob)
-    widths = [1 << ((code >> (2 * k)) & 3) for k in range(4)]
-    assert n == 3 and widths == [1, 4, 2, 4]  # offsets, tf, qtf, dl
+    assert n == 3 and _widths(code) == [1, 4, 2, 4]  # offsets, tf, qtf, dl
     small = Records(np.array([1, 2]), np.array([1, 255]), np.array([0, 255]), np.array([5, 65_535]))
     [(code, _)] = _segments(encode(small))
-    assert [1 << ((code >> (2 * k)) & 3) for k in range(4)] == [1, 1, 1, 2]
+    assert _widths(code) == [1, 1, 1, 2]
+    unasked = Records(np.array([1, 9]), np.array([1, 2]), np.array([0, 0]), np.array([3, 4]))
+    [(code, _)] = _segments(encode(unasked))
+    assert _widths(code) == [1, 1, 0, 1]  # no question asked: no qtf bytes
+    assert decode(encode(unasked)).tolist() == unasked.tolist()
+    assert len(encode(unasked)) == HEAD + 2 * 3
 
 
 def test_an_id_gap_past_four_bytes_starts_a_new_segment() -> None:

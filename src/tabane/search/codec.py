@@ -8,11 +8,12 @@ Two formats, told apart by a blob's first byte:
   term, a record or two each) are written in it, and merged rows written before decision 0038.
   Its first byte is the high byte of a positive id: 0 for every id below 2^56.
 - **Compact** (`MARK`, the merged rows since 0038): one or more segments, each a 14-byte
-  little-endian header — `MARK`, a widths byte (2 bits a column: 1, 2 or 4 bytes), the record
+  little-endian header — `MARK`, a widths byte (2 bits a column: 1, 2, 4 or 0 bytes), the record
   count (uint32), the segment's first id (int64) — then its columns one after the other: id
   offsets from that first id, tf, qtf, dl, each in the narrowest unsigned width its largest
-  value fits. A row's records are sorted by id, so offsets are never negative; a gap that would
-  need more than 4 bytes starts a new segment. Nothing is clamped: a tf or dl over 65,535 makes
+  value fits (none at all when every value is 0: qtf without doc2query questions). A row's
+  records are sorted by id, so offsets are never negative; a gap that would need more than 4
+  bytes starts a new segment. Nothing is clamped: a tf or dl over 65,535 makes
   its row's column 4 bytes wide, exactly as PACK's int4 held it; a value outside 0..2^32−1
   (which PACK's int4 could not hold either) raises instead of wrapping.
 
@@ -31,8 +32,13 @@ import numpy as np
 PACK = np.dtype([("id", ">i8"), ("tf", ">i4"), ("qtf", ">i4"), ("dl", ">i4")])
 MARK = 0xC1  # a compact segment's first byte (version 1); never a PACK blob's first byte
 HEAD = 14  # MARK, widths, n (uint32), first id (int64)
-_WIDTHS = (1, 2, 4)
-_UINT: dict[int, np.dtype[Any]] = {1: np.dtype("u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4")}
+_WIDTHS = (1, 2, 4, 0)  # by the widths byte's 2-bit codes; 0: the column is all zeros, not sent
+_UINT: dict[int, np.dtype[Any]] = {
+    0: np.dtype("u1"),
+    1: np.dtype("u1"),
+    2: np.dtype("<u2"),
+    4: np.dtype("<u4"),
+}
 _LIMIT = 1 << 32  # every column's values and every segment's id offsets stay below
 
 Array = np.ndarray[Any, np.dtype[Any]]
@@ -115,7 +121,7 @@ def encode(recs: Records) -> bytes:
             + (end - start).to_bytes(4, "little")
             + base.to_bytes(8, "little", signed=True)
         )
-        out += [c.astype(_UINT[w]).tobytes() for c, w in zip(columns, widths, strict=True)]
+        out += [c.astype(_UINT[w]).tobytes() for c, w in zip(columns, widths, strict=True) if w]
         start = end
     return b"".join(out)
 
@@ -142,8 +148,11 @@ def decode(blob: bytes | memoryview | None) -> Records:
         cols = []
         for k in range(len(COLUMNS)):
             width = _WIDTHS[(code >> (2 * k)) & 3]
-            cols.append(np.frombuffer(raw, _UINT[width], n, at))
-            at += n * width
+            if width:
+                cols.append(np.frombuffer(raw, _UINT[width], n, at))
+                at += n * width
+            else:
+                cols.append(np.zeros(n, _UINT[0]))
         ids = cols[0].astype(np.int64)
         ids += base
         parts.append(Records(ids, *cols[1:]))
@@ -160,7 +169,7 @@ def count(blob: bytes | memoryview | None) -> int:
 
 def _width(col: Array) -> int:
     top = int(col.max()) if len(col) else 0
-    return next(w for w in _WIDTHS if top < (1 << (8 * w)))
+    return 0 if top == 0 else next(w for w in _WIDTHS if top < (1 << (8 * w)))
 
 
 def _check(name: str, col: Any, limit: int) -> None:
