@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tabane.search import bm25
-from tabane.search.codec import HEAD, MARK, PACK, Records, decode, encode, pack
+from tabane.search.codec import HEAD, MARK, PACK, Records, decode, encode, encode_rows, pack
 
 WIDTHS = (1, 2, 4, 0)  # bytes a value, by a column's 2-bit code in the widths byte
 
@@ -46,6 +46,19 @@ def test_a_compact_row_decodes_to_the_records_of_its_packs(seed: int) -> None:
     blob = encode(recs)
     assert _sorted(decode(blob)) == _sorted(recs) == _sorted(decode(pack(recs)))
     assert len(blob) < len(pack(recs)) / 2  # 4-byte offsets, 1-byte tf and qtf, 2-byte dl
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_merge_steps_rows_encoded_at_once_are_the_bytes_of_each_alone(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    rows = [_records(rng, int(n), span=3000, top=4) for n in rng.integers(0, 12, 300)]
+    rows[7] = Records(  # an id gap past 4 bytes, counts past 2 bytes, no qtf
+        np.array([5, 2**33, 7]), np.array([1, 70_000, 2]), np.zeros(3), np.array([3, 4, 2**20])
+    )
+    rows[9] = _records(rng, 40, top=300)
+    got = encode_rows(Records.concat(rows), [len(r) for r in rows])
+    assert got == [encode(r) for r in rows]
+    assert [_sorted(decode(b)) for b in got] == [_sorted(r) for r in rows]
 
 
 def test_decoded_ids_ascend_even_when_the_packs_did_not() -> None:

@@ -126,6 +126,55 @@ def encode(recs: Records) -> bytes:
     return b"".join(out)
 
 
+def encode_rows(recs: Records, sizes: Sequence[int]) -> list[bytes]:
+    """`encode` of each row of `recs` cut into consecutive rows of `sizes` records (a merge
+    step's terms), the same bytes, with the columns sorted, checked and cast once for all rows:
+    encoding row by row cost ~0.3 ms a term, most of a merge step."""
+    counts = np.asarray(sizes, np.int64)
+    order = np.lexsort((recs.id, np.repeat(np.arange(len(counts)), counts)))
+    ids = np.asarray(recs.id, np.int64)[order]
+    cols = [np.asarray(getattr(recs, c))[order] for c in COLUMNS[1:]]
+    for name, col in zip(COLUMNS[1:], cols, strict=True):
+        _check(name, col, _LIMIT)
+    starts = np.concatenate(([0], np.cumsum(counts)))[:-1]
+    held = counts > 0
+    if not held.any():
+        return [b""] * len(counts)
+    bases = ids[starts[held]]
+    columns = [ids - np.repeat(bases, counts[held]), *cols]
+    tops = [np.maximum.reduceat(c, starts[held]) for c in columns]
+    # each row's width code per column (codes index _WIDTHS: 1, 2, 4 bytes, 0 for all zeros)
+    codes = [np.select([t == 0, t < 1 << 8, t < 1 << 16], [3, 0, 1], 2) for t in tops]
+    code = np.zeros(len(tops[0]), np.int64)
+    for k, c in enumerate(codes):
+        code |= c << (2 * k)
+    wide = (tops[0] >= _LIMIT).tolist()
+    cast = {w: [c.astype(_UINT[w]) for c in columns] for w in _WIDTHS if w}
+    out: list[bytes] = []
+    row = 0
+    rows = zip(starts.tolist(), counts.tolist(), held.tolist(), strict=True)
+    for start, n, has in rows:
+        if not has:
+            out.append(b"")
+            continue
+        if wide[row]:  # an id gap past 4 bytes: segments, as `encode` cuts them
+            out.append(
+                encode(Records(ids[start : start + n], *(c[start : start + n] for c in cols)))
+            )
+        else:
+            byte = int(code[row])
+            head = (
+                bytes((MARK, byte))
+                + n.to_bytes(4, "little")
+                + int(bases[row]).to_bytes(8, "little", signed=True)
+            )
+            widths = [_WIDTHS[(byte >> (2 * k)) & 3] for k in range(len(COLUMNS))]
+            body = [cast[w][k][start : start + n].tobytes() for k, w in enumerate(widths) if w]
+            out.append(head + b"".join(body))
+        row += 1
+    return out
+
+
 def decode(blob: bytes | memoryview | None) -> Records:
     """The records of a stored blob in either format (a PACK blob may be several packs
     concatenated, a compact one several segments): columns are views where the width allows."""

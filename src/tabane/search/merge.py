@@ -28,7 +28,7 @@ from sqlalchemy import LargeBinary, delete, func, literal, select, update
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
-from tabane.search.codec import PACK, decode, encode
+from tabane.search.codec import PACK, decode, encode_rows
 from tabane.search.postings import DEAD_ID
 from tabane.storage.binary import binary_rows
 from tabane.storage.bulk import copy_columns
@@ -227,11 +227,14 @@ def rebuild(
         .group_by(Pack.term)
     )
     rows = binary_rows(session, every)
-    # the merged rows in the compact format (codec.py), whatever their packs were written in
+    # the merged rows in the compact format (codec.py) from the packs' PACK records, all the
+    # step's terms decoded and encoded at once
+    blobs = [bytes(b) for _, b in rows]
+    sizes = [len(b) // PACK.itemsize for b in blobs]
     copy_columns(
         session,
         MergedPack.__table__,  # type: ignore[arg-type]
-        {"term": [t for t, _ in rows], "postings": [encode(decode(b)) for _, b in rows]},
+        {"term": [t for t, _ in rows], "postings": encode_rows(decode(b"".join(blobs)), sizes)},
         {
             "context_id": context_id,
             "scopes": scope_set,
