@@ -208,14 +208,6 @@ def decode(blob: bytes | memoryview | None) -> Records:
     return Records.concat(parts)
 
 
-def count(blob: bytes | memoryview | None) -> int:
-    """The number of records in a stored blob, from its headers (no columns decoded)."""
-    raw = bytes(blob) if blob else b""
-    if not raw or raw[0] != MARK:
-        return len(raw) // PACK.itemsize
-    return len(decode(raw))
-
-
 def _width(col: Array) -> int:
     top = int(col.max()) if len(col) else 0
     return 0 if top == 0 else next(w for w in _WIDTHS if top < (1 << (8 * w)))
