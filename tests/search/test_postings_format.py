@@ -1,4 +1,4 @@
-"""Merged rows in the compact format (decision 0038): rows written in PACK before migration 0041
+"""Merged rows in the compact format (decision 0038): rows written in PACK before migration 0040
 still answer, the merge job converts them in steps, a conversion cut short leaves a readable
 store and goes on where it stopped, and the explain twin scores what the lane scores."""
 
@@ -66,9 +66,9 @@ def _formats(svc: Tabane, ctx_id: int) -> list[tuple[int, bool]]:
     return [(f, bytes(b)[:1] == bytes([MARK])) for f, b in rows]
 
 
-def _as_before_0041(svc: Tabane, ctx_id: int) -> int:
+def _as_before_0040(svc: Tabane, ctx_id: int) -> int:
     """Write the context's merged rows back in PACK, format 0, as a store from before migration
-    0041 holds them (as the owner, past row-level security): the rows rewritten."""
+    0040 holds them (as the owner, past row-level security): the rows rewritten."""
     with svc.store.owner.begin() as conn:
         rows = conn.execute(
             select(MergedPack.term, MergedPack.scopes, MergedPack.postings).where(
@@ -97,7 +97,7 @@ def test_rows_written_before_the_format_answer_alike_and_the_job_converts_them(
     owner, ctx, ctx_id, scopes = _corpus(svc, make_user, make_context)
     compact = _answers(svc, owner, ctx)
     assert compact and any(compact) and set(_formats(svc, ctx_id)) == {(1, True)}
-    rows = _as_before_0041(svc, ctx_id)
+    rows = _as_before_0040(svc, ctx_id)
     assert set(_formats(svc, ctx_id)) == {(0, False)}
     assert _answers(svc, owner, ctx) == compact  # old rows still answer, the same
     with svc.store.session(owner) as session:
@@ -108,7 +108,7 @@ def test_rows_written_before_the_format_answer_alike_and_the_job_converts_them(
         session.execute(
             update(Job).where(Job.state.in_(("queued", "running"))).values(state="done")
         )
-    with svc.store.session(owner) as session:  # what migration 0041 queues
+    with svc.store.session(owner) as session:  # what migration 0040 queues
         queue.enqueue_merge(session, context_id=ctx_id, scopes=scopes)
     assert Worker(svc.store, None).drain() >= 1
     assert set(_formats(svc, ctx_id)) == {(1, True)}
@@ -126,7 +126,7 @@ def test_a_conversion_cut_short_reads_exactly_and_resumes_where_it_stopped(
 ) -> None:
     owner, ctx, ctx_id, scopes = _corpus(svc, make_user, make_context)
     compact = _answers(svc, owner, ctx)
-    rows = _as_before_0041(svc, ctx_id)
+    rows = _as_before_0040(svc, ctx_id)
 
     def cut(step: int) -> None:
         assert _answers(svc, owner, ctx) == compact  # between steps: a mix of formats

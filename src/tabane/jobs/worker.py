@@ -391,7 +391,7 @@ class Worker:
         """Merge one context's BM25 packs of the job's scope set when the backlog is due
         (search/merge.py), a range of terms per transaction: the set's writers wait a step. When
         no merge is due, merged rows still in the PACK format are converted, in the same steps
-        (migration 0041 queues this job for every set that has merged rows)."""
+        (migration 0040 queues this job for every set that has merged rows)."""
         assert job.context_id is not None
         principal = job.principal
         sessions = lambda: self.store.session(principal)  # noqa: E731 - one per step

@@ -39,7 +39,7 @@ MAX_DEAD = 2_000  # masked paragraph ids a read may carry before a merge drops t
 # Terms rebuilt per transaction by the job: at 100k paragraphs (52,928 terms, a 5.2 s rebuild)
 # a step holds the set's writers for ~0.4 s.
 STEP_TERMS = 4_000
-# `bm25_merged.format`: the rows' byte format (codec.py; migration 0041)
+# `bm25_merged.format`: the rows' byte format (codec.py; migration 0040)
 PACK_ROWS, COMPACT_ROWS = 0, 1
 
 
@@ -161,7 +161,7 @@ def convert_in_steps(
     step_terms: int | None = None,
     between: Callable[[int], None] | None = None,
 ) -> int:
-    """Rebuild the set's merged rows still in the PACK format (written before migration 0041)
+    """Rebuild the set's merged rows still in the PACK format (written before migration 0040)
     in the compact one, about `step_terms` terms per transaction (`rebuild` over the range from
     the first to the last of them), each step holding the set's writers as a merge step does;
     the terms rebuilt. The read stays exact between steps (codec.decode reads both formats) and

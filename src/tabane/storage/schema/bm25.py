@@ -65,7 +65,7 @@ class MergedPack(Scoped, Base):
     scopes: Mapped[list[str]] = mapped_column(ARRAY(Text), primary_key=True)
     postings: Mapped[bytes] = mapped_column(LargeBinary)
     masked_upto: Mapped[int] = mapped_column(BigInteger, server_default="0")
-    # the postings' byte format (search/codec.py): 0 PACK (rows written before migration 0041),
+    # the postings' byte format (search/codec.py): 0 PACK (rows written before migration 0040),
     # 1 compact; the merge writes 1 and converts the 0s in steps (search/merge.py)
     format: Mapped[int] = mapped_column(SmallInteger, server_default="0")
 

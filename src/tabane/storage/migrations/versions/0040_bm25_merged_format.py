@@ -5,7 +5,7 @@ writes since (decision 0038). A catalog default: no row is rewritten here. One `
 per context and scope set that holds merged rows is queued; the job converts the set's PACK rows
 in steps of a term range (search/merge.py `convert_in_steps`), reading them correctly until then.
 
-Revision ID: 0041
+Revision ID: 0040
 Revises: 0039
 Create Date: 2026-12-07 12:30:00
 """
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0041"
+revision: str = "0040"
 down_revision: str | None = "0039"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
