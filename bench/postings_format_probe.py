@@ -1,7 +1,7 @@
 """The BM25 lane over compact merged rows (decision 0038) against main's lane over PACK rows,
 and tantivy, in one run, on blockmax_probe.py's store (100k paragraphs, context `bench`).
 
-The store is opened with this tree (migration 0041: its merged rows keep format 0, PACK; the
+The store is opened with this tree (migration 0040: its merged rows keep format 0, PACK; the
 worker is off, so the conversion the migration queues does not run). A second context,
 `bench-compact`, gets the same merged rows written by `codec.encode` (format 1) and the same
 corpus row, so its paragraphs and statistics are `bench`'s. Per dev question, three lanes
