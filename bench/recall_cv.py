@@ -63,6 +63,8 @@ def run_set(svc: Any, user: Any, path: Path, variants: list[dict[str, Any]]) -> 
     names = [",".join(f"{k}={v}" for k, v in kw.items()) or "defaults" for kw in variants]
     got: dict[str, list[int]] = {}
     at10: dict[str, int] = {}
+    at5: dict[str, int] = {}
+    latest: dict[str, int] = {}
     for name, kw in [("defaults", {}), *zip(names, variants, strict=True)]:
         t = Tunables(**kw)
         rows = [
@@ -70,17 +72,21 @@ def run_set(svc: Any, user: Any, path: Path, variants: list[dict[str, Any]]) -> 
             for q in data.questions
         ]
         got[name] = [score(row) for row in rows]
-        at10[name] = sum(
-            int(row.all_at[10]) for row, q in zip(rows, data.questions, strict=True) if q.evidence
-        )
+        paired = list(zip(rows, data.questions, strict=True))
+        at10[name] = sum(int(row.all_at[10]) for row, q in paired if q.evidence)
+        at5[name] = sum(int(row.all_at[5]) for row, q in paired if q.evidence)
+        latest[name] = sum(int(bool(row.latest_first)) for row, q in paired)
     halves = {"odd": range(0, len(data.questions), 2), "even": range(1, len(data.questions), 2)}
     print(f"\n{path.name}: {len(data.questions)} questions\n")
-    print("| variant | odd half | even half | complete@10 (all) |\n|---|---|---|---|")
+    print(
+        "| variant | odd half | even half | complete@10 (all) | complete@5 | latest first |\n"
+        "|---|---|---|---|---|---|"
+    )
     for name in got:
         print(
             f"| {name} | "
             + " | ".join(str(sum(got[name][i] for i in h)) for h in halves.values())
-            + f" | {at10[name]} |"
+            + f" | {at10[name]} | {at5[name]} | {latest[name]} |"
         )
     for tuned, held in (("odd", "even"), ("even", "odd")):
         best = max(names, key=lambda n: (sum(got[n][i] for i in halves[tuned]), -names.index(n)))

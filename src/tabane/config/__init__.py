@@ -119,6 +119,10 @@ SETTINGS: dict[str, str] = {
     "TABANE_CHARS_PER_TOKEN": (
         "characters per token of the budget's estimate for text other than CJK (default 4.0)"
     ),
+    "TABANE_RECALL_SECOND_OPINION": (
+        "weight of e5 (the e5 extra) ordering the statements of the people a question names "
+        "(default 0 = off; ~0.1 s a statement the first time)"
+    ),
     "TABANE_RECALL_TEMPLATE": "path of a custom Jinja template for the rendered recall",
     "TABANE_PRESETS": "path of a TOML file of recall presets (`[presets.NAME]` tables)",
     "TABANE_RATE_RPS": "HTTP and MCP requests per second per API key or user (default 20; 0 = off)",
@@ -232,6 +236,7 @@ class Settings:
     session_hours: float | None = None
     recall_budget: int = DEFAULT_RECALL_BUDGET
     chars_per_token: float = DEFAULT_CHARS_PER_TOKEN
+    recall_second_opinion: float = 0.0  # e5 among the named people's statements: 0 off
     recall_template: Path | None = None
     presets: Path | None = None
     rate_rps: float = DEFAULT_RATE_RPS

@@ -27,7 +27,7 @@ from tabane.graph.claims import write as claims
 from tabane.memory.memories import replies_to
 from tabane.models.reranker import Reranker
 from tabane.principal import Principal
-from tabane.recall import current, order, overview, render, support, trace, voice
+from tabane.recall import current, order, overview, render, second_opinion, support, trace, voice
 from tabane.recall.evidence import Candidate, evidence
 from tabane.recall.gather import SETTINGS, Gathered, TurnWindow, gather
 from tabane.recall.plan import RecallRequest, Tunables, caps
@@ -97,7 +97,8 @@ def run(
         now_span=t.now_span,
         now_always=t.now_always,
         notes=notes,
-        voice=voice.heard(session, question, items, embed, model, t) if embed else None,
+        voice=second_opinion.heard(question, items, t, notes)
+        or (voice.heard(session, question, items, embed, model, t) if embed else None),
     )
     placed, verdict = supported(session, question, speaker, placed, t)
     return Outcome(

