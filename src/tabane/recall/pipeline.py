@@ -97,8 +97,7 @@ def run(
         now_span=t.now_span,
         now_always=t.now_always,
         notes=notes,
-        voice=second_opinion.heard(question, items, t, notes)
-        or (voice.heard(session, question, items, embed, model, t) if embed else None),
+        voice=second_opinion.named_order(session, question, items, embed, model, t, notes),
     )
     placed, verdict = supported(session, question, speaker, placed, t)
     return Outcome(

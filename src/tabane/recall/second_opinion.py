@@ -23,7 +23,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from sqlalchemy.orm import Session
 
+from tabane.recall import voice
 from tabane.recall.plan import Tunables
 from tabane.recall.result import Evidence
 from tabane.recall.voice import blend, named, without_names
@@ -98,6 +100,23 @@ def scores(
         return {}
     cosines = read.cosines(asked, [it.text for it in theirs])
     return {it.key: c for it, c in zip(theirs, cosines, strict=True)}
+
+
+def named_order(
+    session: Session,
+    question: str,
+    items: Sequence[Evidence],
+    embeds: voice.Embeds | None,
+    model: str | None,
+    t: Tunables,
+    notes: list[str],
+) -> Mapping[str, float] | None:
+    """What orders the named people's statements (order.py `named_first`): the second opinion
+    where it is on, else voice.py's `unnamed` blend where there is an embedder."""
+    got = heard(question, items, t, notes)
+    if got or embeds is None:
+        return got or None
+    return voice.heard(session, question, items, embeds, model, t)
 
 
 def heard(
