@@ -113,10 +113,10 @@ def test_a_row_placed_past_the_pool_on_the_common_scale_was_still_found(
     _ingest(vsvc, user, far, "shed", ["The garden shed keeps an old kettle for the potting bench."])
     vsvc.wait_for_jobs()
     ask = RecallRequest("How do I descale the kettle element?", (near, far))
-    t = Tunables(pool=2, candidates=1)
+    t = Tunables(pool=2, bm25_pool=2, candidates=1)
     why = vsvc.explain_recall(user, ask, Expected(far, "shed", 0), tunables=t)
     # BM25 ranks the shed's paragraph first in its context, within the pool of 2; on the common
     # scale it is placed after the near context's passages, past 2 — still found, not missing
     bm25 = next(r for r in why.lanes if r.lane == "bm25")
-    assert bm25.rank > t.pool
+    assert bm25.rank > t.bm25_pool
     assert why.verdict == "below_candidates" and why.fused_position > 1

@@ -82,17 +82,27 @@ def test_a_source_named_by_the_name_its_title_opens_with(svc: Tabane, user, cont
 
 def test_budget_keeps_the_longest_prefix_that_fits(svc: Tabane, user, context):
     _ingest(svc, user, context, "kettle", KETTLE, title="Kettle care")
+    prefix = Tunables(budget_fill=False)
     wide = svc.recall(user, RecallRequest("kettle element water", (context,)))
-    tight = svc.recall(user, RecallRequest("kettle element water", (context,), budget=80))
+    ask = RecallRequest("kettle element water", (context,), budget=80)
+    tight = svc.recall(user, ask, tunables=prefix)
     assert 0 < len(tight.items) < len(wide.items)
     assert [it.key for it in tight.items] == [it.key for it in wide.items[: len(tight.items)]]
+    # by default each later item that still fits is served too, in the same order (decision 0043)
+    filled = svc.recall(user, ask)
+    keys = [it.key for it in wide.items]
+    served = [keys.index(it.key) for it in filled.items]
+    assert served == sorted(served) and filled.trace.used_tokens <= 80
+    assert [it.key for it in filled.items][: len(tight.items)] == [it.key for it in tight.items]
     cut = [c for c in tight.trace.candidates if c.outcome == "cut_by_budget"]
     assert cut and tight.trace.used_tokens <= 80
     # the budget counts each item as it is written: citation line, scopes and text
     body = tight.rendered.split("\n", 1)[1]  # all but the question's line
     assert len(body) <= 80 * svc.settings.chars_per_token
     assert tight.trace.used_tokens * svc.settings.chars_per_token >= len(body) - 2
-    nothing = svc.recall(user, RecallRequest("kettle element water", (context,), budget=1))
+    nothing = svc.recall(
+        user, RecallRequest("kettle element water", (context,), budget=1), tunables=prefix
+    )
     assert nothing.items == () and nothing.trace.candidates
     # found but cut is not "not mentioned": a reader told so would deny what is stored
     assert "not mentioned" not in nothing.rendered

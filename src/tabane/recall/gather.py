@@ -157,9 +157,9 @@ def bind_before(
     lexical: Future[dict[str, list[Any]]] | None = None
     if "bm25" in shape.lanes:
         if beside is not None:
-            lexical = beside.submit(lambda s: bind_lexical(s, contexts, terms, t.pool))
+            lexical = beside.submit(lambda s: bind_lexical(s, contexts, terms, t.bm25_pool))
         else:
-            params.update(bind_lexical(session, contexts, terms, t.pool))
+            params.update(bind_lexical(session, contexts, terms, t.bm25_pool))
     names: tuple[str, ...] = ()
     cut: list[str] = []
     if "walk" in shape.lanes:

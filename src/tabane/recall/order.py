@@ -118,13 +118,15 @@ def grounded_first(ordered: Sequence[Evidence], max_items: int) -> list[Evidence
 GRAPH_SUMMARIES = ("profile", "community")
 
 
-def summaries_last(ordered: Sequence[Evidence]) -> list[Evidence]:
-    """The profiles and communities moved behind every other item: a summary of edges and
-    claims is read after the evidence it summarises and takes only a place that no direct
+def summaries_last(
+    ordered: Sequence[Evidence], kinds: Sequence[str] = GRAPH_SUMMARIES
+) -> list[Evidence]:
+    """The profiles and communities (`kinds`) moved behind every other item: a summary of edges
+    and claims is read after the evidence it summarises and takes only a place that no direct
     evidence wants (on the graph sets they took 5–6 of 20 places and cost 0.05–0.10 of the
     questions with every needed triple; docs/journal/eval.md, "Supersession and summaries")."""
-    return [it for it in ordered if it.kind not in GRAPH_SUMMARIES] + [
-        it for it in ordered if it.kind in GRAPH_SUMMARIES
+    return [it for it in ordered if it.kind not in kinds] + [
+        it for it in ordered if it.kind in kinds
     ]
 
 
@@ -206,9 +208,12 @@ def _place(
     budget: int,
     chars_per_token: float,
     facts_once: bool,
+    fill: bool = False,
 ) -> list[Placed]:
     """Every item of `ordered` with its outcome: a repeat of a served item is a duplicate, the
-    first `max_items` others are kept, and the longest prefix of those within `budget` served."""
+    first `max_items` others are kept, and the longest prefix of those within `budget` served
+    (`fill`: each of them in order that still fits, an item too long for what is left cut and
+    the next tried)."""
     placed: list[Placed] = []
     used = 0
     full = False
@@ -235,7 +240,7 @@ def _place(
         if position > max_items:
             outcome = "cut_by_rerank" if reranked else "cut_by_max_items"
         elif full or used + sized.tokens > budget:
-            full = True  # a prefix: nothing after the first item that does not fit
+            full = not fill  # a prefix: nothing after the first item that does not fit
             outcome = "cut_by_budget"
         else:
             used += sized.tokens
@@ -264,10 +269,12 @@ def arrange(
     vectors: Mapping[str, current.Vec] | None = None,
     supersede: tuple[float, int] | None = None,
     summaries_after: bool = True,
+    overviews_after: bool = False,
     now_span: int = 0,
     now_always: bool = False,
     notes: list[str] | None = None,
     voice: Mapping[str, float] | None = None,
+    fill: bool = False,
 ) -> list[Placed]:
     """Order (with `supersede` = (tau, span): the current statement of a revised value first;
     with `now_span`, a question about the present reads each holder's latest statement first:
@@ -287,7 +294,8 @@ def arrange(
         ordered, moved = current.newest_first(ordered, now_span)
     ordered = grounded_first(edges_first(ordered) if facts_once else ordered, max_items)
     if summaries_after:
-        ordered = summaries_last(ordered)
+        kinds = (*GRAPH_SUMMARIES, "raptor") if overviews_after else GRAPH_SUMMARIES
+        ordered = summaries_last(ordered, kinds)
     fused_at = {it.key: n for n, it in enumerate(items, start=1)}
     return _place(
         ordered,
@@ -300,6 +308,7 @@ def arrange(
         budget=budget,
         chars_per_token=chars_per_token,
         facts_once=facts_once,
+        fill=fill,
     )
 
 

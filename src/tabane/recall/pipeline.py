@@ -94,10 +94,12 @@ def run(
         vectors=vecs,
         supersede=supersede,
         summaries_after=t.summaries_after,
+        overviews_after=t.overviews_after,
         now_span=t.now_span,
         now_always=t.now_always,
         notes=notes,
         voice=second_opinion.named_order(session, question, items, embed, model, t, notes),
+        fill=t.budget_fill,
     )
     placed, verdict = supported(session, question, speaker, placed, t)
     return Outcome(

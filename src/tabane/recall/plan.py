@@ -37,6 +37,13 @@ class Tunables:
     """Bound parameters of the statement. Pools follow search's (max(4·limit, 50) per lane)."""
 
     pool: int = 50  # per lane and context
+    # The BM25 lane's pool per context. Score shares order the paragraphs as search does only
+    # over pools as deep as search's: a paragraph the vector lane ranks first and BM25 past its
+    # 50th row got no BM25 share. 200 and 400 served the same documents on every docs set, 50
+    # and 100 fewer of the right ones (decision 0043); the lane ranks its packs in Python, so
+    # depth costs little (the vector lane's pool stays `pool`: deeper, the planner reads a
+    # context's every vector).
+    bm25_pool: int = 200
     candidates: int = 60  # fused candidates the statement returns
     rrf_k: float = 60.0  # reciprocal rank fusion constant (as sources/search)
     title_lead: int = 2  # lead paragraphs of a source named by title
@@ -58,6 +65,9 @@ class Tunables:
     recent_turns: int = 1
     turn_hits: int = 2
     max_items: int = 20  # items kept after ordering, before the budget
+    # The budget serves every kept item in order that still fits (an item too long for what is
+    # left is cut and the next one tried); false: the longest prefix that fits (order.py `_place`).
+    budget_fill: bool = True
     # "share": a paragraph's lanes by score shares, as search fuses them (shares.py); "per_kind":
     # its lanes' reciprocal ranks averaged; "sum": summed over every lane (statement.py)
     fusion: str = "share"
@@ -103,6 +113,8 @@ class Tunables:
     # Profiles and communities served after the other items of the first `max_items`
     # (order.py `summaries_last`).
     summaries_after: bool = True
+    # ... and the RAPTOR overviews too (issue 30 item 4: derived items after direct evidence).
+    overviews_after: bool = True
     # The support check (support.py): a question that asks something of someone, when no served
     # item says it of them, gets a line that says so and loses the items that say it of someone
     # else. `support_need`: the share of the question's specific terms an item must hold for
@@ -115,6 +127,7 @@ class Tunables:
 # The tunables that bound how much each step keeps, as the trace reports them.
 CAPS = (
     "pool",
+    "bm25_pool",
     "candidates",
     "max_items",
     "title_lead",
