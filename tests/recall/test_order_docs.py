@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tabane.ingest.documents import DocumentInput, block
-from tabane.recall.order import arrange
+from tabane.recall.order import arrange, read_after
 from tabane.recall.plan import RecallRequest, Tunables
 from tabane.recall.result import Citation, Evidence
 
@@ -21,7 +21,7 @@ LONG = _item("p:9", "paragraph", "a long reference table row " * 60)
 OVERVIEW = _item("r:1", "raptor", "An overview of a region that none of the passages repeats.")
 
 
-def _outcomes(items: list[Evidence], **kw: bool) -> list[tuple[str, str]]:
+def _outcomes(items: list[Evidence], **kw: object) -> list[tuple[str, str]]:
     placed = arrange("which passage?", items, None, max_items=10, budget=60,
                      chars_per_token=4.0, **kw)  # fmt: skip
     return [(p.item.key, p.outcome) for p in placed]
@@ -57,8 +57,11 @@ def test_fill_stays_within_the_budget() -> None:
 
 def test_overviews_after_moves_raptor_behind_the_passages() -> None:
     items = [SHORT[0], OVERVIEW, SHORT[1]]
-    assert [k for k, _ in _outcomes(items, overviews_after=False)] == ["p:1", "r:1", "p:2"]
-    assert [k for k, _ in _outcomes(items, overviews_after=True)] == ["p:1", "p:2", "r:1"]
+    before = _outcomes(items, after=read_after(summaries=True, overviews=False))
+    assert [k for k, _ in before] == ["p:1", "r:1", "p:2"]
+    after = _outcomes(items, after=read_after(summaries=True, overviews=True))
+    assert [k for k, _ in after] == ["p:1", "p:2", "r:1"]
+    assert read_after(summaries=False, overviews=False) == ()
 
 
 @pytest.mark.slow

@@ -130,6 +130,12 @@ def summaries_last(
     ]
 
 
+def read_after(summaries: bool, overviews: bool) -> tuple[str, ...]:
+    """The kinds `arrange` serves after every other item: the graph's summaries (`summaries`)
+    and, with `overviews`, the RAPTOR overviews (issue 30 item 4, decision 0043)."""
+    return (*(GRAPH_SUMMARIES if summaries else ()), *(("raptor",) if overviews else ()))
+
+
 def _same(text: str) -> str:
     """Text as compared for repeats: case-folded, without whitespace (a question's closing
     sentences are rejoined with spaces, which a script written without them never had)."""
@@ -268,8 +274,7 @@ def arrange(
     facts_once: bool = True,
     vectors: Mapping[str, current.Vec] | None = None,
     supersede: tuple[float, int] | None = None,
-    summaries_after: bool = True,
-    overviews_after: bool = False,
+    after: Sequence[str] = GRAPH_SUMMARIES,
     now_span: int = 0,
     now_always: bool = False,
     notes: list[str] | None = None,
@@ -293,9 +298,8 @@ def arrange(
     if now_span > 0 and (now_always or current.asks_now(question)):
         ordered, moved = current.newest_first(ordered, now_span)
     ordered = grounded_first(edges_first(ordered) if facts_once else ordered, max_items)
-    if summaries_after:
-        kinds = (*GRAPH_SUMMARIES, "raptor") if overviews_after else GRAPH_SUMMARIES
-        ordered = summaries_last(ordered, kinds)
+    if after:
+        ordered = summaries_last(ordered, after)
     fused_at = {it.key: n for n, it in enumerate(items, start=1)}
     return _place(
         ordered,

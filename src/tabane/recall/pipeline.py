@@ -66,8 +66,7 @@ def run(
     embed: voice.Embeds | None = None,
     speaker: str | None = None,
 ) -> Outcome:
-    """Gather the candidates with the one statement, turn them into evidence, order them
-    (`embed`: voice.py), cut them and check what they support (`speaker` asks: support.py)."""
+    """Gather with the one statement, order (`embed`: voice.py), cut, check (support.py)."""
     t = tunables or Tunables()
     started = time.perf_counter()
     gathered = gather(
@@ -93,8 +92,7 @@ def run(
         facts_once=t.facts_once,
         vectors=vecs,
         supersede=supersede,
-        summaries_after=t.summaries_after,
-        overviews_after=t.overviews_after,
+        after=order.read_after(t.summaries_after, t.overviews_after),
         now_span=t.now_span,
         now_always=t.now_always,
         notes=notes,
