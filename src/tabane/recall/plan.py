@@ -66,7 +66,8 @@ class Tunables:
     turn_hits: int = 2
     max_items: int = 20  # items kept after ordering, before the budget
     # The budget serves every kept item in order that still fits (an item too long for what is
-    # left is cut and the next one tried); false: the longest prefix that fits (order.py `_place`).
+    # left is cut and the next one tried); false: the longest prefix that fits (order.py `_place`;
+    # decision 0043: on maintguide-ja one long paragraph cut every later one).
     budget_fill: bool = True
     # "share": a paragraph's lanes by score shares, as search fuses them (shares.py); "per_kind":
     # its lanes' reciprocal ranks averaged; "sum": summed over every lane (statement.py)
@@ -113,8 +114,10 @@ class Tunables:
     # Profiles and communities served after the other items of the first `max_items`
     # (order.py `summaries_last`).
     summaries_after: bool = True
-    # ... and the RAPTOR overviews too (issue 30 item 4: derived items after direct evidence).
-    overviews_after: bool = True
+    # ... and the RAPTOR overviews too (issue 30 item 4). Off: on the docs sets it lost no
+    # question and won four, but a broad question's overview, which scale.py lets up when no
+    # passage stands out, was then never served (decision 0043).
+    overviews_after: bool = False
     # The support check (support.py): a question that asks something of someone, when no served
     # item says it of them, gets a line that says so and loses the items that say it of someone
     # else. `support_need`: the share of the question's specific terms an item must hold for
