@@ -18,15 +18,11 @@ from sqlalchemy import select
 
 from tabane.contexts import contexts
 from tabane.errors import BodyTooLarge, DocumentError, Issue, StoreUnavailable, TabaneError
-from tabane.ingest.documents import (
-    DocumentInput,
-    ingest_parsed,
-    parse,
-    raw_hash,
-    store_parsed,
-)
+from tabane.ingest.documents import DocumentInput, ingest_parsed, raw_hash, store_parsed
+from tabane.ingest.parsing import Outcome, Parser
 from tabane.principal import Principal
 from tabane.search import postings
+from tabane.storage.bulk import deferred
 from tabane.storage.schema import Source
 from tabane.storage.store import Store
 from tabane.text.documents import ParsedDocument
@@ -80,6 +76,15 @@ def read(
         return Item(path, source_id, failure=unreadable)
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A group whose unchanged files are known and whose other files are being parsed."""
+
+    items: Sequence[Item]
+    done: dict[int, Stored]  # settled before the store: unreadable, unchanged
+    parsing: dict[int, Callable[[], Outcome]]  # the rest: their parse, taken in order
+
+
 def store_group(
     store: Store,
     principal: Principal,
@@ -91,29 +96,56 @@ def store_group(
 ) -> list[Stored]:
     """Store `items` (in order): unchanged files skipped before parsing, the changed ones in one
     transaction, or file by file when that transaction fails."""
+    with Parser(0) as parser:
+        ready = prepare(store, principal, context, items, parser, max_paragraphs)
+        return store_prepared(store, principal, context, ready, embed=embed)
+
+
+def prepare(
+    store: Store,
+    principal: Principal,
+    context: str,
+    items: Sequence[Item],
+    parser: Parser,
+    max_paragraphs: int,
+) -> Prepared:
+    """Find the group's unchanged files (one read) and hand the others to `parser`: with a
+    pool, they are parsed while the group before is stored."""
     done: dict[int, Stored] = {}
     try:
         unchanged = _unchanged(store, principal, context, items)
     except StoreUnavailable:  # the failed call started the server again; the write will tell
         unchanged = {}  # what is unchanged by content hash, as for a file with new bytes
-    todo: list[tuple[int, DocumentInput, ParsedDocument]] = []
+    parsing: dict[int, Callable[[], Outcome]] = {}
     for i, item in enumerate(items):
         if item.doc is None:
             done[i] = Stored(item, "error", error=item.failure)
         elif item.source_id in unchanged:
             done[i] = Stored(item, "unchanged", unchanged[item.source_id])
         else:
-            try:
-                parsed = parse(item.doc, max_paragraphs)
-            except TabaneError as exc:
-                done[i] = Stored(item, "error", error=exc)
-                continue
-            if not parsed.blocks:
-                done[i] = Stored(item, "empty", parsed=parsed)
-            else:
-                todo.append((i, item.doc, parsed))
+            parsing[i] = parser.submit(item.doc, str(item.path), max_paragraphs)
+    return Prepared(items, done, parsing)
+
+
+def store_prepared(
+    store: Store, principal: Principal, context: str, ready: Prepared, *, embed: bool
+) -> list[Stored]:
+    """Store a prepared group's parsed files in one transaction, or file by file when that
+    transaction fails."""
+    items, done = ready.items, dict(ready.done)
+    todo: list[tuple[int, DocumentInput, ParsedDocument]] = []
+    for i, parse_of in ready.parsing.items():
+        parsed = parse_of()
+        doc = items[i].doc
+        assert doc is not None  # only read files are parsed
+        if isinstance(parsed, TabaneError):
+            done[i] = Stored(items[i], "error", error=parsed)
+        elif not parsed.blocks:
+            done[i] = Stored(items[i], "empty", parsed=parsed)
+        else:
+            todo.append((i, doc, parsed))
     try:
-        with store.session(principal) as session, postings.batched(session):
+        with store.session(principal) as session, postings.batched(session), deferred(session):
             ctx = contexts.resolve(session, context)
             for i, doc, parsed in todo:
                 result = store_parsed(session, principal, ctx, doc, parsed, embed)

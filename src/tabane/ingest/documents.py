@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, cast
 
 from sqlalchemy import Text, literal, or_, select, update
@@ -14,8 +14,13 @@ from sqlalchemy.orm import Session
 
 from tabane.checks import SOURCE_STATES, parse_date, scope_set
 from tabane.contexts import contexts
-from tabane.errors import InvalidInput, Issue, LimitExceeded, NoSource, SourceTaken
+from tabane.errors import InvalidInput, Issue, NoSource, SourceTaken
 from tabane.graph.claims import sources as claim_sources
+from tabane.ingest.inputs import MAX_PARAGRAPHS as MAX_PARAGRAPHS
+from tabane.ingest.inputs import MAX_SOURCE_ID as MAX_SOURCE_ID
+from tabane.ingest.inputs import DocumentInput as DocumentInput
+from tabane.ingest.inputs import check_source_id as check_source_id
+from tabane.ingest.inputs import parse as parse
 from tabane.jobs import queue, rebuilds
 from tabane.principal import Principal
 from tabane.sources import read
@@ -29,67 +34,12 @@ from tabane.sources.write import (
 from tabane.storage.schema import Context, Source
 from tabane.storage.store import Store
 from tabane.text.blocks import BLOCK_KINDS, BlockKind, LocatorError
-from tabane.text.documents import PARSER_VERSION, Block, Locator, ParsedDocument, read_document
+from tabane.text.documents import PARSER_VERSION, Block, Locator, ParsedDocument
 from tabane.text.tokenize import title_key
 
-MAX_SOURCE_ID = 1024
 MAX_TAGS = 64
 MAX_TAGS_SENT = 4 * MAX_TAGS  # tags one request may send (repeats count once after)
-# Paragraphs one document may make (TABANE_MAX_PARAGRAPHS): twice the largest page of the corpus
-# zoo (Node.js's whole manual on one page, api/all.html: 20,608).
-MAX_PARAGRAPHS = 50_000
 _SPACES = re.compile(r"\s+")
-
-
-@dataclass(frozen=True)
-class DocumentInput:
-    """One document to ingest: raw bytes to parse, or paragraphs given one by one."""
-
-    source_id: str
-    data: bytes | None = None
-    paragraphs: Sequence[Block] | None = None
-    format: str | None = None
-    title: str | None = None
-    date: str | None = None
-    tags: Sequence[str] | None = None
-    area: str | None = None  # None: the file's front matter's, if any
-    state: str | None = None  # None: the front matter's, else not stated (no project)
-    scopes: Sequence[str] | None = None
-    questions: Sequence[Sequence[str]] = field(default_factory=tuple)
-    origin: str | None = None
-
-
-def parse(doc: DocumentInput, max_paragraphs: int = MAX_PARAGRAPHS) -> ParsedDocument:
-    """The document's paragraphs (as given, or read from its bytes), at most `max_paragraphs`:
-    past that it is refused before anything is written."""
-    parsed = _parse(doc)
-    if len(parsed.blocks) > max_paragraphs:
-        raise LimitExceeded(
-            f"the document makes {len(parsed.blocks)} paragraphs, more than one document may",
-            issues=[
-                Issue(
-                    "TABANE_MAX_PARAGRAPHS",
-                    f"{len(parsed.blocks)} paragraphs, at most {max_paragraphs}",
-                )
-            ],
-        )
-    return parsed
-
-
-def _parse(doc: DocumentInput) -> ParsedDocument:
-    check_source_id(doc.source_id)
-    if doc.paragraphs is not None:
-        if len(doc.questions) > len(doc.paragraphs):
-            raise InvalidInput(
-                "more question lists than paragraphs",
-                issues=[Issue("questions", f"{len(doc.questions)} > {len(doc.paragraphs)}")],
-            )
-        return ParsedDocument(
-            format=doc.format or "paragraphs", title=None, blocks=tuple(doc.paragraphs)
-        )
-    if doc.data is None:
-        raise InvalidInput("a document needs text or paragraphs", issues=[Issue("text", "missing")])
-    return read_document(doc.data, name=doc.source_id, format=doc.format)
 
 
 def ingest_parsed(
@@ -260,20 +210,6 @@ def content_hash(parsed: ParsedDocument, questions: Sequence[Sequence[str]] = ()
         h.update(repr(block.locator.to_json() if block.locator else None).encode())
         h.update(b"\x1dcode\x1e" if block.kind == "code" else b"\x1e")  # text hashes as before
     return h.hexdigest()
-
-
-def check_source_id(value: object) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidInput("source_id is empty", issues=[Issue("source_id", "empty")])
-    if len(value) > MAX_SOURCE_ID:
-        raise InvalidInput(
-            "source_id is too long", issues=[Issue("source_id", f"{len(value)} > {MAX_SOURCE_ID}")]
-        )
-    if any(ord(c) < 32 for c in value):
-        raise InvalidInput(
-            "source_id has control characters", issues=[Issue("source_id", "control")]
-        )
-    return value
 
 
 def check_state(value: str | None) -> str | None:

@@ -26,6 +26,7 @@ from tabane.ingest.documents import (
     check_tags,
     retract_source,
 )
+from tabane.ingest.parsing import Parser, workers_for
 from tabane.principal import Principal
 from tabane.storage.schema import Source
 from tabane.storage.store import Store
@@ -214,21 +215,34 @@ def _store_all(
     common: _Common,
     progress: Progress | None,
 ) -> None:
-    """Store the files (path, source id) in groups (ingest/batch.py), read as they come."""
+    """Store the files (path, source id) in groups (ingest/batch.py), read as they come; with
+    enough files, each group is parsed in a process pool while the one before is stored."""
     items = (batch.read(p, sid, common.max_bytes, common.doc(sid)) for p, sid in found)
-    for group in batch.groups(items):
-        stored = batch.store_group(
-            store,
-            principal,
-            context,
-            group,
-            max_paragraphs=common.max_paragraphs,
-            embed=common.embed,
-        )
-        for one in stored:
-            report.files.append(_file_report(store, principal, context, one, common.embed))
-            if progress:
-                progress(one.item.source_id if common.origin else str(one.item.path))
+    with Parser(workers_for(len(found))) as parser:
+        waiting: batch.Prepared | None = None
+        for group in batch.groups(items):
+            ready = batch.prepare(store, principal, context, group, parser, common.max_paragraphs)
+            if waiting is not None:
+                _report(store, principal, context, waiting, report, common, progress)
+            waiting = ready
+        if waiting is not None:
+            _report(store, principal, context, waiting, report, common, progress)
+
+
+def _report(
+    store: Store,
+    principal: Principal,
+    context: str,
+    ready: batch.Prepared,
+    report: IngestReport,
+    common: _Common,
+    progress: Progress | None,
+) -> None:
+    stored = batch.store_prepared(store, principal, context, ready, embed=common.embed)
+    for one in stored:
+        report.files.append(_file_report(store, principal, context, one, common.embed))
+        if progress:
+            progress(one.item.source_id if common.origin else str(one.item.path))
 
 
 def _file_report(

@@ -32,7 +32,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from tabane.search.codec import PACK, Records, decode, pack
-from tabane.storage.bulk import copy_columns
+from tabane.storage.bulk import copy_columns, flush_deferred
 from tabane.storage.schema import CorpusStats, DeadPostings, Pack, Paragraph, TermStats
 from tabane.text.analyze import index_terms
 
@@ -139,6 +139,7 @@ def remove(session: Session, context_id: int, source_pk: int) -> None:
     """Take a source's paragraphs out of the statistics and delete its packs (call before the
     paragraphs themselves are deleted); the paragraphs of packs already merged are recorded in
     `bm25_dead` (search/merge.py)."""
+    flush_deferred(session)  # a source written earlier in this transaction is read here
     sizes = session.execute(
         select(Paragraph.scopes, func.count(), func.coalesce(func.sum(Paragraph.token_count), 0))
         .where(Paragraph.source_pk == source_pk)

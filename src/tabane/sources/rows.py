@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import BigInteger, any_, bindparam, delete, func, insert, select, update
+from sqlalchemy import BigInteger, any_, bindparam, delete, func, select, update
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
 from tabane.search import postings
-from tabane.storage.bulk import copy_columns
+from tabane.storage.bulk import copy_columns, flush_deferred
 from tabane.storage.schema import Paragraph, Section, Source
 from tabane.text.documents import Block
 
@@ -85,21 +85,16 @@ def write_sections(
         select(func.nextval("sections_id_seq")).select_from(func.generate_series(1, len(paths)))
     ).all()
     ids = dict(zip(paths, allocated, strict=True))
-    rows = [
-        {
-            "id": ids[path],
-            "source_pk": source_pk,
-            "context_id": context_id,
-            "ordinal": ordinal,
-            "parent_id": ids.get(path[:-1]),
-            "path": list(path),
-            "title": path[-1],
-            "level": len(path),
-            "scopes": list(scopes),
-        }
-        for ordinal, path in enumerate(paths)
-    ]
-    session.execute(insert(Section), rows)
+    columns: dict[str, list[Any]] = {
+        "id": [ids[path] for path in paths],
+        "ordinal": list(range(len(paths))),
+        "parent_id": [ids.get(path[:-1]) for path in paths],
+        "path": [list(path) for path in paths],
+        "title": [path[-1] for path in paths],
+        "level": [len(path) for path in paths],
+    }
+    constants = {"source_pk": source_pk, "context_id": context_id, "scopes": list(scopes)}
+    copy_columns(session, Section.__table__, columns, constants)  # type: ignore[arg-type]
     return ids
 
 
@@ -180,6 +175,7 @@ def _insert_fresh(session: Session, fresh: list[dict[str, Any]]) -> list[int]:
 def reindex(session: Session, context_id: int, source: Source) -> None:
     """Rewrite a stored source's BM25 postings and lengths from its paragraphs and its current
     title (the paragraphs, their ids and vectors stay)."""
+    flush_deferred(session)  # a source written earlier in this transaction is read here
     rows = session.execute(
         select(Paragraph.id, Paragraph.text, Paragraph.questions, Paragraph.section_path)
         .where(Paragraph.source_pk == source.id)

@@ -14,7 +14,8 @@ is the client's work (no giant statement to build and parse) and the text form o
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
@@ -69,6 +70,56 @@ def copy_columns(
     names = list(columns)
     if not names or not len(columns[names[0]]):
         return
+    pending: dict[tuple[Table, tuple[str, ...]], dict[str, list[Any]]] | None = session.info.get(
+        _DEFERRED
+    )
+    if pending is not None:  # `deferred`: the constants become columns, written at the end
+        n = len(columns[names[0]])
+        rows = pending.setdefault((table, (*names, *constants)), {})
+        for name in names:
+            rows.setdefault(name, []).extend(columns[name])
+        for name, value in constants.items():
+            rows.setdefault(name, []).extend([value] * n)
+        return
+    _copy_now(session, table, columns, constants)
+
+
+_DEFERRED = "tabane.bulk.deferred"  # session.info key of the rows `deferred` holds back
+
+
+@contextmanager
+def deferred(session: Session) -> Iterator[None]:
+    """Within the block, `copy_columns` collects its rows per table and columns and writes each
+    set once, on the way out (or at `flush_deferred`), in the order the sets were first staged
+    (sections before the paragraphs that name them, before their packs). A transaction that
+    stores many sources (a group of files, ingest/batch.py) then makes one COPY and one
+    `INSERT … SELECT` per table instead of per source: the same rows, under the same policies.
+    A reader of those tables inside the block calls `flush_deferred` first."""
+    session.info[_DEFERRED] = {}
+    try:
+        yield
+        flush_deferred(session)
+    finally:  # a failed block drops what it held: its transaction is rolled back
+        session.info.pop(_DEFERRED, None)
+
+
+def flush_deferred(session: Session) -> None:
+    """Write the rows `deferred` holds so far (nothing outside a `deferred` block)."""
+    pending = session.info.get(_DEFERRED)
+    if not pending:
+        return
+    session.info[_DEFERRED] = {}
+    for (table, _), columns in pending.items():
+        _copy_now(session, table, columns, {})
+
+
+def _copy_now(
+    session: Session,
+    table: Table,
+    columns: Mapping[str, Sequence[Any]],
+    constants: Mapping[str, Any],
+) -> None:
+    names = list(columns)
     stage = _stage_name(table, names)
     listed = ", ".join(names)
     session.execute(
