@@ -8,7 +8,12 @@ Two workloads a round:
   files  the HTML files of `--corpus` through `Tabane.ingest_paths` (what `tabane ingest DIR`
          runs): read, parsed and stored.
 
-    .venv/bin/python bench/ingest_ab.py --old main --paragraphs 20000 --rounds 2
+With `--peers` each round also runs, in a fresh process of its own between the two trees, the
+peers on the same text paragraphs until searchable by words: LanceDB (a table from an Arrow
+batch, then its native FTS index) and tantivy (one document a paragraph, a commit, a reload);
+both from the `bench` extra. `--files-only` / `--text-only` run one workload.
+
+    .venv/bin/python bench/ingest_ab.py --old main --paragraphs 20000 --rounds 2 --peers
 """
 
 from __future__ import annotations
@@ -29,7 +34,42 @@ import _env
 BENCH = Path(__file__).resolve().parent
 
 
-def child(texts_file: str, corpus: str) -> None:
+def peers(texts_file: str) -> None:
+    """One round of the peers: prints {"lancedb": paragraphs/s, "tantivy": paragraphs/s}."""
+    import lancedb
+    import pyarrow as pa
+    import tantivy
+
+    texts = json.loads(Path(texts_file).read_text())
+    out: dict[str, float] = {}
+    tmp = Path(tempfile.mkdtemp(prefix="tabane-ingest-peers-"))
+    try:
+        t0 = time.perf_counter()
+        db = lancedb.connect(str(tmp / "lance"))
+        batch = pa.table({"id": list(range(len(texts))), "text": texts})
+        table = db.create_table("paragraphs", data=batch)
+        table.create_fts_index("text")
+        assert table.search("the", query_type="fts").limit(1).to_list()
+        out["lancedb"] = len(texts) / (time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        builder = tantivy.SchemaBuilder()
+        builder.add_integer_field("id", stored=True)
+        builder.add_text_field("text", stored=False, tokenizer_name="en_stem")
+        (tmp / "tantivy").mkdir()
+        index = tantivy.Index(builder.build(), path=str(tmp / "tantivy"))
+        writer = index.writer()
+        for i, text in enumerate(texts):
+            writer.add_document(tantivy.Document(id=i, text=text))
+        writer.commit()
+        index.reload()
+        assert index.searcher().num_docs == len(texts)
+        out["tantivy"] = len(texts) / (time.perf_counter() - t0)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(json.dumps(out))
+
+
+def child(texts_file: str, corpus: str, only: str) -> None:
     """One round: prints {"text": paragraphs/s, "files": paragraphs/s, ...}."""
     from tabane.config import Settings
     from tabane.ingest.documents import DocumentInput, block
@@ -45,15 +85,15 @@ def child(texts_file: str, corpus: str) -> None:
         svc.create_context(user, "text")
         svc.create_context(user, "files")
         t0 = time.perf_counter()
-        for i in range(0, len(texts), 1000):
+        for i in range(0, len(texts), 1000) if only != "files" else ():
             chunk = [block(t) for t in texts[i : i + 1000]]
             svc.ingest(user, "text", DocumentInput(source_id=f"s{i}", paragraphs=chunk))
         out["text"] = len(texts) / (time.perf_counter() - t0)
-        files = sorted(Path(corpus).rglob("*.html"))
+        files = sorted(Path(corpus).rglob("*.html")) if only != "text" else []
         t0 = time.perf_counter()
         report = svc.ingest_paths(user, "files", files)
         took = time.perf_counter() - t0
-        out["files"] = report.paragraphs / took
+        out["files"] = report.paragraphs / took if files else 0.0
         out["files_n"] = len(files)
         out["files_paragraphs"] = report.paragraphs
     finally:
@@ -69,10 +109,16 @@ def main() -> None:
     ap.add_argument("--paragraphs", type=int, default=20_000)
     ap.add_argument("--corpus", default="/usr/share/doc/git-doc")
     ap.add_argument("--rounds", type=int, default=2, help="rounds of each tree, alternating")
+    ap.add_argument("--peers", action="store_true", help="LanceDB and tantivy each round")
+    ap.add_argument("--only", choices=("text", "files", "both"), default="both")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--peers-child", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.peers_child:
+        peers(args.peers_child)
+        return
     if args.child:
-        child(*args.child)
+        child(*args.child, args.only)
         return
     from search_latency import paragraphs
 
@@ -84,15 +130,19 @@ def main() -> None:
     subprocess.run(["git", "worktree", "add", "--detach", str(old_tree), args.old],
                    cwd=_env.REPO, check=True, capture_output=True)  # fmt: skip
     trees = {"old": old_tree / "src", "new": _env.REPO / "src"}
-    runs: dict[str, list[dict[str, float]]] = {v: [] for v in trees}
+    runs: dict[str, list[dict[str, float]]] = {v: [] for v in (*trees, "peers")}
     loads: list[float] = []
     try:
         for r in range(args.rounds):
-            for variant in ("old", "new") if r % 2 == 0 else ("new", "old"):
+            order = ["old", "peers", "new"] if r % 2 == 0 else ["new", "peers", "old"]
+            for variant in order if args.peers else [v for v in order if v != "peers"]:
                 loads.append(os.getloadavg()[0])
-                path = os.pathsep.join([str(trees[variant]), str(BENCH)])
+                tree = trees["new" if variant == "peers" else variant]
+                path = os.pathsep.join([str(tree), str(BENCH)])
+                call = ["--peers-child", str(texts_file)] if variant == "peers" else [
+                    "--only", args.only, "--child", str(texts_file), args.corpus]  # fmt: skip
                 done = subprocess.run(
-                    [sys.executable, __file__, "--child", str(texts_file), args.corpus],
+                    [sys.executable, __file__, *call],
                     env={**os.environ, "PYTHONPATH": path},
                     capture_output=True, text=True, check=True,
                 )  # fmt: skip
@@ -105,6 +155,14 @@ def main() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
     print(_env.header(info))
     first = runs["new"][0]
+    if args.peers:
+        new_text = statistics.median(r["text"] for r in runs["new"])
+        print("| peers, the same text paragraphs (median) | paragraphs/s | tabane (new) / peer |")
+        print("|---|---:|---:|")
+        for peer in ("lancedb", "tantivy"):
+            rate = statistics.median(r[peer] for r in runs["peers"])
+            print(f"| {peer} | {rate:,.0f} | {new_text / rate:.2f}× |")
+        print()
     print(f"\nold = {args.old}, new = this tree; {args.rounds} rounds each, alternating; "
           f"load {min(loads):.1f}–{max(loads):.1f}\n")  # fmt: skip
     print("| paragraphs/s (median) | old | new | new / old |\n|---|---:|---:|---:|")
@@ -112,6 +170,8 @@ def main() -> None:
         ("text", f"{args.paragraphs} paragraphs as text, 1,000 a source"),
         ("files", f"{first['files_n']:.0f} HTML files, {first['files_paragraphs']:.0f} paragraphs"),
     ):
+        if not first[key]:
+            continue
         old = statistics.median(r[key] for r in runs["old"])
         new = statistics.median(r[key] for r in runs["new"])
         print(f"| {label} | {old:,.0f} | {new:,.0f} | {new / old:.2f}× |")

@@ -11,11 +11,9 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
-import json
 import pstats
 import re
 import shutil
-import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -37,11 +35,11 @@ def _key(statement: str) -> str:
 
 
 def run(paragraphs: int, corpus: str, workload: str, top: int, sort: str) -> None:
+    from ingest_throughput import server_cpu
+    from search_latency import paragraphs as texts_of
     from sqlalchemy import event
     from sqlalchemy.engine import Engine
 
-    from ingest_throughput import server_cpu
-    from search_latency import paragraphs as texts_of
     from tabane.config import Settings
     from tabane.ingest.documents import DocumentInput, block
     from tabane.service import Tabane

@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tabane.text.tokenize import normalize, tokenize
+from tabane.text.analyze import index_terms, stem
+from tabane.text.tokenize import general_terms, normalize, tokenize
 
 
 def test_ascii_words_with_camel_and_snake_pieces() -> None:
@@ -54,3 +55,16 @@ def test_tokens_are_non_empty_and_already_normalized(text: str) -> None:
     for token in tokenize(text):
         assert token
         assert token == normalize(token) or token.lower() == normalize(token)
+
+
+_ASCII_TEXT = st.text(
+    alphabet=st.characters(min_codepoint=0, max_codepoint=127), max_size=300
+) | st.lists(
+    st.sampled_from(["HTTPServer", "snake_case", "__init__", "x1Y", "A", "_", "9", " ", ".", "\t"])
+).map("".join)
+
+
+@given(_ASCII_TEXT)
+def test_the_ascii_fast_path_cuts_what_the_general_one_does(text: str) -> None:
+    assert tokenize(text) == general_terms(text)
+    assert index_terms(text) == [stem(t) for t in general_terms(text)]

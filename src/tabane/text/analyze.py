@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import Stemmer
 
-from tabane.text.tokenize import tokenize
+from tabane.text.tokenize import ASCII_RUN, ascii_terms, tokenize
 
 ANALYZER = "snowball-english"
 
@@ -37,6 +37,16 @@ def stem(term: str) -> str:
     return term
 
 
+@lru_cache(maxsize=1 << 18)
+def _run_terms(run: str) -> tuple[str, ...]:
+    return tuple(stem(term) for term in ascii_terms(run))
+
+
 def index_terms(text: str) -> list[str]:
     """The BM25 index terms of `text`, in order, with repeats."""
+    if text.isascii():  # tokenize's fast path, each run's stems cached together
+        out: list[str] = []
+        for run in ASCII_RUN.findall(text):
+            out.extend(_run_terms(run))
+        return out
     return [stem(term) for term in tokenize(text)]

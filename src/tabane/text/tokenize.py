@@ -56,15 +56,29 @@ def normalize(text: str) -> str:
 MAX_TERM = 128
 
 
+# ASCII text is its own NFKC form and can hold only `_RUNS`' ascii runs: the fast path's pattern.
+ASCII_RUN = re.compile(r"[A-Za-z0-9_]+")
+
+
 def tokenize(text: str) -> list[str]:
     """Index terms of `text`, in order, with repeats (term frequency counts them)."""
+    if text.isascii():  # the same terms as below, without a match object per run
+        out_ascii: list[str] = []
+        for run in ASCII_RUN.findall(text):
+            out_ascii.extend(ascii_terms(run))
+        return out_ascii
+    return general_terms(text)
+
+
+def general_terms(text: str) -> list[str]:
+    """`tokenize` without its ASCII fast path (tests compare the two)."""
     text = unicodedata.normalize("NFKC", text).translate(_KATAKANA)
     out: list[str] = []
     for match in _RUNS.finditer(text):
         kind = match.lastgroup
         run = match.group()
         if kind == "ascii":
-            out.extend(_ascii_terms(run))
+            out.extend(ascii_terms(run))
         elif kind == "word":
             out.append(run.casefold()[:MAX_TERM])
         else:
@@ -73,7 +87,9 @@ def tokenize(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=65536)
-def _ascii_terms(run: str) -> tuple[str, ...]:
+def ascii_terms(run: str) -> tuple[str, ...]:
+    """The terms of one run of ASCII letters, digits and underscores: the whole word, then its
+    snake_case and camelCase pieces when there are several."""
     word = run.strip("_")
     if not word:
         return ()
