@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import BigInteger, any_, bindparam, delete, func, select, update
+from sqlalchemy import BigInteger, any_, bindparam, delete, select, update
+from sqlalchemy import text as sql_text
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
@@ -62,14 +63,8 @@ def clear(session: Session, context_id: int, source_pk: int) -> None:
     session.execute(delete(Section).where(Section.source_pk == source_pk))
 
 
-def write_sections(
-    session: Session,
-    context_id: int,
-    source_pk: int,
-    scopes: Sequence[str],
-    blocks: Sequence[Block],
-) -> dict[tuple[str, ...], int]:
-    """One row for every heading path and each of its prefixes, parents before children."""
+def _section_paths(blocks: Sequence[Block]) -> list[tuple[str, ...]]:
+    """Every heading path and each of its prefixes, parents before children."""
     paths: list[tuple[str, ...]] = []
     seen: set[tuple[str, ...]] = set()
     for block in blocks:
@@ -78,12 +73,58 @@ def write_sections(
             if prefix not in seen:
                 seen.add(prefix)
                 paths.append(prefix)
+    return paths
+
+
+def _draw_ids(session: Session, sections: int, paragraphs: int) -> tuple[list[int], list[int]]:
+    """Ids for new sections and paragraphs from their sequences, in one round trip (so parents
+    are named before one bulk insert and no `RETURNING` is needed), ascending in order."""
+    if not sections and not paragraphs:
+        return [], []
+    drawn = session.execute(
+        sql_text(
+            "SELECT ARRAY(SELECT nextval('sections_id_seq') FROM generate_series(1, :s) g"
+            " ORDER BY g), "
+            "ARRAY(SELECT nextval('paragraphs_id_seq') FROM generate_series(1, :p) g ORDER BY g)"
+        ),
+        {"s": sections, "p": paragraphs},
+    ).one()
+    return list(drawn[0]), list(drawn[1])
+
+
+def write(
+    session: Session,
+    context_id: int,
+    source_pk: int,
+    scopes: Sequence[str],
+    title: str,
+    blocks: Sequence[Block],
+    questions: Sequence[Sequence[str]],
+    kept: Mapping[int, tuple[int, int]],
+) -> int:
+    """A source version's sections and paragraphs (`write_paragraphs`); returns how many
+    sections."""
+    paths = _section_paths(blocks)
+    section_ids, paragraph_ids = _draw_ids(session, len(paths), len(blocks) - len(kept))
+    sections = write_sections(session, context_id, source_pk, scopes, paths, section_ids)
+    write_paragraphs(
+        session, context_id, source_pk, scopes, title, blocks, sections, questions, kept,
+        paragraph_ids,
+    )  # fmt: skip
+    return len(sections)
+
+
+def write_sections(
+    session: Session,
+    context_id: int,
+    source_pk: int,
+    scopes: Sequence[str],
+    paths: Sequence[tuple[str, ...]],
+    allocated: Sequence[int],
+) -> dict[tuple[str, ...], int]:
+    """One row for every heading path (`_section_paths`), under the ids drawn for them."""
     if not paths:
         return {}
-    # Take every id from the sequence at once so parents can be named before one bulk insert.
-    allocated = session.scalars(
-        select(func.nextval("sections_id_seq")).select_from(func.generate_series(1, len(paths)))
-    ).all()
     ids = dict(zip(paths, allocated, strict=True))
     columns: dict[str, list[Any]] = {
         "id": [ids[path] for path in paths],
@@ -108,9 +149,10 @@ def write_paragraphs(
     sections: dict[tuple[str, ...], int],
     questions: Sequence[Sequence[str]],
     kept: Mapping[int, tuple[int, int]],
+    new_ids: Sequence[int],
 ) -> None:
-    """Insert the paragraphs (a kept one, `keep`, is moved to its new place, section and
-    locator instead) and, in the same transaction, their BM25 postings."""
+    """Insert the paragraphs under `new_ids` (a kept one, `keep`, is moved to its new place,
+    section and locator instead) and, in the same transaction, their BM25 postings."""
     if not blocks:
         return
     asked = [list(questions[i]) if i < len(questions) else [] for i in range(len(blocks))]
@@ -132,12 +174,13 @@ def write_paragraphs(
         for i, block in enumerate(blocks)
     ]
     fresh = [row for i, row in enumerate(rows) if i not in kept]
-    new_ids = iter(_insert_fresh(session, fresh))
+    _insert_fresh(session, fresh, new_ids)
+    drawn = iter(new_ids)
     if kept:
         moved = ("idx", "section_id", "section_path", "locator", "token_count", "kind")
         placed = [{"id": pid, **{k: rows[i][k] for k in moved}} for i, (pid, _) in kept.items()]
         session.execute(update(Paragraph), placed)
-    ids = [kept[i][0] if i in kept else next(new_ids) for i in range(len(rows))]
+    ids = [kept[i][0] if i in kept else next(drawn) for i in range(len(rows))]
     postings.add(session, context_id, source_pk, scopes, list(zip(ids, terms, strict=True)))
 
 
@@ -146,21 +189,13 @@ _FRESH: tuple[str, ...] = ("id", "idx", "text", "section_id", "section_path", "l
 _FRESH += ("questions", "token_count", "kind")
 
 
-def _insert_fresh(session: Session, fresh: list[dict[str, Any]]) -> list[int]:
-    """Insert new paragraph rows (their ids drawn from the sequence first, in one round trip) by
-    COPY through a staging table (storage/bulk.py: the policies still check every row); returns
-    their ids in order."""
+def _insert_fresh(session: Session, fresh: list[dict[str, Any]], ids: Sequence[int]) -> None:
+    """Insert new paragraph rows under `ids` by COPY through a staging table (storage/bulk.py:
+    the policies still check every row)."""
     if not fresh:
-        return []
-    ids = list(
-        session.scalars(
-            select(func.nextval("paragraphs_id_seq")).select_from(
-                func.generate_series(1, len(fresh))
-            )
-        )
-    )
+        return
     first = fresh[0]
-    columns: dict[str, list[Any]] = {"id": ids}
+    columns: dict[str, list[Any]] = {"id": list(ids)}
     for name in _FRESH[1:]:
         columns[name] = [row[name] for row in fresh]
     copy_columns(
@@ -169,7 +204,6 @@ def _insert_fresh(session: Session, fresh: list[dict[str, Any]]) -> list[int]:
         columns,
         {k: first[k] for k in ("source_pk", "context_id", "scopes")},
     )
-    return ids
 
 
 def reindex(session: Session, context_id: int, source: Source) -> None:

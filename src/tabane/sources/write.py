@@ -151,15 +151,12 @@ def store(
     if outcome == "created":
         _insert_new(session, ctx, meta.source_id)
     session.flush()
-    sections = rows.write_sections(session, ctx.id, source.id, meta.scopes, blocks)
-    rows.write_paragraphs(
-        session, ctx.id, source.id, meta.scopes, meta.title, blocks, sections, questions, kept
+    sections = rows.write(
+        session, ctx.id, source.id, meta.scopes, meta.title, blocks, questions, kept
     )
     bump(session, ctx.id, writes=1)
     moves = tuple(sorted((old, new) for new, (_, old) in kept.items()))
-    return WriteResult(
-        meta.source_id, outcome, len(blocks), len(sections), source.id, kept_at=moves
-    )
+    return WriteResult(meta.source_id, outcome, len(blocks), sections, source.id, kept_at=moves)
 
 
 def retract(
