@@ -101,3 +101,29 @@ def test_groups_are_cut_by_files_and_by_size(tmp_path):
     big = documents.DocumentInput("big", b"x" * (200 * batch.GROUP_PARAGRAPHS))
     mixed = [small[0], batch.Item(tmp_path / "big", "big", big), small[1]]
     assert [len(g) for g in batch.groups(mixed)] == [1, 1, 1]
+
+
+def test_a_source_written_twice_in_one_group_reads_its_first_version(
+    svc: Tabane, user, context, tmp_path
+):
+    """A group's rows are held back and written by one COPY a table (storage/bulk.py
+    `deferred`): a second version of a source in the same group must still find the first's
+    paragraphs and packs (to keep, remove and count them), in the same transaction."""
+    versions = [b"# Same\n\nFirst words.\n\nShared words.\n", b"# Same\n\nShared words.\n"]
+    items = [
+        batch.Item(tmp_path / "same.md", "same.md", documents.DocumentInput("same.md", data))
+        for data in versions
+    ]
+    stored: list[batch.Stored] = []
+
+    def run() -> None:
+        stored.extend(
+            batch.store_group(svc.store, user, context, items, max_paragraphs=1000, embed=False)
+        )
+
+    assert _commits(svc, run) == 2  # the unchanged check, then one group: no file-by-file retry
+    assert [s.outcome for s in stored] == ["created", "replaced"]
+    assert _stats(svc, user, context) == (1, 1)
+    hits = svc.search(user, SearchRequest("shared", contexts=(context,), limit=5)).hits
+    assert [h.text for h in hits] == ["Shared words."]
+    assert not svc.search(user, SearchRequest("first", contexts=(context,), limit=5)).hits

@@ -179,6 +179,7 @@ def write_paragraphs(
     if kept:
         moved = ("idx", "section_id", "section_path", "locator", "token_count", "kind")
         placed = [{"id": pid, **{k: rows[i][k] for k in moved}} for i, (pid, _) in kept.items()]
+        flush_deferred(session)  # the sections they move into are written first
         session.execute(update(Paragraph), placed)
     ids = [kept[i][0] if i in kept else next(drawn) for i in range(len(rows))]
     postings.add(session, context_id, source_pk, scopes, list(zip(ids, terms, strict=True)))
