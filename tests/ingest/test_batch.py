@@ -11,7 +11,7 @@ from tabane.errors import InvalidInput, Issue
 from tabane.ingest import batch, documents
 from tabane.search.plan import SearchRequest
 from tabane.service import Tabane
-from tabane.storage.schema import Context, CorpusStats, Paragraph
+from tabane.storage.schema import Context, ContextUsage, CorpusStats, Paragraph
 
 
 def _folder(root, n: int) -> None:
@@ -61,6 +61,13 @@ def test_a_folder_of_small_files_is_stored_in_few_transactions(
     assert report is not None and report.counts() == {"created": 40}
     assert commits <= 6, commits  # file by file it was 2 a file (the unchanged check, the write)
     assert _stats(svc, user, context) == (80, 80)
+    with svc.store.session(user) as session:  # a write counted per source, summed per group
+        writes = session.scalar(
+            select(ContextUsage.writes)
+            .join(Context, Context.id == ContextUsage.context_id)
+            .where(Context.name == context)
+        )
+    assert writes == 40
     hits = svc.search(user, SearchRequest("text", contexts=(context,), limit=50)).hits
     assert len({h.source_id for h in hits}) == 40
 

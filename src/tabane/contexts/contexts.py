@@ -7,7 +7,8 @@ not exist for them (`no_context`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -247,8 +248,31 @@ def foreign_rows(admin: Session, context_id: int, writable: frozenset[str]) -> i
 def bump(
     session: Session, context_id: int, *, reads: int = 0, misses: int = 0, writes: int = 0
 ) -> None:
-    """Count a read, a miss (a read that found nothing) or a write; anyone who can see it may."""
+    """Count a read, a miss (a read that found nothing) or a write; anyone who can see it may.
+    Inside `counted`, summed and written once at its end."""
+    held: dict[int, list[int]] | None = session.info.get(_COUNTED)
+    if held is not None:
+        for i, n in enumerate((reads, misses, writes)):
+            held.setdefault(context_id, [0, 0, 0])[i] += n
+        return
     bump_many(session, [(context_id, reads, misses, writes)])
+
+
+_COUNTED = "tabane.contexts.counted"  # session.info key of the counts `counted` holds
+
+
+@contextmanager
+def counted(session: Session) -> Iterator[None]:
+    """Within the block, `bump` sums its counts and they are written in one statement on the
+    way out: a group of files (ingest/batch.py) counts a write per source without updating the
+    same usage row once per source."""
+    held: dict[int, list[int]] = {}
+    session.info[_COUNTED] = held
+    try:
+        yield
+    finally:
+        del session.info[_COUNTED]
+    bump_many(session, [(cid, *counts) for cid, counts in sorted(held.items())])  # type: ignore[misc]
 
 
 def bump_many(session: Session, counts: Sequence[tuple[int, int, int, int]]) -> None:

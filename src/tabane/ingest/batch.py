@@ -145,7 +145,12 @@ def store_prepared(
         else:
             todo.append((i, doc, parsed))
     try:
-        with store.session(principal) as session, postings.batched(session), deferred(session):
+        with (
+            store.session(principal) as session,
+            postings.batched(session),
+            contexts.counted(session),
+            deferred(session),
+        ):
             ctx = contexts.resolve(session, context)
             for i, doc, parsed in todo:
                 result = store_parsed(session, principal, ctx, doc, parsed, embed)
