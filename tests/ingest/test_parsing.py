@@ -38,8 +38,11 @@ def _stored(svc: Tabane, user, context: str) -> list[tuple[str, int, str, list[s
 
 def test_no_pool_for_a_handful_of_files(monkeypatch):
     assert parsing.workers_for(parsing.POOL_MIN_FILES - 1) == 0
-    monkeypatch.setattr(parsing.os, "sched_getaffinity", lambda _pid: {0}, raising=False)
-    assert parsing.workers_for(1000) == 0  # one core: the server needs it
+    for cores, workers in ((1, 0), (2, 0), (3, 2), (16, 8)):  # one core left to the ingest
+        monkeypatch.setattr(
+            parsing.os, "sched_getaffinity", lambda _pid, n=cores: set(range(n)), raising=False
+        )
+        assert parsing.workers_for(1000) == workers, cores
 
 
 @pytest.mark.slow

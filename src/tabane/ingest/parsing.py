@@ -6,7 +6,7 @@ while the parent stores the group before it. Results are taken in the files' ord
 stored, and in which order, is the same as a serial ingest. A file whose parse kills its worker
 or outlives `DEADLINE_S` is a per-file `reader_failed` error; the pool is then replaced and the
 group's other files parsed again (a dead worker breaks every future the pool held). A handful of
-files (fewer than `POOL_MIN_FILES`) or one core parses in this process: no pool is started.
+files (fewer than `POOL_MIN_FILES`) or fewer than three cores parse in this process: no pool.
 """
 
 from __future__ import annotations
@@ -33,10 +33,12 @@ Outcome = ParsedDocument | TabaneError
 
 def workers_for(files: int) -> int:
     """How many parsing processes an ingest of `files` files starts: none for a handful, else
-    one per core (at most `MAX_WORKERS`), none on one core."""
+    one per core but one (the ingesting process analyses and packs while the server writes; at
+    most `MAX_WORKERS`), and none under three cores: on two shared cores the pool measured no
+    gain (decision 0039)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    n = min(cores or 1, MAX_WORKERS)
-    return n if files >= POOL_MIN_FILES and n > 1 else 0
+    n = min((cores or 1) - 1, MAX_WORKERS)
+    return n if files >= POOL_MIN_FILES and n >= 2 else 0
 
 
 def parse_document(doc: Any, max_paragraphs: int) -> ParsedDocument:
