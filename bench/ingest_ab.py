@@ -89,7 +89,7 @@ def child(texts_file: str, corpus: str, only: str) -> None:
         for i in range(0, len(texts), 1000) if only != "files" else ():
             chunk = [block(t) for t in texts[i : i + 1000]]
             svc.ingest(user, "text", DocumentInput(source_id=f"s{i}", paragraphs=chunk))
-        out["text"] = len(texts) / (time.perf_counter() - t0)
+        out["text"] = len(texts) / (time.perf_counter() - t0) if only != "files" else 0.0
         files = sorted(Path(corpus).rglob("*.html")) if only != "text" else []
         t0 = time.perf_counter()
         report = svc.ingest_paths(user, "files", files)
