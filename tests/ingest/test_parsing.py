@@ -98,3 +98,49 @@ def test_a_hung_parse_is_stopped_at_its_deadline():
     for i in (0, 2, 3):
         assert not isinstance(got[i], Exception)
         assert [b.text for b in got[i].blocks] == ["Some words."]
+
+
+_ORPHANED = """
+import sys, time
+sys.path[:0] = {paths!r}
+from parse_faults import hang_on_poison
+from tabane.ingest import parsing
+from tabane.ingest.inputs import DocumentInput
+parser = parsing.Parser(2, hang_on_poison)
+parser.submit(DocumentInput(source_id="poison.html", data=b"<p>x</p>"), "poison.html", 10)
+time.sleep(1)
+print(*[p.pid for p in parser._pool._processes.values()], flush=True)
+time.sleep(3600)
+"""
+
+
+@pytest.mark.slow
+def test_the_workers_exit_when_the_ingesting_process_is_killed():
+    import signal
+    import subprocess
+    import sys
+
+    code = _ORPHANED.format(paths=sys.path)
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    try:
+        workers = [int(pid) for pid in parent.stdout.readline().split()]
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+        parent.stdout.close()
+    assert workers  # started on demand: one for the one file
+    deadline = time.monotonic() + 30
+    alive = workers
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.5)
+        alive = [pid for pid in workers if _running(pid)]
+    assert not alive
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -49,6 +51,25 @@ def parse_document(doc: Any, max_paragraphs: int) -> ParsedDocument:
 TARGET: Parse = parse_document  # what a `Parser` runs unless told otherwise
 
 
+def _follow(parent: int) -> None:
+    """A worker's initializer: exit when the ingesting process is gone (killed with -9, a
+    pool's workers would otherwise wait on its queue forever)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="tabane-parse-parent", daemon=True).start()
+
+
+def _spawn_pool(workers: int) -> ProcessPoolExecutor:
+    context = multiprocessing.get_context("spawn")
+    return ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_follow, initargs=(os.getpid(),)
+    )
+
+
 def _outcome(target: Parse, doc: Any, max_paragraphs: int) -> Outcome:
     try:
         return target(doc, max_paragraphs)
@@ -82,8 +103,7 @@ class Parser:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=context)
+            self._pool = _spawn_pool(self.workers)
         return self._pool
 
     def _restart(self) -> None:
@@ -145,8 +165,7 @@ class _Task:
                 self.parser._pending.remove(self)
 
     def _alone(self) -> Outcome:
-        context = multiprocessing.get_context("spawn")
-        pool = ProcessPoolExecutor(1, mp_context=context)
+        pool = _spawn_pool(1)
         try:
             future = pool.submit(_outcome, self.parser.target, self.doc, self.max_paragraphs)
             return future.result(timeout=DEADLINE_S)
