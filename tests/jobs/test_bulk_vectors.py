@@ -14,7 +14,7 @@ from sqlalchemy import text
 
 from tabane.contexts import contexts
 from tabane.ingest.documents import DocumentInput, block
-from tabane.jobs import bulk_vectors
+from tabane.jobs import bulk_vectors, queue
 from tabane.jobs.worker import Worker
 from tabane.models.embedder import Embedder, Vectors
 from tabane.principal import Principal
@@ -160,8 +160,9 @@ def test_a_build_killed_part_way_is_built_again(
         builder.join(60)
     assert failed and _state(vsvc, model.dim) == "invalid"
     assert _top(vsvc, user, context, texts[7]) == want  # an invalid index is never read
-    assert bulk_vectors.Bulk(vsvc.store).settle() == [model.dim]  # the lock went with it
-    assert _state(vsvc, model.dim) == "valid"
+    bulk = bulk_vectors.Bulk(vsvc.store)
+    assert bulk.settle() == [model.dim]  # the lock went with it
+    assert bulk.wait(60) and _state(vsvc, model.dim) == "valid"
     assert _top(vsvc, user, context, texts[7]) == want
 
 
@@ -176,3 +177,59 @@ def test_the_index_waits_for_the_embedding_jobs_due(
     Worker(vsvc.store, model).drain()  # the last job's end builds it
     assert _state(vsvc, model.dim) == "valid"
     assert _top(vsvc, user, context, texts[0])[0] == texts[0]
+
+
+def _building(vsvc: Tabane, dim: int) -> None:
+    """Wait until the width's index is being built (invalid: a snapshot holds it back)."""
+    deadline = time.monotonic() + 30
+    while _state(vsvc, dim) != "invalid" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _state(vsvc, dim) == "invalid"
+
+
+def test_the_build_runs_beside_the_workers_other_jobs(
+    vsvc: Tabane, user: Principal, context: str, model: Embedder
+) -> None:
+    texts = _load(vsvc, user, context, 1, 12)
+    worker = Worker(vsvc.store, model)
+    worker.drain()
+    want = _top(vsvc, user, context, texts[3])
+    assert hnsw.suspend(vsvc.store.owner, model.dim)
+    with vsvc.store.session(user, snapshot=True) as held:  # the build waits while it is held
+        held.execute(text("SELECT 1 FROM paragraphs LIMIT 1"))
+        assert worker._bulk.settle() == [model.dim]  # started in its own thread
+        _building(vsvc, model.dim)
+        with vsvc.store.session(user) as session:
+            ctx = contexts.resolve(session, context)
+        with vsvc.store.admin() as session:
+            queue.enqueue_merge(session, context_id=ctx.id, scopes=list(ctx.scopes))
+        assert worker.run_once(only=[queue.MERGE_BM25])  # another kind runs meanwhile
+        with vsvc.store.admin() as session:
+            assert worker.pending(session, only=[queue.MERGE_BM25]) == 0
+        assert _state(vsvc, model.dim) == "invalid" and not worker.settled(0.1)
+        assert _top(vsvc, user, context, texts[3]) == want  # a reader answered by an exact scan
+    assert worker.settled(60) and _state(vsvc, model.dim) == "valid"
+    assert _top(vsvc, user, context, texts[3]) == want
+
+
+def test_a_worker_stopping_cancels_the_build_and_the_next_one_builds_it(
+    vsvc: Tabane, user: Principal, context: str, model: Embedder
+) -> None:
+    texts = _load(vsvc, user, context, 1, 12)
+    Worker(vsvc.store, model).drain()
+    want = _top(vsvc, user, context, texts[4])
+    assert hnsw.suspend(vsvc.store.owner, model.dim)
+    worker = Worker(vsvc.store, model)
+    with vsvc.store.session(user, snapshot=True) as held:
+        held.execute(text("SELECT 1 FROM paragraphs LIMIT 1"))
+        assert worker._bulk.settle() == [model.dim]
+        _building(vsvc, model.dim)
+        started = time.monotonic()
+        worker.stop(timeout=10)  # not held up until the snapshot ends
+        assert time.monotonic() - started < 10 and worker.settled(0)
+    assert _state(vsvc, model.dim) == "invalid"  # never read; readers scan exactly
+    assert _top(vsvc, user, context, texts[4]) == want
+    again = Worker(vsvc.store, model)
+    assert again.run_once() is False  # idle: the missing build starts
+    assert again.settled(60) and _state(vsvc, model.dim) == "valid"
+    assert _top(vsvc, user, context, texts[4]) == want

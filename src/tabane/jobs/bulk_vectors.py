@@ -9,12 +9,15 @@ A few sources added to a large store keep the index and pay its insertion.
 The worker asks `before` when it claims an embedding job (at most every `CHECK_EVERY` seconds)
 and `settle` when an embedding job ends, and every `CHECK_EVERY` seconds while idle: with no
 embedding job queued or running, a missing or invalid index (set aside here, or by a process
-killed part-way) is built again.
+killed part-way) is built again — in a thread and connection of its own, so the worker goes on
+with its other jobs meanwhile (minutes at a million vectors; decision 0040). `wait` joins the
+build (a CLI ingest returns with the index built), `cancel` stops it (a worker stopping).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 
 from sqlalchemy import func, select, text
@@ -38,6 +41,30 @@ class Bulk:
         self.store = store
         self.checked = float("-inf")
         self.idle_checked = float("-inf")
+        self._builder: threading.Thread | None = None  # the build under way, if any
+        self._pid: int | None = None  # its session's backend, while it holds the lock
+
+    @property
+    def building(self) -> bool:
+        return self._builder is not None and self._builder.is_alive()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait up to `timeout` seconds for the build under way; True when none runs now."""
+        builder = self._builder
+        if builder is not None:
+            builder.join(timeout)
+        return not self.building
+
+    def cancel(self, timeout: float = 5.0) -> None:
+        """Cancel the build under way (its index left invalid, built again by the next settle)
+        and wait up to `timeout` seconds for its thread."""
+        pid = self._pid
+        if self.building and pid is not None:
+            try:
+                hnsw.cancel(self.store.owner, pid)
+            except Exception:  # the store is going away: the session ends with it
+                log.warning("cancelling the HNSW build failed", exc_info=True)
+        self.wait(timeout)
 
     def before(self, dim: int) -> bool:
         """Before an embedding job: set the width's index aside when the load waiting is bulk;
@@ -56,8 +83,11 @@ class Bulk:
             return False
 
     def settle(self, *, idle: bool = False) -> list[int]:
-        """With no embedding job queued or running, build the indexes that are missing or
-        invalid; the widths built. While idle, at most every `CHECK_EVERY` seconds."""
+        """With no embedding job queued or running, start building the indexes that are missing
+        or invalid in a thread of its own; the widths it builds. While idle, at most every
+        `CHECK_EVERY` seconds; nothing while a build is under way."""
+        if self.building:
+            return []
         if idle:
             now = time.monotonic()
             if now - self.idle_checked < CHECK_EVERY:
@@ -80,10 +110,24 @@ class Bulk:
         if running:
             return []
         with self.store.owner.connect() as conn:
-            if all(s == "valid" for s in hnsw.states(conn).values()):
-                return []
+            due = [d for d, s in hnsw.states(conn).items() if s != "valid"]
+        if not due:
+            return []
         self.checked = float("-inf")  # the next load is judged afresh
-        return hnsw.rebuild(self.store.owner)
+        self._builder = threading.Thread(target=self._build, name="tabane-hnsw", daemon=True)
+        self._builder.start()
+        return due
+
+    def _build(self) -> None:
+        def noted(pid: int) -> None:
+            self._pid = pid
+
+        try:
+            hnsw.rebuild(self.store.owner, noted)
+        except Exception:  # cancelled, or the store went away: the next settle tries again
+            log.warning("building the HNSW index again failed", exc_info=True)
+        finally:
+            self._pid = None
 
     def _sizes(self) -> tuple[int, int]:
         """(paragraphs of the sources the embedding jobs wait on, vectors stored: the

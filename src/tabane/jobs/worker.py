@@ -45,13 +45,8 @@ logger = logging.getLogger("tabane.worker")
 # skipped; the next build by a worker with one embeds what lacks a vector of its model.
 # The RAPTOR tree clusters vectors, so its build needs an embedder as well as the summarizer.
 NEEDS_EMBEDDER = frozenset(
-    {
-        queue.EMBED_SOURCE,
-        queue.EMBED_GLOSSES,
-        queue.EMBED_CLAIMS,
-        queue.EMBED_TURNS,
-        queue.DERIVE_RAPTOR,
-    }
+    {queue.EMBED_SOURCE, queue.EMBED_GLOSSES, queue.EMBED_CLAIMS, queue.EMBED_TURNS}
+    | {queue.DERIVE_RAPTOR}
 )
 NEEDS_SUMMARIZER = frozenset({queue.DERIVE_PROFILES, queue.DERIVE_RAPTOR})
 
@@ -160,11 +155,18 @@ class Worker:
         return False
 
     def drain(self, until: Callable[[], bool] | None = None) -> int:
-        """Run jobs until none is due (or `until()` says stop); return how many ran."""
+        """Run jobs until none is due (or `until()` says stop), then wait for an index build
+        they started; return how many ran."""
         ran = 0
         while (until is None or not until()) and self.run_once():
             ran += 1
+        self.settled()
         return ran
+
+    def settled(self, timeout: float | None = None) -> bool:
+        """Wait up to `timeout` seconds for the HNSW build this worker runs in its own thread
+        (jobs/bulk_vectors.py); True when none runs now."""
+        return self._bulk.wait(timeout)
 
     def catch_up(self) -> int:
         """Queue the embedding of what lacks a vector of this worker's model (jobs/catchup.py);
@@ -184,6 +186,7 @@ class Worker:
         (queue.release) so that another worker takes it at once rather than after its lease.
         The thread is a daemon: a job that does not stop ends with the process."""
         self._stop.set()
+        self._bulk.cancel(timeout)  # an index build left part-way is built again later
         thread, self._thread = self._thread, None
         if thread is None:
             return
@@ -322,11 +325,10 @@ class Worker:
         )
 
     def _run_communities(self, job: queue.Claimed) -> None:
-        """Rebuild one context's communities (derive/communities/communities.py) with the context's
-        scope
-        set, then, with an embedder, embed the summaries that lack a vector of its model (checked
-        before anything is stored): those of this build, and those a build without an embedder,
-        or with another model, left behind."""
+        """Rebuild one context's communities (derive/communities/communities.py) with the
+        context's scope set, then, with an embedder, embed the summaries that lack a vector of its
+        model (checked before anything is stored): those of this build, and those a build without
+        an embedder, or with another model, left behind."""
         assert job.context_id is not None
         principal = job.principal
         with self.store.session(principal) as session:

@@ -226,6 +226,9 @@ class SearchService(ServiceBase):
             if progress:
                 progress(left)
             if not left or not self.worker.kinds:  # nothing here can run them
+                # an HNSW build the jobs started runs in a thread of its own: a CLI ingest
+                # returns with it done (jobs/bulk_vectors.py)
+                self.worker.settled(max(0.0, deadline - time.monotonic()))
                 return left
             if not self.worker.run_once(only, ids):
                 time.sleep(0.2)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Callable
 
 from sqlalchemy import Connection, Engine, text
 
@@ -74,13 +75,16 @@ def suspend(owner: Engine, dim: int) -> bool:
         return True
 
 
-def rebuild(owner: Engine) -> list[int]:
+def rebuild(owner: Engine, noted: Callable[[int], None] | None = None) -> list[int]:
     """Build every width's index that is missing or invalid (an invalid one is dropped first);
-    the widths built. Nothing when another process maintains the indexes now."""
+    the widths built. Nothing when another process maintains the indexes now. `noted` is told
+    the building session's backend pid first (so another thread can cancel the build)."""
     built: list[int] = []
     with _locked(owner) as conn:
         if conn is None:
             return built
+        if noted is not None:
+            noted(int(conn.execute(text("SELECT pg_backend_pid()")).scalar_one()))
         for dim, state in states(conn).items():
             if state == "valid":
                 continue
@@ -128,3 +132,15 @@ def _machine_mb() -> int:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
     except (ValueError, OSError):
         return 512
+
+
+def cancel(owner: Engine, pid: int) -> bool:
+    """Cancel the statement of the building session `pid` (its index is left invalid: readers
+    scan exactly, the next `rebuild` drops it and builds again); True when one was signalled."""
+    held = "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted"  # still building
+    with owner.connect() as conn:
+        return bool(
+            conn.execute(
+                text(f"SELECT pg_cancel_backend(:p) WHERE :p IN ({held})"), {"p": pid}
+            ).scalar()
+        )
