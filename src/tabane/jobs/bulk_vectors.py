@@ -110,13 +110,13 @@ class Bulk:
         if running:
             return []
         with self.store.owner.connect() as conn:
-            due = [d for d, s in hnsw.states(conn).items() if s != "valid"]
-        if not due:
+            widths = [d for d, s in hnsw.states(conn).items() if s != "valid"]
+        if not widths:
             return []
         self.checked = float("-inf")  # the next load is judged afresh
         self._builder = threading.Thread(target=self._build, name="tabane-hnsw", daemon=True)
         self._builder.start()
-        return due
+        return widths
 
     def _build(self) -> None:
         def noted(pid: int) -> None:
