@@ -92,11 +92,24 @@ def recall(conn: Any, queries: np.ndarray, truth: list[tuple[set[int], float]], 
     return float(np.mean(hits))
 
 
+def exact(queries: np.ndarray, base: np.ndarray) -> list[tuple[set[int], float]]:
+    """Per query: the exact top 10 ids and the 10th's cosine."""
+    sims = queries @ base.T
+    top = np.argsort(-sims, axis=1)[:, :10]
+    return [(set(map(int, t)), float(s[t[-1]])) for t, s in zip(top, sims, strict=True)]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--vectors", default="/tmp/bm/tail-vectors.npz")
     ap.add_argument("--n", type=int, default=100_000)
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument(
+        "--questions",
+        type=int,
+        default=0,
+        help="also this many dev-set questions (embedded with the default model) as queries",
+    )
     ap.add_argument(
         "--configs",
         nargs="+",
@@ -114,9 +127,17 @@ def main() -> None:
     raw = raw[order[: a.n + a.queries]]
     raw /= np.linalg.norm(raw, axis=1, keepdims=True)
     base, queries = raw[: a.n], raw[a.n :]
-    sims = queries @ base.T
-    top = np.argsort(-sims, axis=1)[:, :10]
-    truth = [(set(map(int, t)), float(s[t[-1]])) for t, s in zip(top, sims, strict=True)]
+    truth = exact(queries, base)
+    asked = np.zeros((0, DIM), dtype=np.float32)
+    if a.questions:
+        from hnsw_recall import questions
+
+        from tabane.models.local import UseEmbedder
+
+        model = UseEmbedder()
+        asked = np.stack([model.embed_query(q) for _, q in questions()[: a.questions]])
+        asked = (asked / np.linalg.norm(asked, axis=1, keepdims=True)).astype(np.float32)
+    asked_truth = exact(asked, base)
 
     print(json.dumps(_env.describe(), sort_keys=True), file=sys.stderr)
     runs = []
@@ -137,18 +158,20 @@ def main() -> None:
                     load_before = os.getloadavg()[0]
                     secs, cpu = build(conn, m, efc, mem, workers)
                     r = recall(conn, queries, truth, base)
+                    rq = recall(conn, asked, asked_truth, base) if a.questions else float("nan")
                     row = {
                         "seconds": secs,
                         "per_s": a.n / secs,
                         "cpu_s": cpu,
                         "recall10": r,
+                        "recall10_questions": rq,
                         "load": load_before,
                     }
                     results.setdefault(key, []).append(row)
                     print(
                         f"round {rnd} {key}: {secs:.1f} s ({a.n / secs:.0f}/s), CPU {cpu:.1f} s"
                         f" ({a.n / cpu:.0f}/CPU-s) recall@10"
-                        f" {r:.4f} load {load_before:.1f}",
+                        f" {r:.4f} (questions {rq:.4f}) load {load_before:.1f}",
                         file=sys.stderr,
                         flush=True,
                     )
@@ -158,6 +181,7 @@ def main() -> None:
             "per_s": statistics.median(x["per_s"] for x in v),
             "cpu_s": statistics.median(x["cpu_s"] for x in v),
             "recall10": statistics.median(x["recall10"] for x in v),
+            "recall10_questions": statistics.median(x["recall10_questions"] for x in v),
             "loads": [round(x["load"], 1) for x in v],
         }
         for k, v in results.items()

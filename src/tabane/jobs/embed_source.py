@@ -25,18 +25,25 @@ PROGRESS_EVERY = 1.0  # seconds between an embedding job's progress notes (each 
 
 
 def run(
-    store: Store, embedder: Embedder, job: queue.Claimed, leaves_changed: Callable[[int], None]
+    store: Store,
+    embedder: Embedder,
+    job: queue.Claimed,
+    leaves_changed: Callable[[int], None],
+    then: Callable[[BaseException | None], None] | None = None,
 ) -> None:
     """Embed a source's paragraphs that lack a vector of the model (search/vectors.py): each
-    distinct text once, the model running while earlier batches are written."""
+    distinct text once, the model running while earlier batches are written. With `then`, this
+    returns when the model is done: the writer thread writes the rest, then calls `then` once
+    with the job's error or None (so the worker's model can start on its next job meanwhile)."""
     assert job.source_pk is not None
     principal = job.principal
     with store.session(principal) as session:
         source = session.scalar(select(Source).where(Source.id == job.source_pk))
         if source is None or source.retracted_at is not None:
-            return
+            return None if then is None else then(None)
         if not set(source.scopes) <= principal.write:
-            return  # the source was re-scoped since; the job queued with it does the work
+            # the source was re-scoped since; the job queued with it does the work
+            return None if then is None else then(None)
         scopes = list(source.scopes)
         todo = vectors.missing(session, source.id, embedder.name)
     context_id, source_pk = source.context_id, source.id
@@ -70,6 +77,20 @@ def run(
     # The model runs here while a second thread writes (and PostgreSQL indexes, on the other
     # core) what it finished before: the pipeline costs max(model, write), not their sum
     # (bench/embed_throughput.py).
+    def end(exc: BaseException | None) -> None:
+        """What was written, also when the job failed part-way; then the leaves' rebuild."""
+        try:
+            if done != noted:
+                note()
+            if exc is None and (todo or job.attempts > 1):  # a retry: the run before may have
+                leaves_changed(context_id)  # died before this
+        except BaseException as late:  # SystemExit too: the worker's `then` hands it on
+            exc = exc or late
+        if then is not None:
+            then(exc)
+        elif exc is not None:
+            raise exc
+
     known: dict[int, Vectors] = {}
     try:
         pipelined(
@@ -77,12 +98,13 @@ def run(
             lambda batch: vectors.embed(embedder, batch, known),
             write,
             lambda batch: len(batch.keys),
+            None if then is None else end,
         )
-    finally:  # what was written, also when the job failed part-way
-        if done != noted:
-            note()
-    if todo or job.attempts > 1:  # a retry: the run before may have died before this
-        leaves_changed(context_id)
+    except Exception as exc:  # the model's error, or (without `then`) the writer's
+        end(exc)
+    else:
+        if then is None:
+            end(None)
 
 
 @dataclass(frozen=True)

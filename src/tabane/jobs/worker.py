@@ -13,24 +13,24 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection
 from typing import TypeVar
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from tabane.derive import profiles
 from tabane.derive.communities import communities
 from tabane.derive.communities import vectors as community_vectors
-from tabane.derive.raptor import tree as raptor
 from tabane.errors import DiskLow
 from tabane.graph import gloss, gram_merge, readings
 from tabane.graph.claims import vectors as claim_vectors
 from tabane.jobs import bulk_vectors, catchup, embed_source, lease, queue, turns, vacuum
+from tabane.jobs.derived import job_context, run_profiles, run_raptor
+from tabane.jobs.pipeline import in_batches
+from tabane.jobs.tails import Tails
 from tabane.memory import turn_vectors
-from tabane.models.embedder import Embedder, Vectors
+from tabane.models.embedder import Embedder
 from tabane.models.summarizer import Summarizer
-from tabane.principal import Principal
 from tabane.search import merge
 from tabane.storage import disk
 from tabane.storage.schema import Context, Job
@@ -75,6 +75,7 @@ class Worker:
         self._current: queue.Claimed | None = None  # the job the thread runs now
         self._turns = turns.Turns()  # whose job ran last: the next claim goes to another's
         self._bulk = bulk_vectors.Bulk(store)  # the HNSW index set aside for a bulk load
+        self._tails = Tails()  # embedding jobs' ends still being written
         # The one map from job kind to handler (claims take the oldest due job of any kind).
         self.handlers: dict[str, Callable[[queue.Claimed], None]] = {
             queue.EMBED_SOURCE: self._run_source,
@@ -112,26 +113,48 @@ class Worker:
             stmt = stmt.where(Job.context_id.in_(list(contexts)))
         return int(session.scalar(stmt.where(Job.state.in_(("queued", "running")))) or 0)
 
-    def run_once(self, only: Collection[str] = (), contexts: Collection[int] = ()) -> bool:
+    def run_once(
+        self, only: Collection[str] = (), contexts: Collection[int] = (), *, overlap: bool = False
+    ) -> bool:
         """Claim and run one job (of the kinds `only` names, if any; of `contexts`, if any);
-        False when none was due, or the worker is stopping."""
+        False when none was due, or the worker is stopping. With `overlap`, an embedding job's
+        last writes and end are left to its writer (jobs/tails.py): with none due, this waits
+        for those and returns True."""
         kinds = [k for k in self.kinds if not only or k in only]
         if not kinds or self._stop.is_set() or self._disk_low():
             return False
         with self.store.admin() as session:
             job = queue.claim(session, kinds, list(contexts), after=self._turns)
         if job is None:
+            if self._tails.flush():
+                return True
             if self.embedder is not None:
                 self._bulk.settle(idle=True)
             return False
         self._current = job
         self._turns.took(job)
+        if overlap and job.kind == queue.EMBED_SOURCE:
+            self._source_overlapped(job)
+            return True
         try:
             with lease.Heartbeat(self.store, job):
                 self._run(job)
-        except queue.LeaseLost:  # another worker took the job: its run is the one that counts
+        except Exception as exc:
+            self._ended(job, exc)
+        else:
+            self._ended(job, None)
+        finally:
+            self._current = None
+        if job.kind == queue.EMBED_SOURCE:  # the last of a load: its index built again
+            self._bulk.settle()
+        return True
+
+    def _ended(self, job: queue.Claimed, exc: BaseException | None) -> None:
+        """Record a job's end: done; failed (retried later, the worker goes on); or, when
+        another worker took it, nothing (its run is the one that counts)."""
+        if isinstance(exc, queue.LeaseLost):
             logger.warning("job %s (%s) lost its lease and stopped", job.id, job.kind)
-        except Exception as exc:  # a failed job is retried later; the worker goes on
+        elif exc is not None:
             message = queue.failure(exc)
             logger.warning("job %s (%s) failed: %s", job.id, job.kind, message)
             with self.store.admin() as session:
@@ -139,11 +162,24 @@ class Worker:
         else:
             with self.store.admin() as session:
                 queue.finish(session, job)
+
+    def _source_overlapped(self, job: queue.Claimed) -> None:
+        """An embedding job whose last writes and end run in its writer thread while this one
+        claims the next job (jobs/tails.py)."""
+        assert self.embedder is not None
+
+        def ended(exc: BaseException | None) -> None:
+            self._ended(job, exc)
+            self._bulk.settle()  # the last of a load: its index built again
+
+        then = self._tails.start(self.store, job, ended)
+        try:
+            self._bulk.before(self.embedder.dim)
+            embed_source.run(self.store, self.embedder, job, self._leaves_changed, then)
+        except Exception as exc:  # before its writer took over
+            then(exc)
         finally:
             self._current = None
-        if job.kind == queue.EMBED_SOURCE:  # the last of a load: its index built again
-            self._bulk.settle()
-        return True
 
     def _disk_low(self) -> bool:
         """The store's disk is under its watermark: jobs (which write) wait for space."""
@@ -158,8 +194,9 @@ class Worker:
         """Run jobs until none is due (or `until()` says stop), then wait for an index build
         they started; return how many ran."""
         ran = 0
-        while (until is None or not until()) and self.run_once():
+        while (until is None or not until()) and self.run_once(overlap=True):
             ran += 1
+        self._tails.flush()
         self.settled()
         return ran
 
@@ -186,6 +223,7 @@ class Worker:
         (queue.release) so that another worker takes it at once rather than after its lease.
         The thread is a daemon: a job that does not stop ends with the process."""
         self._stop.set()
+        self._tails.flush(timeout)
         self._bulk.cancel(timeout)  # an index build left part-way is built again later
         thread, self._thread = self._thread, None
         if thread is None:
@@ -209,7 +247,7 @@ class Worker:
             logger.exception("worker catch-up")
         while not self._stop.is_set():
             try:
-                if not self.run_once():
+                if not self.run_once(overlap=True):
                     self._stop.wait(self.poll)
             except Exception:  # the store went away (shutdown); try again later
                 logger.exception("worker loop")
@@ -235,31 +273,6 @@ class Worker:
             if ctx is not None:
                 queue.enqueue_raptor(session, context_id=ctx.id, scopes=list(ctx.scopes))
 
-    def _in_batches(
-        self,
-        job: queue.Claimed,
-        principal: Principal,
-        todo: Sequence[T],
-        size: int,
-        embed: Callable[[Sequence[T]], Vectors],
-        store: Callable[[Session, Sequence[T], Vectors], object],
-    ) -> None:
-        """Embed `todo` `size` at a time (the embed functions check the vectors); each batch is
-        stored in a transaction of its own as the job's principal, then the progress is noted."""
-        for start in range(0, len(todo), size):
-            batch = todo[start : start + size]
-            vecs = embed(batch)
-            with self.store.session(principal) as session:
-                store(session, batch, vecs)
-            with self.store.admin() as session:
-                queue.progress(session, job, start + len(batch), len(todo))
-
-    def _job_context(self, session: Session, job: queue.Claimed) -> Context | None:
-        """The job's context, or None when it is gone or was re-scoped since the job was queued
-        (a job queued with its new set does the work)."""
-        ctx = session.scalar(select(Context).where(Context.id == job.context_id))
-        return ctx if ctx is not None and sorted(ctx.scopes) == list(job.scopes) else None
-
     def _run_glosses(self, job: queue.Claimed) -> None:
         """Re-embed the glosses of one context and scope set that changed (graph/gloss.py)."""
         embedder, context_id = self.embedder, job.context_id
@@ -267,7 +280,8 @@ class Worker:
         principal = job.principal
         with self.store.session(principal) as session:
             todo = gloss.stale(session, context_id, job.scopes, embedder.name)
-        self._in_batches(
+        in_batches(
+            self.store,
             job,
             principal,
             todo,
@@ -286,7 +300,8 @@ class Worker:
         principal = job.principal
         with self.store.session(principal) as session:
             todo = claim_vectors.missing(session, context_id, job.scopes, embedder.name)
-        self._in_batches(
+        in_batches(
+            self.store,
             job,
             principal,
             todo,
@@ -313,7 +328,8 @@ class Worker:
                 for t in turn_vectors.missing(session, session_pk, embedder.name)
                 if set(t.scopes) <= principal.write
             ]
-        self._in_batches(
+        in_batches(
+            self.store,
             job,
             principal,
             todo,
@@ -332,7 +348,7 @@ class Worker:
         assert job.context_id is not None
         principal = job.principal
         with self.store.session(principal) as session:
-            ctx = self._job_context(session, job)
+            ctx = job_context(session, job)
             if ctx is None:
                 return
             communities.build(session, ctx)
@@ -341,7 +357,8 @@ class Worker:
             return
         with self.store.session(principal) as session:
             todo = community_vectors.missing(session, job.context_id, embedder.name)
-        self._in_batches(
+        in_batches(
+            self.store,
             job,
             principal,
             todo,
@@ -351,29 +368,12 @@ class Worker:
         )
 
     def _run_profiles(self, job: queue.Claimed) -> None:
-        """Rebuild one context's entity profiles (derive/profiles.py: the default `top`) with the
-        configured summarizer and the context's scope set: a profile whose members did not change
-        keeps its summary; with an embedder, every summary lacking a vector of its model is
-        embedded (checked vectors)."""
-        assert job.context_id is not None and self.summarizer is not None
-        summarizer = self.summarizer()
-        with self.store.session(job.principal) as session:
-            ctx = self._job_context(session, job)
-            if ctx is None:
-                return
-            profiles.build(session, ctx, summarizer, self.embedder)
+        assert self.summarizer is not None
+        run_profiles(self.store, self.summarizer(), self.embedder, job)
 
     def _run_raptor(self, job: queue.Claimed) -> None:
-        """Rebuild one context's RAPTOR tree (derive/raptor/tree.py) with the configured summarizer,
-        the embedder and the context's scope set; a node whose members did not change keeps its
-        summary and vector."""
-        assert job.context_id is not None and self.summarizer is not None
-        summarizer = self.summarizer()
-        with self.store.session(job.principal) as session:
-            ctx = self._job_context(session, job)
-            if ctx is None:
-                return
-            raptor.build(session, ctx, summarizer, self.embedder)
+        assert self.summarizer is not None
+        run_raptor(self.store, self.summarizer(), self.embedder, job)
 
     def _run_gram_merge(self, job: queue.Claimed) -> None:
         """Pack one context's vocabulary bigram postings of the job's scope set when the backlog

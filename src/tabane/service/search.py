@@ -230,7 +230,7 @@ class SearchService(ServiceBase):
                 # returns with it done (jobs/bulk_vectors.py)
                 self.worker.settled(max(0.0, deadline - time.monotonic()))
                 return left
-            if not self.worker.run_once(only, ids):
+            if not self.worker.run_once(only, ids, overlap=True):
                 time.sleep(0.2)
         with self.store.admin() as session:
             return self.worker.pending(session, only, ids)
