@@ -35,76 +35,107 @@ def run(
     distinct text once, the model running while earlier batches are written. With `then`, this
     returns when the model is done: the writer thread writes the rest, then calls `then` once
     with the job's error or None (so the worker's model can start on its next job meanwhile)."""
-    assert job.source_pk is not None
-    principal = job.principal
-    with store.session(principal) as session:
-        source = session.scalar(select(Source).where(Source.id == job.source_pk))
-        if source is None or source.retracted_at is not None:
-            return None if then is None else then(None)
-        if not set(source.scopes) <= principal.write:
-            # the source was re-scoped since; the job queued with it does the work
-            return None if then is None else then(None)
-        scopes = list(source.scopes)
-        todo = vectors.missing(session, source.id, embedder.name)
-    context_id, source_pk = source.context_id, source.id
-    done, noted, noted_at = 0, 0, time.monotonic()
-    started = noted_at  # since the last write: the model's time and the write's
-
-    def note() -> None:
-        nonlocal noted, noted_at
-        with store.admin() as session:
-            queue.progress(session, job, done, len(todo))
-        noted, noted_at = done, time.monotonic()
-
-    def write(ready: list[tuple[vectors.Batch, Vectors]]) -> None:
-        """One transaction for the batches the model finished while the last one ran (the
-        job's first also records the model); progress, an owner transaction of its own, is
-        noted at most every `PROGRESS_EVERY` seconds and once at the end."""
-        nonlocal done, started
-        keys = [key for batch, _ in ready for key in batch.keys]
-        vecs = np.concatenate([v for _, v in ready])
-        with store.session(principal) as session:
-            vectors.store(
-                session, embedder, context_id, source_pk, scopes, keys, vecs, record=not done
-            )
-        written = sum(batch.paragraphs for batch, _ in ready)
-        done += written
-        EMBEDDED.add(written, time.monotonic() - started)
-        started = time.monotonic()
-        if time.monotonic() - noted_at >= PROGRESS_EVERY:
-            note()
-
+    found = _todo(store, embedder, job)
+    if found is None:
+        return None if then is None else then(None)
+    job_writes = _Writes(store, embedder, job, found, leaves_changed, then)
     # The model runs here while a second thread writes (and PostgreSQL indexes, on the other
-    # core) what it finished before: the pipeline costs max(model, write), not their sum
-    # (bench/embed_throughput.py).
-    def end(exc: BaseException | None) -> None:
-        """What was written, also when the job failed part-way; then the leaves' rebuild."""
-        try:
-            if done != noted:
-                note()
-            if exc is None and (todo or job.attempts > 1):  # a retry: the run before may have
-                leaves_changed(context_id)  # died before this
-        except BaseException as late:  # SystemExit too: the worker's `then` hands it on
-            exc = exc or late
-        if then is not None:
-            then(exc)
-        elif exc is not None:
-            raise exc
-
+    # core) what it finished before: the pipeline costs max(model, write), not their sum.
     known: dict[int, Vectors] = {}
     try:
         pipelined(
-            vectors.batches(todo),
+            vectors.batches(job_writes.todo),
             lambda batch: vectors.embed(embedder, batch, known),
-            write,
+            job_writes.write,
             lambda batch: len(batch.keys),
-            None if then is None else end,
+            None if then is None else job_writes.end,
         )
     except Exception as exc:  # the model's error, or (without `then`) the writer's
-        end(exc)
+        job_writes.end(exc)
     else:
         if then is None:
-            end(None)
+            job_writes.end(None)
+
+
+class _Writes:
+    """One job's side of the writer thread: its writes, progress notes and end."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        job: queue.Claimed,
+        found: tuple[int, int, list[str], list[tuple[int, str, list[str]]]],
+        leaves_changed: Callable[[int], None],
+        then: Callable[[BaseException | None], None] | None,
+    ) -> None:
+        self.store, self.embedder, self.job = store, embedder, job
+        self.context_id, self.source_pk, self.scopes, self.todo = found
+        self.leaves_changed, self.then = leaves_changed, then
+        self.done, self.noted, self.noted_at = 0, 0, time.monotonic()
+        self.started = self.noted_at  # since the last write: the model's time and the write's
+
+    def note(self) -> None:
+        with self.store.admin() as session:
+            queue.progress(session, self.job, self.done, len(self.todo))
+        self.noted, self.noted_at = self.done, time.monotonic()
+
+    def write(self, ready: list[tuple[vectors.Batch, Vectors]]) -> None:
+        """One transaction for the batches the model finished while the last one ran (the
+        job's first also records the model); progress, an owner transaction of its own, is
+        noted at most every `PROGRESS_EVERY` seconds and once at the end."""
+        keys = [key for batch, _ in ready for key in batch.keys]
+        vecs = np.concatenate([v for _, v in ready])
+        with self.store.session(self.job.principal) as session:
+            vectors.store(
+                session,
+                self.embedder,
+                self.context_id,
+                self.source_pk,
+                self.scopes,
+                keys,
+                vecs,
+                record=not self.done,
+            )
+        written = sum(batch.paragraphs for batch, _ in ready)
+        self.done += written
+        EMBEDDED.add(written, time.monotonic() - self.started)
+        self.started = time.monotonic()
+        if time.monotonic() - self.noted_at >= PROGRESS_EVERY:
+            self.note()
+
+    def end(self, exc: BaseException | None) -> None:
+        """What was written, also when the job failed part-way; then the leaves' rebuild (a
+        retry queues it even with nothing left: the run before may have died before this);
+        then `then`, or (without it) the error raised."""
+        try:
+            if self.done != self.noted:
+                self.note()
+            if exc is None and (self.todo or self.job.attempts > 1):
+                self.leaves_changed(self.context_id)
+        except BaseException as late:  # SystemExit too: the worker's `then` hands it on
+            exc = exc or late
+        if self.then is not None:
+            self.then(exc)
+        elif exc is not None:
+            raise exc
+
+
+def _todo(
+    store: Store, embedder: Embedder, job: queue.Claimed
+) -> tuple[int, int, list[str], list[tuple[int, str, list[str]]]] | None:
+    """(context id, source pk, the source's scopes, its paragraphs lacking a vector of the
+    model), or None when the source is gone, retracted, or re-scoped since (the job queued
+    with its new set does the work)."""
+    assert job.source_pk is not None
+    with store.session(job.principal) as session:
+        source = session.scalar(select(Source).where(Source.id == job.source_pk))
+        if source is None or source.retracted_at is not None:
+            return None
+        if not set(source.scopes) <= job.principal.write:
+            return None
+        todo = vectors.missing(session, source.id, embedder.name)
+        return source.context_id, source.id, list(source.scopes), todo
 
 
 @dataclass(frozen=True)

@@ -44,22 +44,7 @@ def pipelined(
     failed: list[BaseException] = []
 
     def drain() -> None:
-        while (got := ready.get()) is not None:
-            taken = [got]
-            while sum(rows(item) for item, _ in taken) < vectors.ROWS:
-                try:
-                    more = ready.get_nowait()
-                except Empty:
-                    break
-                if more is None:  # the end: seen again by the outer loop, after this write
-                    ready.put(None)
-                    break
-                taken.append(more)
-            if not failed:  # after a failure, only empty the queue so `compute` never blocks
-                try:
-                    write(taken)
-                except BaseException as exc:
-                    failed.append(exc)
+        _drain(ready, failed, write, rows)
 
     handed: list[bool] = []  # set before the end marker: then the writer's end calls `then`
 
@@ -86,6 +71,32 @@ def pipelined(
     if failed:
         raise failed[0]
     return None
+
+
+def _drain(
+    ready: Queue[tuple[B, Vectors] | None],
+    failed: list[BaseException],
+    write: Callable[[list[tuple[B, Vectors]]], None],
+    rows: Callable[[B], int],
+) -> None:
+    """The writer's loop: everything computed since its last write (up to `vectors.ROWS` rows)
+    in one `write`, until the end marker; the first error noted in `failed`."""
+    while (got := ready.get()) is not None:
+        taken = [got]
+        while sum(rows(item) for item, _ in taken) < vectors.ROWS:
+            try:
+                more = ready.get_nowait()
+            except Empty:
+                break
+            if more is None:  # the end: seen again by the outer loop, after this write
+                ready.put(None)
+                break
+            taken.append(more)
+        if not failed:  # after a failure, only empty the queue so `compute` never blocks
+            try:
+                write(taken)
+            except BaseException as exc:
+                failed.append(exc)
 
 
 def in_batches(
