@@ -113,10 +113,10 @@ def time_builds() -> list[float]:
         return built
     rebuild = hnsw.rebuild
 
-    def timed(owner: Any) -> list[int]:
+    def timed(owner: Any, *args: Any) -> list[int]:
         t0 = time.perf_counter()
         try:
-            return rebuild(owner)
+            return rebuild(owner, *args)
         finally:
             built[0] += time.perf_counter() - t0
 
