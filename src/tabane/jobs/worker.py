@@ -164,8 +164,7 @@ class Worker:
                 queue.finish(session, job)
 
     def _source_overlapped(self, job: queue.Claimed) -> None:
-        """An embedding job whose last writes and end run in its writer thread while this one
-        claims the next job (jobs/tails.py)."""
+        """An embedding job ended by its writer thread while this one goes on (jobs/tails.py)."""
         assert self.embedder is not None
 
         def ended(exc: BaseException | None) -> None:
@@ -191,8 +190,8 @@ class Worker:
         return False
 
     def drain(self, until: Callable[[], bool] | None = None) -> int:
-        """Run jobs until none is due (or `until()` says stop), then wait for an index build
-        they started; return how many ran."""
+        """Run jobs until none is due (or `until()` says stop), then wait for their ends and an
+        index build they started; return how many ran."""
         ran = 0
         while (until is None or not until()) and self.run_once(overlap=True):
             ran += 1
@@ -201,8 +200,7 @@ class Worker:
         return ran
 
     def settled(self, timeout: float | None = None) -> bool:
-        """Wait up to `timeout` seconds for the HNSW build this worker runs in its own thread
-        (jobs/bulk_vectors.py); True when none runs now."""
+        """Wait up to `timeout` s for this worker's HNSW build; True when none runs."""
         return self._bulk.wait(timeout)
 
     def catch_up(self) -> int:
