@@ -95,8 +95,9 @@ def test_recall_serves_the_current_value_first_and_the_earlier_one_marked(
     ]
     vsvc.wait_for_jobs()
     ask = RecallRequest("Which cafe does Mara work at as a barista?", (context,))
-    off = vsvc.recall(user, ask, tunables=Tunables(supersede_span=0))
-    on = vsvc.recall(user, ask, tunables=Tunables(supersede=0.3))  # the cosine rule on
+    # latest first (latest.py) off: this is current.py's cosine rule alone
+    off = vsvc.recall(user, ask, tunables=Tunables(supersede_span=0, latest_span=0))
+    on = vsvc.recall(user, ask, tunables=Tunables(supersede=0.3, latest_span=0))
     assert [it.citation.claim for it in off.items[:2]] == [ids[0], ids[2]]
     assert [it.citation.claim for it in on.items[:2]] == [ids[2], ids[0]]
     earlier = on.items[1]
@@ -177,8 +178,9 @@ def test_recall_of_a_question_about_the_present_serves_the_latest_statement_firs
     ]
     vsvc.wait_for_jobs()
     ask = RecallRequest("Where does Mara live now?", (context,))
-    off = vsvc.recall(user, ask, tunables=Tunables(now_span=0))
-    on = vsvc.recall(user, ask)
+    alone = Tunables(latest_span=0)  # the word's rule alone (latest.py orders any question)
+    off = vsvc.recall(user, ask, tunables=Tunables(now_span=0, latest_span=0))
+    on = vsvc.recall(user, ask, tunables=alone)
     claims = [[it.citation.claim for it in r.items] for r in (off, on)]
     assert claims[0].index(ids[0]) < claims[0].index(ids[2])  # by similarity: the old address
     assert claims[1].index(ids[2]) < claims[1].index(ids[0])  # the question asks for now
@@ -188,13 +190,13 @@ def test_recall_of_a_question_about_the_present_serves_the_latest_statement_firs
     moved = {c.key for c in on.trace.candidates if c.newest_first}
     assert f"c:{ids[2]}" in moved and f"c:{ids[0]}" in moved
     assert any(n.startswith("newest first: ") for n in on.trace.notes)
-    why = vsvc.explain_recall(user, ask, Expected(claim=ids[0]))
+    why = vsvc.explain_recall(user, ask, Expected(claim=ids[0]), tunables=alone)
     assert why.verdict == "served" and "ordered newest first" in why.detail
     # a question that does not ask about the present keeps its order (unless, for measurement,
     # `now_always` orders every question so)
     plain = RecallRequest("Where does Mara live?", (context,))
-    kept = [it.citation.claim for it in vsvc.recall(user, plain).items]
+    kept = [it.citation.claim for it in vsvc.recall(user, plain, tunables=alone).items]
     assert kept.index(ids[0]) < kept.index(ids[2])
-    always = vsvc.recall(user, plain, tunables=Tunables(now_always=True))
+    always = vsvc.recall(user, plain, tunables=Tunables(now_always=True, latest_span=0))
     reordered = [it.citation.claim for it in always.items]
     assert reordered.index(ids[2]) < reordered.index(ids[0])

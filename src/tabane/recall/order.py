@@ -18,7 +18,7 @@ from tabane.derive.raptor import topics
 from tabane.errors import RerankerUnavailable, TabaneError
 from tabane.models.extractive import sentences
 from tabane.models.reranker import Reranker, checked_scores
-from tabane.recall import current
+from tabane.recall import current, latest
 from tabane.recall.cite import DENSE, block, estimate
 from tabane.recall.evidence import Candidate
 from tabane.recall.result import CandidateTrace, Evidence, Fact, Outcome
@@ -275,6 +275,7 @@ def arrange(
     vectors: Mapping[str, current.Vec] | None = None,
     supersede: tuple[float, int] | None = None,
     after: Sequence[str] = GRAPH_SUMMARIES,
+    latest_of: tuple[float, int] | None = None,
     now_span: int = 0,
     now_always: bool = False,
     notes: list[str] | None = None,
@@ -283,10 +284,12 @@ def arrange(
 ) -> list[Placed]:
     """Order (with `supersede` = (tau, span): the current statement of a revised value first;
     with `now_span`, a question about the present reads each holder's latest statement first:
-    current.py), drop items whose text or fact repeats an earlier one's (outcome `duplicate`,
-    position 0), cut to `max_items` (`cut_by_rerank` where the reranker ordered them, else
-    `cut_by_max_items`), then keep the longest prefix within `budget` tokens. A reranker that
-    fails orders nothing: the fused order stands and `notes` gets the reason (`_scores`).
+    current.py; last, with `latest_of` = (floor, span), of two statements of one subject the
+    later first: latest.py), drop items whose text or fact repeats an earlier one's (outcome
+    `duplicate`, position 0), cut to `max_items` (`cut_by_rerank` where the reranker ordered
+    them, else `cut_by_max_items`), then keep the longest prefix within `budget` tokens. A
+    reranker that fails orders nothing: the fused order stands and `notes` gets the reason
+    (`_scores`).
     `voice` orders the named speaker's items where no reranker did (`named_first`)."""
     ordered, scores, spoken, reranked = _rerank_groups(
         question, items, reranker, voices=voices, notes=notes, voice=voice
@@ -300,6 +303,9 @@ def arrange(
     ordered = grounded_first(edges_first(ordered) if facts_once else ordered, max_items)
     if after:
         ordered = summaries_last(ordered, after)
+    if latest_of is not None:  # last: only places among the first served change
+        ordered, later = latest.latest_first(ordered, vectors or {}, *latest_of)
+        ordered = latest.mark(ordered, later)
     fused_at = {it.key: n for n, it in enumerate(items, start=1)}
     return _place(
         ordered,

@@ -27,7 +27,17 @@ from tabane.graph.claims import write as claims
 from tabane.memory.memories import replies_to
 from tabane.models.reranker import Reranker
 from tabane.principal import Principal
-from tabane.recall import current, order, overview, render, second_opinion, support, trace, voice
+from tabane.recall import (
+    current,
+    latest,
+    order,
+    overview,
+    render,
+    second_opinion,
+    support,
+    trace,
+    voice,
+)
 from tabane.recall.evidence import Candidate, evidence
 from tabane.recall.gather import SETTINGS, Gathered, TurnWindow, gather
 from tabane.recall.plan import RecallRequest, Tunables, caps
@@ -78,8 +88,7 @@ def run(
     ]
     supersede = (t.supersede, t.supersede_span) if t.supersede_span > 0 else None
     model = qv.model if qv.vector is not None else None
-    cosine = supersede is not None and t.supersede <= 1.0  # the cosine rule needs vectors
-    vecs = current.vectors(session, items[: t.candidates], model) if cosine else {}
+    vecs = _vectors(session, items[: t.candidates], model, t)
     notes: list[str] = []
     placed = order.arrange(
         question,
@@ -93,6 +102,7 @@ def run(
         vectors=vecs,
         supersede=supersede,
         after=order.read_after(t.summaries_after, t.overviews_after),
+        latest_of=(t.latest, t.latest_span) if t.latest_span > 0 else None,  # latest.py
         now_span=t.now_span,
         now_always=t.now_always,
         notes=notes,
@@ -109,6 +119,19 @@ def run(
         tuple(notes),
         verdict,
     )
+
+
+def _vectors(
+    session: Session, items: Sequence[Evidence], model: str | None, t: Tunables
+) -> dict[str, current.Vec]:
+    """The stored vectors ordering compares statements by: current.py's cosine rule when it
+    is on, latest.py's mutual nearness when it is (any candidate may reach its first span)."""
+    out: dict[str, current.Vec] = {}
+    if t.latest_span > 0:
+        out.update(latest.vectors(session, items, model))
+    if t.supersede_span > 0 and t.supersede <= 1.0:
+        out.update(current.vectors(session, items, model))
+    return out
 
 
 def _ms_since(started: float) -> float:

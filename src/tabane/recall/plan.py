@@ -104,6 +104,14 @@ class Tunables:
     # set at every threshold (docs/journal/eval.md, "Supersession"; bench/recall_cv.py).
     supersede: float = 1.1
     supersede_span: int = 10
+    # Latest first (latest.py): among the first `latest_span` items, of two statements of one
+    # holder on different days that are each other's nearest by cosine (at least `latest`),
+    # the later takes the earlier one's place, the earlier marked superseded (0: off). The
+    # floor was two-fold cross-validated on both memory sets at once; off: through recall it
+    # gained latest-first on one loading of each set and served the evidence of more
+    # questions later than earlier (decision 0042).
+    latest: float = 0.0
+    latest_span: int = 0
     # A question about the present ("now", "in the end", "今"): each holder's statements among
     # the first `now_span` items served newest first (current.py `newest_first`; 0: off).
     # Cross-validated on the memory sets (docs/journal/eval.md, "Latest first"; bench/recall_cv.py).
