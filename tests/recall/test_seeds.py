@@ -60,3 +60,32 @@ def test_a_question_within_the_cut_walks_from_every_concept_it_names(
     result = svc.recall(user, RecallRequest("Does the kettle boil water?", (context,)))
     assert result.trace.seeds == ("kettle", "water")
     assert not [note for note in result.trace.notes if note.startswith("walk seeds")]
+
+
+def test_a_name_in_variant_kanji_less_its_title_is_looked_up_in_each_form_as_a_prefix() -> None:
+    # 﨑, 崎, 嵜 and 碕 are one character's forms; 課長 is a title; の and は break the runs
+    assert seeds.variant_prefixes("山﨑課長の担当は?") == ["山崎%", "山嵜%", "山碕%", "山﨑%"]
+    # no character of a variant group, or a run of one kanji: nothing to look up
+    assert seeds.variant_prefixes("東山さんの担当は?") == []
+    assert seeds.variant_prefixes("Who is 﨑?") == []
+
+
+def test_a_question_naming_a_person_by_a_variant_family_name_walks_from_them(
+    svc: Tabane, user, make_context
+) -> None:
+    context = make_context()
+    svc.add_claims(
+        user,
+        context,
+        [
+            ClaimInput("山崎透", "担当", "倉庫三号棟", 1.0),
+            ClaimInput("山本葵", "担当", "受付", 1.0),
+        ],
+    )
+    question = "山﨑課長の担当は?"  # a family name only, with the other form of 崎
+    got = svc.recall(user, RecallRequest(question, (context,)))
+    assert "山崎透" in got.trace.seeds and "山本葵" not in got.trace.seeds
+    assert any("倉庫三号棟" in it.text for it in got.items if it.kind == "association")
+    # a question without such a name seeds as before
+    plain = svc.recall(user, RecallRequest("山本さんの担当は?", (context,)))
+    assert "山崎透" not in plain.trace.seeds

@@ -20,7 +20,7 @@ from tabane.recall.evidence import Candidate, candidate
 from tabane.recall.navigation import Navigation, navigation
 from tabane.recall.plan import PLANS, Tunables
 from tabane.recall.result import LaneReport
-from tabane.recall.seeds import acronyms_in, seeds_statement
+from tabane.recall.seeds import acronyms_in, seeds_statement, variant_prefixes
 from tabane.recall.statement import LANES, VECTOR_LANES, Shape, build_recall_statement
 from tabane.recall.titles import title_lane
 from tabane.search import bm25, vectors
@@ -97,6 +97,7 @@ def bind(
         "question_key": title_key(question),  # the areas lane's
         "question_spelling": spelling_key(question),
         "question_acronyms": acronyms_in(question),  # seeds by initials (recall/seeds.py)
+        "question_variants": variant_prefixes(question),  # by a name in variant kanji
         "title_lead": t.title_lead,
         "walk_pool": t.walk_pool,
         "walk_hub": t.walk_hub,

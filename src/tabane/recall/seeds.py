@@ -2,9 +2,12 @@
 and
 with a query vector the concepts whose glosses are nearest it.
 
-A concept (or alias) is named when its spelling key occurs in the question's spelling key, or
-when a word of capitals in the question is its acronym (graph/readings.py: BSW for
-BlobStoreWriter). The
+A concept (or alias) is named when its spelling key occurs in the question's spelling key, when
+a word of capitals in the question is its acronym (graph/readings.py: BSW for
+BlobStoreWriter), or when a run of kanji of the question written with a variant-kanji character
+(text/itaiji.py), less a trailing title, begins its key in one of the run's forms — a family
+name for a full name, 桧山船長 for 檜山光 (`variant_prefixes`, resolve's variant route taken as
+a prefix). The
 question's parts — its key's substrings of up to 64 characters — are made by the server
 (parts.py) and looked up through the vocabulary's key index: nothing for Python to build or send
 (a 4,000-character question has ~200,000 parts: 215 ms to build in Python and 7 MB to send).
@@ -41,15 +44,31 @@ from sqlalchemy import (
 from tabane.recall.lanes.lanes import contexts_table, nearest, p
 from tabane.recall.parts import substrings
 from tabane.storage.schema import VocabEntry, VocabReading, VocabVector
-from tabane.text.reading import acronym_cue
+from tabane.text.itaiji import variant_keys
+from tabane.text.reading import acronym_cue, strip_honorific_ja
+from tabane.text.spelling import spelling_key
 
 _CAPITALS = re.compile(r"(?<![A-Za-z0-9_])[A-Z]{2,6}(?![A-Za-z0-9_])")
+_KANJI_RUN = re.compile("[\u3400-\u9fff\uf900-\ufaff々]{2,}")
 
 
 def acronyms_in(question: str) -> list[str]:
     """The acronym keys of the question's words of 2–6 capitals (text/reading.py)."""
     found = (acronym_cue(word) for word in _CAPITALS.findall(question))
     return sorted({key for key in found if key})
+
+
+def variant_prefixes(question: str) -> list[str]:
+    """LIKE patterns of the names a question writes with variant kanji: each run of two or more
+    kanji of its spelling key, less a trailing honorific or title, that has a character of a
+    variant group, in each of its forms (itself too), as a key's beginning."""
+    out: set[str] = set()
+    for run in _KANJI_RUN.findall(spelling_key(question)):
+        name = strip_honorific_ja(run)
+        forms = variant_keys(name)
+        if len(name) >= 2 and forms:
+            out.update(f"{form}%" for form in (name, *forms))
+    return sorted(out)
 
 
 @cache
@@ -88,6 +107,23 @@ def named_by_initials() -> Select[Any]:
     )
 
 
+def named_by_variant() -> Select[Any]:
+    """The concepts whose key begins with a form of a name the question writes with variant
+    kanji (`question_variants`, `variant_prefixes`), at strength 1.0 like a named one; nothing
+    to read for a question without one (the custom plan drops the branch)."""
+    patterns = p("question_variants", ARRAY(Text))
+    return select(
+        VocabEntry.context_id,
+        func.coalesce(VocabEntry.alias_of, VocabEntry.name).label("name"),
+        literal(1.0, Float).label("strength"),
+    ).where(
+        func.cardinality(patterns) > 0,
+        VocabEntry.context_id == func.any(p("ctx_ids", ARRAY(Integer))),
+        VocabEntry.kind == "concept",
+        VocabEntry.key.like(func.any(patterns)),
+    )
+
+
 def seeds_cte(dim: int | None = None) -> CTE:
     """The walk's seeds with a strength: a concept (or alias) whose spelling key occurs in the
     question's counts 1.0; with a query vector, the concepts whose gloss (name plus heaviest
@@ -110,8 +146,8 @@ def seeds_cte(dim: int | None = None) -> CTE:
         long_enough,
         key == func.any(name_parts()),
     )
-    initials = named_by_initials()
-    found: Any = union_all(named, initials)
+    initials, variant = named_by_initials(), named_by_variant()
+    found: Any = union_all(named, initials, variant)
     if dim is not None:
         c = contexts_table()
         # the HNSW index's order (migration 0014)
@@ -130,7 +166,7 @@ def seeds_cte(dim: int | None = None) -> CTE:
             .join(near, true())
             .join(VocabEntry, VocabEntry.id == near.c.id)
         )
-        found = union_all(named, initials, glossed)
+        found = union_all(named, initials, variant, glossed)
     every = found.subquery("seed_candidates")
     best = (
         select(every.c.context_id, every.c.name, func.max(every.c.strength).label("strength"))

@@ -189,7 +189,8 @@ def reading_key(spelling: str) -> str | None:
     return key or None
 
 
-def _strip_honorific_ja(text: str) -> str:
+def strip_honorific_ja(text: str) -> str:
+    """A Japanese name less a trailing honorific or title (山田さん, 檜山船長)."""
     for suffix in sorted(HONORIFICS_JA, key=len, reverse=True):
         if text.endswith(suffix) and len(text) > len(suffix):
             return text[: -len(suffix)]
@@ -225,7 +226,7 @@ def cue_keys(cue: str) -> tuple[list[str], str] | None:
         if len(words) == 2:
             keys.append(words[1] + words[0])
         return list(dict.fromkeys(keys)), "romanisation"
-    key = reading_key(_strip_honorific_ja(hiragana(text)))
+    key = reading_key(strip_honorific_ja(hiragana(text)))
     return ([key], "reading") if key else None
 
 
