@@ -117,3 +117,33 @@ def test_a_failed_write_at_a_jobs_end_fails_that_job(
             select(Job.last_error).where(Job.kind == queue.EMBED_SOURCE, Job.source_pk == first_pk)
         )
     assert error is not None and "disk went away" in error
+
+
+def test_two_threads_waiting_for_the_same_end_both_return() -> None:
+    """A worker's own thread and a caller's `wait_for_jobs` flush the same ends: both wait on the
+    one under way and, once it is done, both return (main raised IndexError in the second)."""
+    import threading
+
+    from tabane.jobs.tails import Tails
+
+    tails = Tails()
+    end = threading.Event()
+    tails._ends.append(end)  # an end under way, as `start` leaves it
+    errors: list[BaseException] = []
+
+    def flush() -> None:
+        try:
+            tails.flush()
+        except BaseException as exc:  # the test reports whatever a flush raised
+            errors.append(exc)
+
+    threads = [threading.Thread(target=flush) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.2)  # both are waiting on the end
+    end.set()
+    for thread in threads:
+        thread.join(5)
+    assert not any(thread.is_alive() for thread in threads)
+    assert errors == []
+    assert tails.flush() is False  # nothing left under way

@@ -23,6 +23,7 @@ class Tails:
     def __init__(self) -> None:
         self._ends: list[threading.Event] = []  # one per job whose end is still under way
         self._exit: BaseException | None = None  # an exit raised in a writer, raised by `flush`
+        self._lock = threading.Lock()  # the worker's thread and a caller's wait flush together
 
     def start(self, store: Store, job: queue.Claimed, ended: Then) -> Then:
         """Hold `job`'s lease (after the end before the last is done); the `then` its writer
@@ -30,7 +31,8 @@ class Tails:
         self.flush(keep=1)
         beat = lease.Heartbeat(store, job).__enter__()
         done = threading.Event()
-        self._ends.append(done)
+        with self._lock:
+            self._ends.append(done)
 
         def then(exc: BaseException | None) -> None:
             try:
@@ -51,11 +53,17 @@ class Tails:
         True when there was one to wait for. An exit a writer met (SystemExit, KeyboardInterrupt)
         is raised here, in the worker's thread."""
         waited = False
-        while len(self._ends) > keep:
+        while True:
+            with self._lock:
+                if len(self._ends) <= keep:
+                    break
+                first = self._ends[0]
             waited = True
-            if not self._ends[0].wait(timeout):
+            if not first.wait(timeout):
                 return True
-            self._ends.pop(0)
+            with self._lock:  # another thread may have waited for it too, and taken it off
+                if self._ends and self._ends[0] is first:
+                    self._ends.pop(0)
         if self._exit is not None:
             exit_, self._exit = self._exit, None
             raise exit_
