@@ -99,3 +99,46 @@ def test_an_interrupt_in_the_middle_of_a_copy_is_still_an_interrupt(
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
     with svc.store.session(user) as session:  # the pool serves the next transaction
         assert session.scalar(select(func.count()).select_from(Source)) is not None
+
+
+def _interrupted_mid_statement(session_or_conn: object) -> None:
+    """Ctrl-C landing while psycopg waits on a statement: one sent, its answer not read."""
+    conn = getattr(session_or_conn, "connection", None)
+    driver = (conn() if callable(conn) else session_or_conn).connection.driver_connection  # type: ignore[attr-defined]
+    driver.pgconn.send_query(b"SELECT pg_sleep(0.2)")
+    raise KeyboardInterrupt
+
+
+def test_an_interrupt_while_a_transaction_opens_is_still_an_interrupt(
+    svc: Tabane, user, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C in the transaction's first round trip (the scopes and settings), before the caller
+    holds the session: the interrupt reaches the caller, not `store_unavailable` (an ingest
+    retries past that, and finished every file after Ctrl-C under load)."""
+    from tabane.storage import store as store_module
+
+    monkeypatch.setattr(
+        store_module, "_open", lambda session, *_: _interrupted_mid_statement(session)
+    )
+    with pytest.raises(KeyboardInterrupt), svc.store.session(user):
+        pass
+    monkeypatch.undo()
+    with svc.store.session(user) as session:  # the pool serves the next transaction
+        assert session.scalar(select(func.count()).select_from(Source)) is not None
+
+
+def test_an_interrupt_while_a_transaction_commits_is_still_an_interrupt(
+    svc: Tabane, user, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while the commit is under way: the interrupt reaches the caller."""
+    from sqlalchemy.orm import SessionTransaction
+
+    commit = SessionTransaction.commit
+    monkeypatch.setattr(
+        SessionTransaction, "commit", lambda self, *a, **k: _interrupted_mid_statement(self.session)
+    )
+    with pytest.raises(KeyboardInterrupt), svc.store.session(user) as session:
+        session.scalar(select(func.count()).select_from(Source))
+    monkeypatch.setattr(SessionTransaction, "commit", commit)
+    with svc.store.session(user) as session:
+        assert session.scalar(select(func.count()).select_from(Source)) is not None

@@ -223,8 +223,8 @@ class Store:
             with self._new_session(bind, principal, snapshot) as session, session.begin():
                 with self.waiting:  # the pool's checkout, before the first round trip
                     session.connection()  # (a replica's, under a read-only route)
-                _open(session, principal, _set(session, {**_named(), **(settings or {})}))
                 try:
+                    _open(session, principal, _set(session, {**_named(), **(settings or {})}))
                     yield session
                 except BaseException as exc:
                     if not isinstance(exc, Exception):  # Ctrl-C, exit: maybe mid-statement,
@@ -239,6 +239,9 @@ class Store:
                 issues=[Issue("value", problem)],
             ) from None
         except OperationalError as exc:
+            stop = _interrupt_under(exc)
+            if stop is not None:  # Ctrl-C mid-commit: the rollback after it failed, not the store
+                raise stop from None
             raise self._failed(exc) from None
         except PoolTimeout:
             raise _no_connection() from None
@@ -274,6 +277,9 @@ class Store:
                 configure(session, _named())
                 yield session
         except OperationalError as exc:
+            stop = _interrupt_under(exc)
+            if stop is not None:  # Ctrl-C mid-commit: the rollback after it failed, not the store
+                raise stop from None
             raise self._failed(exc) from None
         except PoolTimeout:
             raise _no_connection() from None
@@ -354,6 +360,17 @@ def _open(
     row = on.execute(select(*first)).one()
     if user:
         guard.check(str(row[-1]), principal.name)
+
+
+def _interrupt_under(exc: BaseException) -> BaseException | None:
+    """The Ctrl-C or exit that a failure was raised while handling (a rollback sent on a
+    connection the interrupt left mid-statement), if any: it is what the caller must get."""
+    seen: BaseException | None = exc.__context__
+    while seen is not None:
+        if not isinstance(seen, Exception):
+            return seen
+        seen = seen.__context__
+    return None
 
 
 def unstorable(exc: BaseException) -> str | None:
