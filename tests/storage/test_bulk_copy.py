@@ -142,3 +142,19 @@ def test_an_interrupt_while_a_transaction_commits_is_still_an_interrupt(
     monkeypatch.setattr(SessionTransaction, "commit", commit)
     with svc.store.session(user) as session:
         assert session.scalar(select(func.count()).select_from(Source)) is not None
+
+
+def test_an_interrupt_under_the_drivers_own_error_is_still_an_interrupt(svc: Tabane, user) -> None:
+    """Ctrl-C during COPY: psycopg's copy block, leaving on the interrupt, may raise an error of
+    its own while handling it. That error is not the store's fault: the interrupt is what the
+    caller gets (a group ingest fell back file by file past the error and finished)."""
+    import psycopg
+
+    with pytest.raises(KeyboardInterrupt), svc.store.session(user) as session:
+        session.scalar(select(func.count()).select_from(Source))
+        try:
+            raise KeyboardInterrupt  # landed in COPY; psycopg ended the copy, then raised:
+        except KeyboardInterrupt:
+            raise psycopg.OperationalError("the copy could not end") from None
+    with svc.store.session(user) as session:  # the pool serves the next transaction
+        assert session.scalar(select(func.count()).select_from(Source)) is not None

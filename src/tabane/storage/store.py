@@ -227,9 +227,13 @@ class Store:
                     _open(session, principal, _set(session, {**_named(), **(settings or {})}))
                     yield session
                 except BaseException as exc:
-                    if not isinstance(exc, Exception):  # Ctrl-C, exit: maybe mid-statement,
-                        session.connection().invalidate()  # where no rollback can be sent
-                    raise
+                    # Ctrl-C or exit, itself or under an error raised while handling it (the
+                    # driver's, leaving COPY): maybe mid-statement, where no rollback can be sent
+                    stop = exc if not isinstance(exc, Exception) else _interrupt_under(exc)
+                    if stop is None:
+                        raise
+                    session.connection().invalidate()
+                    raise stop from None
         except (DataError, UnicodeEncodeError) as exc:
             problem = unstorable(exc)
             if problem is None:
