@@ -158,3 +158,16 @@ def test_an_interrupt_under_the_drivers_own_error_is_still_an_interrupt(svc: Tab
             raise psycopg.OperationalError("the copy could not end") from None
     with svc.store.session(user) as session:  # the pool serves the next transaction
         assert session.scalar(select(func.count()).select_from(Source)) is not None
+
+
+def test_an_interrupt_in_a_savepoint_is_still_an_interrupt(svc: Tabane, user) -> None:
+    """Ctrl-C inside a nested transaction (a savepoint, as a source's first write takes): the
+    session refuses every command after it, the connection is still invalidated and the
+    interrupt reaches the caller (an `InvalidRequestError` took its place, and a group ingest
+    went on file by file past it)."""
+    with pytest.raises(KeyboardInterrupt), svc.store.session(user) as session:
+        with session.begin_nested():
+            session.scalar(select(func.count()).select_from(Source))
+            raise KeyboardInterrupt
+    with svc.store.session(user) as session:  # the pool serves the next transaction
+        assert session.scalar(select(func.count()).select_from(Source)) is not None

@@ -222,7 +222,7 @@ class Store:
         try:
             with self._new_session(bind, principal, snapshot) as session, session.begin():
                 with self.waiting:  # the pool's checkout, before the first round trip
-                    session.connection()  # (a replica's, under a read-only route)
+                    held = session.connection()  # (a replica's, under a read-only route)
                 try:
                     _open(session, principal, _set(session, {**_named(), **(settings or {})}))
                     yield session
@@ -232,7 +232,7 @@ class Store:
                     stop = exc if not isinstance(exc, Exception) else _interrupt_under(exc)
                     if stop is None:
                         raise
-                    session.connection().invalidate()
+                    _invalidate(session, held)
                     raise stop from None
         except (DataError, UnicodeEncodeError) as exc:
             problem = unstorable(exc)
@@ -364,6 +364,16 @@ def _open(
     row = on.execute(select(*first)).one()
     if user:
         guard.check(str(row[-1]), principal.name)
+
+
+def _invalidate(session: Session, held: Connection) -> None:
+    """Close the transaction's connection for good: an interrupt may have left it mid-statement.
+    A session whose flush the interrupt failed (inside a savepoint) refuses every command, the
+    connection it returns included: then the one it was opened with."""
+    try:
+        session.connection().invalidate()
+    except Exception:
+        held.invalidate()
 
 
 def _interrupt_under(exc: BaseException) -> BaseException | None:
