@@ -160,14 +160,27 @@ def test_an_interrupt_under_the_drivers_own_error_is_still_an_interrupt(svc: Tab
         assert session.scalar(select(func.count()).select_from(Source)) is not None
 
 
-def test_an_interrupt_in_a_savepoint_is_still_an_interrupt(svc: Tabane, user) -> None:
-    """Ctrl-C inside a nested transaction (a savepoint, as a source's first write takes): the
-    session refuses every command after it, the connection is still invalidated and the
-    interrupt reaches the caller (an `InvalidRequestError` took its place, and a group ingest
-    went on file by file past it)."""
-    with pytest.raises(KeyboardInterrupt), svc.store.session(user) as session:
-        with session.begin_nested():
-            session.scalar(select(func.count()).select_from(Source))
+def test_an_interrupt_in_a_savepoint_is_still_an_interrupt(
+    svc: Tabane, make_user, make_context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while a source's first row is flushed inside its savepoint: the failed flush leaves
+    a session that refuses every command; the connection is still invalidated and the interrupt
+    reaches the caller (an `InvalidRequestError` took its place, and a group ingest went on file
+    by file past Ctrl-C)."""
+    from sqlalchemy import event
+
+    user = make_user("intr")
+    context = make_context(user)
+
+    def interrupt(conn, cursor, statement, *_):  # type: ignore[no-untyped-def]
+        if statement.startswith("INSERT INTO sources"):
             raise KeyboardInterrupt
+
+    event.listen(svc.store.app, "before_cursor_execute", interrupt)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            svc.ingest(user, context, DocumentInput(source_id="s", paragraphs=[block("one")]))
+    finally:
+        event.remove(svc.store.app, "before_cursor_execute", interrupt)
     with svc.store.session(user) as session:  # the pool serves the next transaction
         assert session.scalar(select(func.count()).select_from(Source)) is not None
