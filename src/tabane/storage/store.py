@@ -35,6 +35,7 @@ from tabane.errors import InvalidInput, Issue, Overloaded, StoreBusy, StoreUnava
 from tabane.principal import Principal
 from tabane.storage import embedded, guard, keeper
 from tabane.storage.holders import Hold
+from tabane.storage.interrupts import interrupt_under, invalidate
 from tabane.storage.replica import READ_REPLICA, ReplicaSession
 
 log = logging.getLogger(__name__)
@@ -229,10 +230,10 @@ class Store:
                 except BaseException as exc:
                     # Ctrl-C or exit, itself or under an error raised while handling it (the
                     # driver's, leaving COPY): maybe mid-statement, where no rollback can be sent
-                    stop = exc if not isinstance(exc, Exception) else _interrupt_under(exc)
+                    stop = exc if not isinstance(exc, Exception) else interrupt_under(exc)
                     if stop is None:
                         raise
-                    _invalidate(session, held)
+                    invalidate(session, held)
                     raise stop from None
         except (DataError, UnicodeEncodeError) as exc:
             problem = unstorable(exc)
@@ -243,7 +244,7 @@ class Store:
                 issues=[Issue("value", problem)],
             ) from None
         except OperationalError as exc:
-            stop = _interrupt_under(exc)
+            stop = interrupt_under(exc)
             if stop is not None:  # Ctrl-C mid-commit: the rollback after it failed, not the store
                 raise stop from None
             raise self._failed(exc) from None
@@ -281,7 +282,7 @@ class Store:
                 configure(session, _named())
                 yield session
         except OperationalError as exc:
-            stop = _interrupt_under(exc)
+            stop = interrupt_under(exc)
             if stop is not None:  # Ctrl-C mid-commit: the rollback after it failed, not the store
                 raise stop from None
             raise self._failed(exc) from None
@@ -364,27 +365,6 @@ def _open(
     row = on.execute(select(*first)).one()
     if user:
         guard.check(str(row[-1]), principal.name)
-
-
-def _invalidate(session: Session, held: Connection) -> None:
-    """Close the transaction's connection for good: an interrupt may have left it mid-statement.
-    A session whose flush the interrupt failed (inside a savepoint) refuses every command, the
-    connection it returns included: then the one it was opened with."""
-    try:
-        session.connection().invalidate()
-    except Exception:
-        held.invalidate()
-
-
-def _interrupt_under(exc: BaseException) -> BaseException | None:
-    """The Ctrl-C or exit that a failure was raised while handling (a rollback sent on a
-    connection the interrupt left mid-statement), if any: it is what the caller must get."""
-    seen: BaseException | None = exc.__context__
-    while seen is not None:
-        if not isinstance(seen, Exception):
-            return seen
-        seen = seen.__context__
-    return None
 
 
 def unstorable(exc: BaseException) -> str | None:
