@@ -121,6 +121,7 @@ def test_the_named_persons_answer_moves_up_and_explain_says_why(
 def test_the_setting_is_a_weight_checked_at_start_up(tmp_path: Path) -> None:
     base = {"TABANE_HOME": str(tmp_path), "TABANE_USER": "u"}
     assert Settings.from_env(base).recall_second_opinion == 1.0  # on (decision 0044)
+    assert Tunables().second_opinion == 1.0 and Tunables().latest_span == 10  # with latest first
     off = Settings.from_env(base | {"TABANE_RECALL_SECOND_OPINION": "0"})
     assert off.recall_second_opinion == 0.0
     assert (
