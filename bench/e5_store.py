@@ -11,8 +11,8 @@ at weight 1), the engine's cache emptied before each ask (a conversation's first
 reads the jobs' vectors; the order alternates per question. p50 / p95 ms of each, over all
 questions and over those the second opinion read statements for, and their ratio.
 
-    cd bench && nice -n 10 ../.venv/bin/python e5_store.py --home /tmp/e5/bench \
-        [--memory ../../shared/eval/dev/memory.json] [--json /tmp/e5/store.json]
+    nice -n 10 .venv/bin/python bench/e5_store.py --home /tmp/e5/bench \
+        [--memory ../shared/eval/dev/memory.json] [--json /tmp/e5/store.json]
 """
 
 from __future__ import annotations
