@@ -6,11 +6,13 @@ A variant is `name=field:value,...` (fields of `tabane.recall.plan.Tunables`); `
 fields) is always run first. Reported per loading: recall@5/@10, partial@10 and update
 latest-first of each variant, and how many questions each variant serves with all their
 evidence earlier (better) or later (worse) than the baseline; per docs set, nDCG@10, recall@10
-and MRR@10.
+and MRR@10; per graph set (through recall, loaded once), the questions with all needed triples
+served and the questions with more / fewer of them than the baseline.
 
     .venv/bin/python bench/recall_ab.py --home /tmp/ab exchange_off=exchange:false \
         [--loading notes --loading documents --loading both] \
-        [--docs ../shared/eval/dev/pydocs.jsonl:python3.11-doc --docs-home /tmp/tabane-eval]
+        [--docs ../shared/eval/dev/pydocs.jsonl:python3.11-doc --docs-home /tmp/tabane-eval] \
+        [--graph ../shared/eval/dev/graph.json [--no-memory]]
 """
 
 from __future__ import annotations
@@ -110,6 +112,32 @@ def docs(svc: Any, user: Any, sets: list[str], variants: list[Any]) -> Any:
     return out
 
 
+def graph(svc: Any, user: Any, path: Path, variants: list[Any]) -> Any:
+    """A graph set through recall (maximal plan) under each variant, loaded once: the share of
+    questions with all their needed triples served (and of triples), and the questions each
+    variant serves more / fewer needed triples of than the baseline."""
+    from tabane.evaluation.recall_eval import run_graph_recall
+    from tabane.recall.plan import Tunables
+
+    out: dict[str, Any] = {}
+    base: dict[str, int] = {}
+    for n, (name, kw) in enumerate(variants):
+        report = run_graph_recall(
+            svc, user, path, plans=["maximal"], load=n == 0, tunables=Tunables(**kw)
+        )
+        run = report.runs[0]
+        present = {row.id: row.present for row in run.rows}
+        if name == "base":
+            base = present
+        out[name] = {
+            "all needed": round(run.overall.all_rate, 3),
+            "micro": round(run.overall.micro, 3),
+            "better": sum(present[q] > base[q] for q in present) if name != "base" else None,
+            "worse": sum(present[q] < base[q] for q in present) if name != "base" else None,
+        }
+    return out
+
+
 def table(title: str, rows: dict[str, dict[str, Any]]) -> str:
     lines = [f"\n{title}\n"]
     for group, by_variant in rows.items():
@@ -129,6 +157,8 @@ def main() -> None:
     ap.add_argument("--loading", action="append", help="notes, documents, both (default all)")
     ap.add_argument("--docs", action="append", default=[], help="SET.jsonl:CONTEXT")
     ap.add_argument("--docs-home", help="store that holds the docs sets' corpora")
+    ap.add_argument("--graph", action="append", default=[], help="a graph set (GRAPH.json)")
+    ap.add_argument("--no-memory", action="store_true", help="only the --docs and --graph sets")
     ap.add_argument("--json")
     args = ap.parse_args()
 
@@ -144,8 +174,13 @@ def main() -> None:
         return Settings.from_env({**os.environ, "TABANE_HOME": home})
 
     with Tabane.open(settings(args.home)) as svc:
-        result["memory"] = memory(svc, svc.local_user(), args.memory, loadings, chosen)
-    print(table(f"memory ({args.memory.name}, maximal plan)", result["memory"]))
+        if not args.no_memory:
+            result["memory"] = memory(svc, svc.local_user(), args.memory, loadings, chosen)
+            print(table(f"memory ({args.memory.name}, maximal plan)", result["memory"]))
+        for spec in args.graph:
+            got = graph(svc, svc.local_user(), Path(spec), chosen)
+            result.setdefault("graph", {})[Path(spec).name] = got
+            print(table("graph sets through recall (maximal plan)", {Path(spec).name: got}))
     if args.docs:
         if not args.docs_home:
             raise SystemExit("--docs needs --docs-home (a store holding those corpora)")

@@ -59,8 +59,15 @@ def tabane_home() -> Iterator[Path]:
 
 @pytest.fixture(scope="session")
 def settings(tabane_home: Path) -> Settings:
-    # Lexical only and no background thread: tests that need vectors use `vsvc`.
-    return Settings(home=tabane_home, local_user="tester", embedder="none", worker="off")
+    # Lexical only and no background thread: tests that need vectors use `vsvc`. No e5 vectors
+    # written by the jobs (~0.1 s a statement): tests/recall/test_e5_store.py turns them on.
+    return Settings(
+        home=tabane_home,
+        local_user="tester",
+        embedder="none",
+        worker="off",
+        recall_second_opinion=0.0,
+    )
 
 
 @pytest.fixture(scope="session")

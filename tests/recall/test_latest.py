@@ -102,8 +102,9 @@ def test_recall_serves_the_later_value_first_without_being_asked_for_the_present
     ]
     vsvc.wait_for_jobs()
     ask = RecallRequest("Which choir does Ines sing in?", (context,))
-    off = vsvc.recall(user, ask)  # off by default (decision 0042)
-    on = vsvc.recall(user, ask, tunables=(turned := Tunables(latest_span=10)))
+    # the rule alone: latest first off, then on (the default, decision 0044); no second opinion
+    off = vsvc.recall(user, ask, tunables=Tunables(latest_span=0, second_opinion=0))
+    on = vsvc.recall(user, ask, tunables=(turned := Tunables(second_opinion=0)))
     claims = [[it.citation.claim for it in r.items] for r in (off, on)]
     assert claims[0].index(ids[0]) < claims[0].index(ids[2])  # by similarity: the old choir
     assert claims[1].index(ids[2]) < claims[1].index(ids[0])  # the later one first

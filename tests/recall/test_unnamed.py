@@ -71,11 +71,11 @@ def test_the_named_persons_answer_moves_up_among_their_statements(vsvc: Tabane, 
         )
     vsvc.wait_for_jobs()
     job = f"c:{ids[-1]}"
-    plain = _hers(vsvc, user, context, Tunables(unnamed=0.0))
-    unnamed = _hers(vsvc, user, context, Tunables(unnamed=1.0))
+    plain = _hers(vsvc, user, context, Tunables(unnamed=0.0, second_opinion=0))
+    unnamed = _hers(vsvc, user, context, Tunables(unnamed=1.0, second_opinion=0))
     assert sorted(plain) == sorted(unnamed)  # the same statements, in another order
     assert plain.index(job) > unnamed.index(job)
-    assert _hers(vsvc, user, context, Tunables(unnamed=8.0))[0] == job
+    assert _hers(vsvc, user, context, Tunables(unnamed=8.0, second_opinion=0))[0] == job
 
 
 def test_without_an_embedder_the_order_stands(svc: Tabane, user, context):
@@ -83,5 +83,5 @@ def test_without_an_embedder_the_order_stands(svc: Tabane, user, context):
     for asked, said in EXCHANGES:
         svc.remember(user, context, {"text": asked}, speaker="Ravi")
         svc.remember(user, context, {"text": said, "in_reply_to": asked}, speaker="Hannah")
-    plain = _hers(svc, user, context, Tunables(unnamed=0.0))
-    assert _hers(svc, user, context, Tunables(unnamed=1.0)) == plain
+    plain = _hers(svc, user, context, Tunables(unnamed=0.0, second_opinion=0))
+    assert _hers(svc, user, context, Tunables(unnamed=1.0, second_opinion=0)) == plain

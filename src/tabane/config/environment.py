@@ -143,7 +143,7 @@ def _recall(env: Mapping[str, str]) -> dict[str, Any]:
         ),
         chars_per_token=values.number(env, "TABANE_CHARS_PER_TOKEN", None, 0.5, 20.0)
         or DEFAULT_CHARS_PER_TOKEN,
-        recall_second_opinion=values.number(env, "TABANE_RECALL_SECOND_OPINION", None, 0.0, 100.0)
+        recall_second_opinion=values.number(env, "TABANE_RECALL_SECOND_OPINION", 1.0, 0.0, 100.0)
         or 0.0,
         recall_template=values.file_path(env, "TABANE_RECALL_TEMPLATE"),
         presets=values.file_path(env, "TABANE_PRESETS"),

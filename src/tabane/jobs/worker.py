@@ -23,12 +23,10 @@ from tabane.derive.communities import communities
 from tabane.derive.communities import vectors as community_vectors
 from tabane.errors import DiskLow
 from tabane.graph import gloss, gram_merge, readings
-from tabane.graph.claims import vectors as claim_vectors
-from tabane.jobs import bulk_vectors, catchup, embed_source, lease, queue, turns, vacuum
+from tabane.jobs import bulk_vectors, catchup, embed_source, lease, queue, statements, turns, vacuum
 from tabane.jobs.derived import job_context, run_profiles, run_raptor
 from tabane.jobs.pipeline import in_batches
 from tabane.jobs.tails import Tails
-from tabane.memory import turn_vectors
 from tabane.models.embedder import Embedder
 from tabane.models.summarizer import Summarizer
 from tabane.search import merge
@@ -64,9 +62,12 @@ class Worker:
         summarizer: Callable[[], Summarizer] | None = None,
         poll: float = 0.5,
         disk_low_mb: int = 0,
+        second: Embedder | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
+        # e5's passages (models/e5.py), stored beside the embedder's claim and turn vectors
+        self.second: list[Embedder] = [second] if second is not None else []
         self.summarizer = summarizer
         self.poll = poll
         self.disk_low_mb = disk_low_mb  # below it, no job is claimed (storage/disk.py)
@@ -204,12 +205,14 @@ class Worker:
         return self._bulk.wait(timeout)
 
     def catch_up(self) -> int:
-        """Queue the embedding of what lacks a vector of this worker's model (jobs/catchup.py);
-        0 without an embedder."""
+        """Queue the embedding of what lacks a vector of this worker's model, or of e5's where it
+        stores them (jobs/catchup.py); 0 without an embedder."""
         if self.embedder is None:
             return 0
         with self.store.admin() as session:
-            return catchup.queue_missing(session, self.embedder.name)
+            return sum(
+                catchup.queue_missing(session, e.name) for e in [self.embedder, *self.second]
+            )
 
     def start(self) -> None:
         if self._thread is None and self.kinds:
@@ -291,52 +294,16 @@ class Worker:
         )
 
     def _run_claims(self, job: queue.Claimed) -> None:
-        """Embed the current claims of one context and scope set that lack a vector of the
-        model (graph/claims/vectors.py); vectors are checked before anything is stored."""
-        embedder, context_id = self.embedder, job.context_id
-        assert embedder is not None and context_id is not None
-        principal = job.principal
-        with self.store.session(principal) as session:
-            todo = claim_vectors.missing(session, context_id, job.scopes, embedder.name)
-        in_batches(
-            self.store,
-            job,
-            principal,
-            todo,
-            claim_vectors.BATCH,
-            lambda batch: claim_vectors.embed(embedder, batch),
-            lambda session, batch, vecs: claim_vectors.store(
-                session, embedder, context_id, job.scopes, batch, vecs
-            ),
-        )
+        """Embed a context's current claims of one scope set (jobs/statements.py)."""
+        assert self.embedder is not None and job.context_id is not None
+        todo = statements.claims(self.store, job, [self.embedder, *self.second])
         if todo or job.attempts > 1:  # a retry: the run before may have died before this
-            self._leaves_changed(context_id)
+            self._leaves_changed(job.context_id)
 
     def _run_turns(self, job: queue.Claimed) -> None:
-        """Embed the turns of one session that lack a vector of the model
-        (memory/turn_vectors.py); vectors are checked before anything is stored. A turn whose
-        scope set the job may not write (its session was re-scoped since) is left to a job queued
-        with the new set."""
-        embedder, session_pk = self.embedder, job.session_pk
-        assert embedder is not None and session_pk is not None
-        principal = job.principal
-        with self.store.session(principal) as session:
-            todo = [
-                t
-                for t in turn_vectors.missing(session, session_pk, embedder.name)
-                if set(t.scopes) <= principal.write
-            ]
-        in_batches(
-            self.store,
-            job,
-            principal,
-            todo,
-            turn_vectors.BATCH,
-            lambda batch: turn_vectors.embed(embedder, batch),
-            lambda session, batch, vecs: turn_vectors.store(
-                session, embedder, session_pk, batch, vecs
-            ),
-        )
+        """Embed a session's turns (jobs/statements.py)."""
+        assert self.embedder is not None
+        statements.turns(self.store, job, [self.embedder, *self.second])
 
     def _run_communities(self, job: queue.Claimed) -> None:
         """Rebuild one context's communities (derive/communities/communities.py) with the

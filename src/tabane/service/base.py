@@ -11,6 +11,7 @@ from tabane.config import Settings
 from tabane.contexts import groups
 from tabane.contexts.usage import Tally
 from tabane.jobs.worker import Worker
+from tabane.models import e5
 from tabane.models.embedder import Embedder
 from tabane.models.registry import build_summarizer
 from tabane.models.reranker import Reranker
@@ -36,7 +37,11 @@ class Core:
         self.usage = Tally(settings.usage_seconds)
         self.summarizer: Summarizer | None = None  # built from the settings on first use
         self.worker = Worker(
-            store, embedder, summarizer=self.summarizer_model, disk_low_mb=settings.disk_low_mb
+            store,
+            embedder,
+            summarizer=self.summarizer_model,
+            disk_low_mb=settings.disk_low_mb,
+            second=e5.for_jobs(settings.recall_second_opinion),
         )
 
     def summarizer_model(self) -> Summarizer:

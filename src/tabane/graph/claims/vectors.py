@@ -52,11 +52,27 @@ def claim_text(
     return f"{subject} {label} {obj}"
 
 
+def shown_text(
+    statement: str | None,
+    subject: str | None,
+    label: str | None,
+    obj: str | None,
+    weight: float | None,
+) -> str:
+    """What recall shows of a claim (and e5 reads, decision 0044): its own statement, else its
+    triple; a negative triple reads "not", as edges do."""
+    if statement:
+        return statement
+    triple = f"{subject} {label} {obj}"
+    return f"NOT ({triple})" if weight is not None and weight < 0 else triple
+
+
 def missing(
-    session: Session, context_id: int, scopes: Sequence[str], model: str
+    session: Session, context_id: int, scopes: Sequence[str], model: str, shown: bool = False
 ) -> list[ClaimText]:
     """Current claims of a context stored under exactly `scopes` without a vector of `model`,
-    oldest first. Run it with a principal reading only `scopes`."""
+    oldest first, with the text the default embedder reads (`claim_text`), or with `shown` the
+    text recall shows (`shown_text`). Run it with a principal reading only `scopes`."""
     have = select(ClaimVector.claim_id).where(
         ClaimVector.context_id == context_id, ClaimVector.model == model
     )
@@ -80,7 +96,10 @@ def missing(
     )
     todo = (
         ClaimText(
-            r.id, claim_text(r.statement, r.subject, r.label, r.object, r.weight, r.in_reply_to)
+            r.id,
+            shown_text(r.statement, r.subject, r.label, r.object, r.weight)
+            if shown
+            else claim_text(r.statement, r.subject, r.label, r.object, r.weight, r.in_reply_to),
         )
         for r in rows
     )
