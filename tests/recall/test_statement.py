@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from sqlalchemy import func, select
 
@@ -23,8 +25,13 @@ def test_one_statement_per_shape_with_every_tunable_bound():
     sql = str(stmt.compile())
     for name in ("pool", "candidates", "rrf_k", "bm25_ids", "question_key", "walk_pool", "qvec",
                  "session_pk", "turns", "catalog_limit", "title_lead"):  # fmt: skip
-        assert f"%({name})s" in sql or f":{name}" in sql, name
+        assert f"%({name})s" in sql or f":{name}" in sql or f"[POSTCOMPILE_{name}]" in sql, name
     assert sql.count("UNION ALL") >= len(LANES) - 1
+    # every LIMIT is known to a generic plan (decision 0048): a number, or a tunable written
+    # into the SQL when it runs — a bound LIMIT made the generic plan sort every vector
+    limits = re.findall(r"LIMIT ([^\s),]+)", sql)
+    assert len(limits) >= 10
+    assert [n for n in limits if not re.fullmatch(r"\d+|__\[POSTCOMPILE_\w+\]", n)] == []
     with pytest.raises(ValueError):
         Shape(("vector",))  # a vector lane needs the width
     with pytest.raises(ValueError):

@@ -9,6 +9,7 @@ once the store holds enough of them for the planner to prefer its indexes."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import numpy as np
@@ -148,3 +149,72 @@ def test_recall_statement_scans_no_paragraphs_table(svc: Tabane, user, context):
     whole = _whole_reads(plan)
     assert [w for w in whole if w[2]] == []  # none served row after row
     assert [w for w in whole if w[0] == "paragraphs"] == []
+
+
+def _generic_plan(session: Session, sql: str) -> dict[str, Any]:
+    """PostgreSQL's generic plan of `sql` as SQLAlchemy sent it (`%(name)s` placeholders become
+    `$n`, their types inferred as PREPARE infers them)."""
+    numbers: dict[str, int] = {}
+
+    def number(m: re.Match[str]) -> str:
+        return f"${numbers.setdefault(m.group(1), len(numbers) + 1)}"
+
+    generic = re.sub(r"%\((\w+)\)s", number, sql).replace("%%", "%")
+    raw = session.execute(text("EXPLAIN (GENERIC_PLAN, FORMAT JSON) " + generic)).scalar_one()
+    doc = raw if isinstance(raw, list) else json.loads(raw)
+    return dict(doc[0]["Plan"])
+
+
+def _index_reads(node: dict[str, Any]) -> list[tuple[str, str]]:
+    """(table, index) of every index read in the plan."""
+    found = [(node.get("Relation Name", ""), node["Index Name"])] if "Index Name" in node else []
+    for child in node.get("Plans", []):
+        found += _index_reads(child)
+    return found
+
+
+def _generic_runs(session: Session) -> int:
+    """How many times this connection has run recall's prepared statement under a generic plan."""
+    sql = (
+        "SELECT sum(generic_plans) FROM pg_prepared_statements WHERE statement LIKE '%pv_question%'"
+    )
+    return int(session.scalar(text(sql)) or 0)
+
+
+@pytest.mark.slow
+def test_recall_statement_runs_one_generic_plan_with_the_custom_plans_rows(
+    svc: Tabane, user, context
+):
+    """Recall's statement is planned once per connection (decision 0048): prepared by psycopg on
+    its fifth run, it then runs under the generic plan, which must find what a plan made for the
+    values finds: its nearest-first LIMITs are written into the SQL, so the generic plan reads
+    every HNSW index the custom one reads (with a bound LIMIT it sorted every vector)."""
+    _load(svc, user, context)
+    qv = QueryVector(QUESTION, Near.name, Near.dim, None)
+    t = Tunables()
+    with svc.store.session(user) as session:
+        ctx = session.scalars(select(Context).where(Context.name == context)).one()
+        shape, _ = gather.shape_for("maximal", qv, None)
+        params = gather.bind("how is it done?", [ctx], [None], qv, None, t)
+        params["paragraph_lanes"] = 2.0
+        gather._settings(session)
+        gather.bind_before(session, shape, [ctx], params, True, t)
+        sent: list[str] = []
+        conn = session.connection()
+        event.listen(conn, "before_cursor_execute", lambda *a: sent.append(a[2]))
+        made_for_values = _index_reads(_plan(session, build_recall_statement(shape), params))
+        custom = session.execute(build_recall_statement(shape), params).all()
+        before = _generic_runs(session)
+        runs = [gather.run_statement(session, shape, params) for _ in range(6)]
+        generic_runs = _generic_runs(session) - before
+        mode = session.scalar(text("SELECT current_setting('plan_cache_mode')"))
+        assert mode == vectors.NEAREST["plan_cache_mode"]  # the other reads: plans for values
+        generic = _generic_plan(session, next(s for s in sent if "pv_question" in s))
+    assert [(r.kind, r.item_id, r.fused) for r in custom] != []
+    for rows in runs:
+        assert [(r.kind, r.item_id, r.fused) for r in rows] == [
+            (r.kind, r.item_id, r.fused) for r in custom
+        ]
+    assert generic_runs >= 2  # prepared by its fifth run at the latest (psycopg's threshold)
+    nearest = {index for _, index in made_for_values if "hnsw" in index}
+    assert nearest <= {index for _, index in _index_reads(generic)}

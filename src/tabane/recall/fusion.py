@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Boolean, Float, Integer, and_, case, func, select
+from sqlalchemy import Boolean, Float, and_, case, func, select
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 
 from tabane.recall.lanes import lanes as lane_mod
@@ -84,6 +84,6 @@ def fuse(hits: Any) -> Any:
         )
         .select_from(numbered.outerjoin(values, and_(n.sharing, values.c.ordinal == n.new_ordinal)))
         .order_by(fused_score.desc(), group_rank, n.kind, tie, n.item_id)
-        .limit(lane_mod.p("candidates", Integer))
+        .limit(lane_mod.limit("candidates"))
         .cte("fused")
     )

@@ -36,6 +36,7 @@ from tabane.recall.lanes import derived as derived_lanes
 from tabane.recall.lanes import graph as graph_lanes
 from tabane.recall.lanes import lanes as lane_mod
 from tabane.recall.lanes import memory as memory_lanes
+from tabane.recall.lanes.lanes import fixed
 from tabane.recall.scale import on_one_scale
 from tabane.storage.schema import (
     Association,
@@ -171,13 +172,13 @@ def _replies(fused: Any) -> tuple[list[Any], list[Any]]:
         read = (
             select(reply.id, *(getattr(reply, f) for f in fields))
             .where(*own, *after, asks, ~reply.text.regexp_match(lane_mod.ASKS))
-            .limit(1)
+            .limit(fixed(1))
             .lateral(f"reply_{kind}s")
         )
         back = (
             select(before.id, before.text)
             .where(*own, *earlier, ~asks, before.text.regexp_match(lane_mod.ASKS))
-            .limit(1)
+            .limit(fixed(1))
             .lateral(f"asked_{kind}s")
         )
         laterals += [read, back]
@@ -207,7 +208,7 @@ def _edge_citation(fused: Any) -> Any:
             ec.source.is_not(None),
         )
         .order_by(func.abs(ec.weight).desc(), ec.id)
-        .limit(1)
+        .limit(fixed(1))
         .lateral("edge_citation")
     )
 
@@ -227,7 +228,7 @@ def _item_source(fused: Any) -> Any:
         select(src.context_id, src.source_id, src.title, src.area, src.state, src.date)
         .add_columns(src.stored_at, src.scopes)
         .where(src.id == source_pk)
-        .limit(1)
+        .limit(fixed(1))
         .lateral("item_sources")
     )
 

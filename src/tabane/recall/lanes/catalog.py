@@ -38,7 +38,7 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by, array
 from sqlalchemy.orm import aliased
 
 from tabane.checks import SOURCE_STATES
-from tabane.recall.lanes.lanes import p, row
+from tabane.recall.lanes.lanes import fixed, p, row
 from tabane.storage.schema import Source
 
 # Newest titles an area item lists.
@@ -159,7 +159,7 @@ def area_detail(fused: Any, source: Any) -> Any:
         )
         .where(*same(n))
         .order_by(func.coalesce(n.date, n.stored_at).desc(), n.id)
-        .limit(AREA_TITLES)
+        .limit(fixed(AREA_TITLES))
         .correlate(fused, source)
         .subquery("area_titles")
     )

@@ -20,9 +20,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Integer, Select, false, func, literal_column, select, true
+from sqlalchemy import Select, false, func, literal_column, select, true
 
-from tabane.recall.lanes.lanes import contexts_table, nearest, p, row
+from tabane.recall.lanes.lanes import contexts_table, nearest, row
+from tabane.recall.lanes.lanes import limit as lanes_limit
 from tabane.storage.schema import Community, Profile, RaptorNode
 
 RAPTOR_SERVED = 2  # the lowest RAPTOR level served (migration 0027's partial index covers it)
@@ -35,7 +36,7 @@ def nearest_summaries(
     of their summary embedding to the question, at or above the context's floor, through the
     table's HNSW index where the planner finds it cheaper than a scan."""
     c = contexts_table()
-    limit = p("derived_pool", Integer)
+    limit = lanes_limit("derived_pool")
     near = nearest(c, table, table.id, dim, limit, f"{lane}_near", where=where)
     rank = func.row_number().over(partition_by=c.c.id, order_by=(near.c.d, near.c.id))
     return (

@@ -13,7 +13,6 @@ from typing import Any
 from sqlalchemy import (
     CTE,
     Float,
-    Integer,
     Select,
     and_,
     case,
@@ -24,6 +23,7 @@ from sqlalchemy import (
     union_all,
 )
 
+from tabane.recall.lanes.lanes import limit as lane_limit
 from tabane.recall.lanes.lanes import p, row
 from tabane.recall.seeds import bound_seeds
 from tabane.storage.schema import Association
@@ -128,7 +128,7 @@ def _edges(touching: CTE, hop: int, exclude: CTE | None = None) -> CTE:
         select(*kept, pairs.c.id, score.label("score"), func.max(pairs.c.reach).label("reach"))
         .group_by(pairs.c.id)
         .order_by(score.desc(), pairs.c.id)
-        .limit(p("walk_pool", Integer))
+        .limit(lane_limit("walk_pool"))
         .cte(f"hop{hop}")
     )
 

@@ -59,6 +59,21 @@ def p(name: str, type_: Any) -> Any:
     return bindparam(name, type_=type_)
 
 
+def limit(name: str, times: int = 1) -> Any:
+    """A LIMIT of `times` × the bound value `name`, written into the SQL (`literal_execute`, the
+    factor as a literal): the planner then knows the count in a generic plan too, and reads the
+    HNSW index for a nearest-first LIMIT instead of sorting every vector — it assumes a tenth of
+    the rows for a LIMIT it cannot see (recall's statement is planned once per connection and
+    shape, docs/decisions/0048)."""
+    value = bindparam(name, type_=Integer, literal_execute=True)
+    return value if times == 1 else value * fixed(times)
+
+
+def fixed(n: int) -> Any:
+    """The integer `n` written into the SQL (a LIMIT the plan must know, not a bound value)."""
+    return literal_column(str(int(n)))
+
+
 def contexts_table() -> Any:
     """The addressed contexts with each one's vector floor: (id, floor), floor null = none."""
     return (
@@ -158,7 +173,7 @@ def _asked(best: Any) -> Any:
             asked.id == best.c.paragraph_id,
             asked.text.regexp_match(ASKS),
         )
-        .limit(1)
+        .limit(fixed(1))
         .lateral("pv_question")
     )
 
@@ -192,9 +207,7 @@ def vector_lane(dim: int) -> Select[Any]:
     only shares this one's form does not carry its reply to the top. Bound `exchange` false (or
     a reply with no vector yet) scores the paragraph alone."""
     c = contexts_table()
-    near = nearest(
-        c, ParagraphVector, ParagraphVector.paragraph_id, dim, p("pool", Integer) * 2, "pv"
-    )
+    near = nearest(c, ParagraphVector, ParagraphVector.paragraph_id, dim, limit("pool", 2), "pv")
     best = (
         select(c.c.id.label("ctx"), near.c.id.label("paragraph_id"), func.min(near.c.d).label("d"))
         .select_from(c)
@@ -228,7 +241,7 @@ def vector_lane(dim: int) -> Select[Any]:
             1.0 - ranked.c.d,
             false(),
         )
-    ).where(ranked.c.r <= p("pool", Integer))
+    ).where(ranked.c.r <= limit("pool"))
 
 
 def bm25_lane() -> Select[Any]:

@@ -36,7 +36,7 @@ from sqlalchemy import (
     true,
 )
 
-from tabane.recall.lanes.lanes import ASKS, contexts_table, nearest, p, row
+from tabane.recall.lanes.lanes import ASKS, contexts_table, limit, nearest, p, row
 from tabane.storage.schema import (
     Claim,
     ClaimVector,
@@ -51,7 +51,7 @@ def claims_lane(dim: int) -> Select[Any]:
     to serve in its place: it is scored as an exchange whose reply says nothing of the question
     (similarity 0), half its own. Bound `asking_notes` false scores it as it is."""
     c = contexts_table()
-    near = nearest(c, ClaimVector, ClaimVector.claim_id, dim, p("pool", Integer) * 2, "cv")
+    near = nearest(c, ClaimVector, ClaimVector.claim_id, dim, limit("pool", 2), "cv")
     asks = and_(p("asking_notes", Boolean), Claim.statement.regexp_match(ASKS))
     d = case((asks, (near.c.d + 1.0) / 2.0), else_=near.c.d)  # similarity 1 - d, halved
     rank = func.row_number().over(partition_by=c.c.id, order_by=(d, near.c.id))
@@ -73,7 +73,7 @@ def claims_lane(dim: int) -> Select[Any]:
             1.0 - current.c.d,
             false(),
         )
-    ).where(current.c.r <= p("pool", Integer))
+    ).where(current.c.r <= limit("pool"))
 
 
 def _lexical(recent: CTE) -> Any:
@@ -130,7 +130,7 @@ def _window() -> CTE:
             t.at >= p("turns_since", DateTime(timezone=True)),
         )
         .order_by(t.seq.desc())
-        .limit(p("turns", Integer))
+        .limit(limit("turns"))
         .cte("recent_turns")
     )
 
