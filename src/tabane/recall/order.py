@@ -18,7 +18,7 @@ from tabane.derive.raptor import topics
 from tabane.errors import RerankerUnavailable, TabaneError
 from tabane.models.extractive import sentences
 from tabane.models.reranker import Reranker, checked_scores
-from tabane.recall import current, latest
+from tabane.recall import chains, current, earned, latest
 from tabane.recall.cite import DENSE, block, estimate
 from tabane.recall.evidence import Candidate
 from tabane.recall.result import CandidateTrace, Evidence, Fact, Outcome
@@ -281,6 +281,8 @@ def arrange(
     notes: list[str] | None = None,
     voice: Mapping[str, float] | None = None,
     fill: bool = False,
+    overviews_need: float = 0.0,
+    chain_most: int = 0,
 ) -> list[Placed]:
     """Order (with `supersede` = (tau, span): the current statement of a revised value first;
     with `now_span`, a question about the present reads each holder's latest statement first:
@@ -290,7 +292,9 @@ def arrange(
     them, else `cut_by_max_items`), then keep the longest prefix within `budget` tokens. A
     reranker that fails orders nothing: the fused order stands and `notes` gets the reason
     (`_scores`).
-    `voice` orders the named speaker's items where no reranker did (`named_first`)."""
+    `voice` orders the named speaker's items where no reranker did (`named_first`);
+    `overviews_need` > 0 reads the overviews after the rest when a passage answers (earned.py);
+    `chain_most` edges that continue a served path are moved up to it (chains.py)."""
     ordered, scores, spoken, reranked = _rerank_groups(
         question, items, reranker, voices=voices, notes=notes, voice=voice
     )
@@ -301,8 +305,13 @@ def arrange(
     if now_span > 0 and (now_always or current.asks_now(question)):
         ordered, moved = current.newest_first(ordered, now_span)
     ordered = grounded_first(edges_first(ordered) if facts_once else ordered, max_items)
+    if "raptor" not in after and earned.overviews_after(
+        question, ordered, max_items, overviews_need, notes
+    ):
+        after = (*after, "raptor")
     if after:
         ordered = summaries_last(ordered, after)
+    ordered = chains.complete(ordered, max_items, chain_most, notes)
     if latest_of is not None:  # last: only places among the first served change
         ordered, later = latest.latest_first(ordered, vectors or {}, *latest_of)
         ordered = latest.mark(ordered, later)

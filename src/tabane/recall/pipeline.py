@@ -108,6 +108,8 @@ def run(
         notes=notes,
         voice=second_opinion.named_order(session, question, items, embed, model, t, notes),
         fill=t.budget_fill,
+        overviews_need=t.overviews_need,  # earned.py
+        chain_most=t.chain_most,  # chains.py
     )
     placed, verdict = supported(session, question, speaker, placed, t)
     return Outcome(
