@@ -4,7 +4,7 @@ terms), and keeps its place for a broad question that no passage answers."""
 
 from __future__ import annotations
 
-from tabane.recall.earned import answered, reason
+from tabane.recall.earned import answered
 from tabane.recall.order import arrange
 from tabane.recall.plan import Tunables
 from tabane.recall.result import Citation, Evidence
@@ -51,7 +51,6 @@ def test_a_specific_question_gets_the_passage_that_answers_before_the_overview()
     assert keys(SPECIFIC, notes) == ["p:2", "p:1", "r:1"]
     said = "it mentions descale, espresso, machine"
     assert notes == [f"overviews after: p:1 answers the question ({said})"]
-    assert reason(notes) == "; read after the direct evidence: " + notes[0].split(": ", 1)[1]
     assert keys(SPECIFIC, need=0.0) == ["r:1", "p:2", "p:1"]  # off: the fused order stands
 
 

@@ -11,7 +11,7 @@ the people the items are by and the frame of a question) and whether an item of 
 among the first `max_items` mentions at least `need` of them (a share; support.py `mentions`:
 stems, a word inside another, kana runs, kanji bigrams). When one does, every overview is read
 after the other items (order.py `summaries_last`); the trace's notes say which item answered and
-with which terms, and explain repeats it for an overview.
+with which terms.
 """
 
 from __future__ import annotations
@@ -61,8 +61,3 @@ def overviews_after(
         notes.append(f"{_NOTE}{key} answers the question (it mentions {', '.join(said)})")
     return True
 
-
-def reason(notes: Sequence[str]) -> str:
-    """What explain adds to an overview when it was read after the evidence."""
-    got = next((n for n in notes if n.startswith(_NOTE)), None)
-    return f"; read after the direct evidence: {got.removeprefix(_NOTE)}" if got else ""

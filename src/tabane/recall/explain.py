@@ -30,7 +30,7 @@ from tabane.checks import MAX_INT4, MAX_INT8, is_paragraph_index, only_context, 
 from tabane.errors import InvalidInput, Issue
 from tabane.models.reranker import Reranker
 from tabane.principal import Principal
-from tabane.recall import earned, order, second_opinion
+from tabane.recall import order, second_opinion
 from tabane.recall.gather import TurnWindow, gather
 from tabane.recall.order import Placed
 from tabane.recall.pipeline import Outcome, bundle, run
@@ -254,8 +254,6 @@ def _placed(best: Placed, *, asks: bool, outcome: Outcome, t: Tunables, budget: 
     detail, key = details[best.outcome] + _voices(best, outcome.placed), best.item.key
     if best.voiced:  # second_opinion.py: the named people's statements read by e5
         detail += second_opinion.reason(outcome.notes)
-    if best.item.kind == "raptor":  # earned.py: read after the evidence that answers
-        detail += earned.reason(outcome.notes)
     if best.item.superseded_by:  # current.py: a later statement of its holder revises it
         detail += f"; earlier, superseded by {best.item.superseded_by}: served after it"
     if best.newest_first:  # current.py: a question about the present reads the latest first
