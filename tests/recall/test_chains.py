@@ -79,7 +79,7 @@ def test_arrange_serves_the_chain_whole_by_default() -> None:
     assert Tunables().chain_most > 0
     most = Tunables().chain_most
     placed = arrange("where did the keeper's mentor train?", ordered(), None, max_items=20,
-                     budget=5000, chars_per_token=4.0, chain_most=most)  # fmt: skip
+                     budget=5000, chars_per_token=4.0, earn=(0.0, most))  # fmt: skip
     outcome = {p.item.key: p.outcome for p in placed}
     assert outcome["a:3"] == "served" and outcome["p:9"] == "cut_by_max_items"
 

@@ -35,7 +35,7 @@ NEED = Tunables().overviews_need
 
 def keys(question: str, notes: list[str] | None = None, need: float = NEED) -> list[str]:
     placed = arrange(question, [OVERVIEW, TOMATO, DESCALE], None, max_items=20, budget=2000,
-                     chars_per_token=4.0, overviews_need=need, notes=notes)  # fmt: skip
+                     chars_per_token=4.0, earn=(need, 0), notes=notes)  # fmt: skip
     return [p.item.key for p in placed if p.outcome == "served"]
 
 

@@ -60,4 +60,3 @@ def overviews_after(
         key, said = got
         notes.append(f"{_NOTE}{key} answers the question (it mentions {', '.join(said)})")
     return True
-
