@@ -8,10 +8,10 @@ a specific one ("how often should I descale the espresso machine?") is answered 
 and an overview above it takes a place evidence wants. The criterion reads the items, not a
 score: the question's specific terms (support.py `specific`: its words other than the names of
 the people the items are by and the frame of a question) and whether an item of direct evidence
-among the first `max_items` mentions at least `need` of them (a share; support.py `mentions`:
-stems, a word inside another, kana runs, kanji bigrams). When one does, every overview is read
-after the other items (order.py `summaries_last`); the trace's notes say which item answered and
-with which terms.
+among the first `max_items` (read with what it answers, `in_reply_to`) mentions at least
+`need` of them (a share; support.py `mentions`: stems, a word inside another, kana runs, kanji
+bigrams). When one does, every overview is read after the other items (order.py
+`summaries_last`); the trace's notes say which item answered and with which terms.
 """
 
 from __future__ import annotations
