@@ -101,7 +101,13 @@ def run_set(svc: Any, user: Any, path: Path, variants: list[dict[str, Any]]) -> 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("grid", nargs="+", help="field=v1,v2,... (Tunables fields)")
+    ap.add_argument("grid", nargs="*", help="field=v1,v2,... (Tunables fields)")
+    ap.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="one more variant beside the grid's: field=v[;field=v] (each a single value)",
+    )
     ap.add_argument("--home", required=True, help="a store of its own (contexts cv-* replaced)")
     ap.add_argument("--set", action="append", type=Path)
     args = ap.parse_args()
@@ -115,7 +121,8 @@ def main() -> None:
     settings = Settings.from_env({**os.environ, "TABANE_HOME": args.home})
     with Tabane.open(settings) as svc:
         for path in sets:
-            run_set(svc, svc.local_user(), path, grid(args.grid))
+            extra = [grid(v.split(";"))[0] for v in args.variant]
+            run_set(svc, svc.local_user(), path, (grid(args.grid) if args.grid else []) + extra)
     print("- load at end: " + _env.load())
 
 

@@ -18,7 +18,7 @@ from tabane.derive.raptor import topics
 from tabane.errors import RerankerUnavailable, TabaneError
 from tabane.models.extractive import sentences
 from tabane.models.reranker import Reranker, checked_scores
-from tabane.recall import current, latest
+from tabane.recall import chains, current, earned, latest
 from tabane.recall.cite import DENSE, block, estimate
 from tabane.recall.evidence import Candidate
 from tabane.recall.result import CandidateTrace, Evidence, Fact, Outcome
@@ -128,6 +128,25 @@ def summaries_last(
     return [it for it in ordered if it.kind not in kinds] + [
         it for it in ordered if it.kind in kinds
     ]
+
+
+def derived_last(
+    question: str,
+    ordered: Sequence[Evidence],
+    after: Sequence[str],
+    max_items: int,
+    earn: tuple[float, int],
+    notes: list[str] | None,
+) -> list[Evidence]:
+    """The kinds `after` moved behind the rest (`summaries_last`), and the RAPTOR overviews too
+    when an item of direct evidence answers (earned.py, `earn[0]` the share of the question's
+    terms it must mention; 0: off); then up to `earn[1]` edges that continue a served path moved
+    up to it (chains.py). Issue 30 item 4: derived items earn their place."""
+    need, most = earn
+    if "raptor" not in after and earned.overviews_after(question, ordered, max_items, need, notes):
+        after = (*after, "raptor")
+    ordered = summaries_last(ordered, after) if after else list(ordered)
+    return chains.complete(ordered, max_items, most, notes)
 
 
 def read_after(summaries: bool, overviews: bool) -> tuple[str, ...]:
@@ -281,6 +300,7 @@ def arrange(
     notes: list[str] | None = None,
     voice: Mapping[str, float] | None = None,
     fill: bool = False,
+    earn: tuple[float, int] = (0.0, 0),
 ) -> list[Placed]:
     """Order (with `supersede` = (tau, span): the current statement of a revised value first;
     with `now_span`, a question about the present reads each holder's latest statement first:
@@ -290,7 +310,8 @@ def arrange(
     them, else `cut_by_max_items`), then keep the longest prefix within `budget` tokens. A
     reranker that fails orders nothing: the fused order stands and `notes` gets the reason
     (`_scores`).
-    `voice` orders the named speaker's items where no reranker did (`named_first`)."""
+    `voice` orders the named speaker's items where no reranker did (`named_first`); `earn`:
+    `derived_last`."""
     ordered, scores, spoken, reranked = _rerank_groups(
         question, items, reranker, voices=voices, notes=notes, voice=voice
     )
@@ -301,8 +322,7 @@ def arrange(
     if now_span > 0 and (now_always or current.asks_now(question)):
         ordered, moved = current.newest_first(ordered, now_span)
     ordered = grounded_first(edges_first(ordered) if facts_once else ordered, max_items)
-    if after:
-        ordered = summaries_last(ordered, after)
+    ordered = derived_last(question, ordered, after, max_items, earn, notes)
     if latest_of is not None:  # last: only places among the first served change
         ordered, later = latest.latest_first(ordered, vectors or {}, *latest_of)
         ordered = latest.mark(ordered, later)

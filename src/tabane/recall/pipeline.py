@@ -86,7 +86,6 @@ def run(
     items = [
         evidence(c, gathered.scopes, window.name if window else None) for c in gathered.candidates
     ]
-    supersede = (t.supersede, t.supersede_span) if t.supersede_span > 0 else None
     model = qv.model if qv.vector is not None else None
     vecs = _vectors(session, items[: t.candidates], model, t)
     notes: list[str] = []
@@ -100,7 +99,7 @@ def run(
         voices=t.voices,
         facts_once=t.facts_once,
         vectors=vecs,
-        supersede=supersede,
+        supersede=(t.supersede, t.supersede_span) if t.supersede_span > 0 else None,
         after=order.read_after(t.summaries_after, t.overviews_after),
         latest_of=(t.latest, t.latest_span) if t.latest_span > 0 else None,  # latest.py
         now_span=t.now_span,
@@ -108,6 +107,7 @@ def run(
         notes=notes,
         voice=second_opinion.named_order(session, question, items, embed, model, t, notes),
         fill=t.budget_fill,
+        earn=(t.overviews_need, t.chain_most),  # order.py derived_last
     )
     placed, verdict = supported(session, question, speaker, placed, t)
     return Outcome(

@@ -127,6 +127,13 @@ class Tunables:
     # question and won four, but a broad question's overview, which scale.py lets up when no
     # passage stands out, was then never served (decision 0043).
     overviews_after: bool = False
+    # ... or only when an item of direct evidence among the first `max_items` mentions at least
+    # this share of the question's specific terms (earned.py; 0: off): a specific question's
+    # passage first, a broad one's overview where scale.py placed it (decision 0046).
+    overviews_need: float = 0.34
+    # Edges behind the cut that continue a path of served edges, moved up to just after it
+    # (chains.py; at most this many; 0: off; decision 0046).
+    chain_most: int = 20
     # The support check (support.py): a question that asks something of someone, when no served
     # item says it of them, gets a line that says so and loses the items that say it of someone
     # else. `support_need`: the share of the question's specific terms an item must hold for

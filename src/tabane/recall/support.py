@@ -125,8 +125,17 @@ def asked(question: str, asker: str | None, holders: Sequence[str]) -> Asked | N
         entity = {asker}
     if not entity:
         return None
+    terms = specific(question, entity | set(holders))
+    if not terms:
+        return None
+    return Asked(tuple(sorted(entity)), tuple(terms), tuple(terms.values()))
+
+
+def specific(question: str, names: set[str]) -> dict[str, str]:
+    """The question's specific terms without `names` (its words other than the names and the
+    frame of a question): each term's matching form → the word as asked."""
     said = fold(question)
-    for h in entity | set(holders):
+    for h in names:
         key = re.escape(fold(h).strip())
         said = re.sub(key + r"(?:'s|’s)?" + "(?:さん|くん|ちゃん|様|さま|先生)?", " ", said)
     terms: dict[str, str] = {}
@@ -135,7 +144,7 @@ def asked(question: str, asker: str | None, holders: Sequence[str]) -> Asked | N
         if w not in _FRAME and not w.isdigit() and len(w) > 1:
             terms.setdefault(stem(w), w)
     raw = unicodedata.normalize("NFKC", question)
-    for h in entity | set(holders):
+    for h in names:
         raw = raw.replace(unicodedata.normalize("NFKC", h), " ")
     raw = _STEM_JA.sub(" ", raw)
     for run in _KATAKANA.findall(raw) + _HAN.findall(raw):
@@ -143,9 +152,7 @@ def asked(question: str, asker: str | None, holders: Sequence[str]) -> Asked | N
             run = run.replace(frame, " ")
         for part in run.split():
             terms.setdefault(fold(part), part)
-    if not terms:
-        return None
-    return Asked(tuple(sorted(entity)), tuple(terms), tuple(terms.values()))
+    return terms
 
 
 def _at(term: str, shown: str, text: str) -> list[int]:
