@@ -48,7 +48,7 @@ def _before(set_name: str) -> dict[str, str]:
 def verdict(row: dict[str, Any], need: float, before: dict[str, str]) -> dict[str, Any]:
     items = [SimpleNamespace(**it) for it in row["items"]]
     answers = {it["key"]: before.get(it["covers"][0], "") for it in row["items"] if it["covers"]}
-    got = support.check(row["question"], row["asker"], items, need=need, answers=answers)  # type: ignore[arg-type]
+    got = support.check(row["question"], row["asker"], items, need=need, answers=lambda: answers)  # type: ignore[arg-type]
     abstain = got is not None and got.line is not None
     dropped = set(got.partial) if abstain and got is not None else set()
     kept = [it for it in row["items"] if it["key"] not in dropped][:10]
