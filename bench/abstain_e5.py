@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 from abstain_support import _before, verdict
 
+from tabane.models.e5 import Engine
 from tabane.recall import support
-from tabane.recall.second_opinion import E5Reader
 from tabane.recall.voice import without_names
 
 FALSE_MAX = 0.02
@@ -39,7 +39,7 @@ TOP = 10
 SIGNALS = ("max@10", "top3@10", "attr|own", "attr|all")
 
 
-def signals(row: dict[str, Any], read: E5Reader) -> dict[str, float | None]:
+def signals(row: dict[str, Any], read: Engine) -> dict[str, float | None]:
     """The e5 signals of one question (see the module's docstring); None: not asked of anyone."""
     items = row["items"][:TOP]
     texts = [it["text"] for it in items]
@@ -148,7 +148,7 @@ def main() -> None:
     args = ap.parse_args()
     rows = json.loads(args.collected.read_text())
     before = {name: _before(name) for name in {r["set"] for r in rows}}
-    read = E5Reader()
+    read = Engine()
     known: dict[tuple[str, str, str], Any] = {}
     if args.out and args.out.exists():  # signals computed before: read, not computed again
         old = json.loads(args.out.read_text())
