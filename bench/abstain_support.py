@@ -7,9 +7,8 @@ match) still show a trap string in the first 10.
     .venv/bin/python bench/abstain_support.py /tmp/abst/collected.json [--show]
 
 The offline check reads each item as bench/abstain_collect.py wrote it: with documents loading a
-session paragraph's section (its speaker) stands as its author, which recall does not know (a
-paragraph carries no speaker there, so recall's check rarely acts: docs/quality.md has the
-through-recall rows); the notes rows match recall's.
+session paragraph's section (its speaker) stands as its author and it answers the turn before
+it, as recall reads a transcript's paragraphs since decision 0045 (recall/spoken.py).
 
 Variants: `need` (the share of the specific terms an item must hold for the entity, more than:
 0 = any one term … 0.99 = all). Then `need` chosen by two-fold cross-validation (odd / even
@@ -48,7 +47,7 @@ def _before(set_name: str) -> dict[str, str]:
 def verdict(row: dict[str, Any], need: float, before: dict[str, str]) -> dict[str, Any]:
     items = [SimpleNamespace(**it) for it in row["items"]]
     answers = {it["key"]: before.get(it["covers"][0], "") for it in row["items"] if it["covers"]}
-    got = support.check(row["question"], row["asker"], items, need=need, answers=answers)  # type: ignore[arg-type]
+    got = support.check(row["question"], row["asker"], items, need=need, answers=lambda: answers)  # type: ignore[arg-type]
     abstain = got is not None and got.line is not None
     dropped = set(got.partial) if abstain and got is not None else set()
     kept = [it for it in row["items"] if it["key"] not in dropped][:10]

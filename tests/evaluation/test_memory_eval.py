@@ -98,7 +98,8 @@ def test_old_turns_need_another_lane_and_documents_give_one(
         assert rows["q1"].all_at[10] and rows["q1"].partial10 == 1.0
     docs = {r.id: r for r in runs[("documents", "maximal")].rows}
     assert docs["q3"].attributed10  # the covering paragraph carries Ana as its section
-    assert docs["q4"].abstained is False and docs["q4"].trap is False  # raw text is no claim
+    # a session paragraph speaks as its section (decision 0045): Ben's parrot is not Ana's
+    assert docs["q4"].abstained is True and docs["q4"].trap is False
     assert runs[("documents", "maximal")].overall.questions == 3  # adversarial excluded
     assert runs[("documents", "maximal")].by_lang["en"].questions == 3
     table = render(report)

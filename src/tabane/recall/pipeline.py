@@ -34,6 +34,7 @@ from tabane.recall import (
     overview,
     render,
     second_opinion,
+    spoken,
     support,
     trace,
     voice,
@@ -150,14 +151,17 @@ def supported(
     someone else are no longer served (`unsupported`)."""
     if not t.support:
         return placed, None
-    served = order.served(placed)
+    served = spoken.voiced(order.served(placed), speaker)  # a transcript's paragraphs speak
     notes = [int(it.key[2:]) for it in served if it.kind == "claim"]
     verdict = support.check(
         question,
         speaker,
         served,
-        need=t.support_need,  # what the notes answer: read only for a question asked of someone
-        answers=lambda: {f"c:{k}": text for k, text in replies_to(session, notes).items()},
+        need=t.support_need,  # what they answer: read only for a question asked of someone
+        answers=lambda: {
+            **{f"c:{k}": text for k, text in replies_to(session, notes).items()},
+            **spoken.before(session, served),
+        },
     )
     if verdict is None or verdict.line is None:
         return placed, verdict
