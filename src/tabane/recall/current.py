@@ -50,12 +50,19 @@ def vectors(session: Session, items: Sequence[Evidence], model: str | None) -> d
     as the embedder wrote them); none without a model."""
     if model is None:
         return {}
+    return stored(session, [it for it in items if it.author], model)
+
+
+def stored(session: Session, items: Sequence[Evidence], model: str) -> dict[str, Vec]:
+    """The vectors of `model` stored for the claims and session turns among `items`, by item
+    key, in one statement per kind (visible under the caller's policies, as the items are);
+    recall/e5.py reads e5's through it."""
     out: dict[str, Vec] = {}
     for prefix, table, column in (
         ("c:", ClaimVector, ClaimVector.claim_id),
         ("t:", TurnVector, TurnVector.turn_id),
     ):
-        ids = [int(it.key[2:]) for it in items if it.key.startswith(prefix) and it.author]
+        ids = [int(it.key[2:]) for it in items if it.key.startswith(prefix)]
         if not ids:
             continue
         rows = session.execute(

@@ -14,32 +14,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tabane.models.e5 import MODEL, Engine
+from tabane.recall import current
 from tabane.recall.result import Evidence
-from tabane.storage.schema import ClaimVector, TurnVector
-
-_TABLES = (
-    ("c:", ClaimVector, ClaimVector.claim_id),
-    ("t:", TurnVector, TurnVector.turn_id),
-)
 
 
 def stored(session: Session, items: Sequence[Evidence]) -> dict[str, np.ndarray]:
     """The e5 vectors stored for the claims and turns among `items`, by item key (visible
     under the caller's policies, as the items are)."""
-    out: dict[str, np.ndarray] = {}
-    for prefix, table, column in _TABLES:
-        ids = [int(it.key[2:]) for it in items if it.key.startswith(prefix)]
-        if not ids:
-            continue
-        rows = session.execute(
-            select(column, table.embedding).where(column.in_(ids), table.model == MODEL)
-        )
-        out.update({f"{prefix}{i}": np.asarray(v, dtype=np.float32) for i, v in rows})
-    return out
+    return current.stored(session, items, MODEL)
 
 
 def vectors(
