@@ -91,6 +91,20 @@ def _load(svc: Tabane, user: Any, context: str) -> None:
         conn.execute(text("ANALYZE sources, paragraphs, paragraph_vectors"))
 
 
+def _bound(session: Session, context: str) -> tuple[Any, dict[str, Any]]:
+    """The maximal plan's shape and its bound parameters for the test question in `context`,
+    the session's settings made as recall makes them."""
+    qv = QueryVector(QUESTION, Near.name, Near.dim, None)
+    t = Tunables()
+    ctx = session.scalars(select(Context).where(Context.name == context)).one()
+    shape, _ = gather.shape_for("maximal", qv, None)
+    params = gather.bind("how is it done?", [ctx], [None], qv, None, t)
+    params["paragraph_lanes"] = 2.0
+    gather._settings(session)
+    gather.bind_before(session, shape, [ctx], params, True, t)
+    return shape, params
+
+
 def _plan(session: Session, stmt: Any, params: dict[str, Any]) -> dict[str, Any]:
     """EXPLAIN ANALYZE of `stmt` exactly as SQLAlchemy sends it (captured at the cursor)."""
     conn = session.connection()
@@ -134,16 +148,9 @@ def _whole_reads(node: dict[str, Any], repeated: bool = False) -> list[tuple[str
 @pytest.mark.slow
 def test_recall_statement_scans_no_paragraphs_table(svc: Tabane, user, context):
     _load(svc, user, context)
-    qv = QueryVector(QUESTION, Near.name, Near.dim, None)
-    t = Tunables()
     with svc.store.session(user) as session:
-        ctx = session.scalars(select(Context).where(Context.name == context)).one()
-        shape, _ = gather.shape_for("maximal", qv, None)
+        shape, params = _bound(session, context)
         assert "vector" in shape.lanes
-        params = gather.bind("how is it done?", [ctx], [None], qv, None, t)
-        params["paragraph_lanes"] = 2.0
-        gather._settings(session)
-        gather.bind_before(session, shape, [ctx], params, True, t)
         assert params["exchange"]  # the reply scoring is in the plan
         plan = _plan(session, build_recall_statement(shape), params)
     whole = _whole_reads(plan)
@@ -190,15 +197,8 @@ def test_recall_statement_runs_one_generic_plan_with_the_custom_plans_rows(
     values finds: its nearest-first LIMITs are written into the SQL, so the generic plan reads
     every HNSW index the custom one reads (with a bound LIMIT it sorted every vector)."""
     _load(svc, user, context)
-    qv = QueryVector(QUESTION, Near.name, Near.dim, None)
-    t = Tunables()
     with svc.store.session(user) as session:
-        ctx = session.scalars(select(Context).where(Context.name == context)).one()
-        shape, _ = gather.shape_for("maximal", qv, None)
-        params = gather.bind("how is it done?", [ctx], [None], qv, None, t)
-        params["paragraph_lanes"] = 2.0
-        gather._settings(session)
-        gather.bind_before(session, shape, [ctx], params, True, t)
+        shape, params = _bound(session, context)
         sent: list[str] = []
         conn = session.connection()
         event.listen(conn, "before_cursor_execute", lambda *a: sent.append(a[2]))
