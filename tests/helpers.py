@@ -227,3 +227,16 @@ def espresso_profile(svc: Tabane, user: Any, context: str) -> Any:
     svc.wait_for_jobs()
     svc.build_profiles(user, context)
     return RecallRequest("How is an espresso brewed, and what does it need?", (context,))
+
+
+# Hannah's replies are embedded after what they answer, and what Ravi asks her carries her name
+# and the topic's words; her statement of where she works says neither.
+HANNAH_EXCHANGES = [
+    ("Hannah, how are you? Still busy?", "Busy! I barely sat down all week."),
+    ("Hannah, did work let you leave early for the quiz?", "No, I missed the first round."),
+    ("Hannah, you looked tired after work yesterday.", "I was, the trains were a mess."),
+    ("Hannah! Where were you at lunch?", "Stuck on a phone call, sorry."),
+    ("Hannah, work dinner on Friday?", "Count me in, as long as it's not fish."),
+    ("Hannah, are your work boots dry yet?", "Almost, they're by the radiator."),
+    ("Any news from the coast?", "I got a job as a ranger at the national park last month."),
+]

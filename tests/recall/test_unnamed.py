@@ -12,6 +12,8 @@ from tabane.recall.result import Citation, Evidence
 from tabane.recall.voice import blend, named, without_names
 from tabane.service import Tabane
 
+from helpers import HANNAH_EXCHANGES
+
 
 def _item(key: str, author: str | None) -> Evidence:
     return Evidence(key, "claim", key, "note", Citation(), (), author=author)
@@ -43,19 +45,6 @@ def test_blend_keeps_the_order_at_weight_zero_and_follows_the_scores_as_it_grows
     assert by(blend(heard, items, 60.0, 4.0)) == ["c:3", "c:2", "c:1"]
 
 
-# Hannah's replies are embedded after what they answer, and what Ravi asks her carries her name
-# and the topic's words; her statement of where she works says neither.
-EXCHANGES = [
-    ("Hannah, how are you? Still busy?", "Busy! I barely sat down all week."),
-    ("Hannah, did work let you leave early for the quiz?", "No, I missed the first round."),
-    ("Hannah, you looked tired after work yesterday.", "I was, the trains were a mess."),
-    ("Hannah! Where were you at lunch?", "Stuck on a phone call, sorry."),
-    ("Hannah, work dinner on Friday?", "Count me in, as long as it's not fish."),
-    ("Hannah, are your work boots dry yet?", "Almost, they're by the radiator."),
-    ("Any news from the coast?", "I got a job as a ranger at the national park last month."),
-]
-
-
 def _hers(vsvc: Tabane, user, context, t: Tunables) -> list[str]:
     ask = RecallRequest("Where does Hannah work?", (context,))
     return [it.key for it in vsvc.recall(user, ask, tunables=t).items if it.author == "Hannah"]
@@ -64,7 +53,7 @@ def _hers(vsvc: Tabane, user, context, t: Tunables) -> list[str]:
 @pytest.mark.slow
 def test_the_named_persons_answer_moves_up_among_their_statements(vsvc: Tabane, user, context):
     ids = []
-    for asked, said in EXCHANGES:
+    for asked, said in HANNAH_EXCHANGES:
         vsvc.remember(user, context, {"text": asked}, speaker="Ravi")
         ids.append(
             vsvc.remember(user, context, {"text": said, "in_reply_to": asked}, speaker="Hannah")
@@ -80,7 +69,7 @@ def test_the_named_persons_answer_moves_up_among_their_statements(vsvc: Tabane, 
 
 def test_without_an_embedder_the_order_stands(svc: Tabane, user, context):
     """No vectors (no embedder): nothing is scored, the named statements keep their order."""
-    for asked, said in EXCHANGES:
+    for asked, said in HANNAH_EXCHANGES:
         svc.remember(user, context, {"text": asked}, speaker="Ravi")
         svc.remember(user, context, {"text": said, "in_reply_to": asked}, speaker="Hannah")
     plain = _hers(svc, user, context, Tunables(unnamed=0.0, second_opinion=0))
