@@ -240,3 +240,15 @@ HANNAH_EXCHANGES = [
     ("Hannah, are your work boots dry yet?", "Almost, they're by the radiator."),
     ("Any news from the coast?", "I got a job as a ranger at the national park last month."),
 ]
+
+
+def remember_dated(
+    svc: Tabane, user: Any, context: str, notes: list[tuple[str, str, str]]
+) -> list[int]:
+    """Remember each (speaker, day, text) as said on that day, wait for the jobs; the claim ids."""
+    ids = [
+        svc.remember(user, context, {"text": text, "valid_from": day}, speaker=who)
+        for who, day, text in notes
+    ]
+    svc.wait_for_jobs()
+    return ids

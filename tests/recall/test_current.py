@@ -14,7 +14,7 @@ from tabane.recall.plan import RecallRequest, Tunables
 from tabane.recall.result import Citation, Evidence, Fact
 from tabane.service import Tabane
 
-from helpers import espresso_profile
+from helpers import espresso_profile, remember_dated
 
 
 def _said(key: str, author: str | None, day: int, fact: Fact | None = None) -> Evidence:
@@ -89,11 +89,7 @@ def test_recall_serves_the_current_value_first_and_the_earlier_one_marked(
             "Big change: I quit the Corner Cup and now work as a barista at Bean There.",
         ),
     ]
-    ids = [
-        vsvc.remember(user, context, {"text": text, "valid_from": day}, speaker=who)
-        for who, day, text in notes
-    ]
-    vsvc.wait_for_jobs()
+    ids = remember_dated(vsvc, user, context, notes)
     ask = RecallRequest("Which cafe does Mara work at as a barista?", (context,))
     # latest first (latest.py) off: this is current.py's cosine rule alone
     off = vsvc.recall(user, ask, tunables=Tunables(supersede_span=0, latest_span=0))
@@ -172,11 +168,7 @@ def test_recall_of_a_question_about_the_present_serves_the_latest_statement_firs
         ("Mara", "2023-03-02", "My sister bought a red bicycle for her commute."),
         ("Mara", "2023-09-14", "We moved last week: the new place is by the harbour."),
     ]
-    ids = [
-        vsvc.remember(user, context, {"text": text, "valid_from": day}, speaker=who)
-        for who, day, text in notes
-    ]
-    vsvc.wait_for_jobs()
+    ids = remember_dated(vsvc, user, context, notes)
     ask = RecallRequest("Where does Mara live now?", (context,))
     alone = Tunables(latest_span=0)  # the word's rule alone (latest.py orders any question)
     off = vsvc.recall(user, ask, tunables=Tunables(now_span=0, latest_span=0))

@@ -15,6 +15,8 @@ from tabane.recall.plan import RecallRequest, Tunables
 from tabane.recall.result import Citation, Evidence
 from tabane.service import Tabane
 
+from helpers import remember_dated
+
 
 def _said(key: str, author: str | None, day: int) -> Evidence:
     return Evidence(
@@ -96,11 +98,7 @@ def test_recall_serves_the_later_value_first_without_being_asked_for_the_present
         ("Ines", "2023-04-11", "The plumber finally fixed the leaking kitchen tap."),
         ("Ines", "2023-10-22", "I left the Riverside choir; I sing with a jazz trio instead."),
     ]
-    ids = [
-        vsvc.remember(user, context, {"text": text, "valid_from": day}, speaker=who)
-        for who, day, text in notes
-    ]
-    vsvc.wait_for_jobs()
+    ids = remember_dated(vsvc, user, context, notes)
     ask = RecallRequest("Which choir does Ines sing in?", (context,))
     # the rule alone: latest first off, then on (the default, decision 0044); no second opinion
     off = vsvc.recall(user, ask, tunables=Tunables(latest_span=0, second_opinion=0))
