@@ -15,15 +15,11 @@ the check off (text, kind, author, what it answers, the turn ids it covers) and 
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 from pathlib import Path
 from typing import Any
 
 import _env
-
-DEV = Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "dev"
+from _store import collect_memory_sets
 
 
 def run_set(svc: Any, user: Any, path: Path, loading: str) -> list[dict[str, Any]]:
@@ -114,25 +110,7 @@ def summary(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--home", required=True)
-    ap.add_argument("--out", required=True, type=Path)
-    ap.add_argument("--set", action="append", type=Path)
-    ap.add_argument("--loading", action="append")
-    args = ap.parse_args()
-
-    from tabane.config import Settings
-    from tabane.service import Tabane
-
-    print(_env.header(_env.describe(), load_after=False))
-    settings = Settings.from_env({**os.environ, "TABANE_HOME": args.home})
-    rows: list[dict[str, Any]] = []
-    with Tabane.open(settings) as svc:
-        for loading in args.loading or ["notes"]:
-            for path in args.set or [DEV / "memory.json", DEV / "memory2.json"]:
-                rows += run_set(svc, svc.local_user(), path, loading)
-                print(f"{path.name} {loading}: {len(rows)} rows so far", flush=True)
-    args.out.write_text(json.dumps(rows, ensure_ascii=False, indent=0))
+    rows, _ = collect_memory_sets(run_set, ["notes"], indent=0)
     print("\n".join(summary(rows)))
     print("- load at end: " + _env.load())
 

@@ -13,15 +13,11 @@ the turn ids they cover) and the vectors of the claims, turns and paragraphs amo
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 from pathlib import Path
 from typing import Any
 
 import _env
-
-DEV = Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "dev"
+from _store import collect_memory_sets
 
 
 def holder(item: Any) -> str | None:
@@ -84,26 +80,10 @@ def run_set(svc: Any, user: Any, path: Path, loading: str, model: str) -> list[d
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--home", required=True)
-    ap.add_argument("--out", required=True, type=Path)
-    ap.add_argument("--set", action="append", type=Path)
-    ap.add_argument("--loading", action="append")
-    args = ap.parse_args()
+    def one(svc: Any, user: Any, path: Path, loading: str) -> list[dict[str, Any]]:
+        return run_set(svc, user, path, loading, svc.embedder.name if svc.embedder else "")
 
-    from tabane.config import Settings
-    from tabane.service import Tabane
-
-    print(_env.header(_env.describe(), load_after=False))
-    settings = Settings.from_env({**os.environ, "TABANE_HOME": args.home})
-    rows: list[dict[str, Any]] = []
-    with Tabane.open(settings) as svc:
-        model = svc.embedder.name if svc.embedder else ""
-        for loading in args.loading or ["notes", "documents", "both"]:
-            for path in args.set or [DEV / "memory.json", DEV / "memory2.json"]:
-                rows += run_set(svc, svc.local_user(), path, loading, model)
-                print(f"{path.name} {loading}: {len(rows)} rows so far", flush=True)
-    args.out.write_text(json.dumps(rows, ensure_ascii=False))
+    collect_memory_sets(one, ["notes", "documents", "both"])
     print("- load at end: " + _env.load())
 
 
