@@ -220,8 +220,9 @@ def baseline_builder(rev: str) -> Any:
             short = str(home).rsplit(".", 1)[-1]
             if str(home).startswith("tabane.recall.") and short in loaded:
                 target = loaded[short]
+                own = getattr(value, "__name__", attr)  # imported under another name
                 vars(module)[attr] = (
-                    target if isinstance(value, types.ModuleType) else getattr(target, attr)
+                    target if isinstance(value, types.ModuleType) else getattr(target, own)
                 )
     return loaded["statement"].build_recall_statement
 
