@@ -100,14 +100,16 @@ def _load(svc: Tabane, user: Any, context: str, embedded: int = EMBEDDED) -> Non
         conn.execute(text("ANALYZE sources, paragraphs, paragraph_vectors"))
 
 
-def _bound(session: Session, context: str) -> tuple[Any, dict[str, Any]]:
+def _bound(
+    session: Session, context: str, t: Tunables | None = None, floor: float | None = None
+) -> tuple[Any, dict[str, Any]]:
     """The maximal plan's shape and its bound parameters for the test question in `context`,
     the session's settings made as recall makes them."""
     qv = QueryVector(QUESTION, Near.name, Near.dim, None)
-    t = Tunables()
+    t = t or Tunables()
     ctx = session.scalars(select(Context).where(Context.name == context)).one()
     shape, _ = gather.shape_for("maximal", qv, None)
-    params = gather.bind("how is it done?", [ctx], [None], qv, None, t)
+    params = gather.bind("how is it done?", [ctx], [floor], qv, None, t)
     params["paragraph_lanes"] = 2.0
     gather._settings(session)
     gather.bind_before(session, shape, [ctx], params, True, t)
@@ -257,16 +259,10 @@ def test_the_vector_lane_is_planned_for_its_context(svc: Tabane, user, context):
     context instead of the HNSW index (decision 0047; on this test's store, main's statement at a
     pool of 100 read the context's 20k vectors by its context index)."""
     _load(svc, user, context, embedded=DEEP // PER_SOURCE)
-    qv = QueryVector(QUESTION, Near.name, Near.dim, None)
     t = Tunables(vector_pool=200)
     with svc.store.session(user) as session:
-        ctx = session.scalars(select(Context).where(Context.name == context)).one()
-        shape, _ = gather.shape_for("maximal", qv, None)
-        params = gather.bind("how is it done?", [ctx], [0.1], qv, None, t)
-        params["paragraph_lanes"] = 2.0
-        gather._settings(session)
         with _sent(session) as sent:
-            gather.bind_before(session, shape, [ctx], params, True, t)
+            shape, params = _bound(session, context, t, floor=0.1)
         nearest = [_explained(session, *s) for s in sent if "FROM paragraph_vectors" in s[0]]
         statement = _plan(session, build_recall_statement(shape), params)
     assert len(params["pv_ids"]) == t.vector_pool * 2  # one vector a paragraph here
