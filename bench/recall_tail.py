@@ -220,8 +220,9 @@ def baseline_builder(rev: str) -> Any:
             short = str(home).rsplit(".", 1)[-1]
             if str(home).startswith("tabane.recall.") and short in loaded:
                 target = loaded[short]
+                own = getattr(value, "__name__", attr)  # imported under another name
                 vars(module)[attr] = (
-                    target if isinstance(value, types.ModuleType) else getattr(target, attr)
+                    target if isinstance(value, types.ModuleType) else getattr(target, own)
                 )
     return loaded["statement"].build_recall_statement
 
@@ -295,6 +296,7 @@ def main() -> None:
     ap.add_argument("--concepts", type=int, default=3000)
     ap.add_argument("--home", help="keep the store here; reuse it when already built")
     ap.add_argument("--vectors", type=Path, help="a .npz cache of the model's vectors")
+    ap.add_argument("--vector-pool", type=int, help="this tree's vector pool (default Tunables')")
     ap.add_argument("--json")
     args = ap.parse_args()
 
@@ -329,7 +331,7 @@ def main() -> None:
             marker.write_text("built\n")
         qs = questions(args.queries)
         qvecs = [emb.embed_query(q) for q in qs]
-        t = Tunables()
+        t = Tunables() if args.vector_pool is None else Tunables(vector_pool=args.vector_pool)
         slowest: dict[str, tuple[float, int]] = {}
         differ = 0
         with svc.store.session(user) as session:
@@ -357,7 +359,10 @@ def main() -> None:
                 got: dict[str, list[tuple[Any, ...]]] = {}
                 for which in ("now", "baseline") if i % 2 else ("baseline", "now"):
                     cpu, started = backend_cpu(pid), time.perf_counter()
-                    if which == "now":  # as recall runs it (its plan mode included)
+                    if which == "now":  # as recall runs it: its vector read, then the statement
+                        params.update(
+                            gather.bind_vectors(session, [ctx], params, emb.dim, t.vector_pool)
+                        )
                         rows = gather.run_statement(session, shape, params)
                     else:
                         rows = session.execute(built[which], params).all()

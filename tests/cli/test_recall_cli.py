@@ -47,7 +47,7 @@ def test_recall_prints_the_rendered_bundle_and_a_trace_table(person, stored: str
     assert f"plan maximal; contexts {stored}" in table
     assert "lane vector: did not run (no_embedder)" in table
     assert f"floor in {stored}: none (default)" in table
-    assert "caps: pool 50, bm25_pool 200, candidates 60, max_items 20," in table
+    assert "caps: pool 50, bm25_pool 200, vector_pool 50, candidates 60, max_items 20," in table
     rows = [line.split() for line in table.splitlines()[1:] if line.lstrip()[:1].isdigit()]
     assert rows[0][:4] == ["1", rows[0][1], "paragraph", "served"] and "bm25#1" in rows[0]
 

@@ -113,7 +113,7 @@ def test_a_row_placed_past_the_pool_on_the_common_scale_was_still_found(
     _ingest(vsvc, user, far, "shed", ["The garden shed keeps an old kettle for the potting bench."])
     vsvc.wait_for_jobs()
     ask = RecallRequest("How do I descale the kettle element?", (near, far))
-    t = Tunables(pool=2, bm25_pool=2, candidates=1)
+    t = Tunables(pool=2, bm25_pool=2, vector_pool=2, candidates=1)
     why = vsvc.explain_recall(user, ask, Expected(far, "shed", 0), tunables=t)
     # BM25 ranks the shed's paragraph first in its context, within the pool of 2; on the common
     # scale it is placed after the near context's passages, past 2 — still found, not missing

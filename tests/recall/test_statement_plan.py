@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -24,10 +26,13 @@ from tabane.recall.statement import build_recall_statement
 from tabane.search import vectors
 from tabane.search.search import QueryVector
 from tabane.service import Tabane
+from tabane.storage import hnsw
 from tabane.storage.schema import Context, Paragraph, Source
 
 SOURCES, PER_SOURCE = 200, 100  # 20k paragraphs: past this the planner reads the indexes
 EMBEDDED = 5  # sources whose paragraphs get vectors near the question (so some hits ask)
+TABLE = "paragraph_vectors"
+DEEP = 20_000  # vectors for the deep pool's plan (written with the HNSW index set aside)
 # The tables this test fills to a store's proportions. (Claims, edges and turns stay few here,
 # so the planner rightly reads them whole; at scale they are read by key like these.)
 STORE = {"paragraphs", "paragraph_vectors", "sources"}
@@ -42,10 +47,12 @@ class Near:
     name, dim = "plan-test-512", 512
 
 
-def _load(svc: Tabane, user: Any, context: str) -> None:
+def _load(svc: Tabane, user: Any, context: str, embedded: int = EMBEDDED) -> None:
     """One source ingested as usual, then SOURCES more of PER_SOURCE paragraphs each written by
-    one INSERT … SELECT (every fifth asks, so the reply scoring has work), and ANALYZE."""
+    one INSERT … SELECT (every fifth asks, so the reply scoring has work), the first `embedded`
+    sources' paragraphs with vectors, and ANALYZE."""
     svc.ingest(user, context, DocumentInput("seed", paragraphs=[block("how is it done?")]))
+    rebuild = embedded > EMBEDDED and hnsw.suspend(svc.store.owner, 512)  # a bulk load's way
     with svc.store.session(user) as session:
         seed = session.scalars(select(Source).where(Source.source_id == "seed")).one()
         n = func.generate_series(1, SOURCES).table_valued("n").render_derived("s")
@@ -80,25 +87,29 @@ def _load(svc: Tabane, user: Any, context: str) -> None:
         )
         rng = np.random.default_rng(5)
         bulk = select(Source).where(Source.source_id.like("bulk/%")).order_by(Source.id)
-        for source in session.scalars(bulk.limit(EMBEDDED)).all():
+        for source in session.scalars(bulk.limit(embedded)).all():
             ids = session.scalars(select(Paragraph.id).where(Paragraph.source_pk == source.id))
             keys = [(int(i), 0) for i in ids]
             near = QUESTION + 0.05 * rng.standard_normal((len(keys), 512))
             near /= np.linalg.norm(near, axis=1)[:, None]
             ctx, pk, scopes = source.context_id, source.id, source.scopes
             vectors.store(session, Near(), ctx, pk, scopes, keys, near.astype(np.float32))
+    if rebuild:
+        hnsw.rebuild(svc.store.owner)
     with svc.store.owner.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         conn.execute(text("ANALYZE sources, paragraphs, paragraph_vectors"))
 
 
-def _bound(session: Session, context: str) -> tuple[Any, dict[str, Any]]:
+def _bound(
+    session: Session, context: str, t: Tunables | None = None, floor: float | None = None
+) -> tuple[Any, dict[str, Any]]:
     """The maximal plan's shape and its bound parameters for the test question in `context`,
     the session's settings made as recall makes them."""
     qv = QueryVector(QUESTION, Near.name, Near.dim, None)
-    t = Tunables()
+    t = t or Tunables()
     ctx = session.scalars(select(Context).where(Context.name == context)).one()
     shape, _ = gather.shape_for("maximal", qv, None)
-    params = gather.bind("how is it done?", [ctx], [None], qv, None, t)
+    params = gather.bind("how is it done?", [ctx], [floor], qv, None, t)
     params["paragraph_lanes"] = 2.0
     gather._settings(session)
     gather.bind_before(session, shape, [ctx], params, True, t)
@@ -107,6 +118,14 @@ def _bound(session: Session, context: str) -> tuple[Any, dict[str, Any]]:
 
 def _plan(session: Session, stmt: Any, params: dict[str, Any]) -> dict[str, Any]:
     """EXPLAIN ANALYZE of `stmt` exactly as SQLAlchemy sends it (captured at the cursor)."""
+    with _sent(session) as sent:
+        session.execute(stmt, params).all()
+    return _explained(session, *sent[-1])
+
+
+@contextmanager
+def _sent(session: Session) -> Iterator[list[tuple[str, Any]]]:
+    """The SQL and bound values of every statement the session sends meanwhile."""
     conn = session.connection()
     sent: list[tuple[str, Any]] = []
 
@@ -115,15 +134,26 @@ def _plan(session: Session, stmt: Any, params: dict[str, Any]) -> dict[str, Any]
 
     event.listen(conn, "before_cursor_execute", capture)
     try:
-        session.execute(stmt, params).all()
+        yield sent
     finally:
         event.remove(conn, "before_cursor_execute", capture)
-    sql, bound = sent[-1]
+
+
+def _explained(session: Session, sql: str, bound: Any) -> dict[str, Any]:
+    conn = session.connection()
     with conn.connection.driver_connection.cursor() as cur:  # type: ignore[union-attr]
         cur.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, bound)
         raw = cur.fetchone()[0]
     doc = raw if isinstance(raw, list) else json.loads(raw)
     return dict(doc[0]["Plan"])
+
+
+def _scans(node: dict[str, Any], table: str) -> list[dict[str, Any]]:
+    """The plan nodes that read `table`."""
+    found = [node] if node.get("Relation Name") == table else []
+    for child in node.get("Plans", []):
+        found += _scans(child, table)
+    return found
 
 
 def _whole_reads(node: dict[str, Any], repeated: bool = False) -> list[tuple[str, str, bool]]:
@@ -218,3 +248,25 @@ def test_recall_statement_runs_one_generic_plan_with_the_custom_plans_rows(
     assert generic_runs >= 2  # prepared by its fifth run at the latest (psycopg's threshold)
     nearest = {index for _, index in made_for_values if "hnsw" in index}
     assert nearest <= {index for _, index in _index_reads(generic)}
+
+
+@pytest.mark.slow
+def test_the_vector_lane_is_planned_for_its_context(svc: Tabane, user, context):
+    """Recall's vector lane reads each context's nearest vectors in a read of its own, with the
+    context a bound value, so PostgreSQL plans it for that context's size, and the statement
+    reads vectors by key only (a reply's). Inside the statement the context was an array element
+    and the floor a filter of the read: from a pool of 60 PostgreSQL read every vector of a large
+    context instead of the HNSW index (decision 0047; on this test's store, main's statement at a
+    pool of 100 read the context's 20k vectors by its context index)."""
+    _load(svc, user, context, embedded=DEEP // PER_SOURCE)
+    t = Tunables(vector_pool=200)
+    with svc.store.session(user) as session:
+        with _sent(session) as sent:
+            shape, params = _bound(session, context, t, floor=0.1)
+        nearest = [_explained(session, *s) for s in sent if "FROM paragraph_vectors" in s[0]]
+        statement = _plan(session, build_recall_statement(shape), params)
+    assert len(params["pv_ids"]) == t.vector_pool * 2  # one vector a paragraph here
+    assert len(nearest) == 1 and _scans(nearest[0], TABLE)
+    # the statement reads a vector only by its key (the reply's)
+    reads = {n["Node Type"] + " " + n.get("Index Name", "") for n in _scans(statement, TABLE)}
+    assert reads <= {"Index Scan pk_paragraph_vectors"}

@@ -306,7 +306,9 @@ def _unplaced(
                 fused_position=position,
                 budget=budget,
             )
-    wide_t = replace(t, pool=WIDE_POOL, bm25_pool=WIDE_POOL, candidates=WIDE_POOL * 8)
+    wide_t = replace(
+        t, pool=WIDE_POOL, bm25_pool=WIDE_POOL, vector_pool=WIDE_POOL, candidates=WIDE_POOL * 8
+    )
     wide = gather(session, question, contexts, floors, qv, window, plan=plan, tunables=wide_t)
     seen = [c for c in wide.candidates if c.key in keys or c.asked in keys]
     if not seen:
@@ -314,7 +316,7 @@ def _unplaced(
         return Explanation("not_found", why, key=keys[0], budget=budget)
     best_c = min(seen, key=lambda c: min(lr.rank for lr in c.lanes))
     ranks = ", ".join(f"{lr.lane} rank {lr.rank}" for lr in best_c.lanes)
-    pool = f"{t.pool} (BM25 {t.bm25_pool})" if best_c.kind == "paragraph" else str(t.pool)
+    pool = f"{t.vector_pool} (BM25 {t.bm25_pool})" if best_c.kind == "paragraph" else str(t.pool)
     return Explanation(
         "not_found",
         f"no lane found it within its pool of {pool}; with pools of {WIDE_POOL}: {ranks}",

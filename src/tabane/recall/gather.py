@@ -163,6 +163,9 @@ def bind_before(
             params.update(bind_lexical(session, contexts, terms, t.bm25_pool))
     names: tuple[str, ...] = ()
     cut: list[str] = []
+    params.update(vector_pool=t.vector_pool, pv_ctx=[], pv_ids=[], pv_d=[])  # bind_vectors
+    if "vector" in shape.lanes and with_vector and shape.dim is not None:
+        params.update(bind_vectors(session, contexts, params, shape.dim, t.vector_pool))
     if "walk" in shape.lanes:
         found = seeds_statement(shape.dim if with_vector else None)
         rows = session.execute(found, params).all()
@@ -210,6 +213,26 @@ def bind_navigation(
         "nav_ranks": list(range(1, len(pks) + 1)),
         "nav_scores": [ranked.scored[pk] for pk in pks],
     }
+
+
+def bind_vectors(
+    session: Session, contexts: Sequence[Context], params: dict[str, Any], dim: int, pool: int
+) -> dict[str, list[Any]]:
+    """The vector lane's paragraphs per context: search's nearest read (`vectors.nearest`,
+    twice the pool of vectors, at or above the context's floor), bound as the arrays
+    `lanes.vector_lane` unnests. Read here rather than inside the statement, where the context
+    came from an array and PostgreSQL planned every context alike: from a pool of 60 it read a
+    large context's every vector instead of its HNSW index (decision 0047)."""
+    out: dict[str, list[Any]] = {"pv_ctx": [], "pv_ids": [], "pv_d": []}
+    for ctx, floor in zip(contexts, params["ctx_floors"], strict=True):
+        near = vectors.nearest(
+            session, ctx.id, params["qvec"], params["model"], dim, 2 * pool, floor
+        )
+        for pid, (sim, _) in near.items():
+            out["pv_ctx"].append(ctx.id)
+            out["pv_ids"].append(pid)
+            out["pv_d"].append(1.0 - sim)
+    return out
 
 
 def bind_lexical(

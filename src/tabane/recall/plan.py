@@ -41,9 +41,12 @@ class Tunables:
     # over pools as deep as search's: a paragraph the vector lane ranks first and BM25 past its
     # 50th row got no BM25 share. 200 and 400 served the same documents on every docs set, 50
     # and 100 fewer of the right ones (decision 0043); the lane ranks its packs in Python, so
-    # depth costs little (the vector lane's pool stays `pool`: deeper, the planner reads a
-    # context's every vector).
+    # depth costs little.
     bm25_pool: int = 200
+    # The vector lane's pool per context (its nearest read asks for twice as many vectors). Read
+    # before the statement, planned for the context's size, so a deep pool keeps the HNSW index
+    # (decision 0047).
+    vector_pool: int = 50
     candidates: int = 60  # fused candidates the statement returns
     rrf_k: float = 60.0  # reciprocal rank fusion constant (as sources/search)
     title_lead: int = 2  # lead paragraphs of a source named by title
@@ -147,6 +150,7 @@ class Tunables:
 CAPS = (
     "pool",
     "bm25_pool",
+    "vector_pool",
     "candidates",
     "max_items",
     "title_lead",

@@ -278,6 +278,27 @@ def lane(
 ) -> list[VectorHit]:
     """The best `pool` paragraphs by cosine (over text and question vectors), at or above
     `floor` (under `NEAREST`)."""
+    best = nearest(session, context_id, query, model, dim, pool * 2, floor, eligible)
+    ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))[:pool]
+    return [VectorHit(pid, sim, rank, via_q) for rank, (pid, (sim, via_q)) in enumerate(ranked, 1)]
+
+
+def nearest(
+    session: Session,
+    context_id: int,
+    query: Vectors,
+    model: str,
+    dim: int,
+    limit: int,
+    floor: float | None,
+    eligible: Select[Any] | None = None,
+) -> dict[int, tuple[float, bool]]:
+    """Paragraph → (its best cosine, found by a question vector) over the context's `limit`
+    vectors nearest `query`, those at or above `floor` (under `NEAREST`). The context is a bound
+    value, so PostgreSQL plans for its size (a large context by the HNSW index, a small one by
+    its rows), and the floor cuts after the LIMIT (the same rows: they come in distance order)
+    rather than filtering the read, where its guessed selectivity priced the index scan as if
+    it had to pass most of the index (decision 0047)."""
     configure(session, NEAREST)
     distance = ParagraphVector.embedding.cast(Vector(dim)).cosine_distance(
         np.asarray(query, dtype=np.float32)
@@ -290,19 +311,18 @@ def lane(
             ParagraphVector.dim == dim,
         )
         .order_by(distance)
-        .limit(pool * 2)
+        .limit(limit)
     )
-    if floor is not None:
-        stmt = stmt.where(distance <= 1.0 - floor)
     if eligible is not None:
         stmt = stmt.where(ParagraphVector.source_pk.in_(eligible))
     best: dict[int, tuple[float, bool]] = {}
     for pid, ord_, d in session.execute(stmt):
+        if floor is not None and float(d) > 1.0 - floor:
+            continue  # (the iterative scan's order is relaxed: a later row may still pass)
         sim = 1.0 - float(d)
         if pid not in best or sim > best[pid][0]:
             best[pid] = (sim, ord_ > 0)
-    ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))[:pool]
-    return [VectorHit(pid, sim, rank, via_q) for rank, (pid, (sim, via_q)) in enumerate(ranked, 1)]
+    return best
 
 
 def cosine(

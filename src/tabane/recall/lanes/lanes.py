@@ -6,7 +6,8 @@ plan shape.
 Paragraph lanes gather per context (a lateral subquery per addressed context, so each context's
 index answers for itself); scale.py then puts every context's rows on one scale:
 
-- `vector`: paragraph (and doc2query question) embeddings by cosine, best vector per paragraph;
+- `vector`: paragraph (and doc2query question) embeddings by cosine, best vector per paragraph
+  (read per context just before the statement, as BM25's, and bound as arrays);
 - `bm25`: the hits of search/bm25.py's lane per context (packed postings scored in numpy just
   before the statement, with the statistics the caller can see), bound as arrays;
 - `title`: the lead paragraphs of sources whose title key occurs in the question's key (a
@@ -205,15 +206,15 @@ def vector_lane(dim: int) -> Select[Any]:
     (`ASKS`) and is answered by the next one (`continues`, as statement.py serves it) is scored
     as the exchange: the mean of its cosine and its reply's nearest vector's, so a question that
     only shares this one's form does not carry its reply to the top. Bound `exchange` false (or
-    a reply with no vector yet) scores the paragraph alone."""
-    c = contexts_table()
-    near = nearest(c, ParagraphVector, ParagraphVector.paragraph_id, dim, limit("pool", 2), "pv")
+    a reply with no vector yet) scores the paragraph alone. The nearest vectors are read before
+    the statement (gather.py `bind_vectors`: search/vectors.py's `nearest` per context, planned
+    for that context's size) and bound as arrays; `vector_pool` of them are ranked."""
     best = (
-        select(c.c.id.label("ctx"), near.c.id.label("paragraph_id"), func.min(near.c.d).label("d"))
-        .select_from(c)
-        .join(near, true())
-        .group_by(c.c.id, near.c.id)
-        .subquery("pv_best")
+        func.unnest(
+            p("pv_ctx", ARRAY(Integer)), p("pv_ids", ARRAY(BigInteger)), p("pv_d", ARRAY(Float))
+        )
+        .table_valued("ctx", "paragraph_id", "d")
+        .render_derived(name="pv_best")
     )
     question = _asked(best)
     reply_d = _reply_distance(question, dim)
@@ -241,7 +242,7 @@ def vector_lane(dim: int) -> Select[Any]:
             1.0 - ranked.c.d,
             false(),
         )
-    ).where(ranked.c.r <= limit("pool"))
+    ).where(ranked.c.r <= limit("vector_pool"))
 
 
 def bm25_lane() -> Select[Any]:
