@@ -16,7 +16,7 @@ from tabane.models import e5 as e5_model
 from tabane.recall import e5
 from tabane.recall.result import Citation, Evidence
 from tabane.service import Tabane
-from tabane.storage.schema import ClaimVector, TurnVector
+from tabane.storage.schema import ChatSession, ClaimVector, TurnVector
 
 ASKED = "Did the lease come through?"
 SAID = "Yes, finally signed it yesterday!"
@@ -86,11 +86,19 @@ def test_the_jobs_store_the_e5_vector_of_what_recall_shows(opted: Tabane, user, 
 def test_deleting_the_item_deletes_its_e5_vector(opted: Tabane, make_user, make_context):
     owner = make_user()
     where = make_context(owner)
+    # another user's public session: its turns are visible to the owner and are not the owner's
+    neighbour = make_user(extra_write=("public",))
+    opted.add_turn(neighbour, "open", "The gate is open.", speaker="Ravi", scopes=["public"])
     claim = opted.remember(owner, where, {"text": "The van is blue."}, speaker="Hannah")
     opted.add_turn(owner, "gone", "The bike is red.", speaker="Hannah")
     opted.wait_for_jobs()
-    with opted.store.session(owner) as session:
-        turns = session.scalars(select(TurnVector.turn_id)).all()
+    with opted.store.session(owner) as session:  # the session's own (others may be public)
+        turns = session.scalars(
+            select(TurnVector.turn_id)
+            .join(ChatSession, ChatSession.id == TurnVector.session_pk)
+            .where(ChatSession.name == "gone", ChatSession.user_id == owner.user_id)
+        ).all()
+    assert turns
     assert _stored(opted, ClaimVector, ClaimVector.claim_id, [claim])
     assert _stored(opted, TurnVector, TurnVector.turn_id, turns)
     opted.delete_session(owner, "gone")
