@@ -131,11 +131,18 @@ def test_a_line_the_sdk_cannot_parse_still_gets_its_answer(tabane_home: Path) ->
     server.stdin.flush()
     answers: dict[int, Any] = {}
     deadline = time.monotonic() + 120
+    # read the pipe itself: a buffered readline may take two answers at once, and select()
+    # then waits for bytes already read (the test waited out its deadline 1 run in 5)
+    pending = b""
     while 5 not in answers and time.monotonic() < deadline:
-        ready, _, _ = select.select([server.stdout], [], [], deadline - time.monotonic())
-        line = server.stdout.readline() if ready else b""
-        if not line:
-            break
+        if b"\n" not in pending:
+            ready, _, _ = select.select([server.stdout], [], [], deadline - time.monotonic())
+            chunk = os.read(server.stdout.fileno(), 1 << 16) if ready else b""
+            if not chunk:
+                break
+            pending += chunk
+            continue
+        line, pending = pending.split(b"\n", 1)
         message = json.loads(line)
         answers[message["id"]] = message
     server.stdin.close()
