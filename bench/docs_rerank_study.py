@@ -56,7 +56,7 @@ SETS = {
 }
 OLD = ("pydocs", "gitdocs", "manpages-ja")
 DEV = Path("/work/shared/eval/dev")
-CUT = 1000  # _e5.py MAX_CHARS
+CUT = 1000  # models/e5.py MAX_CHARS (the engine _e5.py reads through)
 TOPS = (3, 5, 10)
 
 
